@@ -1,0 +1,46 @@
+import { Schema } from "effect"
+import { Conflict, Decision, Dependent, Fact } from "./fact.js"
+
+export const SaveFactOutput = Schema.Struct({
+  fact: Fact,
+  fork: Schema.NullOr(Schema.Struct({ parent_id: Schema.String, siblings: Schema.Array(Fact) })),
+  duplicate_of: Schema.NullOr(Fact)
+})
+
+export const ContextOutput = Schema.Struct({ chain: Schema.Array(Fact) })
+
+export const ImpactOutput = Schema.Struct({ fact_id: Schema.String, dependents: Schema.Array(Dependent) })
+
+export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact) })
+
+export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict) })
+
+export const ResolveConflictOutput = Schema.Struct({
+  winner: Fact,
+  loser: Fact,
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: Schema.String,
+  already_resolved: Schema.Boolean,
+  stale: Schema.Array(Dependent)
+})
+
+export const BriefingOutput = Schema.Struct({
+  as_of: Schema.String,
+  since: Schema.String,
+  new_facts: Schema.Array(Fact),
+  decisions: Schema.Array(Decision),
+  open_conflicts: Schema.Array(Conflict)
+})
+
+export const ImportantFactsOutput = Schema.Struct({
+  facts: Schema.Array(Schema.Struct({ fact: Fact, score: Schema.Number }))
+})
+
+export const ClustersOutput = Schema.Struct({
+  clusters: Schema.Array(Schema.Struct({ id: Schema.Number, size: Schema.Number, facts: Schema.Array(Fact) }))
+})
+
+export const ErrorOutput = Schema.Struct({
+  error: Schema.Struct({ code: Schema.String, message: Schema.String })
+})

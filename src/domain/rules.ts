@@ -1,0 +1,168 @@
+import { normaliseContent } from "./content.js"
+
+/**
+ * The contract's rules over a plain in-memory picture of the graph. The FalkorDB queries must
+ * agree with these functions; the property tests compare the two on generated graphs.
+ */
+export interface ModelFact {
+  readonly id: string
+  readonly content: string
+  readonly parentId: string | null
+  /** Strictly increasing in commit order, as Relay stamps it. */
+  readonly createdAt: number
+}
+
+export interface ModelResolution {
+  readonly winner: string
+  readonly loser: string
+}
+
+export interface GraphModel {
+  readonly facts: ReadonlyArray<ModelFact>
+  readonly supersedes: ReadonlyArray<ModelResolution>
+}
+
+export type Status = "active" | "superseded" | "stale"
+
+const byId = (model: GraphModel) => new Map(model.facts.map((f) => [f.id, f]))
+
+const childrenOf = (model: GraphModel): Map<string, Array<ModelFact>> => {
+  const children = new Map<string, Array<ModelFact>>()
+  for (const f of model.facts) {
+    if (f.parentId === null) continue
+    const list = children.get(f.parentId) ?? []
+    list.push(f)
+    children.set(f.parentId, list)
+  }
+  return children
+}
+
+export const isForkPair = (a: ModelFact, b: ModelFact): boolean =>
+  a.id !== b.id && a.parentId !== null && a.parentId === b.parentId &&
+  normaliseContent(a.content) !== normaliseContent(b.content)
+
+export const supersededIds = (model: GraphModel): Set<string> => new Set(model.supersedes.map((r) => r.loser))
+
+/** Ancestors through BUILDS_ON, nearest first. */
+export const ancestors = (model: GraphModel, id: string): Array<string> => {
+  const facts = byId(model)
+  const out: Array<string> = []
+  let parent = facts.get(id)?.parentId ?? null
+  while (parent !== null && !out.includes(parent)) {
+    out.push(parent)
+    parent = facts.get(parent)?.parentId ?? null
+  }
+  return out
+}
+
+export const isStale = (model: GraphModel, id: string): boolean => {
+  const superseded = supersededIds(model)
+  return ancestors(model, id).some((a) => superseded.has(a))
+}
+
+export const status = (model: GraphModel, id: string): Status =>
+  supersededIds(model).has(id) ? "superseded" : isStale(model, id) ? "stale" : "active"
+
+export interface ModelConflict {
+  readonly parent: string
+  /** The older of the two. */
+  readonly a: string
+  readonly b: string
+}
+
+/** Open conflicts: fork pairs with neither side superseded, each unordered pair once, newest pair first. */
+export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
+  const superseded = supersededIds(model)
+  const out: Array<ModelConflict & { key: [number, number] }> = []
+  for (const [parent, kids] of childrenOf(model)) {
+    const live = kids.filter((k) => !superseded.has(k.id)).sort((x, y) => x.createdAt - y.createdAt)
+    for (let i = 0; i < live.length; i++) {
+      for (let j = i + 1; j < live.length; j++) {
+        const a = live[i]!
+        const b = live[j]!
+        if (isForkPair(a, b)) out.push({ parent, a: a.id, b: b.id, key: [b.createdAt, a.createdAt] })
+      }
+    }
+  }
+  return out
+    .sort((x, y) => y.key[0] - x.key[0] || y.key[1] - x.key[1])
+    .map(({ a, b, parent }) => ({ parent, a, b }))
+}
+
+/** Descendants through BUILDS_ON with their distance (1 = direct child), by distance then age. */
+export const impact = (model: GraphModel, id: string): Array<{ id: string; distance: number }> => {
+  const children = childrenOf(model)
+  const out: Array<{ id: string; distance: number; createdAt: number }> = []
+  const seen = new Set<string>([id])
+  let frontier = [id]
+  for (let distance = 1; frontier.length > 0; distance++) {
+    const next: Array<string> = []
+    for (const f of frontier) {
+      for (const child of children.get(f) ?? []) {
+        if (seen.has(child.id)) continue
+        seen.add(child.id)
+        out.push({ id: child.id, distance, createdAt: child.createdAt })
+        next.push(child.id)
+      }
+    }
+    frontier = next
+  }
+  return out
+    .sort((x, y) => x.distance - y.distance || x.createdAt - y.createdAt)
+    .map(({ distance, id }) => ({ id, distance }))
+}
+
+/** The chain from the root down to the fact, the fact last. */
+export const context = (model: GraphModel, id: string): Array<string> => [...ancestors(model, id)].reverse().concat(id)
+
+export type ResolutionRule =
+  | "winner_is_loser"
+  | "winner_not_found"
+  | "loser_not_found"
+  | "supersedes_cycle"
+  | "builds_on_each_other"
+
+/** Whether winner may supersede loser now; undefined when the resolution is valid. */
+export const resolutionViolation = (model: GraphModel, winner: string, loser: string): ResolutionRule | undefined => {
+  const facts = byId(model)
+  if (winner === loser) return "winner_is_loser"
+  if (!facts.has(winner)) return "winner_not_found"
+  if (!facts.has(loser)) return "loser_not_found"
+  if (model.supersedes.some((r) => r.winner === winner && r.loser === loser)) return undefined
+  if (supersedesPath(model, loser, winner)) return "supersedes_cycle"
+  if (ancestors(model, winner).includes(loser) || ancestors(model, loser).includes(winner)) {
+    return "builds_on_each_other"
+  }
+  return undefined
+}
+
+/** Whether a chain of SUPERSEDES edges leads from `from` to `to`. */
+export const supersedesPath = (model: GraphModel, from: string, to: string): boolean => {
+  const seen = new Set<string>()
+  const stack = [from]
+  while (stack.length > 0) {
+    const at = stack.pop()!
+    for (const r of model.supersedes) {
+      if (r.winner !== at || seen.has(r.loser)) continue
+      if (r.loser === to) return true
+      seen.add(r.loser)
+      stack.push(r.loser)
+    }
+  }
+  return false
+}
+
+/** What saving `content` under `parentId` reports: differing siblings, and the oldest same-content sibling. */
+export const saveOutcome = (
+  model: GraphModel,
+  parentId: string | null,
+  content: string
+): { forkSiblings: Array<string>; duplicateOf: string | null } => {
+  if (parentId === null) return { forkSiblings: [], duplicateOf: null }
+  const norm = normaliseContent(content)
+  const siblings = model.facts.filter((f) => f.parentId === parentId).sort((x, y) => x.createdAt - y.createdAt)
+  return {
+    forkSiblings: siblings.filter((s) => normaliseContent(s.content) !== norm).map((s) => s.id),
+    duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
+  }
+}

@@ -1,0 +1,29 @@
+import { Clock, Effect, Layer } from "effect"
+import { FactStore } from "../services/FactStore.js"
+import { GraphDatabase } from "../services/GraphDatabase.js"
+import { briefing } from "./factStore/briefing.js"
+import { context, currentState, impact } from "./factStore/chains.js"
+import { openConflicts } from "./factStore/conflicts.js"
+import { clusters, important } from "./factStore/ranking.js"
+import { resolve } from "./factStore/resolve.js"
+import { saveFact } from "./factStore/saveFact.js"
+
+/** FactStore on FalkorDB: each operation is one query file under ./factStore. */
+export const FactStoreLive = Layer.effect(
+  FactStore,
+  Effect.gen(function*() {
+    const db = yield* GraphDatabase
+    return FactStore.of({
+      save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
+      context: (id) => context(db, id),
+      impact: (id) => impact(db, id),
+      currentState: ({ limit, sessionId }) => currentState(db, limit, sessionId),
+      openConflicts: openConflicts(db),
+      resolve: (r) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+      briefing: ({ reader, since }) =>
+        Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, reader, since))),
+      important: (limit) => important(db, limit),
+      clusters: clusters(db)
+    })
+  })
+)

@@ -1,0 +1,62 @@
+import { FileSystem, Path } from "@effect/platform"
+import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { parseEnv } from "node:util"
+import { fileURLToPath } from "node:url"
+import { type DatabaseTarget, Settings } from "../services/Settings.js"
+
+const graphName = Config.string("RELAY_GRAPH").pipe(
+  Config.withDefault("relay"),
+  Config.validate({
+    message: "RELAY_GRAPH must be 1-64 letters, digits, '_' or '-'",
+    validation: (s) => /^[A-Za-z0-9_-]{1,64}$/.test(s)
+  })
+)
+
+const rateLimit = Config.integer("RELAY_RATE_LIMIT").pipe(
+  Config.withDefault(120),
+  Config.validate({ message: "RELAY_RATE_LIMIT must be a positive whole number", validation: (n) => n > 0 })
+)
+
+const databaseTarget: Config.Config<DatabaseTarget> = Config.all({
+  url: Config.option(Config.redacted("FALKORDB_URL")),
+  host: Config.option(Config.string("FALKORDB_HOST")),
+  port: Config.option(Config.port("FALKORDB_PORT")),
+  password: Config.option(Config.redacted("FALKORDB_PASSWORD"))
+}).pipe(Config.map(({ host, password, port, url }): DatabaseTarget => {
+  if (Option.isSome(url) && Redacted.value(url.value).trim() !== "") return { _tag: "Url", url: url.value }
+  if (Option.isSome(host) || Option.isSome(port)) {
+    return {
+      _tag: "HostPort",
+      host: Option.getOrElse(host, () => "127.0.0.1"),
+      port: Option.getOrElse(port, () => 6379),
+      password: Option.getOrNull(password)
+    }
+  }
+  return { _tag: "Embedded" }
+}))
+
+/** The package's own folder: dist/layers/ → two levels up. */
+const packageDir = Effect.gen(function*() {
+  const path = yield* Path.Path
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+})
+
+/** The environment first, then the `.env` file beside the package, if there is one. */
+const configProvider = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const file = path.join(yield* packageDir, ".env")
+  const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
+  const fromFile = ConfigProvider.fromMap(new Map(Object.entries(parseEnv(text))))
+  return ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
+})
+
+const settings = Config.all({ database: databaseTarget, graph: graphName, rateLimitPerMinute: rateLimit })
+
+export const SettingsLive = Layer.effect(
+  Settings,
+  Effect.gen(function*() {
+    const provider = yield* configProvider
+    return yield* Effect.withConfigProvider(settings, provider)
+  })
+)

@@ -1,0 +1,72 @@
+import { Effect } from "effect"
+import { FactNotFound, InvalidResolution } from "../../domain/errors.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { Resolution, Resolved } from "../../services/FactStore.js"
+import { impact } from "./chains.js"
+import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+
+/**
+ * Checks the rules and records the decision in one statement, so concurrent identical calls leave
+ * one edge (MERGE), keep the first reason (ON CREATE), and two opposite calls cannot both pass the
+ * cycle check. `existing` is read before the MERGE, which is what makes already_resolved truthful.
+ */
+const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
+  `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
+  `size([(l)-[:SUPERSEDES*1..]->(w) | 1]) > 0 AS cycle, ` +
+  `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
+  `${stampClause(["w", "l", "existing", "cycle", "related"])} ` +
+  `FOREACH (_ IN CASE WHEN existing OR (NOT cycle AND NOT related) THEN [1] ELSE [] END | ` +
+  `MERGE (w)-[r:SUPERSEDES]->(l) ` +
+  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, clk.last = ts) ` +
+  `WITH w, l, existing, cycle, related ` +
+  `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
+  `RETURN existing, cycle, related, r.reason AS reason, r.resolved_by AS resolved_by, ` +
+  `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
+
+interface Row {
+  readonly existing: boolean
+  readonly cycle: boolean
+  readonly related: boolean
+  readonly reason: string | null
+  readonly resolved_by: string | null
+  readonly created_at: number | null
+  readonly winner: FactRow
+  readonly loser: FactRow
+}
+
+const missing = (db: GraphDatabase["Type"], r: Resolution) =>
+  db.read<{ id: string }>(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids: [r.winnerId, r.loserId] }).pipe(
+    Effect.flatMap((rows) => {
+      const found = new Set(rows.map((x) => x.id))
+      const field = found.has(r.winnerId) ? ["loser_fact_id", r.loserId] : ["winner_fact_id", r.winnerId]
+      return Effect.fail(new FactNotFound({ message: `${field[0]}: no fact with id ${field[1]}` }))
+    })
+  )
+
+export const resolve = (db: GraphDatabase["Type"], now: number, r: Resolution) =>
+  Effect.gen(function*() {
+    if (r.winnerId === r.loserId) {
+      return yield* new InvalidResolution({ message: "winner_fact_id and loser_fact_id must be different facts" })
+    }
+    const rows = yield* db.write<Row>(resolveQuery, { ...r, now })
+    const row = rows[0]
+    if (row === undefined) return yield* missing(db, r)
+    if (row.created_at === null || row.reason === null || row.resolved_by === null) {
+      return yield* new InvalidResolution({
+        message: row.cycle
+          ? "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle"
+          : "one fact builds on the other (BUILDS_ON ancestry); only facts on separate branches can supersede each other"
+      })
+    }
+    const stale = yield* impact(db, r.loserId, "loser_fact_id")
+    const resolved: Resolved = {
+      winner: toFact(row.winner),
+      loser: toFact(row.loser),
+      reason: row.reason,
+      resolvedBy: row.resolved_by,
+      createdAt: row.created_at,
+      alreadyResolved: row.existing,
+      stale
+    }
+    return resolved
+  })

@@ -1,0 +1,57 @@
+import { Effect } from "effect"
+import { normaliseContent } from "../../domain/content.js"
+import { FactNotFound } from "../../domain/errors.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { NewFact, Saved } from "../../services/FactStore.js"
+import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+
+/**
+ * One statement creates the fact, links its parent and reads the siblings that landed before it,
+ * so concurrent writers under one parent each see an exact fork picture. MERGE on the id makes a
+ * retried call return the fact that already landed instead of writing it twice.
+ */
+const createFact = (carry: ReadonlyArray<string>) =>
+  `${stampClause(carry)} ` +
+  `MERGE (f:Fact {id: $id}) ` +
+  `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
+  `f.session_id = $sessionId, f.created_at = ts, clk.last = ts`
+
+const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, [] AS siblings`
+
+const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
+  `MERGE (f)-[:BUILDS_ON]->(p) ` +
+  `WITH f, p ` +
+  `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
+  `WITH f, s ORDER BY s.created_at ` +
+  `WITH f, collect(CASE WHEN s IS NULL THEN NULL ELSE {norm: s.norm, fact: ${factMap("s")}} END) AS siblings ` +
+  `RETURN ${factMap("f")} AS fact, siblings`
+
+interface Row {
+  readonly fact: FactRow
+  readonly siblings: ReadonlyArray<{ readonly norm: string; readonly fact: FactRow }>
+}
+
+export const saveFact = (db: GraphDatabase["Type"], now: number, input: NewFact) =>
+  Effect.gen(function*() {
+    const norm = normaliseContent(input.content)
+    const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
+      id: input.id,
+      content: input.content,
+      norm,
+      writtenBy: input.writtenBy,
+      sessionId: input.sessionId,
+      parentId: input.parentId,
+      now
+    })
+    const row = rows[0]
+    if (row === undefined) {
+      return yield* new FactNotFound({ message: `parent_fact_id: no fact with id ${input.parentId}` })
+    }
+    const duplicate = row.siblings.find((s) => s.norm === norm)
+    const saved: Saved = {
+      fact: toFact(row.fact),
+      forkSiblings: row.siblings.filter((s) => s.norm !== norm).map((s) => toFact(s.fact)),
+      duplicateOf: duplicate === undefined ? null : toFact(duplicate.fact)
+    }
+    return saved
+  })

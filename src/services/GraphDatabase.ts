@@ -1,0 +1,25 @@
+import { Context, type Effect } from "effect"
+import type { DatabaseError } from "../domain/errors.js"
+
+export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | { readonly [k: string]: CypherValue }
+export type CypherParams = Readonly<Record<string, CypherValue>>
+
+/**
+ * The one graph this process reads and writes. Every query is parameterised; callers never
+ * splice values into Cypher text.
+ */
+export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatabase, {
+  readonly graphName: string
+  /** A statement that may write. */
+  readonly write: <Row = Record<string, unknown>>(
+    cypher: string,
+    params?: CypherParams
+  ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  /** A read-only statement (GRAPH.RO_QUERY): the server refuses it if it tries to write. */
+  readonly read: <Row = Record<string, unknown>>(
+    cypher: string,
+    params?: CypherParams
+  ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  /** Drops the whole graph: for tests and benchmarks that made the graph themselves. */
+  readonly dropGraph: Effect.Effect<void, DatabaseError>
+}>() {}

@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import { FactIdInput } from "../domain/inputs.js"
+import { ContextOutput } from "../domain/outputs.js"
+import { FactStore } from "../services/FactStore.js"
+import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+
+export const getContext = defineTool({
+  name: "relay_get_context",
+  description: "Read why a fact exists: the chain of facts it builds on, from the root of its thread down to the " +
+    "fact itself (last). Use it before relying on or contradicting a fact. A root fact returns a chain of one. " +
+    "Unknown ids answer fact_not_found. " + untrustedNote,
+  annotations: readOnly("Get a fact's context"),
+  input: FactIdInput,
+  output: ContextOutput,
+  handler: Effect.fn("relay_get_context")(function*(input) {
+    const chain = yield* (yield* FactStore).context(input.fact_id)
+    return { chain }
+  })
+})

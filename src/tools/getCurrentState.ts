@@ -1,0 +1,20 @@
+import { Effect } from "effect"
+import { CurrentStateInput } from "../domain/inputs.js"
+import { CurrentStateOutput } from "../domain/outputs.js"
+import { FactStore } from "../services/FactStore.js"
+import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+
+export const getCurrentState = defineTool({
+  name: "relay_get_current_state",
+  description: "List the most recent facts, newest first (default 20, at most 100), optionally only one session's. " +
+    "Each fact carries its status: active, superseded (lost a decision) or stale (builds on a superseded fact). " +
+    "An empty list means nothing has been saved yet. For what changed since your last visit, prefer " +
+    "relay_get_briefing. " + untrustedNote,
+  annotations: readOnly("Get the current state"),
+  input: CurrentStateInput,
+  output: CurrentStateOutput,
+  handler: Effect.fn("relay_get_current_state")(function*(input) {
+    const facts = yield* (yield* FactStore).currentState({ limit: input.limit, sessionId: input.session_id ?? null })
+    return { facts }
+  })
+})

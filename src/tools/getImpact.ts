@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import { FactIdInput } from "../domain/inputs.js"
+import { ImpactOutput } from "../domain/outputs.js"
+import { FactStore } from "../services/FactStore.js"
+import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+
+export const getImpact = defineTool({
+  name: "relay_get_impact",
+  description: "See what breaks if a fact is overturned: every fact that builds on it, directly or through others, " +
+    "with its distance (1 = direct), nearest first. Use it after relay_resolve_conflict on the loser, or before " +
+    "changing a decision. An empty list means nothing builds on it. " + untrustedNote,
+  annotations: readOnly("Get a fact's impact"),
+  input: FactIdInput,
+  output: ImpactOutput,
+  handler: Effect.fn("relay_get_impact")(function*(input) {
+    const dependents = yield* (yield* FactStore).impact(input.fact_id)
+    return { fact_id: input.fact_id, dependents }
+  })
+})

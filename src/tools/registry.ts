@@ -1,0 +1,23 @@
+import { detectConflicts } from "./detectConflicts.js"
+import { getBriefing } from "./getBriefing.js"
+import { getClusters } from "./getClusters.js"
+import { getContext } from "./getContext.js"
+import { getCurrentState } from "./getCurrentState.js"
+import { getImpact } from "./getImpact.js"
+import { getImportantFacts } from "./getImportantFacts.js"
+import { resolveConflict } from "./resolveConflict.js"
+import { saveFact } from "./saveFact.js"
+import type { AnyTool } from "./Tool.js"
+
+/** The nine tools, in the order a client lists them. */
+export const tools: ReadonlyArray<AnyTool> = [
+  saveFact,
+  getContext,
+  getImpact,
+  getCurrentState,
+  detectConflicts,
+  resolveConflict,
+  getBriefing,
+  getImportantFacts,
+  getClusters
+]

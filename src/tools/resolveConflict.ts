@@ -1,0 +1,45 @@
+import { Effect } from "effect"
+import { ResolveConflictInput } from "../domain/inputs.js"
+import { ResolveConflictOutput } from "../domain/outputs.js"
+import { toIso } from "../domain/time.js"
+import { FactStore } from "../services/FactStore.js"
+import { SecretScanner } from "../services/SecretScanner.js"
+import { defineTool, untrustedNote } from "./Tool.js"
+
+export const resolveConflict = defineTool({
+  name: "relay_resolve_conflict",
+  description: "Record how a disagreement was settled: the winner supersedes the loser, with your reason. Use it " +
+    "after relay_detect_conflicts (the two facts need not be siblings, but neither may build on the other and a " +
+    "decision cannot be reversed into a cycle: such calls answer invalid_resolution). Calling it again for the " +
+    "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: every " +
+    "fact built on the loser, which may now need revisiting (empty when none). Next: relay_get_impact on the loser. " +
+    untrustedNote,
+  annotations: {
+    title: "Resolve a conflict",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false
+  },
+  input: ResolveConflictInput,
+  output: ResolveConflictOutput,
+  handler: Effect.fn("relay_resolve_conflict")(function*(input) {
+    const reason = input.reason.trim()
+    yield* (yield* SecretScanner).check("reason", reason)
+    const resolved = yield* (yield* FactStore).resolve({
+      winnerId: input.winner_fact_id,
+      loserId: input.loser_fact_id,
+      reason,
+      resolvedBy: input.resolved_by
+    })
+    return {
+      winner: resolved.winner,
+      loser: resolved.loser,
+      reason: resolved.reason,
+      resolved_by: resolved.resolvedBy,
+      created_at: toIso(resolved.createdAt),
+      already_resolved: resolved.alreadyResolved,
+      stale: resolved.stale
+    }
+  })
+})
