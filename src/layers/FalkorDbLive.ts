@@ -44,7 +44,7 @@ export const FalkorDbLive = Layer.scoped(
             ...options,
             socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false },
             disableOfflineQueue: true
-          } as FalkorDBOptions),
+          } as unknown as FalkorDBOptions),
         catch: classify
       }).pipe(Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("connect") }))
       db.on("error", () => {}) // the failure surfaces on the next query, which re-makes the connection

@@ -47,7 +47,7 @@ const configProvider = Effect.gen(function*() {
   const path = yield* Path.Path
   const file = path.join(yield* packageDir, ".env")
   const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
-  const fromFile = ConfigProvider.fromMap(new Map(Object.entries(parseEnv(text))))
+  const fromFile = ConfigProvider.fromMap(new Map(Object.entries(parseEnv(text)).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const])))
   return ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
 })
 

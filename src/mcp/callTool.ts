@@ -1,0 +1,80 @@
+import { Cause, Effect, Exit, Option, ParseResult, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { InvalidInput, type ToolError } from "../domain/errors.js"
+import type { ErrorCode } from "../domain/errors.js"
+import { applyPolicies } from "../policies/applyPolicies.js"
+import { ToolCall } from "../services/ToolCall.js"
+import type { AnyTool } from "../tools/Tool.js"
+import { renderResult } from "./render.js"
+
+export interface ToolResult {
+  readonly [k: string]: unknown
+  readonly content: Array<{ type: "text"; text: string }>
+  readonly structuredContent: Record<string, unknown>
+  readonly isError?: boolean
+}
+
+/** Names the first offending field and the rule it broke; never echoes the value. */
+const describeParseError = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const first = issues[0]
+  if (first === undefined) return "the input does not match the tool's schema"
+  const field = first.path.length === 0 ? "input" : first.path.join(".")
+  const message = first._tag === "Unexpected" ? "is not a field of this tool" :
+    first._tag === "Missing" ? "is required" : first.message
+  return `${field}: ${message}`
+}
+
+export const decodeInput = (tool: AnyTool, args: unknown) =>
+  Schema.decodeUnknown(tool.input, { onExcessProperty: "error", errors: "first" })(args ?? {}).pipe(
+    Effect.mapError((e) => new InvalidInput({ message: describeParseError(e) }))
+  )
+
+const failure = (code: ErrorCode, message: string): ToolResult => ({
+  content: [{ type: "text", text: `${code}: ${message}` }],
+  structuredContent: { error: { code, message } },
+  isError: true
+})
+
+const unavailableMessage = "the memory database is unavailable right now; try again shortly"
+const internalMessage = "Relay hit an internal error; the details are in its log"
+
+/** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
+export const toFailureResult = (error: ToolError): ToolResult =>
+  error._tag === "DatabaseError" ? failure("unavailable", unavailableMessage) : failure(error.code, error.message)
+
+/**
+ * Runs one call through decoding, the policies and the tool, and turns its Exit into an MCP result.
+ * Details of database failures and defects go to the stderr log only.
+ */
+export const callTool = (tool: AnyTool, args: unknown) =>
+  decodeInput(tool, args).pipe(
+    Effect.flatMap((input) => tool.handler(input)),
+    applyPolicies,
+    Effect.provideService(ToolCall, { id: randomUUID() }),
+    Effect.exit,
+    Effect.flatMap((exit) =>
+      Exit.match(exit, {
+        onSuccess: (output): Effect.Effect<ToolResult> =>
+          Effect.succeed({
+            content: [{ type: "text", text: renderResult(tool.name, output) }],
+            structuredContent: output as Record<string, unknown>
+          }),
+        onFailure: (cause) => {
+          const error = Cause.failureOption(cause)
+          if (Option.isSome(error)) {
+            const e = error.value
+            const log = e._tag === "DatabaseError"
+              ? Effect.logError(`${tool.name}: database unavailable`).pipe(Effect.annotateLogs("detail", e.detail))
+              : Effect.logInfo(`${tool.name}: ${e.code}`)
+            return Effect.as(log, toFailureResult(e))
+          }
+          return Effect.as(
+            Effect.logError(`${tool.name}: internal error`, cause),
+            failure("internal", internalMessage)
+          )
+        }
+      })
+    ),
+    Effect.withSpan(`mcp ${tool.name}`)
+  )

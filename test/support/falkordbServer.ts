@@ -1,0 +1,107 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { createRequire } from "node:module"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+
+/**
+ * A throwaway FalkorDB for one test run: the module from @falkordblite on the first server binary
+ * that starts here (the bundled redis-server on new systems, valkey-server or redis-server 7.2+).
+ */
+const require = createRequire(import.meta.url)
+export const modulePath = join(dirname(require.resolve("@falkordblite/linux-x64/package.json")), "bin", "falkordb.so")
+
+const runs = (bin: string) => {
+  try {
+    execFileSync(bin, ["--version"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const serverBinary = (): string => {
+  const bundled = join(dirname(modulePath), "redis-server")
+  const found = [bundled, "valkey-server", "redis-server"].find(runs)
+  if (found === undefined) throw new Error("no FalkorDB-capable server found: run `npm run setup-db`")
+  return found
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer()
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address()
+      srv.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+    })
+  })
+
+export interface RunningServer {
+  readonly host: string
+  readonly port: number
+  readonly password: string
+  readonly dir: string
+  process: ChildProcess
+  /** SIGKILL, as a crash would. */
+  readonly kill: () => Promise<void>
+  /** Start again on the same port and data. */
+  readonly restart: () => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+const waitReady = async (child: ChildProcess) =>
+  new Promise<void>((resolve, reject) => {
+    let out = ""
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      if (/Ready to accept connections/i.test(out)) {
+        child.stdout?.off("data", onData)
+        resolve()
+      }
+    }
+    child.stdout?.on("data", onData)
+    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${out.slice(-500)}`)))
+  })
+
+export const startServer = async (options: { persist?: boolean } = {}): Promise<RunningServer> => {
+  const port = await freePort()
+  const password = randomBytes(18).toString("base64url")
+  const dir = mkdtempSync(join(tmpdir(), "relay-test-db-"))
+  const bin = serverBinary()
+  const args = [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--requirepass", password,
+    "--loadmodule", modulePath, "--save", "",
+    ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
+  ]
+  const launch = async () => {
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
+    await waitReady(child)
+    child.stdout?.resume()
+    child.stderr?.resume()
+    return child
+  }
+  const server: RunningServer = {
+    host: "127.0.0.1",
+    port,
+    password,
+    dir,
+    process: await launch(),
+    kill: async () => {
+      const exited = new Promise((r) => server.process.once("exit", r))
+      server.process.kill("SIGKILL")
+      await exited
+    },
+    restart: async () => {
+      server.process = await launch()
+    },
+    stop: async () => {
+      if (server.process.exitCode !== null || server.process.signalCode !== null) return
+      const exited = new Promise((r) => server.process.once("exit", r))
+      server.process.kill("SIGTERM")
+      await exited
+    }
+  }
+  return server
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { failed, ok } from "../support/runTool.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+const save = (content: string, extra: Record<string, unknown> = {}) =>
+  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra })
+
+layer(relayTestLayer("core"))("core tools", (it) => {
+  it.effect("saves a root fact with no fork and no duplicate", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
+      const r = yield* save("  We use   Postgres 16 ")
+      expect(r.fact.content).toBe("We use   Postgres 16")
+      expect(r.fact.parent_id).toBeNull()
+      expect(r.fact.status).toBe("active")
+      expect(r.fact.created_at).toBe("2026-01-01T00:00:00.000Z")
+      expect(r.fork).toBeNull()
+      expect(r.duplicate_of).toBeNull()
+    }))
+
+  it.effect("reports forks and duplicates under the same parent", () =>
+    Effect.gen(function*() {
+      const root = yield* save("Refresh tokens need a store")
+      const a = yield* save("Store refresh tokens in cookies", { parent_fact_id: root.fact.id })
+      expect(a.fork).toBeNull()
+      const b = yield* save("Store refresh tokens in Redis", { parent_fact_id: root.fact.id, written_by: "cursor" })
+      expect(b.fork.parent_id).toBe(root.fact.id)
+      expect(b.fork.siblings.map((s: any) => s.id)).toEqual([a.fact.id])
+      const c = yield* save("  store REFRESH tokens   in redis", { parent_fact_id: root.fact.id })
+      expect(c.duplicate_of.id).toBe(b.fact.id)
+      expect(c.fork.siblings.map((s: any) => s.id)).toEqual([a.fact.id])
+    }))
+
+  it.effect("context is root first, the fact last; impact has distances", () =>
+    Effect.gen(function*() {
+      const r = yield* save("root")
+      const c1 = yield* save("child", { parent_fact_id: r.fact.id })
+      const g1 = yield* save("grandchild", { parent_fact_id: c1.fact.id })
+      const ctx = yield* ok("relay_get_context", { fact_id: g1.fact.id })
+      expect(ctx.chain.map((f: any) => f.id)).toEqual([r.fact.id, c1.fact.id, g1.fact.id])
+      const imp = yield* ok("relay_get_impact", { fact_id: r.fact.id })
+      expect(imp.dependents.map((d: any) => [d.fact.id, d.distance])).toEqual([[c1.fact.id, 1], [g1.fact.id, 2]])
+      const none = yield* ok("relay_get_impact", { fact_id: g1.fact.id })
+      expect(none.dependents).toEqual([])
+    }))
+
+  it.effect("current state is newest first and filters by session", () =>
+    Effect.gen(function*() {
+      const x = yield* save("x one", { session_id: "only-me" })
+      const y = yield* save("x two", { session_id: "only-me" })
+      const state = yield* ok("relay_get_current_state", { session_id: "only-me" })
+      expect(state.facts.map((f: any) => f.id)).toEqual([y.fact.id, x.fact.id])
+      const one = yield* ok("relay_get_current_state", { limit: 1 })
+      expect(one.facts).toHaveLength(1)
+    }))
+
+  it.effect("unknown ids and bad input answer with contract codes", () =>
+    Effect.gen(function*() {
+      const missing = "3f1c1a52-2b7a-4a53-9f57-0d7d0f0f0f0f"
+      expect((yield* failed("relay_get_context", { fact_id: missing })).code).toBe("fact_not_found")
+      const e = yield* failed("relay_save_fact", { content: "x", written_by: "a", session_id: "s", parent_fact_id: missing })
+      expect(e.code).toBe("fact_not_found")
+      expect(e.message).toContain("parent_fact_id")
+      const bad = yield* failed("relay_get_current_state", { limit: 0 })
+      expect(bad).toMatchObject({ code: "invalid_input" })
+      expect(bad.message).toContain("limit")
+      const extra = yield* failed("relay_get_context", { fact_id: missing, nope: 1 })
+      expect(extra.message).toContain("nope")
+    }))
+})
