@@ -12,5 +12,5 @@ serveStdio.pipe(
   Effect.provide(RelayLive),
   Effect.provide(StderrLogger),
   Effect.tapErrorCause((cause) => Effect.logError("relay could not start", cause)),
-  NodeRuntime.runMain({ disableErrorReporting: true })
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
 )

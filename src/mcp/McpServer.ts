@@ -51,7 +51,10 @@ export const serveStdio = Effect.gen(function*() {
     }
     return run(callTool(tool, request.params.arguments))
   })
-  server.onclose = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
+  const finish = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
+  server.onclose = finish
+  // The SDK's transport does not notice the client closing stdin; a server left behind would linger.
+  process.stdin.once("end", finish)
 
   yield* Effect.acquireRelease(
     Effect.promise(() => server.connect(new StdioServerTransport())),

@@ -1,0 +1,64 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { Effect } from "effect"
+import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
+import { testGraphName } from "./testLayer.js"
+
+export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
+
+export interface RelayClient {
+  readonly client: Client
+  readonly graph: string
+  /** Everything the server wrote to stderr so far. */
+  readonly stderr: () => string
+  readonly call: (name: string, args?: Record<string, unknown>) => Promise<CallResult>
+  readonly close: () => Promise<void>
+}
+
+export interface CallResult {
+  readonly isError?: boolean
+  readonly content: Array<{ type: string; text?: string }>
+  readonly structuredContent?: any
+}
+
+/**
+ * Spawns the built `dist/server.js` and connects the SDK's own Client over stdio, as Claude Desktop
+ * would. The server talks to this run's FalkorDB in a graph of its own (or the one given).
+ */
+export const connectRelay = async (
+  options: { graph?: string; env?: Record<string, string>; name?: string } = {}
+): Promise<RelayClient> => {
+  const { host, password, port } = inject("falkordb")
+  const graph = options.graph ?? testGraphName("mcp")
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    FALKORDB_HOST: host,
+    FALKORDB_PORT: String(port),
+    FALKORDB_PASSWORD: password,
+    RELAY_GRAPH: graph,
+    ...options.env
+  }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "pipe" })
+  let stderr = ""
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const client = new Client({ name: options.name ?? "relay-test", version: "0.0.0" })
+  await client.connect(transport)
+  return {
+    client,
+    graph,
+    stderr: () => stderr,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallResult>,
+    close: () => client.close()
+  }
+}
+
+/** For `it.effect` tests: a client released with the scope. */
+export const relayClient = (options: Parameters<typeof connectRelay>[0] = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(() => connectRelay(options)),
+    (c) => Effect.promise(() => c.close())
+  )
