@@ -108,13 +108,12 @@ const endpoint = (layout: EmbeddedLayout, password: Redacted.Redacted<string>): 
 })
 
 /** Some(endpoint) if a server answers with the stored password now. */
-const tryJoin = (layout: EmbeddedLayout) =>
-  Effect.gen(function*() {
-    const password = yield* readPassword(layout.passwordFile)
-    if (Option.isNone(password)) return Option.none<EmbeddedEndpoint>()
-    const state = yield* probeServer(layout, password.value)
-    return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
-  })
+const tryJoin = Effect.fn("relay/embedded/tryJoin")(function*(layout: EmbeddedLayout) {
+  const password = yield* readPassword(layout.passwordFile)
+  if (Option.isNone(password)) return Option.none<EmbeddedEndpoint>()
+  const state = yield* probeServer(layout, password.value)
+  return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
+})
 
 const lastLogLine = (layout: EmbeddedLayout) =>
   FileSystem.FileSystem.pipe(
@@ -124,21 +123,26 @@ const lastLogLine = (layout: EmbeddedLayout) =>
   )
 
 /** Polls until the server answers PONG; fails fast if the started process died. */
-const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
-  Effect.gen(function*() {
-    const state = yield* probeServer(layout, password)
-    if (state === "ready") return
-    const fs = yield* FileSystem.FileSystem
-    const pidText = yield* fs.readFileString(layout.pidFile).pipe(Effect.option)
-    if (Option.isSome(pidText)) {
-      const pid = Number.parseInt(pidText.value.trim(), 10)
-      if (Number.isInteger(pid) && !(yield* pidAlive(pid))) {
-        const why = yield* lastLogLine(layout)
-        return yield* fail(`The embedded FalkorDB server exited while starting${why ? ` (${why})` : ""}; see ${layout.logFile}.`)
-      }
+const readyOnce = Effect.fn("relay/embedded/readyOnce")(function*(
+  layout: EmbeddedLayout,
+  password: Redacted.Redacted<string>
+) {
+  const state = yield* probeServer(layout, password)
+  if (state === "ready") return
+  const fs = yield* FileSystem.FileSystem
+  const pidText = yield* fs.readFileString(layout.pidFile).pipe(Effect.option)
+  if (Option.isSome(pidText)) {
+    const pid = Number.parseInt(pidText.value.trim(), 10)
+    if (Number.isInteger(pid) && !(yield* pidAlive(pid))) {
+      const why = yield* lastLogLine(layout)
+      return yield* fail(`The embedded FalkorDB server exited while starting${why ? ` (${why})` : ""}; see ${layout.logFile}.`)
     }
-    return yield* new NotYet()
-  }).pipe(
+  }
+  return yield* new NotYet()
+})
+
+const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
+  readyOnce(layout, password).pipe(
     Effect.retry({ schedule: POLL, while: (e) => e._tag === "NotYet" }),
     Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new NotYet() }),
     Effect.catchTag("NotYet", () =>
@@ -150,42 +154,41 @@ const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) 
   )
 
 /** Runs with the start lock held: look again, start the server if needed, wait until it answers. */
-const startHoldingLock = (layout: EmbeddedLayout) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const password = yield* ensurePassword(layout.passwordFile)
-    if ((yield* probeServer(layout, password)) === "ready") return endpoint(layout, password)
-    // A live server that does not answer yet (e.g. loading a large AOF): wait for it, never start a second one.
-    const live = yield* livePidFromFile(layout.pidFile, layout.socketPath)
-    if (Option.isNone(live)) {
-      const modulePath = yield* requireModule
-      const binary = yield* findServerBinary
-      const cannotWrite = (e: PlatformError) => fail(`The server configuration ${layout.configFile} could not be written (${e.message}).`)
-      yield* fs.writeFileString(layout.configFile, renderConfig(layout, modulePath, password), { mode: 0o600 }).pipe(
-        Effect.zipRight(fs.chmod(layout.configFile, 0o600)),
-        Effect.mapError(cannotWrite)
-      )
-      // Leftovers of a crashed server: the server would replace them, but a stale pidfile would confuse waitReady.
-      yield* fs.remove(layout.pidFile, { force: true }).pipe(Effect.ignore)
-      yield* fs.remove(layout.socketPath, { force: true }).pipe(Effect.ignore)
-      const result = yield* runCommand(Command.make(binary.command, layout.configFile), START_TIMEOUT).pipe(
-        Effect.mapError((e) =>
-          fail(
-            e === "timeout"
-              ? `${binary.command} did not daemonize within ${Duration.format(START_TIMEOUT)}; see ${layout.logFile}.`
-              : `${binary.command} could not be run (${e.message}).`
-          )
+const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(layout: EmbeddedLayout) {
+  const fs = yield* FileSystem.FileSystem
+  const password = yield* ensurePassword(layout.passwordFile)
+  if ((yield* probeServer(layout, password)) === "ready") return endpoint(layout, password)
+  // A live server that does not answer yet (e.g. loading a large AOF): wait for it, never start a second one.
+  const live = yield* livePidFromFile(layout.pidFile, layout.socketPath)
+  if (Option.isNone(live)) {
+    const modulePath = yield* requireModule
+    const binary = yield* findServerBinary
+    const cannotWrite = (e: PlatformError) => fail(`The server configuration ${layout.configFile} could not be written (${e.message}).`)
+    yield* fs.writeFileString(layout.configFile, renderConfig(layout, modulePath, password), { mode: 0o600 }).pipe(
+      Effect.zipRight(fs.chmod(layout.configFile, 0o600)),
+      Effect.mapError(cannotWrite)
+    )
+    // Leftovers of a crashed server: the server would replace them, but a stale pidfile would confuse waitReady.
+    yield* fs.remove(layout.pidFile, { force: true }).pipe(Effect.ignore)
+    yield* fs.remove(layout.socketPath, { force: true }).pipe(Effect.ignore)
+    const result = yield* runCommand(Command.make(binary.command, layout.configFile), START_TIMEOUT).pipe(
+      Effect.mapError((e) =>
+        fail(
+          e === "timeout"
+            ? `${binary.command} did not daemonize within ${Duration.format(START_TIMEOUT)}; see ${layout.logFile}.`
+            : `${binary.command} could not be run (${e.message}).`
         )
       )
-      if (result.exitCode !== 0) {
-        const why = (result.stderr + "\n" + result.stdout).split("\n").map((l) => l.trim()).filter((l) => l && !/^\*+$/.test(l))
-          .join(" ").replaceAll(Redacted.value(password), "<password>").slice(0, 300)
-        return yield* fail(`${binary.command} ${binary.version} refused to start (exit ${result.exitCode}: ${why}); see ${layout.logFile}.`)
-      }
+    )
+    if (result.exitCode !== 0) {
+      const why = (result.stderr + "\n" + result.stdout).split("\n").map((l) => l.trim()).filter((l) => l && !/^\*+$/.test(l))
+        .join(" ").replaceAll(Redacted.value(password), "<password>").slice(0, 300)
+      return yield* fail(`${binary.command} ${binary.version} refused to start (exit ${result.exitCode}: ${why}); see ${layout.logFile}.`)
     }
-    yield* waitReady(layout, password)
-    return endpoint(layout, password)
-  })
+  }
+  yield* waitReady(layout, password)
+  return endpoint(layout, password)
+})
 
 /**
  * Starts the embedded FalkorDB server of this user's data dir, or joins it if
@@ -280,8 +283,8 @@ const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Effect<A,
       onSome: Effect.succeed,
       onNone: () => breakIfStale(layout.lockFile).pipe(Effect.zipRight(Effect.fail(new NotYet())))
     })),
-    Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)) }),
-    Effect.mapError(() => fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`)),
+    Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
+    Effect.catchTag("NotYet", () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))),
     Effect.flatMap((token) => effect.pipe(Effect.ensuring(release(token))))
   )
 

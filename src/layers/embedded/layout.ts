@@ -25,26 +25,25 @@ export interface EmbeddedLayout {
 /** Longest socket path we accept (bytes); leaves room under macOS's 104. */
 export const MAX_SOCKET_PATH = 100
 
-export const layoutFor = (dataDir: string): Effect.Effect<EmbeddedLayout, never, Path.Path> =>
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    const inData = path.join(dataDir, "falkordb.sock")
-    const short = Buffer.byteLength(inData) < MAX_SOCKET_PATH
-    const socketDir = short ? dataDir : yield* Effect.sync(() => {
-      const hash = Crypto.createHash("sha256").update(dataDir).digest("hex").slice(0, 12)
-      const uid = typeof process.getuid === "function" ? process.getuid() : 0
-      // Not os.tmpdir(): on macOS $TMPDIR is itself long.
-      const base = process.platform === "win32" ? Os.tmpdir() : "/tmp"
-      return path.join(base, `relay-${uid}-${hash}`)
-    })
-    return {
-      dataDir,
-      socketDir,
-      socketPath: path.join(socketDir, "falkordb.sock"),
-      pidFile: path.join(dataDir, "falkordb.pid"),
-      logFile: path.join(dataDir, "falkordb.log"),
-      configFile: path.join(dataDir, "falkordb.conf"),
-      passwordFile: path.join(dataDir, "password"),
-      lockFile: path.join(dataDir, "start.lock")
-    }
+export const layoutFor = Effect.fn("relay/embedded/layoutFor")(function*(dataDir: string) {
+  const path = yield* Path.Path
+  const inData = path.join(dataDir, "falkordb.sock")
+  const short = Buffer.byteLength(inData) < MAX_SOCKET_PATH
+  const socketDir = short ? dataDir : yield* Effect.sync(() => {
+    const hash = Crypto.createHash("sha256").update(dataDir).digest("hex").slice(0, 12)
+    const uid = typeof process.getuid === "function" ? process.getuid() : 0
+    // Not os.tmpdir(): on macOS $TMPDIR is itself long.
+    const base = process.platform === "win32" ? Os.tmpdir() : "/tmp"
+    return path.join(base, `relay-${uid}-${hash}`)
   })
+  return {
+    dataDir,
+    socketDir,
+    socketPath: path.join(socketDir, "falkordb.sock"),
+    pidFile: path.join(dataDir, "falkordb.pid"),
+    logFile: path.join(dataDir, "falkordb.log"),
+    configFile: path.join(dataDir, "falkordb.conf"),
+    passwordFile: path.join(dataDir, "password"),
+    lockFile: path.join(dataDir, "start.lock")
+  }
+})

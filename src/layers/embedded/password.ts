@@ -15,21 +15,20 @@ export const readPassword = (file: string): Effect.Effect<Option.Option<Redacted
   )
 
 /** Reads the password file, creating it (mode 0600) first if it is missing. */
-export const ensurePassword = (file: string): Effect.Effect<Redacted.Redacted<string>, EmbeddedServerError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const existing = yield* readPassword(file)
-    const unwritable = (e: PlatformError) =>
-      new EmbeddedServerError({ message: `The password file ${file} could not be written (${e.message}).` })
-    if (Option.isNone(existing)) {
-      const fresh = Crypto.randomBytes(32).toString("base64url")
-      yield* fs.writeFileString(file, `${fresh}\n`, { flag: "w", mode: 0o600 }).pipe(Effect.mapError(unwritable))
-    }
-    yield* fs.chmod(file, 0o600).pipe(Effect.mapError(unwritable))
-    return yield* readPassword(file).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new EmbeddedServerError({ message: `The password file ${file} could not be read back.` })),
-        onSome: Effect.succeed
-      }))
-    )
-  })
+export const ensurePassword = Effect.fn("relay/embedded/ensurePassword")(function*(file: string) {
+  const fs = yield* FileSystem.FileSystem
+  const existing = yield* readPassword(file)
+  const unwritable = (e: PlatformError) =>
+    new EmbeddedServerError({ message: `The password file ${file} could not be written (${e.message}).` })
+  if (Option.isNone(existing)) {
+    const fresh = Crypto.randomBytes(32).toString("base64url")
+    yield* fs.writeFileString(file, `${fresh}\n`, { flag: "w", mode: 0o600 }).pipe(Effect.mapError(unwritable))
+  }
+  yield* fs.chmod(file, 0o600).pipe(Effect.mapError(unwritable))
+  return yield* readPassword(file).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.fail(new EmbeddedServerError({ message: `The password file ${file} could not be read back.` })),
+      onSome: Effect.succeed
+    }))
+  )
+})
