@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// Makes sure the embedded FalkorDB can run on this machine (run before `npm test`).
+//
+// Relay's embedded default needs the FalkorDB module (the optional package
+// @falkordblite/linux-x64, Linux x64 only) and a server to load it: the
+// redis-server bundled in that package if it starts here (it needs glibc 2.38),
+// else valkey-server or redis-server 7.2+ on PATH. When none is found, as root
+// on Debian 12 this installs valkey-server from bookworm-backports, on Debian 13+
+// or Ubuntu 24.04+ from the main archive; otherwise it prints the exact command.
+// `--dry-run` prints what it would do without doing it.
+import { spawnSync } from "node:child_process"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const MODULE_PACKAGE = "@falkordblite/linux-x64"
+const BACKPORTS_LIST = "/etc/apt/sources.list.d/bookworm-backports.list"
+const BACKPORTS_LINE = "deb http://deb.debian.org/debian bookworm-backports main"
+const DOCKER = "start FalkorDB with `docker compose up -d` and set FALKORDB_URL=falkor://localhost:6379"
+const dryRun = process.argv.includes("--dry-run")
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+const say = (line) => process.stdout.write(`setup-db: ${line}\n`)
+const fail = (line) => {
+  process.stderr.write(`setup-db: ${line}\n`)
+  process.exit(1)
+}
+
+/** A database configured elsewhere (env or .env) makes the embedded server unnecessary. */
+const externalDatabase = () => {
+  const keys = ["FALKORDB_URL", "FALKORDB_HOST"]
+  if (keys.some((k) => (process.env[k] ?? "") !== "")) return true
+  try {
+    const dotenv = readFileSync(join(root, ".env"), "utf8")
+    return keys.some((k) => new RegExp(`^\\s*${k}\\s*=\\s*\\S`, "m").test(dotenv))
+  } catch {
+    return false
+  }
+}
+
+const findModule = () => {
+  try {
+    const manifest = createRequire(join(root, "package.json")).resolve(`${MODULE_PACKAGE}/package.json`)
+    const so = join(dirname(manifest), "bin", "falkordb.so")
+    return existsSync(so) ? so : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const supportsFalkor = (version) => {
+  const [major = 0, minor = 0] = version.split(".").map(Number)
+  return major > 7 || (major === 7 && minor >= 2)
+}
+
+/** `<command> --version` → "8.0.1" when it runs and is 7.2+, else undefined. */
+const probe = (command) => {
+  const r = spawnSync(command, ["--version"], { encoding: "utf8", timeout: 5000 })
+  if (r.status !== 0) return undefined
+  const version = /\bv=(\d+\.\d+\.\d+)/.exec(r.stdout ?? "")?.[1]
+  return version !== undefined && supportsFalkor(version) ? version : undefined
+}
+
+const findServer = (modulePath) => {
+  const candidates = [join(dirname(modulePath), "redis-server"), "valkey-server", "redis-server"]
+  for (const command of candidates) {
+    if (command.includes("/") && !existsSync(command)) continue
+    const version = probe(command)
+    if (version !== undefined) return { command, version }
+  }
+  return undefined
+}
+
+const osRelease = () => {
+  try {
+    const fields = Object.fromEntries(
+      readFileSync("/etc/os-release", "utf8").split("\n").map((l) => /^([A-Z_]+)=("?)(.*)\2$/.exec(l))
+        .filter((m) => m !== null).map((m) => [m[1], m[3]])
+    )
+    return { id: fields.ID ?? "", version: fields.VERSION_ID ?? "" }
+  } catch {
+    return { id: "", version: "" }
+  }
+}
+
+/** The apt steps for this system, or undefined where apt has no server of 7.2+. */
+const installPlan = () => {
+  const { id, version } = osRelease()
+  const major = Number.parseFloat(version)
+  if (id === "debian" && major === 12) {
+    return {
+      backports: true,
+      commands: [
+        ["apt-get", "update"],
+        ["apt-get", "install", "-y", "-t", "bookworm-backports", "valkey-server"]
+      ],
+      shell: `echo '${BACKPORTS_LINE}' > ${BACKPORTS_LIST} && apt-get update && apt-get install -y -t bookworm-backports valkey-server`
+    }
+  }
+  if ((id === "debian" && major >= 13) || (id === "ubuntu" && major >= 24.04)) {
+    return {
+      backports: false,
+      commands: [["apt-get", "update"], ["apt-get", "install", "-y", "valkey-server"]],
+      shell: "apt-get update && apt-get install -y valkey-server"
+    }
+  }
+  return undefined
+}
+
+const run = ([command, ...args]) => {
+  if (dryRun) return say(`(dry run) would run: ${[command, ...args].join(" ")}`)
+  const r = spawnSync(command, args, {
+    encoding: "utf8",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    timeout: 10 * 60 * 1000
+  })
+  if (r.status !== 0) {
+    const tail = `${r.stderr ?? ""}${r.stdout ?? ""}`.trim().split("\n").slice(-5).join("\n")
+    fail(`\`${[command, ...args].join(" ")}\` failed (${r.error?.message ?? `exit ${r.status}`}):\n${tail}`)
+  }
+}
+
+/** The package starts a plain valkey on 6379 that nothing needs: stop and disable it, ignoring failures. */
+const quietPackagedService = () => {
+  if (dryRun) return
+  for (const args of [["stop", "valkey-server"], ["disable", "valkey-server"]]) {
+    spawnSync("systemctl", args, { stdio: "ignore", timeout: 30000 })
+  }
+  spawnSync("service", ["valkey-server", "stop"], { stdio: "ignore", timeout: 30000 })
+}
+
+// ---------------------------------------------------------------------------
+
+if (externalDatabase()) {
+  say("FALKORDB_URL/FALKORDB_HOST is set; the embedded server is not needed.")
+  process.exit(0)
+}
+
+const modulePath = findModule()
+if (modulePath === undefined) {
+  fail(
+    `the FalkorDB module (${MODULE_PACKAGE}, Linux x64 only) is not installed for ${process.platform}-${process.arch}, ` +
+      `so ${DOCKER}.`
+  )
+}
+
+const found = findServer(modulePath)
+if (found !== undefined && !dryRun) {
+  say(`FalkorDB runs on ${found.command} ${found.version} with ${modulePath}.`)
+  process.exit(0)
+}
+
+const plan = installPlan()
+if (plan === undefined) {
+  fail(
+    "no redis-server or valkey-server 7.2+ was found and this system has no known package for one: " +
+      `install valkey-server 7.2+ (or redis-server 7.2+) yourself, or ${DOCKER}.`
+  )
+}
+if (typeof process.getuid !== "function" || process.getuid() !== 0) {
+  fail(`no redis-server or valkey-server 7.2+ was found; run as root: sudo sh -c "${plan.shell}"`)
+}
+
+if (found !== undefined) say(`(dry run) ${found.command} ${found.version} would be used; showing the install path anyway.`)
+say(`${found === undefined ? "no server for FalkorDB found: " : ""}installing valkey-server with apt-get${plan.backports ? " from bookworm-backports" : ""}...`)
+if (plan.backports) {
+  const present = existsSync(BACKPORTS_LIST) && readFileSync(BACKPORTS_LIST, "utf8").includes("bookworm-backports")
+  if (!present) {
+    if (dryRun) say(`(dry run) would write ${BACKPORTS_LIST}: ${BACKPORTS_LINE}`)
+    else writeFileSync(BACKPORTS_LIST, `${BACKPORTS_LINE}\n`)
+  }
+}
+for (const command of plan.commands) run(command)
+quietPackagedService()
+if (dryRun) process.exit(0)
+
+const installed = findServer(modulePath)
+if (installed === undefined) fail(`valkey-server was installed but does not run here; ${DOCKER}.`)
+say(`installed: FalkorDB runs on ${installed.command} ${installed.version}.`)

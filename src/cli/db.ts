@@ -1,0 +1,67 @@
+/**
+ * `npm run db -- status|start|stop [--json]`: the embedded FalkorDB server of
+ * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
+ * Prints whether it runs, its pid, data dir, socket and versions; never the password.
+ */
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Option } from "effect"
+import {
+  embeddedStatus,
+  type EmbeddedStatus,
+  ensureEmbeddedServer,
+  stopEmbeddedServer
+} from "../layers/embedded/EmbeddedServer.js"
+
+const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
+
+const show = (s: EmbeddedStatus, json: boolean) =>
+  json
+    ? Console.log(JSON.stringify({
+      running: s.running,
+      pid: Option.getOrNull(s.pid),
+      dataDir: s.dataDir,
+      socketPath: s.socketPath,
+      moduleVersion: Option.getOrNull(s.moduleVersion),
+      serverVersion: Option.getOrNull(s.serverVersion)
+    }))
+    : Console.log([
+      `running:         ${s.running ? "yes" : "no"}`,
+      `pid:             ${Option.getOrElse(Option.map(s.pid, String), () => "-")}`,
+      `data dir:        ${s.dataDir}`,
+      `socket:          ${s.socketPath}`,
+      `FalkorDB module: ${Option.getOrElse(s.moduleVersion, () => "-")}`,
+      `server:          ${Option.getOrElse(s.serverVersion, () => "-")}`
+    ].join("\n"))
+
+const main = Effect.gen(function*() {
+  const args = process.argv.slice(2)
+  const json = args.includes("--json")
+  const command = args.filter((a) => a !== "--json")[0] ?? "status"
+  switch (command) {
+    case "status":
+      return yield* embeddedStatus.pipe(Effect.flatMap((s) => show(s, json)))
+    case "start":
+      yield* ensureEmbeddedServer
+      return yield* embeddedStatus.pipe(Effect.flatMap((s) => show(s, json)))
+    case "stop": {
+      const r = yield* stopEmbeddedServer
+      const pid = Option.getOrNull(r.pid)
+      return yield* json
+        ? Console.log(JSON.stringify({ stopped: r.wasRunning, pid, dataDir: r.dataDir }))
+        : Console.log(r.wasRunning ? `stopped the embedded FalkorDB server (pid ${pid ?? "?"})` : "the embedded FalkorDB server was not running")
+    }
+    default:
+      yield* Console.error(USAGE)
+      return yield* Effect.sync(() => {
+        process.exitCode = 2
+      })
+  }
+}).pipe(
+  Effect.catchTag("EmbeddedServerError", (e) =>
+    Console.error(e.message).pipe(Effect.zipRight(Effect.sync(() => {
+      process.exitCode = 1
+    })))),
+  Effect.provide(NodeContext.layer)
+)
+
+NodeRuntime.runMain(main, { disableErrorReporting: true })

@@ -1,0 +1,9 @@
+import { Schema } from "effect"
+
+/**
+ * The embedded FalkorDB server could not be found, started, joined or stopped.
+ * `message` is one sentence meant for the user: it never carries the password.
+ */
+export class EmbeddedServerError extends Schema.TaggedError<EmbeddedServerError>()("EmbeddedServerError", {
+  message: Schema.String
+}) {}

@@ -1,0 +1,37 @@
+/**
+ * The server's configuration file (written 0600 into the data dir at each
+ * start, so the password never appears on a command line):
+ * - listens only on a unix socket (mode 700), never on TCP (`port 0`);
+ * - append-only file on, fsync on every write (`appendfsync always`), so an
+ *   acknowledged write survives a crash; RDB snapshots off (`save ""`): the AOF
+ *   (with its RDB preamble after rewrites) is the one source of truth;
+ * - daemonized with a pidfile and a logfile, so it outlives the process that
+ *   started it.
+ */
+import type { Redacted } from "effect"
+import { Redacted as R } from "effect"
+import type { EmbeddedLayout } from "./layout.js"
+
+const quote = (s: string): string => `"${s.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
+
+export const renderConfig = (
+  layout: EmbeddedLayout,
+  modulePath: string,
+  password: Redacted.Redacted<string>
+): string =>
+  [
+    "# Written by Relay at each start of the embedded FalkorDB; edits are overwritten.",
+    "port 0",
+    `unixsocket ${quote(layout.socketPath)}`,
+    "unixsocketperm 700",
+    `dir ${quote(layout.dataDir)}`,
+    "daemonize yes",
+    `pidfile ${quote(layout.pidFile)}`,
+    `logfile ${quote(layout.logFile)}`,
+    "appendonly yes",
+    "appendfsync always",
+    "save \"\"",
+    `requirepass ${quote(R.value(password))}`,
+    `loadmodule ${quote(modulePath)}`,
+    ""
+  ].join("\n")
