@@ -1,16 +1,25 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger } from "effect"
+import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
 import { RelayLive } from "./layers/RelayLive.js"
 import { serveStdio } from "./mcp/McpServer.js"
 
 /** stdout belongs to the MCP protocol: every log line goes to stderr. */
 const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 
+const startFailure = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) return "unexpected error (see above)"
+  const e = failure.value
+  if (ConfigError.isConfigError(e)) return String(e)
+  return typeof e === "object" && e !== null && "message" in e ? String(e.message) : "unexpected error"
+}
+
 serveStdio.pipe(
   Effect.scoped,
   Effect.provide(RelayLive),
   Effect.provide(StderrLogger),
-  Effect.tapErrorCause((cause) => Effect.logError("relay could not start", cause)),
+  // A start that cannot work (no server binary, bad settings) says what to do in one sentence.
+  Effect.tapErrorCause((cause) => Console.error(`relay could not start: ${startFailure(cause)}`)),
   NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
 )

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import type { FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
 import { Settings } from "../services/Settings.js"
+import { ensureEmbeddedServer } from "./embedded/EmbeddedServer.js"
 
 /** Where the database is, resolved on every (re)connect so an embedded server that died is started again. */
 export class DatabaseEndpoint extends Context.Tag("relay/DatabaseEndpoint")<DatabaseEndpoint, {
@@ -22,10 +23,22 @@ export const DatabaseEndpointLive = Layer.effect(
             ...(database.password === null ? {} : { password: Redacted.value(database.password) })
           }))
         }
-      case "Embedded":
+      case "Embedded": {
+        // Started (or joined) once at start, so a missing server binary stops Relay with its one
+        // sentence; later reconnects run it again, which restarts a server that died.
+        const context = yield* Effect.context<Effect.Effect.Context<typeof ensureEmbeddedServer>>()
+        yield* ensureEmbeddedServer
+        const ensure = ensureEmbeddedServer.pipe(
+          Effect.provide(context),
+          Effect.mapError((e) => new DatabaseError({ transient: true, detail: e.message }))
+        )
         return {
-          options: Effect.fail(new DatabaseError({ transient: false, detail: "embedded server not wired yet" }))
+          options: Effect.map(ensure, ({ password, socketPath }) => ({
+            socket: { path: socketPath },
+            password: Redacted.value(password)
+          }))
         }
+      }
     }
   })
 )

@@ -22,7 +22,7 @@ export const MODULE_PACKAGE = "@falkordblite/linux-x64"
 
 const NO_MODULE = "The FalkorDB module is not installed for this platform (the optional package " +
   `${MODULE_PACKAGE} exists for Linux x64 only), so start FalkorDB with \`docker compose up -d\` ` +
-  "from the Relay folder and set FALKORDB_URL=falkor://localhost:6379."
+  "from the Relay folder and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD as in .env.example."
 
 const NO_SERVER = "No server able to run FalkorDB (redis-server or valkey-server 7.2 or later) was found, " +
   "so run `npm run setup-db` from the Relay folder (on Debian 12 as root it installs valkey-server " +
