@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url"
 const MODULE_PACKAGE = "@falkordblite/linux-x64"
 const BACKPORTS_LIST = "/etc/apt/sources.list.d/bookworm-backports.list"
 const BACKPORTS_LINE = "deb http://deb.debian.org/debian bookworm-backports main"
-const DOCKER = "start FalkorDB with `docker compose up -d` and set FALKORDB_URL=falkor://localhost:6379"
+const DOCKER = "start FalkorDB with `docker compose up -d` (see .env.example) and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD"
 const dryRun = process.argv.includes("--dry-run")
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
