@@ -25,6 +25,8 @@ export interface DatabaseDescription {
   readonly kind: "embedded" | "configured" | "docker"
   /** One line, never holding a password. */
   readonly where: string
+  /** Just the address: host:port, the masked URL or the socket. */
+  readonly address: string
 }
 
 /** A FALKORDB_URL with its password replaced by ****, and any query string left out. */
@@ -48,7 +50,8 @@ export const describeDatabase = (target: DatabaseTarget) =>
         const layout = yield* currentLayout
         return {
           kind: "embedded",
-          where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`
+          where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,
+          address: layout.socketPath
         } satisfies DatabaseDescription
       }
       case "HostPort": {
@@ -58,7 +61,8 @@ export const describeDatabase = (target: DatabaseTarget) =>
           kind: docker ? "docker" : "configured",
           where: docker
             ? `Docker FalkorDB (docker-compose.yml) at ${target.host}:${target.port}, ${password}`
-            : `configured FalkorDB at ${target.host}:${target.port} (FALKORDB_HOST/FALKORDB_PORT), ${password}`
+            : `configured FalkorDB at ${target.host}:${target.port} (FALKORDB_HOST/FALKORDB_PORT), ${password}`,
+          address: `${target.host}:${target.port}`
         } satisfies DatabaseDescription
       }
       case "Url": {
@@ -68,7 +72,8 @@ export const describeDatabase = (target: DatabaseTarget) =>
         const docker = port === DOCKER_PORT && isLocal(host)
         return {
           kind: docker ? "docker" : "configured",
-          where: `${docker ? "Docker FalkorDB (docker-compose.yml)" : "configured FalkorDB"} at FALKORDB_URL ${maskUrl(url)}`
+          where: `${docker ? "Docker FalkorDB (docker-compose.yml)" : "configured FalkorDB"} at FALKORDB_URL ${maskUrl(url)}`,
+          address: maskUrl(url)
         } satisfies DatabaseDescription
       }
     }
