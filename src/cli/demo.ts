@@ -45,7 +45,7 @@ const main = Effect.gen(function*() {
   }).pipe(Effect.provide(graphDatabaseLayer.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
 }).pipe(
   Effect.catchTags({
-    DemoFailed: (e: DemoFailed) => new CliFailure({ message: `demo failed at "${e.step}": ${e.message}`, exitCode: 1 }),
+    DemoFailed: (e: DemoFailed) => new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),
     DatabaseError: () =>
       new CliFailure({
         message: "demo failed: FalkorDB could not be reached; run `npm run check-db` to see which database Relay uses and what to do.",

@@ -29,11 +29,10 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
   const { install, style } = options
   const { graph } = yield* Settings
   const db = yield* GraphDatabase
+  yield* Console.log([style.bold("Relay demo: two assistants, one shared memory"), `  database  ${options.database}`].join("\n"))
   const versions = yield* db.versions
   const falkor = Option.match(versions.module, { onNone: () => "FalkorDB", onSome: (v) => `FalkorDB ${v}` })
   yield* Console.log([
-    style.bold("Relay demo: two assistants, one shared memory"),
-    `  database  ${options.database}`,
     `  server    ${falkor}${Option.match(versions.server, { onNone: () => "", onSome: (s) => ` on ${s}` })}`,
     `  graph     ${graph} ${style.dim(`(made for this demo and dropped at the end; your memory, graph "${options.userGraph}", is not touched)`)}`,
     `  relay     ${install.nodePath} ${install.serverPath}`,
@@ -56,7 +55,7 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
       })
       yield* Console.log(`            ${style.dim(`${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`)}`)
       if (session.toolNames.length !== 9) {
-        return yield* new DemoFailed({ step: "list the tools", message: `the server lists ${session.toolNames.length} tools, not 9` })
+        return yield* new DemoFailed({ step: "listing the tools", message: `the server lists ${session.toolNames.length} tools, not 9` })
       }
       const played = yield* playStory(session, style).pipe(
         Effect.tapError(() => {

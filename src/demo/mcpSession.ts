@@ -50,13 +50,13 @@ export const connectServer = (command: ServerCommand) =>
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => client.connect(transport),
-        catch: (e) => new DemoFailed({ step: "start the server", message: `dist/server.js did not start: ${detail(e)}` })
+        catch: (e) => new DemoFailed({ step: "starting dist/server.js", message: `dist/server.js did not start: ${detail(e)}` })
       }),
       () => Effect.promise(() => client.close().catch(() => undefined))
     )
     const listed = yield* Effect.tryPromise({
       try: () => client.listTools(),
-      catch: (e) => new DemoFailed({ step: "list the tools", message: detail(e) })
+      catch: (e) => new DemoFailed({ step: "listing the tools", message: detail(e) })
     })
 
     const call = <A, I>(step: string, tool: string, args: Record<string, unknown>, output: Schema.Schema<A, I>) =>

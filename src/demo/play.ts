@@ -67,7 +67,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   yield* heading(1, "claude-desktop and cursor save what they decide", "relay_save_fact")
   const saved: Array<Fact> = []
   for (const fact of storyFacts) {
-    const step = `save ${q(fact.content)}`
+    const step = `saving ${q(fact.content)}`
     const r = yield* call(step, "relay_save_fact", saveArguments(fact, ids), SaveFactOutput)
     ids.set(fact.key, r.fact.id)
     keyOf.set(r.fact.id, fact.key)
@@ -96,15 +96,15 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 2: the fork, found by the tool any assistant would call.
   yield* heading(2, "find where they disagree", "relay_detect_conflicts")
-  const detected = yield* call("detect the conflict", "relay_detect_conflicts", {}, ConflictsOutput)
+  const detected = yield* call("detecting the conflict", "relay_detect_conflicts", {}, ConflictsOutput)
   yield* check(
-    "detect the conflict",
+    "detecting the conflict",
     detected.conflicts.length === 1,
     `relay_detect_conflicts should find exactly the one fork, found ${detected.conflicts.length}`
   )
   const conflict = detected.conflicts[0]!
   yield* check(
-    "detect the conflict",
+    "detecting the conflict",
     conflict.parent.id === id(storyFork.parent) && conflict.a.id === id(storyFork.a) && conflict.b.id === id(storyFork.b),
     `the conflict found is not the fork under ${q(contentOf(storyFork.parent))}`
   )
@@ -116,16 +116,16 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 3: settle it.
   yield* heading(3, `${storyResolution.resolvedBy} settles it`, "relay_resolve_conflict")
-  const resolved = yield* call("resolve the conflict", "relay_resolve_conflict", resolveArguments(ids), ResolveConflictOutput)
+  const resolved = yield* call("resolving the conflict", "relay_resolve_conflict", resolveArguments(ids), ResolveConflictOutput)
   const staleKeys = storyStale.map((s) => id(s.key))
   yield* check(
-    "resolve the conflict",
+    "resolving the conflict",
     resolved.winner.id === id(storyResolution.winner) && resolved.loser.id === id(storyResolution.loser) &&
       resolved.loser.status === "superseded" && !resolved.already_resolved,
     "the resolution did not record the winner over the loser"
   )
   yield* check(
-    "resolve the conflict",
+    "resolving the conflict",
     sameSet(resolved.stale.map((d) => d.fact.id), staleKeys),
     `the resolution should report ${storyStale.length} stale facts, reported ${resolved.stale.length}`
   )
@@ -137,10 +137,10 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 4: what the decision made stale.
   yield* heading(4, "what rests on the losing answer", "relay_get_impact")
-  const impact = yield* call("impact of the loser", "relay_get_impact", { fact_id: resolved.loser.id }, ImpactOutput)
-  yield* check("impact of the loser", impact.dependents.length > 0, "the stale list is empty: nothing builds on the loser")
+  const impact = yield* call("reading the impact of the loser", "relay_get_impact", { fact_id: resolved.loser.id }, ImpactOutput)
+  yield* check("reading the impact of the loser", impact.dependents.length > 0, "the stale list is empty: nothing builds on the loser")
   yield* check(
-    "impact of the loser",
+    "reading the impact of the loser",
     impact.dependents.length === storyStale.length &&
       impact.dependents.every((d, i) =>
         d.fact.id === id(storyStale[i]!.key) && d.distance === storyStale[i]!.distance && d.fact.status === "stale"
@@ -153,17 +153,17 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 5: cursor starts its next session with a briefing.
   yield* heading(5, `${storyBriefing.reader} starts its next session`, "relay_get_briefing")
-  const briefing = yield* call("briefing", "relay_get_briefing", { my_name: storyBriefing.reader }, BriefingOutput)
+  const briefing = yield* call("reading the briefing", "relay_get_briefing", { my_name: storyBriefing.reader }, BriefingOutput)
   const fromOthers = storyFacts.filter((f) => f.writtenBy === storyBriefing.learnsFrom).map((f) => id(f.key))
   yield* check(
-    "briefing",
+    "reading the briefing",
     fromOthers.every((factId) => briefing.new_facts.some((f) => f.id === factId)) &&
       briefing.new_facts.every((f) => f.written_by !== storyBriefing.reader),
     `the briefing for ${storyBriefing.reader} does not show exactly what ${storyBriefing.learnsFrom} saved`
   )
   const decision = briefing.decisions.find((d) => d.winner.id === resolved.winner.id && d.loser.id === resolved.loser.id)
-  yield* check("briefing", decision !== undefined, "the briefing is missing the decision")
-  yield* check("briefing", briefing.open_conflicts.length === 0, "the briefing still shows an open conflict")
+  yield* check("reading the briefing", decision !== undefined, "the briefing is missing the decision")
+  yield* check("reading the briefing", briefing.open_conflicts.length === 0, "the briefing still shows an open conflict")
   yield* out(`  ${briefing.new_facts.length} new fact(s) by others in the last 24 hours (as of ${briefing.as_of}):`)
   for (const f of briefing.new_facts) yield* out(`    + ${q(f.content)} ${style.dim(`· ${f.written_by}`)}`)
   for (const d of briefing.decisions) {
@@ -173,9 +173,9 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 6: what most later work rests on.
   yield* heading(6, "the facts most work rests on", "relay_get_important_facts")
-  const important = yield* call("important facts", "relay_get_important_facts", { limit: 3 }, ImportantFactsOutput)
+  const important = yield* call("reading the important facts", "relay_get_important_facts", { limit: 3 }, ImportantFactsOutput)
   yield* check(
-    "important facts",
+    "reading the important facts",
     important.facts[0]?.fact.id === id(storyThreads[0]!.root),
     `the most important fact should be ${q(contentOf(storyThreads[0]!.root))}`
   )
@@ -185,9 +185,9 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 7: the threads, as connected groups.
   yield* heading(7, "the separate threads of work", "relay_get_clusters")
-  const clusters = yield* call("clusters", "relay_get_clusters", {}, ClustersOutput)
+  const clusters = yield* call("reading the clusters", "relay_get_clusters", {}, ClustersOutput)
   yield* check(
-    "clusters",
+    "reading the clusters",
     clusters.clusters.length === storyThreads.length &&
       clusters.clusters.every((c, i) =>
         c.size === storyThreads[i]!.size && c.facts.some((f) => f.id === id(storyThreads[i]!.root))
@@ -200,11 +200,11 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   }
 
   // The memory as it stands now.
-  const state = yield* call("current state", "relay_get_current_state", { limit: 100 }, CurrentStateOutput)
+  const state = yield* call("reading the current state", "relay_get_current_state", { limit: 100 }, CurrentStateOutput)
   const expected = (key: string) =>
     key === storyResolution.loser ? "superseded" : storyStale.some((s) => s.key === key) ? "stale" : "active"
   yield* check(
-    "current state",
+    "reading the current state",
     state.facts.length === storyFacts.length &&
       state.facts.every((f) => expected(keyOf.get(f.id) ?? "") === f.status),
     "the memory does not show the loser superseded and its branch stale"

@@ -104,6 +104,17 @@ describe("npm run demo", () => {
       await dropGraph(userGraph)
     }
   })
+
+  it("exits 1 naming the step that did not show what it should, and still drops its graph", async () => {
+    // Four calls a minute: the server refuses the fifth save, so the fork is never seen.
+    const r = await runCli("demo", { ...dbEnv(testGraphName("demo_fail")), RELAY_RATE_LIMIT: "4" })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^demo failed while saving "Store refresh tokens in Redis": relay_save_fact answered rate_limited: /m)
+    expect(r.stdout).not.toContain("Every step showed what it should")
+    const demoGraph = /graph\s+(relay_demo_\d+_[0-9a-f]{4})/.exec(r.stdout)?.[1]
+    expect(r.stdout).toContain(`Dropped the demo graph ${demoGraph}.`)
+    expect(await withDb((db) => db.list())).not.toContain(demoGraph)
+  })
 })
 
 describe("npm run seed", () => {
