@@ -4,6 +4,7 @@ import { DatabaseError } from "../domain/errors.js"
 import { type CypherParams, GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
+import { moduleVersion, serverVersion } from "./embedded/EmbeddedServer.js"
 import { ensureSchema } from "./schema.js"
 
 const connectTimeout = Duration.millis(1500)
@@ -102,6 +103,19 @@ export const FalkorDbLive = Layer.scoped(
       graphName,
       write: (cypher, params) => run("query", cypher, params),
       read: (cypher, params) => run("roQuery", cypher, params),
+      versions: fastConnection.pipe(
+        Effect.flatMap(({ db }) =>
+          Effect.tryPromise({
+            try: async () => {
+              const client = await db.connection
+              return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
+            },
+            catch: classify
+          })
+        ),
+        Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("MODULE LIST") }),
+        Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))
+      ),
       dropGraph: fastConnection.pipe(
         Effect.flatMap(({ db }) =>
           Effect.tryPromise({ try: () => db.selectGraph(graphName).delete(), catch: classify })

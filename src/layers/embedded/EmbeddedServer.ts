@@ -218,9 +218,10 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
   }
 ).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
 
-const moduleVersion = (modules: RespValue | undefined): Option.Option<string> => {
+/** The FalkorDB ("graph") module's version in a MODULE LIST reply, e.g. "4.16.3". */
+export const moduleVersion = (modules: unknown): Option.Option<string> => {
   if (!Array.isArray(modules)) return Option.none()
-  for (const entry of modules as ReadonlyArray<RespValue>) {
+  for (const entry of modules as ReadonlyArray<unknown>) {
     if (!Array.isArray(entry)) continue
     const fields = entry as ReadonlyArray<RespValue>
     const get = (key: string) => fields[fields.indexOf(key) + 1]
@@ -232,8 +233,15 @@ const moduleVersion = (modules: RespValue | undefined): Option.Option<string> =>
   return Option.none()
 }
 
-const infoField = (info: RespValue | undefined, key: string): Option.Option<string> =>
+const infoField = (info: unknown, key: string): Option.Option<string> =>
   typeof info === "string" ? Option.fromNullable(new RegExp(`^${key}:(.*)$`, "m").exec(info)?.[1]?.trim()) : Option.none()
+
+/** The server's name and version in an INFO server reply, e.g. "valkey 8.0.1". */
+export const serverVersion = (info: unknown): Option.Option<string> =>
+  infoField(info, "valkey_version").pipe(
+    Option.map((v) => `valkey ${v}`),
+    Option.orElse(() => infoField(info, "redis_version").pipe(Option.map((v) => `redis ${v}`)))
+  )
 
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
 export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
@@ -258,13 +266,12 @@ export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, 
     if (isReply(modules) || isReply(info)) {
       return yield* fail(`A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`)
     }
-    const valkey = infoField(info, "valkey_version").pipe(Option.map((v) => `valkey ${v}`))
     return {
       ...base,
       running: true,
       pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
       moduleVersion: moduleVersion(modules),
-      serverVersion: Option.orElse(valkey, () => infoField(info, "redis_version").pipe(Option.map((v) => `redis ${v}`)))
+      serverVersion: serverVersion(info)
     }
   }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))
 

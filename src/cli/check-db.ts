@@ -1,0 +1,81 @@
+/**
+ * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
+ * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
+ * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
+ * Like any Relay process, it starts (or joins) the embedded server when none is configured.
+ */
+import { Console, Effect, Option } from "effect"
+import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
+import { SettingsLive } from "../layers/SettingsLive.js"
+import { GraphDatabase } from "../services/GraphDatabase.js"
+import { Settings } from "../services/Settings.js"
+import {
+  CliFailure,
+  countFacts,
+  type DatabaseDescription,
+  describeDatabase,
+  graphDatabaseLayer,
+  runCli,
+  secretsOf
+} from "./common.js"
+
+const whatToDo = (db: DatabaseDescription): string => {
+  switch (db.kind) {
+    case "docker":
+      return "start it with `docker compose up -d` (beside package.json), or unset FALKORDB_* to use the embedded server."
+    case "configured":
+      return "start that server or fix FALKORDB_HOST/FALKORDB_PORT/FALKORDB_PASSWORD (or FALKORDB_URL) in .env, or unset them to use the embedded server."
+    case "embedded":
+      return "run `npm run setup-db`, then `npm run db -- start` to see why the embedded server does not start."
+  }
+}
+
+const noModule = /unknown command/i
+const refusedPassword = /WRONGPASS|NOAUTH|invalid password|invalid username-password/i
+
+const main = Effect.gen(function*() {
+  const { database, graph } = yield* Settings
+  const secrets = secretsOf(database)
+  // Nothing printed here should hold a password; scrub anyway.
+  const say = (line: string) =>
+    Console.log(secrets.reduce((l, s) => (s === "" ? l : l.split(s).join("****")), line))
+  const db = yield* describeDatabase(database)
+  yield* say(`database:  ${db.where}`)
+  const wasRunning = database._tag === "Embedded"
+    ? Option.some(yield* embeddedStatus.pipe(Effect.map((s) => s.running)))
+    : Option.none<boolean>()
+
+  const probe = Effect.gen(function*() {
+    const gdb = yield* GraphDatabase
+    const versions = yield* gdb.versions
+    const facts = yield* countFacts
+    return { versions, facts }
+  }).pipe(
+    Effect.provide(graphDatabaseLayer),
+    Effect.catchTag("DatabaseError", (e) =>
+      new CliFailure({
+        message: refusedPassword.test(e.detail)
+          ? "The database answered but refused the password: check FALKORDB_PASSWORD (or FALKORDB_URL) in .env."
+          : noModule.test(e.detail)
+          ? "The database answered but has no FalkorDB module loaded: point FALKORDB_* at a FalkorDB server, or unset them to use the embedded one."
+          : `Nothing answers at ${db.address}: ${whatToDo(db)}`,
+        exitCode: 1
+      })),
+    Effect.catchTag("EmbeddedServerError", (e) => new CliFailure({ message: e.message, exitCode: 1 }))
+  )
+  const started = yield* Effect.exit(probe)
+  if (started._tag === "Failure") {
+    yield* say("reachable: no")
+    return yield* started
+  }
+  const { facts, versions } = started.value
+  const joined = Option.match(wasRunning, {
+    onNone: () => "yes",
+    onSome: (running) => (running ? "yes (the embedded server was running)" : "yes (started the embedded server; it keeps running for Relay)")
+  })
+  yield* say(`reachable: ${joined}`)
+  yield* say(`FalkorDB:  ${Option.getOrElse(versions.module, () => "unknown")}${Option.match(versions.server, { onNone: () => "", onSome: (s) => ` on ${s}` })}`)
+  yield* say(`graph:     ${graph} (RELAY_GRAPH), ${facts} fact${facts === 1 ? "" : "s"}`)
+}).pipe(Effect.provide(SettingsLive))
+
+runCli(main)

@@ -1,0 +1,57 @@
+/**
+ * `npm run demo`: starts or joins the database Relay is configured for (the embedded FalkorDB by
+ * default), plays the demo story through dist/server.js over stdio in a graph of its own, draws the
+ * memory as a tree, drops the graph and prints the client configuration for this install.
+ * Exits 1 with one sentence when a step does not show what it should.
+ */
+import { Clock, Effect, Layer, Random } from "effect"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { makeStyle, wantsColour } from "../demo/style.js"
+import { DemoFailed } from "../demo/mcpSession.js"
+import { runDemo } from "../demo/demo.js"
+import { Settings } from "../services/Settings.js"
+import { CliFailure, describeDatabase, graphDatabaseLayer, runCli, settingsWithGraph } from "./common.js"
+import { SettingsLive } from "../layers/SettingsLive.js"
+
+const distDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+const env = Object.fromEntries(
+  Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as const]))
+)
+
+const main = Effect.gen(function*() {
+  const configured = yield* Settings.pipe(Effect.provide(SettingsLive))
+  const stamp = yield* Clock.currentTimeMillis
+  const suffix = (yield* Random.nextIntBetween(0, 0xffff)).toString(16).padStart(4, "0")
+  const graph = `relay_demo_${stamp}_${suffix}`
+  const database = yield* describeDatabase(configured.database)
+  yield* runDemo({
+    install: {
+      nodePath: process.execPath,
+      serverPath: Path.join(distDir, "server.js"),
+      packageDir: Path.resolve(distDir, ".."),
+      platform: process.platform,
+      home: Os.homedir(),
+      appData: process.env.APPDATA,
+      env
+    },
+    style: makeStyle(wantsColour(process.stdout.isTTY === true, process.env.NO_COLOR)),
+    database: database.where,
+    userGraph: configured.graph,
+    embedded: database.kind === "embedded",
+    serverEnv: env
+  }).pipe(Effect.provide(graphDatabaseLayer.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
+}).pipe(
+  Effect.catchTags({
+    DemoFailed: (e: DemoFailed) => new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),
+    DatabaseError: () =>
+      new CliFailure({
+        message: "demo failed: FalkorDB could not be reached; run `npm run check-db` to see which database Relay uses and what to do.",
+        exitCode: 1
+      })
+  })
+)
+
+runCli(main)

@@ -1,0 +1,144 @@
+/**
+ * The demo story, shared by `npm run demo` (which plays it through dist/server.js over stdio) and
+ * `npm run seed` (which loads it into the configured graph through the same tool path).
+ *
+ * Two assistants share one memory. Claude Desktop and Cursor both build on one auth decision and
+ * disagree on where refresh tokens live (a fork); Claude Desktop builds two more facts on its
+ * answer; a second thread is about database migrations. The fork is settled for Redis, which makes
+ * Claude Desktop's cookie branch stale.
+ */
+
+export type Assistant = "claude-desktop" | "cursor"
+
+export interface StoryFact {
+  /** A name for the fact inside the story; the real id is made by Relay. */
+  readonly key: string
+  readonly content: string
+  readonly writtenBy: Assistant
+  readonly sessionId: string
+  /** The key of the fact it builds on, saved earlier in the list. */
+  readonly parent: string | null
+}
+
+export interface StoryResolution {
+  readonly winner: string
+  readonly loser: string
+  readonly reason: string
+  readonly resolvedBy: Assistant
+}
+
+const claudeAuth = "claude-desktop:auth-design"
+const cursorAuth = "cursor:auth-review"
+const cursorDb = "cursor:db-migrations"
+const claudeDb = "claude-desktop:db-migrations"
+
+/** In the order they are saved; a parent always comes before its children. */
+export const storyFacts: ReadonlyArray<StoryFact> = [
+  {
+    key: "auth",
+    content: "Auth uses short-lived access tokens with refresh tokens",
+    writtenBy: "claude-desktop",
+    sessionId: claudeAuth,
+    parent: null
+  },
+  {
+    key: "cookies",
+    content: "Store refresh tokens in httpOnly cookies",
+    writtenBy: "claude-desktop",
+    sessionId: claudeAuth,
+    parent: "auth"
+  },
+  {
+    key: "csrf",
+    content: "Guard the refresh endpoint with SameSite=Strict and a CSRF token",
+    writtenBy: "claude-desktop",
+    sessionId: claudeAuth,
+    parent: "cookies"
+  },
+  {
+    key: "rotation",
+    content: "Rotate the refresh cookie on every use",
+    writtenBy: "claude-desktop",
+    sessionId: claudeAuth,
+    parent: "csrf"
+  },
+  {
+    key: "redis",
+    content: "Store refresh tokens in Redis",
+    writtenBy: "cursor",
+    sessionId: cursorAuth,
+    parent: "auth"
+  },
+  {
+    key: "redis-ttl",
+    content: "Key refresh tokens in Redis by user id with a 30-day TTL",
+    writtenBy: "cursor",
+    sessionId: cursorAuth,
+    parent: "redis"
+  },
+  {
+    key: "migrations",
+    content: "Database migrations run in CI before each deploy",
+    writtenBy: "cursor",
+    sessionId: cursorDb,
+    parent: null
+  },
+  {
+    key: "sql-files",
+    content: "Each migration is one SQL file with a tested down step",
+    writtenBy: "claude-desktop",
+    sessionId: claudeDb,
+    parent: "migrations"
+  },
+  {
+    key: "concurrent-index",
+    content: "Build indexes CONCURRENTLY so no migration locks a table",
+    writtenBy: "cursor",
+    sessionId: cursorDb,
+    parent: "sql-files"
+  }
+]
+
+/** The one fork of the story: the two facts under "auth". */
+export const storyFork = { parent: "auth", a: "cookies", b: "redis" } as const
+
+export const storyResolution: StoryResolution = {
+  winner: "redis",
+  loser: "cookies",
+  reason: "Redis wins because we need instant revocation",
+  resolvedBy: "claude-desktop"
+}
+
+/** The facts that build on the loser, nearest first: stale once the fork is settled. */
+export const storyStale: ReadonlyArray<{ readonly key: string; readonly distance: number }> = [
+  { key: "csrf", distance: 1 },
+  { key: "rotation", distance: 2 }
+]
+
+/** Who reads the briefing, and who they should learn from. */
+export const storyBriefing = { reader: "cursor", learnsFrom: "claude-desktop" } as const
+
+/** The threads (clusters) of the story, largest first, by the key of their root. */
+export const storyThreads: ReadonlyArray<{ readonly root: string; readonly size: number }> = [
+  { root: "auth", size: 6 },
+  { root: "migrations", size: 3 }
+]
+
+/** The arguments of relay_save_fact for a story fact, given the ids of the facts saved before it. */
+export const saveArguments = (fact: StoryFact, ids: ReadonlyMap<string, string>): Record<string, string> => {
+  const parent = fact.parent === null ? undefined : ids.get(fact.parent)
+  return {
+    content: fact.content,
+    written_by: fact.writtenBy,
+    session_id: fact.sessionId,
+    ...(parent === undefined ? {} : { parent_fact_id: parent })
+  }
+}
+
+/** The arguments of relay_resolve_conflict for the story's resolution. */
+export const resolveArguments = (ids: ReadonlyMap<string, string>): Record<string, string> => ({
+  winner_fact_id: ids.get(storyResolution.winner) ?? "",
+  loser_fact_id: ids.get(storyResolution.loser) ?? "",
+  reason: storyResolution.reason,
+  resolved_by: storyResolution.resolvedBy
+})
