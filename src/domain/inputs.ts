@@ -6,8 +6,12 @@ import { IsoTimestamp } from "./time.js"
 const limit = (fallback: number) =>
   Schema.optionalWith(
     Schema.Int.pipe(
-      Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" }),
-      Schema.annotations({ description: `How many to return (1-100, default ${fallback})` })
+      Schema.between(1, 100),
+      Schema.annotations({
+        // One message for every way to miss: "5", 1.5, 0 and 101 all get the rule, never the value.
+        message: () => ({ message: "must be a whole number from 1 to 100", override: true }),
+        description: `How many to return (1-100, default ${fallback})`
+      })
     ),
     { default: () => fallback }
   )
@@ -28,7 +32,8 @@ export const CurrentStateInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" }))
 })
 
-export const NoInput = Schema.Struct({})
+/** No fields at all: an empty Struct alone would accept any object, so say that every key is unknown. */
+export const NoInput = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Never }))
 
 export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: FactId,

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Option, SynchronizedRef } from "effect"
+import { Duration, Effect, Exit, Layer, Option, SynchronizedRef } from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
 import { type CypherParams, GraphDatabase } from "../services/GraphDatabase.js"
@@ -36,10 +36,12 @@ export const FalkorDbLive = Layer.scoped(
     const current = yield* SynchronizedRef.make(Option.none<Connection>())
     let schemaReady = false
 
+    const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
+
     const open = Effect.gen(function*() {
       const options: FalkorDBOptions = yield* endpoint.options
-      const db = yield* Effect.tryPromise({
-        // No silent reconnect loop and no offline queue: a dead server must fail calls fast.
+      // No silent reconnect loop and no offline queue: a dead server must fail calls fast.
+      const connecting = yield* Effect.try({
         try: () =>
           FalkorDB.connect({
             ...options,
@@ -47,13 +49,24 @@ export const FalkorDbLive = Layer.scoped(
             disableOfflineQueue: true
           } as unknown as FalkorDBOptions),
         catch: classify
-      }).pipe(Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("connect") }))
+      })
+      const db = yield* Effect.tryPromise({ try: () => connecting, catch: classify }).pipe(
+        Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("connect") }),
+        // A connect given up on (timed out, or the call's budget ran out) can still finish later, for
+        // instance when a paused server resumes: close it then rather than leak it.
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => {
+            connecting.then((late) => late.close()).catch(() => undefined)
+          })
+        )
+      )
       db.on("error", () => {}) // the failure surfaces on the next query, which re-makes the connection
       const client = yield* Effect.promise(() => db.connection)
       const connection: Connection = { db, isOpen: () => client.isReady }
       if (!schemaReady) {
         yield* ensureSchema(db.selectGraph(graphName)).pipe(
-          Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
+          Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("schema setup") }),
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : closeQuietly(connection))
         )
         schemaReady = true
       }
@@ -74,26 +87,36 @@ export const FalkorDbLive = Layer.scoped(
       Effect.flatMap((c) => Option.isSome(c) && c.value.isOpen() ? Effect.succeed(c.value) : connection)
     )
 
-    const run = <Row>(mode: "query" | "roQuery", cypher: string, params: CypherParams | undefined) =>
+    /**
+     * A query that timed out leaves its connection suspect (a paused server, a half-open socket that
+     * would never report an error): forget it, so the next call connects afresh. Only the connection
+     * the query ran on is dropped, never a newer one made meanwhile.
+     */
+    const forget = (stale: Connection) =>
+      SynchronizedRef.updateEffect(current, (c) =>
+        Option.isSome(c) && c.value === stale
+          ? Effect.as(closeQuietly(stale), Option.none<Connection>())
+          : Effect.succeed(c))
+
+    const withConnection = <A>(use: (db: FalkorDB) => Promise<A>) =>
       fastConnection.pipe(
-        Effect.flatMap(({ db }) =>
-          Effect.tryPromise({
-            try: () => {
-              const graph = db.selectGraph(graphName)
-              const options = params === undefined ? undefined : { params: params as Record<string, never> }
-              return mode === "query" ? graph.query<Row>(cypher, options) : graph.roQuery<Row>(cypher, options)
-            },
-            catch: classify
-          })
+        Effect.flatMap((connection) =>
+          Effect.tryPromise({ try: () => use(connection.db), catch: classify }).pipe(
+            Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
+            Effect.tapError((e) => e.detail === "query timed out" ? forget(connection) : Effect.void)
+          )
         ),
-        Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
-        Effect.map((reply) => reply.data ?? []),
         Effect.tapError((e) =>
           Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))
         )
       )
 
-    const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
+    const run = <Row>(mode: "query" | "roQuery", cypher: string, params: CypherParams | undefined) =>
+      withConnection((db) => {
+        const graph = db.selectGraph(graphName)
+        const options = params === undefined ? undefined : { params: params as Record<string, never> }
+        return mode === "query" ? graph.query<Row>(cypher, options) : graph.roQuery<Row>(cypher, options)
+      }).pipe(Effect.map((reply) => reply.data ?? []))
 
     yield* Effect.addFinalizer(() =>
       SynchronizedRef.get(current).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: closeQuietly })))
@@ -103,23 +126,12 @@ export const FalkorDbLive = Layer.scoped(
       graphName,
       write: (cypher, params) => run("query", cypher, params),
       read: (cypher, params) => run("roQuery", cypher, params),
-      versions: fastConnection.pipe(
-        Effect.flatMap(({ db }) =>
-          Effect.tryPromise({
-            try: async () => {
-              const client = await db.connection
-              return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
-            },
-            catch: classify
-          })
-        ),
-        Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("MODULE LIST") }),
-        Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))
-      ),
-      dropGraph: fastConnection.pipe(
-        Effect.flatMap(({ db }) =>
-          Effect.tryPromise({ try: () => db.selectGraph(graphName).delete(), catch: classify })
-        ),
+      versions: withConnection(async (db) => {
+        const client = await db.connection
+        return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
+      }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
+      dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
+        Effect.asVoid,
         Effect.catchIf((e) => /empty key|invalid graph|not found/i.test(e.detail), () => Effect.void)
       )
     })

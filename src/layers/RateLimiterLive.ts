@@ -7,24 +7,33 @@ const minute = 60_000
 
 /**
  * A token bucket: `perMinute` calls at once, refilled evenly over a minute, on Effect's Clock so a
- * TestClock drives it. The bucket starts full.
+ * TestClock drives it. The bucket starts full; a refused call costs nothing.
+ *
+ * The bucket is kept in integer "credit" so the boundary is exact for any limit: one call costs
+ * 60 000 credit, every millisecond adds `perMinute` credit, and the bucket holds at most
+ * `perMinute` calls. (Fractions of a token in floating point drift: at 20 a minute, 3000 ms of
+ * refill is not quite one token.)
  */
 export const makeRateLimiter = (perMinute: number) =>
   Effect.gen(function*() {
+    const cost = minute
+    const capacity = perMinute * cost
     const start = yield* Clock.currentTimeMillis
-    const bucket = yield* Ref.make({ tokens: perMinute, at: start })
-    const perMilli = perMinute / minute
+    const bucket = yield* Ref.make({ credit: capacity, at: start })
     const take = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Ref.modify(bucket, ({ at, tokens }) => {
-        const available = Math.min(perMinute, tokens + Math.max(0, now - at) * perMilli)
-        return available >= 1
-          ? [0, { tokens: available - 1, at: now }] as const
-          : [Math.ceil((1 - available) / perMilli), { tokens: available, at: now }] as const
+      Ref.modify(bucket, ({ at, credit }) => {
+        const available = Math.min(capacity, credit + Math.max(0, now - at) * perMinute)
+        // A clock that went backwards keeps the later mark, so it cannot mint credit.
+        const mark = Math.max(at, now)
+        return available >= cost
+          ? [0, { credit: available - cost, at: mark }] as const
+          : [Math.ceil((cost - available) / perMinute), { credit: available, at: mark }] as const
       })).pipe(
         Effect.flatMap((waitMillis) =>
           waitMillis === 0 ? Effect.void : Effect.fail(
             new RateLimited({
-              message: `more than ${perMinute} calls a minute; retry after ${Math.ceil(waitMillis / 1000)} s`,
+              message: `more than ${perMinute} calls a minute; retry after ${Math.ceil(waitMillis / 1000)} s` +
+                ` (${waitMillis} ms)`,
               retryAfterMillis: waitMillis
             })
           )

@@ -14,14 +14,32 @@ export interface ToolResult {
   readonly isError?: boolean
 }
 
+/**
+ * Effect's default messages end in ", actual <the value>", which would echo whatever was sent (a
+ * credential pasted into the wrong field, a whole prompt) back to the model and into logs. Keep
+ * only what was expected, in words.
+ */
+const withoutValue = (message: string): string => {
+  const match = /^Expected ([\s\S]*?), actual [\s\S]*$/.exec(message)
+  if (match === null) return message
+  const expected = match[1] ?? ""
+  if (expected === "never") return "is not a field of this tool"
+  if (expected.startsWith("{")) return "must be an object with this tool's fields"
+  if (/^(string|number|boolean)$/.test(expected)) return `must be a ${expected}`
+  if (/^an? [a-z ]+$/.test(expected)) return `must be ${expected}`
+  return "has the wrong type"
+}
+
 /** Names the first offending field and the rule it broke; never echoes the value. */
 const describeParseError = (error: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const first = issues[0]
   if (first === undefined) return "the input does not match the tool's schema"
-  const field = first.path.length === 0 ? "input" : first.path.join(".")
+  // A field name is the caller's text too: name it, but not at any length.
+  const path = first.path.map(String).join(".")
+  const field = path === "" ? "input" : path.length > 64 ? `${path.slice(0, 64)}...` : path
   const message = first._tag === "Unexpected" ? "is not a field of this tool" :
-    first._tag === "Missing" ? "is required" : first.message
+    first._tag === "Missing" ? "is required" : withoutValue(first.message)
   return `${field}: ${message}`
 }
 
