@@ -1,10 +1,15 @@
 import { Schema } from "effect"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
-/** A fact id: a UUID made by Relay (clients only ever pass back ids they were given). */
-export const FactId = Schema.String.pipe(
-  Schema.pattern(uuidPattern, { message: () => "must be a UUID" }),
+/**
+ * A fact id: a UUID made by Relay (clients only ever pass back ids they were given). Relay makes
+ * them lower case; an upper-cased copy from a client is the same id, so it is lower-cased on decode.
+ */
+export const FactId = Schema.compose(
+  Schema.String.pipe(Schema.pattern(uuidPattern, { message: () => "must be a UUID" })),
+  Schema.Lowercase
+).pipe(
   Schema.brand("FactId"),
   Schema.annotations({ description: "A fact id (UUID) returned by Relay" })
 )

@@ -42,7 +42,8 @@ export const serveStdio = Effect.gen(function*() {
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name)
     if (tool === undefined) {
-      const message = `name: there is no tool called ${JSON.stringify(request.params.name)}`
+      // Never echo more than a short prefix of what the client sent.
+      const message = `name: there is no tool called ${JSON.stringify(request.params.name.slice(0, 64))}`
       return Promise.resolve({
         content: [{ type: "text" as const, text: `invalid_input: ${message}` }],
         structuredContent: { error: { code: "invalid_input", message } },

@@ -25,7 +25,9 @@ export const resolveConflict = defineTool({
   output: ResolveConflictOutput,
   handler: Effect.fn("relay_resolve_conflict")(function*(input) {
     const reason = input.reason.trim()
-    yield* (yield* SecretScanner).check("reason", reason)
+    const scanner = yield* SecretScanner
+    yield* scanner.check("reason", reason)
+    yield* scanner.check("resolved_by", input.resolved_by)
     const resolved = yield* (yield* FactStore).resolve({
       winnerId: input.winner_fact_id,
       loserId: input.loser_fact_id,

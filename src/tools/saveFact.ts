@@ -25,7 +25,11 @@ export const saveFact = defineTool({
   output: SaveFactOutput,
   handler: Effect.fn("relay_save_fact")(function*(input) {
     const content = input.content.trim()
-    yield* (yield* SecretScanner).check("content", content)
+    const scanner = yield* SecretScanner
+    yield* scanner.check("content", content)
+    // The labels are free text too: a token pasted as a session id must not land either.
+    yield* scanner.check("written_by", input.written_by)
+    yield* scanner.check("session_id", input.session_id)
     const call = yield* ToolCall
     const saved = yield* (yield* FactStore).save({
       id: call.id,

@@ -68,4 +68,18 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const extra = yield* failed("relay_get_context", { fact_id: missing, nope: 1 })
       expect(extra.message).toContain("nope")
     }))
+
+  it.effect("an upper-cased id is the same fact; a token in a label is refused", () =>
+    Effect.gen(function*() {
+      const r = yield* save("ids are lower case")
+      const ctx = yield* ok("relay_get_context", { fact_id: r.fact.id.toUpperCase() })
+      expect(ctx.chain.map((f: any) => f.id)).toEqual([r.fact.id])
+      const before = (yield* ok("relay_get_current_state", { limit: 100 })).facts.length
+      const token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+      const e = yield* failed("relay_save_fact", { content: "fine", written_by: "a", session_id: token })
+      expect(e.code).toBe("secret_detected")
+      expect(e.message).toContain("session_id")
+      expect(e.message).not.toContain(token)
+      expect((yield* ok("relay_get_current_state", { limit: 100 })).facts.length).toBe(before)
+    }))
 })
