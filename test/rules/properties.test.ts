@@ -190,6 +190,6 @@ layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
     "many resolutions over a few facts: cycles and ancestry are always refused",
     [fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }), fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })],
     ([resolves, saves]) => runScenario([...saves, ...resolves]),
-    { timeout: 60_000, fastCheck: { numRuns: 80 } }
+    { timeout: 120_000, fastCheck: { numRuns: 80 } }
   )
 })

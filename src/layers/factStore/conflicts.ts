@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Conflict } from "../../domain/fact.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { factMap, type FactRow, liveChildMap, toFact } from "./projection.js"
 
 /**
  * Open conflicts: sibling pairs whose normalised contents differ and neither of which is superseded;
@@ -15,8 +15,8 @@ export const openConflictsQuery = `MATCH (p:Forked) WITH p ` +
   `WITH p, collect(c) AS live WHERE size(live) > 1 ` +
   `UNWIND live AS a UNWIND live AS b ` +
   `WITH p, a, b WHERE a.created_at < b.created_at AND a.norm <> b.norm ` +
-  `WITH p, a, b ORDER BY b.created_at DESC, a.created_at DESC ` +
-  `RETURN ${factMap("p")} AS parent, ${factMap("a")} AS a, ${factMap("b")} AS b`
+  `WITH a, b, ${factMap("p")} AS parent ORDER BY b.created_at DESC, a.created_at DESC ` +
+  `RETURN parent, ${liveChildMap("a", "parent")} AS a, ${liveChildMap("b", "parent")} AS b`
 
 export const openConflicts = (db: GraphDatabase["Type"]) =>
   db.read<{ parent: FactRow; a: FactRow; b: FactRow }>(openConflictsQuery).pipe(

@@ -16,6 +16,16 @@ export const factMap = (v: string): string =>
   `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
   `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
 
+/**
+ * The map of an unsuperseded child `v` of a parent whose map is already bound as `parentMap`: its
+ * parent_id is the parent's id and it is stale exactly when the parent is superseded or stale, so
+ * no ancestor walk is needed (relay_detect_conflicts returns two such children per row).
+ */
+export const liveChildMap = (v: string, parentMap: string): string =>
+  `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
+  `created_at: ${v}.created_at, parent_id: ${parentMap}.id, superseded: false, ` +
+  `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
+
 /** The same map, or null when the variable is unbound (OPTIONAL MATCH). */
 export const factMapOrNull = (v: string): string => `CASE WHEN ${v} IS NULL THEN NULL ELSE ${factMap(v)} END`
 
