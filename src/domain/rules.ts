@@ -166,3 +166,95 @@ export const saveOutcome = (
     duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
   }
 }
+
+/** What a client is told when a resolution breaks a rule; the store answers with exactly these. */
+export const resolutionMessage = {
+  winner_is_loser: "winner_fact_id and loser_fact_id must be different facts",
+  supersedes_cycle:
+    "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle",
+  builds_on_each_other:
+    "one fact builds on the other (BUILDS_ON ancestry); only facts on separate branches can supersede each other"
+} as const satisfies Partial<Record<ResolutionRule, string>>
+
+/**
+ * The commit-order stamp of a write: the Clock's now, or just past the graph's last stamp when the
+ * Clock has not moved past it. A briefing's fence takes `max(now, last)` and makes it the last stamp.
+ */
+export const nextStamp = (last: number | null, now: number): number =>
+  last === null || now > last ? now : last + 1
+
+export const fenceStamp = (last: number | null, now: number): number =>
+  last === null || now > last ? now : last
+
+/** The briefing window `since < created_at <= asOf`; without `since`, the 24 hours before asOf. */
+export const briefingWindow = (asOf: number, since: number | null): { since: number; asOf: number } => ({
+  since: since ?? asOf - 24 * 60 * 60 * 1000,
+  asOf
+})
+
+export const inWindow = (window: { since: number; asOf: number }, createdAt: number): boolean =>
+  createdAt > window.since && createdAt <= window.asOf
+
+/**
+ * Connected components over BUILDS_ON and SUPERSEDES, direction ignored: largest first, ties by the
+ * oldest fact; each component's facts oldest first.
+ */
+export const clusters = (model: GraphModel): Array<Array<string>> => {
+  const parent = new Map(model.facts.map((f) => [f.id, f.id]))
+  const find = (x: string): string => {
+    let root = x
+    while (parent.get(root) !== root) root = parent.get(root)!
+    parent.set(x, root)
+    return root
+  }
+  const union = (a: string, b: string) => {
+    if (!parent.has(a) || !parent.has(b)) return
+    parent.set(find(a), find(b))
+  }
+  for (const f of model.facts) if (f.parentId !== null) union(f.id, f.parentId)
+  for (const r of model.supersedes) union(r.winner, r.loser)
+  const groups = new Map<string, Array<ModelFact>>()
+  for (const f of model.facts) {
+    const key = find(f.id)
+    const list = groups.get(key) ?? []
+    list.push(f)
+    groups.set(key, list)
+  }
+  return [...groups.values()]
+    .map((g) => g.sort((x, y) => x.createdAt - y.createdAt))
+    .sort((x, y) => y.length - x.length || x[0]!.createdAt - y[0]!.createdAt)
+    .map((g) => g.map((f) => f.id))
+}
+
+/**
+ * Stale facts from the whole forest at once (each fact's parent, and which facts are superseded):
+ * a fact is stale when some ancestor is superseded. Linear in the number of facts.
+ */
+export const staleSet = (parentOf: ReadonlyMap<string, string | null>, superseded: ReadonlySet<string>): Set<string> => {
+  const memo = new Map<string, boolean>()
+  const stale = (id: string): boolean => {
+    const path: Array<string> = []
+    let at: string | null | undefined = parentOf.get(id) ?? null
+    let answer = false
+    while (at !== null && at !== undefined) {
+      const known = memo.get(at)
+      if (known !== undefined) {
+        answer = known || superseded.has(at)
+        break
+      }
+      if (superseded.has(at)) {
+        answer = true
+        break
+      }
+      path.push(at)
+      at = parentOf.get(at) ?? null
+    }
+    // Every fact on the walked path has the same answer as the fact we started from.
+    for (const p of path) memo.set(p, answer)
+    memo.set(id, answer)
+    return answer
+  }
+  const out = new Set<string>()
+  for (const id of parentOf.keys()) if (stale(id)) out.add(id)
+  return out
+}

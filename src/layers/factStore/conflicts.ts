@@ -1,17 +1,22 @@
 import { Effect } from "effect"
 import type { Conflict } from "../../domain/fact.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { factMap, type FactRow, liveChildMap, toFact } from "./projection.js"
 
 /**
- * Open conflicts: sibling pairs (found by walking each parent's children, never all pairs of facts)
- * whose normalised contents differ and neither of which is superseded; `a` is the older.
+ * Open conflicts: sibling pairs whose normalised contents differ and neither of which is superseded;
+ * `a` is the older. The walk starts at the `:Forked` parents (labelled by the save that made the
+ * fork, see saveFact.ts), so it touches only the children of forked parents, never every fact and
+ * never every pair: the unsuperseded children are collected per parent (indegree, cheap), and
+ * only parents left with two or more live children are paired up.
  */
-const openConflictsQuery = `MATCH (a:Fact)-[:BUILDS_ON]->(p:Fact)<-[:BUILDS_ON]-(b:Fact) ` +
-  `WHERE a.created_at < b.created_at AND a.norm <> b.norm ` +
-  `AND NOT (a)<-[:SUPERSEDES]-() AND NOT (b)<-[:SUPERSEDES]-() ` +
-  `WITH p, a, b ORDER BY b.created_at DESC, a.created_at DESC ` +
-  `RETURN ${factMap("p")} AS parent, ${factMap("a")} AS a, ${factMap("b")} AS b`
+export const openConflictsQuery = `MATCH (p:Forked) WITH p ` +
+  `MATCH (p)<-[:BUILDS_ON]-(c) WHERE indegree(c, 'SUPERSEDES') = 0 ` +
+  `WITH p, collect(c) AS live WHERE size(live) > 1 ` +
+  `UNWIND live AS a UNWIND live AS b ` +
+  `WITH p, a, b WHERE a.created_at < b.created_at AND a.norm <> b.norm ` +
+  `WITH a, b, ${factMap("p")} AS parent ORDER BY b.created_at DESC, a.created_at DESC ` +
+  `RETURN parent, ${liveChildMap("a", "parent")} AS a, ${liveChildMap("b", "parent")} AS b`
 
 export const openConflicts = (db: GraphDatabase["Type"]) =>
   db.read<{ parent: FactRow; a: FactRow; b: FactRow }>(openConflictsQuery).pipe(

@@ -4,13 +4,27 @@ import { toIso } from "../../domain/time.js"
 /**
  * The Cypher map every query returns for a fact, with its status derived from edges at read time:
  * superseded = some incoming SUPERSEDES; stale = some BUILDS_ON ancestor is superseded.
- * (A pattern comprehension, not exists(): FalkorDB 4.16's exists() in a projection is always true.)
+ * (indegree() and a pattern comprehension, not exists(): FalkorDB 4.16's exists() in a projection is
+ * always true; indegree(n, 'SUPERSEDES') is also several times cheaper than a pattern per fact.)
+ * The comprehension variables are named after `v`: FalkorDB 4.16 binds a comprehension variable
+ * once per query, so two maps sharing `(up)` made the second an Expand Into the first's node and
+ * answered a null parent (found by test/rules/properties.test.ts on conflicts).
  */
 export const factMap = (v: string): string =>
   `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
-  `created_at: ${v}.created_at, parent_id: head([(${v})-[:BUILDS_ON]->(up) | up.id]), ` +
-  `superseded: size([(${v})<-[:SUPERSEDES]-() | 1]) > 0, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(anc)<-[:SUPERSEDES]-() | 1]) > 0}`
+  `created_at: ${v}.created_at, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
+  `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
+  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
+
+/**
+ * The map of an unsuperseded child `v` of a parent whose map is already bound as `parentMap`: its
+ * parent_id is the parent's id and it is stale exactly when the parent is superseded or stale, so
+ * no ancestor walk is needed (relay_detect_conflicts returns two such children per row).
+ */
+export const liveChildMap = (v: string, parentMap: string): string =>
+  `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
+  `created_at: ${v}.created_at, parent_id: ${parentMap}.id, superseded: false, ` +
+  `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
 
 /** The same map, or null when the variable is unbound (OPTIONAL MATCH). */
 export const factMapOrNull = (v: string): string => `CASE WHEN ${v} IS NULL THEN NULL ELSE ${factMap(v)} END`

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { FactNotFound, InvalidResolution } from "../../domain/errors.js"
+import { resolutionMessage } from "../../domain/rules.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import { impact } from "./chains.js"
@@ -10,7 +11,7 @@ import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
  * one edge (MERGE), keep the first reason (ON CREATE), and two opposite calls cannot both pass the
  * cycle check. `existing` is read before the MERGE, which is what makes already_resolved truthful.
  */
-const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
+export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
   `size([(l)-[:SUPERSEDES*1..]->(w) | 1]) > 0 AS cycle, ` +
   `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
@@ -46,16 +47,14 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
 export const resolve = (db: GraphDatabase["Type"], now: number, r: Resolution) =>
   Effect.gen(function*() {
     if (r.winnerId === r.loserId) {
-      return yield* new InvalidResolution({ message: "winner_fact_id and loser_fact_id must be different facts" })
+      return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }
     const rows = yield* db.write<Row>(resolveQuery, { ...r, now })
     const row = rows[0]
     if (row === undefined) return yield* missing(db, r)
     if (row.created_at === null || row.reason === null || row.resolved_by === null) {
       return yield* new InvalidResolution({
-        message: row.cycle
-          ? "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle"
-          : "one fact builds on the other (BUILDS_ON ancestry); only facts on separate branches can supersede each other"
+        message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
       })
     }
     const stale = yield* impact(db, r.loserId, "loser_fact_id")

@@ -1,0 +1,247 @@
+/**
+ * The five disagreement/awareness tools on a graph of 100,000 facts.
+ *
+ *   node --import tsx bench/decisions-100k.ts
+ *
+ * Starts a private FalkorDB (test/support/falkordbServer.ts), or uses FALKORDB_HOST/PORT/PASSWORD
+ * when set, creates its own graph, bulk-loads a realistic year of facts with batched UNWIND CREATE
+ * (threads that are mostly chains, with branches that fork, duplicates that differ only in case and
+ * whitespace, most forks already settled by a SUPERSEDES), then times each tool through the real
+ * FactStore and prints GRAPH.PROFILE of the conflict query. The graph is dropped at the end.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer, Redacted } from "effect"
+import { FalkorDB } from "falkordb"
+import { randomBytes, randomUUID } from "node:crypto"
+import { normaliseContent } from "../src/domain/content.js"
+import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
+import { FactStoreLive } from "../src/layers/FactStoreLive.js"
+import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
+import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
+import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
+import { FactStore } from "../src/services/FactStore.js"
+import { Settings } from "../src/services/Settings.js"
+import { startServer } from "../test/support/falkordbServer.js"
+
+const N = Number(process.env.BENCH_FACTS ?? 100_000)
+const RUNS = 15
+const day = 24 * 60 * 60 * 1000
+
+// A small deterministic PRNG so every run builds the same shape.
+let seed = 0x5eed
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = seed
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rand() * xs.length)]!
+
+const writers = ["claude-desktop", "cursor", "zed", "claude-code", "windsurf"]
+const topics = ["auth", "billing", "search", "storage", "deploy", "observability", "api", "ui", "queue", "cache"]
+
+interface Row {
+  id: string
+  content: string
+  norm: string
+  written_by: string
+  session_id: string
+  created_at: number
+  parent: string | null
+}
+
+/** A year of work ending a minute ago: ~2% new threads, mostly chains, 8% branches, 2% duplicates. */
+const generate = (end: number) => {
+  const start = end - 365 * day
+  const step = Math.floor((end - start) / N)
+  const rows: Array<Row> = []
+  const children = new Map<string, Array<Row>>()
+  const threads: Array<Array<Row>> = []
+  const threadOf = new Map<string, Array<Row>>()
+  for (let i = 0; i < N; i++) {
+    const writer = pick(writers)
+    const base = { written_by: writer, session_id: `${writer}-${Math.floor(i / 40)}`, created_at: start + i * step }
+    let parent: Row | null = null
+    if (threads.length > 0 && rand() > 0.02) {
+      const thread = threads[threads.length - 1 - Math.floor(rand() * Math.min(threads.length, 60))]!
+      parent = rand() < 0.92 ? thread[thread.length - 1]! : pick(thread)
+    }
+    let content = `${pick(topics)}: decision ${i} ${randomBytes(6).toString("hex")}`
+    const siblings = parent === null ? [] : children.get(parent.id) ?? []
+    if (siblings.length > 0 && rand() < 0.25) {
+      // Another assistant saying the same thing in other words: case and whitespace only.
+      content = `  ${pick(siblings).content.toUpperCase().replace(/ /g, "   ")} `
+    }
+    const row: Row = { id: randomUUID(), content, norm: normaliseContent(content), ...base, parent: parent?.id ?? null }
+    rows.push(row)
+    if (parent === null) {
+      rootOf(row)
+      const thread = [row]
+      threads.push(thread)
+      threadOf.set(row.id, thread)
+    } else {
+      threadOf.get(rootOf(row))!.push(row)
+      siblings.push(row)
+      children.set(parent.id, siblings)
+    }
+  }
+  return { rows, children, start, step }
+}
+
+// Root lookup by walking parents; cached so generation stays linear.
+const roots = new Map<string, string>()
+const rootOf = (row: Row): string => {
+  const r = row.parent === null ? row.id : roots.get(row.parent)!
+  roots.set(row.id, r)
+  return r
+}
+
+/** Most forks are settled: the oldest sibling wins over every sibling that says something else. */
+const settle = (children: Map<string, Array<Row>>, openShare: number) => {
+  const edges: Array<{ w: string; l: string; t: number; by: string }> = []
+  let forkParents = 0
+  for (const kids of children.values()) {
+    if (new Set(kids.map((k) => k.norm)).size < 2) continue
+    forkParents++
+    if (rand() < openShare) continue
+    const winner = kids[0]!
+    for (const k of kids.slice(1)) {
+      if (k.norm !== winner.norm) edges.push({ w: winner.id, l: k.id, t: k.created_at + 1, by: pick(writers) })
+    }
+  }
+  return { edges, forkParents }
+}
+
+const stats = (xs: Array<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { median: s[Math.floor(s.length / 2)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]!, min: s[0]! }
+}
+const fmt = (x: number) => x.toFixed(1).padStart(7)
+
+const main = async () => {
+  const external = process.env.FALKORDB_HOST !== undefined
+  const server = external ? undefined : await startServer()
+  const host = server?.host ?? process.env.FALKORDB_HOST!
+  const port = server?.port ?? Number(process.env.FALKORDB_PORT ?? 6379)
+  const password = server?.password ?? process.env.FALKORDB_PASSWORD
+  // BENCH_KEEP_GRAPH=name loads once into that graph and keeps it (for iterating on queries by hand).
+  const keep = process.env.BENCH_KEEP_GRAPH
+  const graphName = keep ?? `bench_decisions_${randomBytes(4).toString("hex")}`
+  const raw = await FalkorDB.connect({ socket: { host, port }, ...(password === undefined ? {} : { password }) })
+  const graph = raw.selectGraph(graphName)
+  try {
+    const settings = Layer.succeed(Settings, {
+      database: { _tag: "HostPort", host, port, password: password === undefined ? null : Redacted.make(password) },
+      graph: graphName,
+      rateLimitPerMinute: 1_000_000
+    })
+    const live = FactStoreLive.pipe(
+      Layer.provide(FalkorDbLive),
+      Layer.provide(DatabaseEndpointLive),
+      Layer.provide(settings),
+      Layer.provide(NodeContext.layer)
+    )
+
+    const end = Date.now() - 60_000
+    let t0 = performance.now()
+    const { children, rows } = generate(end)
+    const { edges, forkParents } = settle(children, 0.04)
+    console.log(`generated ${rows.length} facts, ${forkParents} parents with a fork, ${edges.length} SUPERSEDES in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+
+    const program = Effect.gen(function*() {
+      const store = yield* FactStore
+      // The layer made the indexes and the unique constraint; now the bulk load.
+      yield* store.currentState({ limit: 1, sessionId: null })
+      t0 = performance.now()
+      const batch = 5000
+      // Parents with two children that differ after normalising carry :Forked, as relay_save_fact leaves them.
+      const forked = new Set([...children].filter(([, kids]) => new Set(kids.map((k) => k.norm)).size > 1).map(([p]) => p))
+      for (let i = 0; i < rows.length; i += batch) {
+        const part = rows.slice(i, i + batch).map(({ parent: _p, ...r }) => r)
+        for (const labels of [":Fact", ":Fact:Forked"]) {
+          const these = part.filter((r) => forked.has(r.id) === (labels !== ":Fact"))
+          yield* Effect.promise(() =>
+            graph.query(`UNWIND $rows AS r CREATE (${labels} {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`, { params: { rows: these as never } })
+          )
+        }
+      }
+      const links = rows.filter((r) => r.parent !== null).map((r) => ({ c: r.id, p: r.parent }))
+      for (let i = 0; i < links.length; i += batch) {
+        yield* Effect.promise(() =>
+          graph.query("UNWIND $links AS e MATCH (c:Fact {id: e.c}), (p:Fact {id: e.p}) CREATE (c)-[:BUILDS_ON]->(p)", { params: { links: links.slice(i, i + batch) as never } })
+        )
+      }
+      for (let i = 0; i < edges.length; i += batch) {
+        yield* Effect.promise(() =>
+          graph.query("UNWIND $edges AS e MATCH (w:Fact {id: e.w}), (l:Fact {id: e.l}) CREATE (w)-[:SUPERSEDES {reason: 'settled in review', resolved_by: e.by, created_at: e.t}]->(l)", { params: { edges: edges.slice(i, i + batch) as never } })
+        )
+      }
+      const last = Math.max(rows[rows.length - 1]!.created_at, ...edges.map((e) => e.t))
+      yield* Effect.promise(() => graph.query("MERGE (c:RelayClock {id: 0}) SET c.last = $last", { params: { last } }))
+      const counts = yield* Effect.promise(() =>
+        graph.roQuery<{ facts: number }>("MATCH (f:Fact) RETURN count(f) AS facts")
+      )
+      if (process.env.BENCH_ONLY_LOAD === "1") return
+      console.log(`loaded ${counts.data?.[0]?.facts} facts, ${links.length} BUILDS_ON, ${edges.length} SUPERSEDES in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+
+      const show = (lines: Array<string>) => lines.map((l) => `  ${l}`).join("\n")
+      console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
+      const profile = yield* Effect.promise(() => graph.profile(openConflictsQuery))
+      console.log(show(profile))
+      // GRAPH.PROFILE takes no parameters from this client: give them in Cypher's own prefix.
+      const prefix = `CYPHER since=${end - day} asOf=${end} reader='cursor' `
+      console.log("\nGRAPH.PROFILE briefing new facts:")
+      console.log(show(yield* Effect.promise(() => graph.profile(prefix + newFactsQuery))))
+      console.log("\nGRAPH.PROFILE briefing decisions:")
+      console.log(show(yield* Effect.promise(() => graph.profile(prefix + decisionsQuery))))
+
+      const time = <A, E>(label: string, make: (i: number) => Effect.Effect<A, E>, describe: (a: A) => string) =>
+        Effect.gen(function*() {
+          const ms: Array<number> = []
+          let out: A | undefined
+          for (let i = -2; i < RUNS; i++) {
+            const s = performance.now()
+            const r = yield* Effect.either(make(i))
+            if (r._tag === "Left") {
+              console.log(`${label.padEnd(34)} FAILED after ${fmt(performance.now() - s)} ms: ${String((r.left as { detail?: string }).detail ?? r.left)}`)
+              return
+            }
+            out = r.right
+            if (i >= 0) ms.push(performance.now() - s)
+          }
+          const { median, min, p95 } = stats(ms)
+          console.log(`${label.padEnd(34)} median ${fmt(median)} ms  p95 ${fmt(p95)} ms  min ${fmt(min)} ms   ${describe(out!)}`)
+        })
+
+      console.log(`\n${RUNS} timed runs each after 2 warm-ups (ms, wall clock, in-process through FactStore):`)
+      yield* time("relay_detect_conflicts", () => store.openConflicts, (c) => `${c.length} open conflicts`)
+      const open = yield* store.openConflicts
+      yield* time("relay_resolve_conflict (new)", (i) => {
+        const c = open[(i + 2) % open.length]!
+        return store.resolve({ winnerId: c.a.id, loserId: c.b.id, reason: "bench", resolvedBy: "bench" })
+      }, (r) => `${r.stale.length} stale`)
+      const done = open[0]!
+      yield* time("relay_resolve_conflict (again)", () =>
+        store.resolve({ winnerId: done.a.id, loserId: done.b.id, reason: "bench", resolvedBy: "bench" }), (r) =>
+        `already_resolved ${r.alreadyResolved}`)
+      yield* time("relay_get_briefing (24 h default)", () => store.briefing({ reader: "cursor", since: null }), (b) =>
+        `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
+      let since = Date.now()
+      yield* time("relay_get_briefing (chained)", () =>
+        store.briefing({ reader: "cursor", since }).pipe(Effect.tap((b) => Effect.sync(() => (since = b.asOf)))), (b) =>
+        `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
+      yield* time("relay_get_important_facts (10)", () => store.important(10), (r) => `top score ${r[0]?.score.toFixed(4)}`)
+      yield* time("relay_get_important_facts (100)", () => store.important(100), (r) => `${r.length} facts`)
+      yield* time("relay_get_clusters", () => store.clusters, (c) => `${c.length} clusters, largest ${c[0]?.facts.length}`)
+
+    })
+    await Effect.runPromise(program.pipe(Effect.provide(live), Effect.scoped))
+  } finally {
+    if (keep === undefined) await graph.delete().catch(() => undefined)
+    await raw.close().catch(() => undefined)
+    await server?.stop()
+  }
+}
+
+await main()

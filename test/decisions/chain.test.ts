@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FalkorDB } from "falkordb"
+import { inject } from "vitest"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { testGraphName } from "../support/testLayer.js"
+
+/**
+ * Briefings chain exactly: four Relay server processes (dist/server.js, each with its own SDK
+ * client) write 60 facts each into one graph while a fifth keeps asking for a briefing with the
+ * previous as_of as since. The reader must see all 240 facts, each exactly once. A stamp taken
+ * from the Clock before the write commits loses one or two of them in most runs of this test.
+ */
+const env = { RELAY_RATE_LIMIT: "100000" }
+
+const dropGraph = async (graph: string) => {
+  const { host, password, port } = inject("falkordb")
+  const db = await FalkorDB.connect({ socket: { host, port }, password })
+  try {
+    await db.selectGraph(graph).delete().catch(() => undefined)
+  } finally {
+    await db.close()
+  }
+}
+
+describe("briefings chain exactly", () => {
+  it("a reader chaining as_of sees 240 facts from 4 concurrent writer processes exactly once", async () => {
+    const graph = testGraphName("chain")
+    const clients: Array<RelayClient> = []
+    try {
+      const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
+      clients.push(...writers)
+      const reader = await connectRelay({ graph, env, name: "reader" })
+      clients.push(reader)
+
+      const saved: Array<string> = []
+      let writing = true
+      const write = async (client: RelayClient, w: number) => {
+        // Three saves in flight per process, so writes from all four interleave at the database.
+        const lanes = [0, 1, 2].map(async (lane) => {
+          for (let i = lane; i < 60; i += 3) {
+            const r = await client.call("relay_save_fact", { content: `writer ${w} fact ${i}`, written_by: `writer-${w}`, session_id: `w${w}` })
+            expect(r.isError).toBeFalsy()
+            saved.push(r.structuredContent.fact.id)
+          }
+        })
+        await Promise.all(lanes)
+      }
+      const seen: Array<string> = []
+      let since: string | undefined
+      let briefings = 0
+      const brief = async () => {
+        const r = await reader.call("relay_get_briefing", since === undefined ? { my_name: "reader" } : { my_name: "reader", since })
+        expect(r.isError).toBeFalsy()
+        if (since !== undefined) expect(r.structuredContent.since).toBe(since)
+        since = r.structuredContent.as_of
+        briefings++
+        for (const f of r.structuredContent.new_facts) seen.push(f.id)
+      }
+      const read = async () => {
+        while (writing) await brief()
+        await brief()
+      }
+      const reading = read()
+      await Promise.all(writers.map((c, i) => write(c, i + 1)))
+      writing = false
+      await reading
+
+      expect(saved).toHaveLength(240)
+      expect(new Set(seen).size).toBe(seen.length)
+      expect([...seen].sort()).toEqual([...saved].sort())
+      // The reader really did read while the writers wrote.
+      expect(briefings).toBeGreaterThan(3)
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
+      await dropGraph(graph)
+    }
+  }, 60_000)
+})

@@ -1,0 +1,93 @@
+import { NodeContext } from "@effect/platform-node"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Either, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { resolutionMessage } from "../../src/domain/rules.js"
+import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
+import { FactStoreLive } from "../../src/layers/FactStoreLive.js"
+import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { relayTestLayer, testSettings } from "../support/testLayer.js"
+
+/**
+ * Resolutions racing each other. Each racer has its own connection (its own FactStore layer), so the
+ * statements really arrive at FalkorDB at the same time instead of queueing on one socket.
+ */
+const racers = (graph: string, n: number) =>
+  Effect.forEach(Array.from({ length: n }), () =>
+    Layer.build(
+      FactStoreLive.pipe(
+        Layer.provide(FalkorDbLive),
+        Layer.provide(DatabaseEndpointLive),
+        Layer.provide(testSettings(graph)),
+        Layer.provide(NodeContext.layer)
+      )
+    ).pipe(Effect.map(Context.get(FactStore))))
+
+const edgeCount = (winner: string, loser: string) =>
+  Effect.flatMap(GraphDatabase, (db) =>
+    db.read<{ n: number }>(
+      "MATCH (:Fact {id: $winner})-[r:SUPERSEDES]->(:Fact {id: $loser}) RETURN count(r) AS n",
+      { winner, loser }
+    )).pipe(Effect.map((rows) => rows[0]?.n ?? -1))
+
+const fork = (store: FactStore["Type"], tag: string) =>
+  Effect.gen(function*() {
+    const root = yield* store.save({ id: randomUUID(), content: `root ${tag}`, writtenBy: "a", sessionId: "s", parentId: null })
+    const a = yield* store.save({ id: randomUUID(), content: `left ${tag}`, writtenBy: "a", sessionId: "s", parentId: root.fact.id })
+    const b = yield* store.save({ id: randomUUID(), content: `right ${tag}`, writtenBy: "b", sessionId: "s", parentId: root.fact.id })
+    yield* store.save({ id: randomUUID(), content: `on right ${tag}`, writtenBy: "b", sessionId: "s", parentId: b.fact.id })
+    return { a: a.fact.id, b: b.fact.id }
+  })
+
+layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
+  it.scoped("10 identical resolutions at once: one edge, one already_resolved: false, the first reason everywhere", () =>
+    Effect.gen(function*() {
+      const store = yield* FactStore
+      const { graphName } = yield* GraphDatabase
+      const stores = yield* racers(graphName, 10)
+      for (let round = 0; round < 5; round++) {
+        const { a, b } = yield* fork(store, `identical ${round}`)
+        const results = yield* Effect.forEach(stores, (s, i) =>
+          s.resolve({ winnerId: a, loserId: b, reason: `reason ${i}`, resolvedBy: "racer" }), { concurrency: "unbounded" })
+        expect(results.filter((r) => !r.alreadyResolved)).toHaveLength(1)
+        const first = results.find((r) => !r.alreadyResolved)!
+        for (const r of results) {
+          expect(r.reason).toBe(first.reason)
+          expect(r.createdAt).toBe(first.createdAt)
+          expect(r.stale.map((d) => d.distance)).toEqual([1])
+        }
+        expect(yield* edgeCount(a, b)).toBe(1)
+      }
+    }))
+
+  it.scoped("opposite resolutions at once: exactly one direction is accepted, the other is a cycle", () =>
+    Effect.gen(function*() {
+      const store = yield* FactStore
+      const { graphName } = yield* GraphDatabase
+      const stores = yield* racers(graphName, 10)
+      for (let round = 0; round < 5; round++) {
+        const { a, b } = yield* fork(store, `opposite ${round}`)
+        const results = yield* Effect.forEach(stores, (s, i) =>
+          Effect.either(s.resolve(i % 2 === 0
+            ? { winnerId: a, loserId: b, reason: "left", resolvedBy: "even" }
+            : { winnerId: b, loserId: a, reason: "right", resolvedBy: "odd" })), { concurrency: "unbounded" })
+        const accepted = results.filter(Either.isRight).map((r) => r.right)
+        const rejected = results.filter(Either.isLeft).map((r) => r.left)
+        expect(accepted.filter((r) => !r.alreadyResolved)).toHaveLength(1)
+        const winner = accepted[0]!.winner.id
+        // Every accepted call is the same direction; every refused one is the other, refused as a cycle.
+        expect(accepted.every((r) => r.winner.id === winner)).toBe(true)
+        expect(accepted).toHaveLength(5)
+        expect(rejected).toHaveLength(5)
+        for (const e of rejected) {
+          expect(e._tag).toBe("InvalidResolution")
+          expect(e.message).toBe(resolutionMessage.supersedes_cycle)
+        }
+        const loser = winner === a ? b : a
+        expect(yield* edgeCount(winner, loser)).toBe(1)
+        expect(yield* edgeCount(loser, winner)).toBe(0)
+      }
+    }))
+})

@@ -1,0 +1,195 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, FastCheck as fc, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Fact } from "../../src/domain/fact.js"
+import * as Rules from "../../src/domain/rules.js"
+import { toIso } from "../../src/domain/time.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+/**
+ * The Cypher against the pure model: random forests written through the real FactStore, random
+ * resolution attempts interleaved with the saves, and after every step the database must answer
+ * exactly what src/domain/rules.ts computes.
+ */
+
+// Contents that often collide once normalised: a few bases, random case, padding and whitespace runs.
+const contentArb = fc.record({
+  base: fc.constantFrom("use postgres 16", "store tokens in redis", "ship on friday"),
+  caseMask: fc.nat(),
+  lead: fc.constantFrom("", " ", "\t ", "\n"),
+  sep: fc.constantFrom(" ", " ", "  ", "\t", " \n "),
+  trail: fc.constantFrom("", "", " ", "  \t")
+}).map(({ base, caseMask, lead, sep, trail }) =>
+  lead +
+  [...base.split(" ").join(sep)].map((ch, i) => ((caseMask >> (i % 30)) & 1) === 1 ? ch.toUpperCase() : ch).join("") +
+  trail
+)
+
+const writers = ["claude-desktop", "cursor", "zed"] as const
+
+const step = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("save" as const), parentPick: fc.nat(), content: contentArb, writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 1, 7) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("faster", "simpler", "team call"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 3) }) }
+)
+
+const scenarioArb = fc.array(step, { minLength: 1, maxLength: 22 })
+
+type Step = typeof step extends fc.Arbitrary<infer A> ? A : never
+
+interface Model {
+  facts: Array<Rules.ModelFact>
+  supersedes: Array<Rules.ModelResolution & { reason: string; createdAt: number }>
+  last: number | null
+}
+
+const ids = (facts: ReadonlyArray<Fact>) => facts.map((f) => f.id)
+
+const expectFactMatches = (model: Model, fact: Fact) => {
+  const m = model.facts.find((f) => f.id === fact.id)
+  expect(m, `fact ${fact.id} is in the model`).toBeDefined()
+  expect(fact.parent_id).toBe(m!.parentId)
+  expect(fact.created_at).toBe(toIso(m!.createdAt))
+  expect(fact.content).toBe(m!.content)
+  expect(fact.status).toBe(Rules.status(model, fact.id))
+}
+
+/** Runs one generated scenario against the store and the model side by side. */
+const runScenario = (steps: ReadonlyArray<Step>) =>
+  Effect.gen(function*() {
+    const store = yield* FactStore
+    const db = yield* GraphDatabase
+    yield* db.write("MATCH (n) DETACH DELETE n")
+    yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+
+    const model: Model = { facts: [], supersedes: [], last: null }
+    // Ids for every fact the scenario may ever save, plus one that never exists.
+    const planned = steps.filter((s) => s.kind === "save").map(() => randomUUID())
+    const ghost = randomUUID()
+    const pick = (n: number) => {
+      const all = [...planned, ghost]
+      return all[n % all.length]!
+    }
+    const accepted: Array<{ winner: string; loser: string; reason: string }> = []
+
+    for (const s of steps) {
+      yield* TestClock.adjust(s.dt)
+      const now = yield* TestClock.currentTimeMillis
+      if (s.kind === "save") {
+        const id = planned[model.facts.length]!
+        const pickIx = s.parentPick % (model.facts.length + 1)
+        const parentId = pickIx === model.facts.length ? null : model.facts[pickIx]!.id
+        const expected = Rules.saveOutcome(model, parentId, s.content)
+        const saved = yield* store.save({ id, content: s.content, writtenBy: s.writer, sessionId: "prop", parentId })
+        const createdAt = Rules.nextStamp(model.last, now)
+        model.last = createdAt
+        model.facts.push({ id, content: s.content, parentId, createdAt })
+        expectFactMatches(model, saved.fact)
+        expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
+        expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
+        for (const f of [...saved.forkSiblings, ...(saved.duplicateOf === null ? [] : [saved.duplicateOf])]) {
+          expectFactMatches(model, f)
+        }
+      } else {
+        const winner = pick(s.w)
+        const loser = pick(s.l)
+        const rule = Rules.resolutionViolation(model, winner, loser)
+        const result = yield* Effect.either(store.resolve({ winnerId: winner, loserId: loser, reason: s.reason, resolvedBy: s.writer }))
+        if (rule === undefined) {
+          expect(result._tag, `resolution ${winner} over ${loser} is accepted`).toBe("Right")
+          if (result._tag !== "Right") continue
+          const r = result.right
+          const before = model.supersedes.find((x) => x.winner === winner && x.loser === loser)
+          expect(r.alreadyResolved).toBe(before !== undefined)
+          if (before === undefined) {
+            const createdAt = Rules.nextStamp(model.last, now)
+            model.last = createdAt
+            model.supersedes.push({ winner, loser, reason: s.reason, createdAt })
+            accepted.push({ winner, loser, reason: s.reason })
+          }
+          const edge = model.supersedes.find((x) => x.winner === winner && x.loser === loser)!
+          expect(r.reason).toBe(edge.reason)
+          expect(r.createdAt).toBe(edge.createdAt)
+          expectFactMatches(model, r.winner)
+          expectFactMatches(model, r.loser)
+          expect(r.stale.map((d) => [d.fact.id, d.distance])).toEqual(
+            Rules.impact(model, loser).map((d) => [d.id, d.distance])
+          )
+          for (const d of r.stale) expectFactMatches(model, d.fact)
+        } else {
+          expect(result._tag, `resolution ${winner} over ${loser} is rejected (${rule})`).toBe("Left")
+          if (result._tag !== "Left") continue
+          const e = result.left
+          if (rule === "winner_not_found" || rule === "loser_not_found") {
+            expect(e._tag).toBe("FactNotFound")
+            expect(e.message).toBe(`${rule === "winner_not_found" ? "winner" : "loser"}_fact_id: no fact with id ${rule === "winner_not_found" ? winner : loser}`)
+          } else {
+            expect(e._tag).toBe("InvalidResolution")
+            expect(e.message).toBe(Rules.resolutionMessage[rule])
+          }
+        }
+      }
+      // After every step: the open conflicts, exactly and in order.
+      const conflicts = yield* store.openConflicts
+      expect(conflicts.map((c) => [c.parent.id, c.a.id, c.b.id])).toEqual(
+        Rules.openConflicts(model).map((c) => [c.parent, c.a, c.b])
+      )
+    }
+
+    // The whole graph at the end: statuses, context chains, impact sets, conflicts and clusters.
+    const all = yield* store.currentState({ limit: 100, sessionId: null })
+    expect(ids(all)).toEqual([...model.facts].reverse().map((f) => f.id))
+    for (const f of all) expectFactMatches(model, f)
+
+    const conflicts = yield* store.openConflicts
+    for (const c of conflicts) for (const f of [c.parent, c.a, c.b]) expectFactMatches(model, f)
+    // Law: a resolved pair never reappears as a conflict.
+    for (const r of accepted) {
+      expect(conflicts.some((c) => [c.a.id, c.b.id].includes(r.winner) && [c.a.id, c.b.id].includes(r.loser))).toBe(false)
+      expect(conflicts.some((c) => c.a.id === r.loser || c.b.id === r.loser)).toBe(false)
+    }
+
+    yield* Effect.forEach(model.facts, (f) =>
+      Effect.gen(function*() {
+        const chain = yield* store.context(f.id)
+        expect(ids(chain)).toEqual(Rules.context(model, f.id))
+        const dependents = yield* store.impact(f.id)
+        expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(Rules.impact(model, f.id).map((d) => [d.id, d.distance]))
+        // Law: stale exactly when some ancestor is superseded (as the database itself reports them).
+        const stale = chain.slice(0, -1).some((a) => a.status === "superseded")
+        const self = chain[chain.length - 1]!
+        if (self.status !== "superseded") expect(self.status === "stale").toBe(stale)
+        expect(Rules.isStale(model, f.id)).toBe(stale)
+      }), { concurrency: 4, discard: true })
+
+    const clusters = yield* store.clusters
+    expect(clusters.map((c) => ids(c.facts))).toEqual(Rules.clusters(model))
+
+    // Law: no accepted sequence of resolutions forms a SUPERSEDES cycle.
+    const cycles = yield* db.read<{ n: number }>("MATCH (a:Fact)-[:SUPERSEDES*1..]->(a) RETURN count(a) AS n")
+    expect(cycles[0]?.n).toBe(0)
+
+    // Law: resolving is idempotent; the first reason is kept and no second edge appears.
+    for (const r of accepted) {
+      const again = yield* store.resolve({ winnerId: r.winner, loserId: r.loser, reason: "changed my mind", resolvedBy: "zed" })
+      expect(again.alreadyResolved).toBe(true)
+      expect(again.reason).toBe(r.reason)
+    }
+    const edges = yield* db.read<{ n: number }>("MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n")
+    expect(edges[0]?.n).toBe(model.supersedes.length)
+  })
+
+layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
+  it.effect.prop("forks, duplicates, resolutions, statuses, stale and impact sets", [scenarioArb], ([steps]) => runScenario(steps), {
+    timeout: 120_000,
+    fastCheck: { numRuns: 250 }
+  })
+
+  it.effect.prop(
+    "many resolutions over a few facts: cycles and ancestry are always refused",
+    [fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }), fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })],
+    ([resolves, saves]) => runScenario([...saves, ...resolves]),
+    { timeout: 120_000, fastCheck: { numRuns: 80 } }
+  )
+})
