@@ -219,11 +219,11 @@ const main = async () => {
       const open = yield* store.openConflicts
       yield* time("relay_resolve_conflict (new)", (i) => {
         const c = open[(i + 2) % open.length]!
-        return store.resolve({ winnerId: c.a.id, loserId: c.b.id, reason: "bench", resolvedBy: "bench" })
+        return store.resolve({ callId: crypto.randomUUID(), winnerId: c.a.id, loserId: c.b.id, reason: "bench", resolvedBy: "bench" })
       }, (r) => `${r.stale.length} stale`)
       const done = open[0]!
       yield* time("relay_resolve_conflict (again)", () =>
-        store.resolve({ winnerId: done.a.id, loserId: done.b.id, reason: "bench", resolvedBy: "bench" }), (r) =>
+        store.resolve({ callId: crypto.randomUUID(), winnerId: done.a.id, loserId: done.b.id, reason: "bench", resolvedBy: "bench" }), (r) =>
         `already_resolved ${r.alreadyResolved}`)
       yield* time("relay_get_briefing (24 h default)", () => store.briefing({ reader: "cursor", since: null }), (b) =>
         `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)

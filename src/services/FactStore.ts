@@ -19,6 +19,8 @@ export interface Saved {
 }
 
 export interface Resolution {
+  /** The tool call's id, made once before any retry. */
+  readonly callId: string
   readonly winnerId: string
   readonly loserId: string
   readonly reason: string

@@ -4,6 +4,7 @@ import { ResolveConflictOutput } from "../domain/outputs.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
+import { ToolCall } from "../services/ToolCall.js"
 import { defineTool, untrustedNote } from "./Tool.js"
 
 export const resolveConflict = defineTool({
@@ -28,7 +29,9 @@ export const resolveConflict = defineTool({
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)
     yield* scanner.check("resolved_by", input.resolved_by)
+    const call = yield* ToolCall
     const resolved = yield* (yield* FactStore).resolve({
+      callId: call.id,
       winnerId: input.winner_fact_id,
       loserId: input.loser_fact_id,
       reason,

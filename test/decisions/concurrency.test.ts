@@ -50,7 +50,7 @@ layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
       for (let round = 0; round < 5; round++) {
         const { a, b } = yield* fork(store, `identical ${round}`)
         const results = yield* Effect.forEach(stores, (s, i) =>
-          s.resolve({ winnerId: a, loserId: b, reason: `reason ${i}`, resolvedBy: "racer" }), { concurrency: "unbounded" })
+          s.resolve({ callId: crypto.randomUUID(), winnerId: a, loserId: b, reason: `reason ${i}`, resolvedBy: "racer" }), { concurrency: "unbounded" })
         expect(results.filter((r) => !r.alreadyResolved)).toHaveLength(1)
         const first = results.find((r) => !r.alreadyResolved)!
         for (const r of results) {
@@ -71,8 +71,8 @@ layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
         const { a, b } = yield* fork(store, `opposite ${round}`)
         const results = yield* Effect.forEach(stores, (s, i) =>
           Effect.either(s.resolve(i % 2 === 0
-            ? { winnerId: a, loserId: b, reason: "left", resolvedBy: "even" }
-            : { winnerId: b, loserId: a, reason: "right", resolvedBy: "odd" })), { concurrency: "unbounded" })
+            ? { callId: crypto.randomUUID(), winnerId: a, loserId: b, reason: "left", resolvedBy: "even" }
+            : { callId: crypto.randomUUID(), winnerId: b, loserId: a, reason: "right", resolvedBy: "odd" })), { concurrency: "unbounded" })
         const accepted = results.filter(Either.isRight).map((r) => r.right)
         const rejected = results.filter(Either.isLeft).map((r) => r.left)
         expect(accepted.filter((r) => !r.alreadyResolved)).toHaveLength(1)

@@ -95,7 +95,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const winner = pick(s.w)
         const loser = pick(s.l)
         const rule = Rules.resolutionViolation(model, winner, loser)
-        const result = yield* Effect.either(store.resolve({ winnerId: winner, loserId: loser, reason: s.reason, resolvedBy: s.writer }))
+        const result = yield* Effect.either(store.resolve({ callId: crypto.randomUUID(), winnerId: winner, loserId: loser, reason: s.reason, resolvedBy: s.writer }))
         if (rule === undefined) {
           expect(result._tag, `resolution ${winner} over ${loser} is accepted`).toBe("Right")
           if (result._tag !== "Right") continue
@@ -172,7 +172,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
 
     // Law: resolving is idempotent; the first reason is kept and no second edge appears.
     for (const r of accepted) {
-      const again = yield* store.resolve({ winnerId: r.winner, loserId: r.loser, reason: "changed my mind", resolvedBy: "zed" })
+      const again = yield* store.resolve({ callId: crypto.randomUUID(), winnerId: r.winner, loserId: r.loser, reason: "changed my mind", resolvedBy: "zed" })
       expect(again.alreadyResolved).toBe(true)
       expect(again.reason).toBe(r.reason)
     }

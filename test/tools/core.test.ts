@@ -1,5 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { FactStore } from "../../src/services/FactStore.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
@@ -81,5 +82,19 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       expect(e.message).toContain("session_id")
       expect(e.message).not.toContain(token)
       expect((yield* ok("relay_get_current_state", { limit: 100 })).facts.length).toBe(before)
+    }))
+
+  it.effect("a retried resolve of the same call still answers already_resolved: false; another call true", () =>
+    Effect.gen(function*() {
+      const root = yield* save("retry root")
+      const a = yield* save("retry a", { parent_fact_id: root.fact.id })
+      const b = yield* save("retry b", { parent_fact_id: root.fact.id })
+      const store = yield* FactStore
+      const resolution = { callId: "call-1", winnerId: a.fact.id, loserId: b.fact.id, reason: "first", resolvedBy: "x" }
+      const first = yield* store.resolve(resolution)
+      const retried = yield* store.resolve({ ...resolution, reason: "second" })
+      const other = yield* store.resolve({ ...resolution, callId: "call-2", reason: "third" })
+      expect([first.alreadyResolved, retried.alreadyResolved, other.alreadyResolved]).toEqual([false, false, true])
+      expect([retried.reason, other.reason]).toEqual(["first", "first"])
     }))
 })

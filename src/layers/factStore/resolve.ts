@@ -9,7 +9,9 @@ import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
  * one edge (MERGE), keep the first reason (ON CREATE), and two opposite calls cannot both pass the
- * cycle check. `existing` is read before the MERGE, which is what makes already_resolved truthful.
+ * cycle check. `existing` is read before the MERGE, which is what makes already_resolved truthful;
+ * the edge keeps the id of the call that made it, so a retry of that same call (its first try
+ * landed but the reply was lost) still answers already_resolved: false.
  */
 export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
@@ -18,10 +20,12 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `${stampClause(["w", "l", "existing", "cycle", "related"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (NOT cycle AND NOT related) THEN [1] ELSE [] END | ` +
   `MERGE (w)-[r:SUPERSEDES]->(l) ` +
-  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, clk.last = ts) ` +
+  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId, ` +
+  `clk.last = ts) ` +
   `WITH w, l, existing, cycle, related ` +
   `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
-  `RETURN existing, cycle, related, r.reason AS reason, r.resolved_by AS resolved_by, ` +
+  `RETURN existing AND r.call_id <> $callId AS existing, cycle, related, r.reason AS reason, ` +
+  `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
 
 interface Row {
