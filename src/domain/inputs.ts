@@ -28,7 +28,18 @@ export const CurrentStateInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" }))
 })
 
-export const NoInput = Schema.Struct({})
+/**
+ * No fields at all. `Schema.Struct({})` alone accepts any object whatever its keys (and declares
+ * `{}` as anything), so the unknown fields the contract rejects are refused here, each by name.
+ */
+export const NoInput = Schema.Struct({}).annotations({
+  jsonSchema: { type: "object", properties: {}, additionalProperties: false }
+}).pipe(
+  Schema.filter((input) => {
+    const extra = Object.keys(input)
+    return extra.length === 0 || extra.map((key) => ({ path: [key], message: "is not a field of this tool" }))
+  })
+)
 
 export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: FactId,
