@@ -1,0 +1,65 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { expect } from "vitest"
+import { untrustedHeader } from "../../src/mcp/render.js"
+import type { CallResult, RelayClient } from "../support/mcpClient.js"
+
+/**
+ * Checks every MCP result against the contract's shape rules, independently of the SDK client:
+ * structuredContent validates against the tool's declared outputSchema (compiled here with Ajv),
+ * there is exactly one text block, a success starts with the fixed untrusted-data sentence and
+ * shows every fact's content quoted, and a failure's text is `<code>: <message>`.
+ */
+export const checkedCaller = async (relay: RelayClient) => {
+  const { tools } = await relay.client.listTools()
+  const ajv = new AjvJsonSchemaValidator()
+  const validators = new Map(tools.map((t) => [t.name, ajv.getValidator(t.outputSchema as never)]))
+
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
+    const result = await relay.call(name, args)
+    const validate = validators.get(name)
+    if (validate !== undefined) {
+      const verdict = validate(result.structuredContent)
+      expect(verdict.valid, `${name} structuredContent vs outputSchema: ${verdict.errorMessage}`).toBe(true)
+    }
+    expect(result.content).toHaveLength(1)
+    const text = result.content[0]?.text ?? ""
+    expect(result.content[0]?.type).toBe("text")
+    if (result.isError === true) {
+      const { code, message } = result.structuredContent.error
+      expect(text).toBe(`${code}: ${message}`)
+    } else {
+      expect(text.split("\n")[0]).toBe(untrustedHeader)
+      expect(text.split("\n").filter((l) => l === untrustedHeader)).toHaveLength(1)
+      for (const content of factContents(result.structuredContent)) expect(text).toContain(JSON.stringify(content))
+    }
+    return result
+  }
+
+  /** The result of a call that must succeed. */
+  const ok = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+    const result = await call(name, args)
+    expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeFalsy()
+    return result.structuredContent
+  }
+
+  /** The error of a call that must fail. */
+  const fails = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await call(name, args)
+    expect(result.isError, `${name} should have failed`).toBe(true)
+    return result.structuredContent.error as { code: string; message: string }
+  }
+
+  return { tools, validators, call, ok, fails, text: (r: CallResult) => r.content[0]?.text ?? "" }
+}
+
+export type ToolListing = Array<Tool>
+
+/** Every fact-shaped object's content, anywhere in a result. */
+export const factContents = (value: unknown): Array<string> => {
+  if (Array.isArray(value)) return value.flatMap(factContents)
+  if (typeof value !== "object" || value === null) return []
+  const record = value as Record<string, unknown>
+  const own = typeof record.content === "string" && typeof record.status === "string" ? [record.content] : []
+  return [...own, ...Object.values(record).flatMap(factContents)]
+}
