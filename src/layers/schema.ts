@@ -1,29 +1,51 @@
 import { Effect } from "effect"
-import type { Graph } from "falkordb"
+import { ConstraintType, EntityType, type Graph } from "falkordb"
 import { classify } from "./FalkorDbLive.js"
 
 /**
  * Indexes the queries rely on, and the unique constraint that makes a repeated write of the same
- * fact id a no-op. Made idempotently: what exists already is left alone.
+ * fact id a no-op. What exists is read first with read-only calls and left alone, so a process
+ * that joins a database refusing writes (full, read-only) can still serve reads.
  */
-const nodeIndexes = [
-  "CREATE INDEX FOR (f:Fact) ON (f.id)",
-  "CREATE INDEX FOR (f:Fact) ON (f.created_at)",
-  "CREATE INDEX FOR (f:Fact) ON (f.session_id)",
-  "CREATE INDEX FOR (c:RelayClock) ON (c.id)",
-  "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)"
+const indexes: ReadonlyArray<{ readonly key: string; readonly create: string }> = [
+  { key: "NODE Fact id", create: "CREATE INDEX FOR (f:Fact) ON (f.id)" },
+  { key: "NODE Fact created_at", create: "CREATE INDEX FOR (f:Fact) ON (f.created_at)" },
+  { key: "NODE Fact session_id", create: "CREATE INDEX FOR (f:Fact) ON (f.session_id)" },
+  { key: "NODE RelayClock id", create: "CREATE INDEX FOR (c:RelayClock) ON (c.id)" },
+  { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" }
 ]
 
 const alreadyThere = /already (indexed|exists)|exists/i
+const noGraphYet = /empty key/i
+
+interface Row {
+  readonly entity: string
+  readonly label: string
+  readonly properties: ReadonlyArray<string>
+}
+
+const existing = (graph: Graph, procedure: string, entity: string) =>
+  Effect.tryPromise({
+    try: () => graph.roQuery<Row>(`CALL ${procedure} RETURN ${entity} AS entity, label, properties`),
+    catch: classify
+  }).pipe(
+    Effect.map((reply) => new Set((reply.data ?? []).flatMap((r) => r.properties.map((p) => `${r.entity} ${r.label} ${p}`)))),
+    Effect.catchIf((e) => !e.transient && noGraphYet.test(e.detail), () => Effect.succeed(new Set<string>()))
+  )
+
+const ignoreExisting = <A>(make: () => Promise<A>) =>
+  Effect.tryPromise({ try: make, catch: classify }).pipe(
+    Effect.asVoid,
+    Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
+  )
 
 export const ensureSchema = (graph: Graph) =>
-  Effect.forEach(nodeIndexes, (cypher) =>
-    Effect.tryPromise({ try: () => graph.query(cypher), catch: classify }).pipe(
-      Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
-    ), { discard: true }).pipe(
-      Effect.zipRight(
-        Effect.tryPromise({ try: () => graph.constraintCreate("UNIQUE" as never, "NODE" as never, "Fact", "id"), catch: classify }).pipe(
-          Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
-        )
-      )
-    )
+  Effect.gen(function*() {
+    const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
+    const missing = indexes.filter((i) => !haveIndexes.has(i.key))
+    yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
+    const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
+    if (!haveConstraints.has("UNIQUE Fact id")) {
+      yield* ignoreExisting(() => graph.constraintCreate(ConstraintType.UNIQUE, EntityType.NODE, "Fact", "id"))
+    }
+  })
