@@ -1,3 +1,4 @@
+import { FalkorDB } from "falkordb"
 import type { TestProject } from "vitest/node"
 import { type RunningServer, startServer } from "./falkordbServer.js"
 
@@ -13,8 +14,16 @@ export async function setup(project: TestProject) {
   project.provide("falkordb", { host: server.host, port: server.port, password: server.password })
 }
 
+/** Drops every graph the run made (all graphs on this run's own server), then stops the server. */
 export async function teardown() {
-  await server?.stop()
+  if (server === undefined) return
+  const db = await FalkorDB.connect({ socket: { host: server.host, port: server.port }, password: server.password })
+  try {
+    for (const graph of await db.list()) await db.selectGraph(graph).delete()
+  } finally {
+    await db.close()
+    await server.stop()
+  }
 }
 
 declare module "vitest" {
