@@ -21,7 +21,11 @@ const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $since AND f.created_
   `AND f.written_by <> $reader ` +
   `WITH f ORDER BY f.created_at RETURN ${factMap("f")} AS fact`
 
-const decisionsQuery = `MATCH (w:Fact)-[r:SUPERSEDES]->(l:Fact) ` +
+/**
+ * No labels on w and l (SUPERSEDES only ever joins facts): with them FalkorDB 4.16 plans a label
+ * scan of every fact and an edge-index scan per fact (3.5 s at 100k facts); without, one index scan.
+ */
+const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
   `WHERE r.created_at > $since AND r.created_at <= $asOf AND r.resolved_by <> $reader ` +
   `WITH w, r, l ORDER BY r.created_at ` +
   `RETURN ${factMap("w")} AS winner, ${factMap("l")} AS loser, r.reason AS reason, ` +
