@@ -17,7 +17,8 @@ export const FactStoreLive = Layer.effect(
       save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
       context: (id) => context(db, id),
       impact: (id) => impact(db, id),
-      currentState: ({ limit, sessionId }) => currentState(db, limit, sessionId),
+      currentState: ({ limit, sessionId }) =>
+        Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, limit, sessionId))),
       openConflicts: openConflicts(db),
       resolve: (r) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => resolve(db, now, r))),
       briefing: ({ reader, since }) =>

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FactNotFound } from "../../domain/errors.js"
+import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
 import type { Dependent, Fact } from "../../domain/fact.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
@@ -43,13 +43,32 @@ export const impact = (db: GraphDatabase["Type"], id: string, field = "fact_id")
     )
   )
 
-const recentQuery = (bySession: boolean) =>
-  `MATCH (f:Fact) ${bySession ? "WHERE f.session_id = $sessionId " : ""}` +
+const recentQuery = (filter: "session" | "since" | "none") =>
+  `MATCH (f:Fact) ${filter === "session" ? "WHERE f.session_id = $sessionId " : filter === "since" ? "WHERE f.created_at >= $from " : ""}` +
   `WITH f ORDER BY f.created_at DESC LIMIT $limit ` +
   `RETURN ${factMap("f")} AS fact`
 
+const day = 24 * 60 * 60 * 1000
+
+/**
+ * Windows tried first for the newest facts. FalkorDB 4.16 sorts every fact for ORDER BY ... LIMIT
+ * (30-50 ms at 100k facts); a lower bound on created_at goes through the index instead (~1.5 ms).
+ * When a window holds at least `limit` facts, the newest `limit` are all in it; otherwise widen.
+ */
+const windows = [day, 32 * day]
+
 /** The newest facts, optionally of one session. */
-export const currentState = (db: GraphDatabase["Type"], limit: number, sessionId: string | null) =>
-  db.read<{ fact: FactRow }>(recentQuery(sessionId !== null), { limit, sessionId }).pipe(
-    Effect.map((rows) => rows.map((r) => toFact(r.fact)))
-  )
+export const currentState = (db: GraphDatabase["Type"], now: number, limit: number, sessionId: string | null) => {
+  const toFacts = (rows: ReadonlyArray<{ fact: FactRow }>) => rows.map((r) => toFact(r.fact))
+  if (sessionId !== null) {
+    return db.read<{ fact: FactRow }>(recentQuery("session"), { limit, sessionId }).pipe(Effect.map(toFacts))
+  }
+  const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
+    const window = windows[i]
+    if (window === undefined) return db.read<{ fact: FactRow }>(recentQuery("none"), { limit })
+    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit, from: now - window }).pipe(
+      Effect.flatMap((rows) => rows.length >= limit ? Effect.succeed(rows) : attempt(i + 1))
+    )
+  }
+  return attempt(0).pipe(Effect.map(toFacts))
+}

@@ -1,0 +1,133 @@
+import type { FalkorDB, Graph } from "falkordb"
+import { randomUUID } from "node:crypto"
+import { type GeneratedGraph, makeForkPairs, rng } from "./graph.js"
+import { type inProcessRelay, replay, type StdioRelay } from "./relay.js"
+import type { ParentPool } from "./throughput.js"
+import { sample, type SampleOptions, type Stats } from "./sampler.js"
+
+export type Level = "floor" | "inproc" | "e2e"
+export const levels: ReadonlyArray<Level> = ["floor", "inproc", "e2e"]
+export interface Failed { readonly error: string }
+export type ToolLatency = Record<Level, Stats | Failed>
+export const isFailed = (x: Stats | Failed): x is Failed => "error" in x
+
+/** A level that fails is recorded as failed (with why), and the run goes on. */
+const orFailed = (run: () => Promise<Stats>): Promise<Stats | Failed> =>
+  run().catch((e: unknown) => {
+    const m = String(e)
+    return { error: /ReadBuffer|Connection closed/i.test(m) ? "reply over the MCP SDK's 10 MB stdio message limit (connection closed)" : m.slice(0, 200) }
+  })
+
+type Args = Record<string, unknown>
+
+/** How one tool is driven: the input of call i, and which recorded values a floor call swaps for i's. */
+interface Scenario {
+  readonly tool: string
+  readonly options?: SampleOptions
+  readonly prepare?: () => Promise<void>
+  readonly args: (i: number) => Args
+  /** The ids in the arguments (swapped in the floor's replay). */
+  readonly ids: (args: Args) => ReadonlyArray<string>
+  /** Called with each result (e.g. to hand a new fact back as a fresh parent). */
+  readonly after?: (result: Record<string, any>, args: Args) => void
+}
+
+const readOptions: SampleOptions = { warmup: 20, min: 20, max: 400, budgetMs: 1500 }
+const heavyOptions: SampleOptions = { warmup: 2, min: 5, max: 60, budgetMs: 4000 }
+/** Fewer writes, so the graph under measurement stays close to its generated shape. */
+const writeOptions: SampleOptions = { warmup: 10, min: 40, max: 150, budgetMs: 1500 }
+
+export interface LatencyContext {
+  readonly client: FalkorDB
+  readonly graphName: string
+  readonly g: GeneratedGraph
+  readonly inproc: ReturnType<typeof inProcessRelay>
+  readonly e2e: StdioRelay
+  readonly pool: ParentPool
+}
+
+export const measureTools = async (cx: LatencyContext, log: (s: string) => void): Promise<Record<string, ToolLatency>> => {
+  const graph: Graph = cx.client.selectGraph(cx.graphName)
+  const rand = rng(cx.g.facts.length * 31)
+  const targets = Array.from({ length: 512 }, () => cx.g.facts[Math.floor(rand() * cx.g.facts.length)]!.id)
+  const byAge = [...cx.g.facts].sort((a, b) => b.created_at - a.created_at)
+  const since = new Date(byAge[Math.min(49, byAge.length - 1)]!.created_at).toISOString()
+
+  let pairs: Array<{ winner: string; loser: string }> = []
+  const pairBudget = 3 * (writeOptions.warmup + writeOptions.max) + 10
+
+  const scenarios: ReadonlyArray<Scenario> = [
+    { tool: "relay_get_context", args: (i) => ({ fact_id: targets[i % targets.length] }), ids: (a) => [a.fact_id as string] },
+    { tool: "relay_get_impact", args: (i) => ({ fact_id: targets[i % targets.length] }), ids: (a) => [a.fact_id as string] },
+    { tool: "relay_get_current_state", args: () => ({ limit: 20 }), ids: () => [] },
+    { tool: "relay_detect_conflicts", args: () => ({}), ids: () => [] },
+    { tool: "relay_get_briefing", args: () => ({ my_name: "bench-reader", since }), ids: () => [] },
+    { tool: "relay_get_important_facts", options: heavyOptions, args: () => ({ limit: 10 }), ids: () => [] },
+    { tool: "relay_get_clusters", options: heavyOptions, args: () => ({}), ids: () => [] },
+    {
+      tool: "relay_save_fact",
+      options: writeOptions,
+      args: (i) => ({
+        content: `Bench: the cache TTL for tenant ${i % 97} stays at ${i % 13} minutes`,
+        written_by: "bench-writer",
+        session_id: "bench:latency",
+        parent_fact_id: cx.pool.take()
+      }),
+      ids: (a) => [a.parent_fact_id as string],
+      after: (r) => {
+        cx.pool.give(r.fact.id)
+      }
+    },
+    {
+      tool: "relay_resolve_conflict",
+      options: writeOptions,
+      prepare: async () => {
+        pairs = await makeForkPairs(cx.client, cx.graphName, pairBudget, Date.now(), cx.g.facts.length)
+      },
+      args: () => {
+        const p = pairs.shift()
+        if (p === undefined) throw new Error("out of fork pairs")
+        return { winner_fact_id: p.winner, loser_fact_id: p.loser, reason: "Streams are enough at our volume", resolved_by: "bench-judge" }
+      },
+      ids: (a) => [a.winner_fact_id as string, a.loser_fact_id as string]
+    }
+  ]
+
+  const out: Record<string, ToolLatency> = {}
+  for (const s of scenarios) {
+    await s.prepare?.()
+    const o = s.options ?? readOptions
+    // Record what the app sends for one call; the floor replays it with this call's ids swapped in.
+    const firstArgs = s.args(0)
+    const { result, trace } = await cx.inproc.recorder.record(() => cx.inproc.call(s.tool, firstArgs))
+    s.after?.(result, firstArgs)
+    const recordedIds = s.ids(firstArgs)
+    const recordedNew: string | undefined = s.tool === "relay_save_fact" ? result.fact.id : undefined
+
+    const floor = await orFailed(() => sample(async (i) => {
+      const a = s.args(i)
+      const swap = new Map<string, string>()
+      s.ids(a).forEach((id, k) => swap.set(recordedIds[k] as string, id))
+      if (recordedNew !== undefined) {
+        const fresh = randomUUID()
+        swap.set(recordedNew, fresh)
+        s.after?.({ fact: { id: fresh } }, a)
+      }
+      await replay(graph, trace, swap)
+    }, o))
+    const inproc = await orFailed(() => sample(async (i) => {
+      const a = s.args(i)
+      const r = await cx.inproc.call(s.tool, a)
+      s.after?.(r, a)
+    }, o))
+    const e2e = await orFailed(() => sample(async (i) => {
+      const a = s.args(i)
+      const r = await cx.e2e.call(s.tool, a)
+      s.after?.(r, a)
+    }, o))
+    out[s.tool] = { floor, inproc, e2e }
+    const p50 = (x: Stats | Failed) => isFailed(x) ? `failed (${x.error})` : `${x.p50.toFixed(2)} ms`
+    log(`  ${s.tool.padEnd(26)} floor ${p50(floor)}  in-process ${p50(inproc)}  e2e ${p50(e2e)} (p50, ${trace.flat().length} statements)`)
+  }
+  return out
+}
