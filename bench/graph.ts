@@ -177,6 +177,10 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
       { params: { edges: edges as never } }
     )
   }
+  // As relay_save_fact leaves them: a parent whose children differ after normalising is :Forked.
+  await graph.query(
+    `MATCH (p:Fact)<-[:BUILDS_ON]-(c:Fact) WITH p, count(DISTINCT c.norm) AS kinds WHERE kinds > 1 SET p:Forked`
+  )
   for (const edges of batches(g.supersedes, 5000)) {
     await graph.query(
       `UNWIND $edges AS e MATCH (w:Fact {id: e.from}), (l:Fact {id: e.to}) ` +
@@ -201,7 +205,7 @@ export const makeForkPairs = async (client: FalkorDB, name: string, count: numbe
   for (const rows of batches(pairs, 2000)) {
     await graph.query(
       `UNWIND $rows AS r ` +
-        `CREATE (p:Fact {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at}) ` +
+        `CREATE (p:Fact:Forked {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at}) ` +
         `CREATE (w:Fact {id: r.w, content: 'Use Redis streams', norm: 'use redis streams', written_by: 'cursor', session_id: 'bench:forks', created_at: $at + 1})-[:BUILDS_ON]->(p) ` +
         `CREATE (l:Fact {id: r.l, content: 'Use Kafka', norm: 'use kafka', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 2})-[:BUILDS_ON]->(p) ` +
         `CREATE (:Fact {id: r.c, content: 'Kafka topic per tenant', norm: 'kafka topic per tenant', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 3})-[:BUILDS_ON]->(l)`,
