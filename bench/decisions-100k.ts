@@ -233,7 +233,8 @@ const main = async () => {
         `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
       yield* time("relay_get_important_facts (10)", () => store.important(10), (r) => `top score ${r[0]?.score.toFixed(4)}`)
       yield* time("relay_get_important_facts (100)", () => store.important(100), (r) => `${r.length} facts`)
-      yield* time("relay_get_clusters", () => store.clusters, (c) => `${c.length} clusters, largest ${c[0]?.facts.length}`)
+      yield* time("relay_get_clusters (50 x 50)", () => store.clusters({ limit: 50, factsPerCluster: 50 }), (c) =>
+        `${c.total} clusters, largest ${c.clusters[0]?.size}`)
 
     })
     await Effect.runPromise(program.pipe(Effect.provide(live), Effect.scoped))

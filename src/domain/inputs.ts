@@ -3,14 +3,14 @@ import { FactContent, Reason } from "./content.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { IsoTimestamp } from "./time.js"
 
-const limit = (fallback: number) =>
+const limit = (fallback: number, what = "How many to return") =>
   Schema.optionalWith(
     Schema.Int.pipe(
       Schema.between(1, 100),
       Schema.annotations({
         // One message for every way to miss: "5", 1.5, 0 and 101 all get the rule, never the value.
         message: () => ({ message: "must be a whole number from 1 to 100", override: true }),
-        description: `How many to return (1-100, default ${fallback})`
+        description: `${what} (1-100, default ${fallback})`
       })
     ),
     { default: () => fallback }
@@ -48,3 +48,13 @@ export const BriefingInput = Schema.Struct({
 })
 
 export const ImportantFactsInput = Schema.Struct({ limit: limit(10) })
+
+/**
+ * Not in the contract's table (which lists no input): a whole-graph answer at 100,000 facts is tens
+ * of megabytes, past what MCP clients read, so both are bounded, with defaults that return every
+ * cluster and fact of a graph of ordinary size. `size` always counts the whole cluster.
+ */
+export const ClustersInput = Schema.Struct({
+  limit: limit(50, "How many clusters to return, largest first"),
+  facts_per_cluster: limit(50, "How many facts of each cluster to return, oldest first")
+})

@@ -38,7 +38,8 @@ export const ImportantFactsOutput = Schema.Struct({
 })
 
 export const ClustersOutput = Schema.Struct({
-  clusters: Schema.Array(Schema.Struct({ id: Schema.Number, size: Schema.Number, facts: Schema.Array(Fact) }))
+  clusters: Schema.Array(Schema.Struct({ id: Schema.Number, size: Schema.Number, facts: Schema.Array(Fact) })),
+  total_clusters: Schema.Number.annotations({ description: "How many clusters the whole memory has" })
 })
 
 export const ErrorOutput = Schema.Struct({

@@ -70,9 +70,17 @@ const renderers: Record<string, (o: never) => Array<string>> = {
   ],
   relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }> }) =>
     list("Most built-upon facts", o.facts, (x) => `score ${x.score.toFixed(4)}: ${renderFact(x.fact)}`, "none yet"),
-  relay_get_clusters: (o: { clusters: ReadonlyArray<{ id: number; size: number; facts: ReadonlyArray<Fact> }> }) =>
-    list("Clusters, largest first", o.clusters, (c) =>
-      [`cluster ${c.id}, ${c.size} fact(s):`, ...c.facts.map((f) => `    ${renderFact(f)}`)].join("\n"), "none yet")
+  relay_get_clusters: (o: {
+    clusters: ReadonlyArray<{ id: number; size: number; facts: ReadonlyArray<Fact> }>
+    total_clusters: number
+  }) => [
+    ...list("Clusters, largest first", o.clusters, (c) =>
+      [
+        `cluster ${c.id}, ${c.size} fact(s)${c.facts.length < c.size ? ` (the oldest ${c.facts.length} shown)` : ""}:`,
+        ...c.facts.map((f) => `    ${renderFact(f)}`)
+      ].join("\n"), "none yet"),
+    ...(o.total_clusters > o.clusters.length ? [`(${o.total_clusters - o.clusters.length} smaller cluster(s) not shown)`] : [])
+  ]
 }
 
 export const renderResult = (tool: string, output: unknown): string =>

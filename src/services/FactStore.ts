@@ -47,7 +47,15 @@ export interface Briefing {
 
 export interface Cluster {
   readonly id: number
+  /** How many facts the whole cluster has; `facts` may be fewer. */
+  readonly size: number
+  /** The oldest facts of the cluster, oldest first. */
   readonly facts: ReadonlyArray<Fact>
+}
+
+export interface Clusters {
+  readonly clusters: ReadonlyArray<Cluster>
+  readonly total: number
 }
 
 /** Append-only facts and decisions, with every derived status computed from edges when read. */
@@ -66,5 +74,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
     options: { readonly reader: string; readonly since: number | null }
   ) => Effect.Effect<Briefing, DatabaseError>
   readonly important: (limit: number) => Effect.Effect<ReadonlyArray<{ fact: Fact; score: number }>, DatabaseError>
-  readonly clusters: Effect.Effect<ReadonlyArray<Cluster>, DatabaseError>
+  readonly clusters: (
+    options: { readonly limit: number; readonly factsPerCluster: number }
+  ) => Effect.Effect<Clusters, DatabaseError>
 }>() {}

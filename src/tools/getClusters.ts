@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { NoInput } from "../domain/inputs.js"
+import { ClustersInput } from "../domain/inputs.js"
 import { ClustersOutput } from "../domain/outputs.js"
 import { FactStore } from "../services/FactStore.js"
 import { defineTool, readOnly, untrustedNote } from "./Tool.js"
@@ -8,13 +8,17 @@ export const getClusters = defineTool({
   name: "relay_get_clusters",
   description: "Group the memory into topics: facts connected by building on or superseding each other form one " +
     "cluster (direction ignored), largest first, each with its facts oldest first; a fact on its own is a cluster " +
-    "of one. An empty list means nothing has been saved. Next: relay_get_important_facts for what matters most. " +
+    "of one. Returns the `limit` largest clusters (default 50) with up to `facts_per_cluster` facts each (default " +
+    "50); `size` counts the whole cluster and `total_clusters` all clusters. An empty list means nothing has been saved. Next: relay_get_important_facts for what matters most. " +
     untrustedNote,
   annotations: readOnly("Get the clusters"),
-  input: NoInput,
+  input: ClustersInput,
   output: ClustersOutput,
-  handler: Effect.fn("relay_get_clusters")(function*() {
-    const clusters = yield* (yield* FactStore).clusters
-    return { clusters: clusters.map((c) => ({ id: c.id, size: c.facts.length, facts: c.facts })) }
+  handler: Effect.fn("relay_get_clusters")(function*(input) {
+    const found = yield* (yield* FactStore).clusters({ limit: input.limit, factsPerCluster: input.facts_per_cluster })
+    return {
+      clusters: found.clusters.map((c) => ({ id: c.id, size: c.size, facts: c.facts })),
+      total_clusters: found.total
+    }
   })
 })

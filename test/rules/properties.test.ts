@@ -163,8 +163,15 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         expect(Rules.isStale(model, f.id)).toBe(stale)
       }), { concurrency: 4, discard: true })
 
-    const clusters = yield* store.clusters
-    expect(clusters.map((c) => ids(c.facts))).toEqual(Rules.clusters(model))
+    const expected = Rules.clusters(model)
+    const whole = yield* store.clusters({ limit: 100, factsPerCluster: 100 })
+    expect(whole.total).toBe(expected.length)
+    expect(whole.clusters.map((c) => ids(c.facts))).toEqual(expected.slice(0, 100))
+    expect(whole.clusters.map((c) => c.size)).toEqual(expected.slice(0, 100).map((c) => c.length))
+    // Bounded: the largest two, each cut to its oldest two facts, sizes still whole.
+    const few = yield* store.clusters({ limit: 2, factsPerCluster: 2 })
+    expect(few.clusters.map((c) => ids(c.facts))).toEqual(expected.slice(0, 2).map((c) => c.slice(0, 2)))
+    expect(few.clusters.map((c) => c.size)).toEqual(expected.slice(0, 2).map((c) => c.length))
 
     // Law: no accepted sequence of resolutions forms a SUPERSEDES cycle.
     const cycles = yield* db.read<{ n: number }>("MATCH (a:Fact)-[:SUPERSEDES*1..]->(a) RETURN count(a) AS n")

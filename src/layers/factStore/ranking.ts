@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import type { Cluster } from "../../services/FactStore.js"
-import { staleSet } from "../../domain/rules.js"
+import type { Clusters } from "../../services/FactStore.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
 /** PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older first. */
@@ -15,37 +14,45 @@ export const important = (db: GraphDatabase["Type"], limit: number) =>
   )
 
 /**
- * Connected components over BUILDS_ON and SUPERSEDES, direction ignored. Every fact comes back, so
- * the rows are flat and cheap (the parent by OPTIONAL MATCH, superseded by indegree) and staleness is
- * worked out here from the whole forest at once (rules.staleSet) instead of one ancestor walk per
- * fact in Cypher: at 100,000 facts that is the difference between ~0.2 s and several seconds.
+ * Connected components over BUILDS_ON and SUPERSEDES, direction ignored. Every component is sized,
+ * but only the chosen ones (largest first, ties by the oldest fact) have their oldest facts mapped,
+ * so the cost of the answer stays bounded however large the graph grows.
  */
 export const clustersQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
   `YIELD node, componentId ` +
-  `OPTIONAL MATCH (node)-[:BUILDS_ON]->(up) ` +
-  `RETURN componentId AS c, node.id AS id, node.content AS content, node.written_by AS written_by, ` +
-  `node.session_id AS session_id, node.created_at AS created_at, up.id AS parent_id, ` +
-  `indegree(node, 'SUPERSEDES') > 0 AS superseded`
+  `WITH componentId, node ORDER BY node.created_at ` +
+  `WITH componentId, collect(node) AS members ` +
+  `WITH count(componentId) AS total, collect({members: members, size: size(members)}) AS all ` +
+  `UNWIND all AS c ` +
+  `WITH total, c ORDER BY c.size DESC, c.members[0].created_at ASC LIMIT $limit ` +
+  `WITH total, c.size AS size, c.members[0].created_at AS first, c.members[0..$perCluster] AS shown ` +
+  `UNWIND shown AS n ` +
+  `RETURN total, size, first, ${factMap("n")} AS fact`
 
-type ClusterRow = Omit<FactRow, "stale"> & { readonly c: number }
+interface ClusterRow {
+  readonly total: number
+  readonly size: number
+  readonly first: number
+  readonly fact: FactRow
+}
 
-/** Largest first, ties by the oldest fact; each cluster's facts oldest first (stamps follow commit order). */
-export const clusters = (db: GraphDatabase["Type"]) =>
-  db.read<ClusterRow>(clustersQuery).pipe(
-    Effect.map((rows): ReadonlyArray<Cluster> => {
-      const stale = staleSet(
-        new Map(rows.map((r) => [r.id, r.parent_id ?? null])),
-        new Set(rows.filter((r) => r.superseded).map((r) => r.id))
-      )
-      const groups = new Map<number, Array<ClusterRow>>()
+export const clusters = (db: GraphDatabase["Type"], limit: number, perCluster: number) =>
+  db.read<ClusterRow>(clustersQuery, { limit, perCluster }).pipe(
+    Effect.map((rows): Clusters => {
+      const groups = new Map<number, { size: number; first: number; facts: Array<FactRow> }>()
       for (const r of rows) {
-        const g = groups.get(r.c)
-        if (g === undefined) groups.set(r.c, [r])
-        else g.push(r)
+        const g = groups.get(r.first)
+        if (g === undefined) groups.set(r.first, { size: r.size, first: r.first, facts: [r.fact] })
+        else g.facts.push(r.fact)
       }
-      return [...groups.values()]
-        .map((g) => g.sort((x, y) => x.created_at - y.created_at))
-        .sort((x, y) => y.length - x.length || x[0]!.created_at - y[0]!.created_at)
-        .map((g, i) => ({ id: i + 1, facts: g.map((r) => toFact({ ...r, stale: stale.has(r.id) })) }))
+      const ordered = [...groups.values()].sort((x, y) => y.size - x.size || x.first - y.first)
+      return {
+        total: rows[0]?.total ?? 0,
+        clusters: ordered.map((g, i) => ({
+          id: i + 1,
+          size: g.size,
+          facts: g.facts.sort((x, y) => x.created_at - y.created_at).map(toFact)
+        }))
+      }
     })
   )
