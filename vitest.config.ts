@@ -6,6 +6,9 @@ export default defineConfig({
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: "forks"
+    pool: "forks",
+    // On CI also a JSON report, from which .ci/run prints the plain "N passed, N failed" line.
+    reporters: process.env.CI === "true" ? ["default", "json"] : ["default"],
+    outputFile: { json: "test-results.json" }
   }
 })
