@@ -19,6 +19,8 @@ const BACKPORTS_LIST = "/etc/apt/sources.list.d/bookworm-backports.list"
 const BACKPORTS_LINE = "deb http://deb.debian.org/debian bookworm-backports main"
 const DOCKER = "start FalkorDB with `docker compose up -d` (see .env.example) and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD"
 const dryRun = process.argv.includes("--dry-run")
+// The tests always start a FalkorDB of their own, whatever .env says about Relay's database.
+const forTests = process.argv.includes("--for-tests")
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 const say = (line) => process.stdout.write(`setup-db: ${line}\n`)
@@ -132,7 +134,7 @@ const quietPackagedService = () => {
 
 // ---------------------------------------------------------------------------
 
-if (externalDatabase()) {
+if (!forTests && externalDatabase()) {
   say("FALKORDB_URL/FALKORDB_HOST is set; the embedded server is not needed.")
   process.exit(0)
 }

@@ -3,6 +3,7 @@
  * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
+import { configProvider } from "../layers/SettingsLive.js"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import {
@@ -33,7 +34,7 @@ const show = (s: EmbeddedStatus, json: boolean) =>
       `server:          ${Option.getOrElse(s.serverVersion, () => "-")}`
     ].join("\n"))
 
-const main = Effect.gen(function*() {
+const commands = Effect.gen(function*() {
   const args = process.argv.slice(2)
   const json = args.includes("--json")
   const command = args.filter((a) => a !== "--json")[0] ?? "status"
@@ -56,7 +57,10 @@ const main = Effect.gen(function*() {
         process.exitCode = 2
       })
   }
-}).pipe(
+})
+
+/** RELAY_DATA_DIR and the rest are read as the server reads them: the environment, then .env. */
+const main = Effect.flatMap(configProvider, (provider) => Effect.withConfigProvider(commands, provider)).pipe(
   Effect.catchTag("EmbeddedServerError", (e) =>
     Console.error(e.message).pipe(Effect.zipRight(Effect.sync(() => {
       process.exitCode = 1

@@ -12,7 +12,7 @@ export class DatabaseEndpoint extends Context.Tag("relay/DatabaseEndpoint")<Data
 export const DatabaseEndpointLive = Layer.effect(
   DatabaseEndpoint,
   Effect.gen(function*() {
-    const { database } = yield* Settings
+    const { configProvider, database } = yield* Settings
     switch (database._tag) {
       case "Url":
         return { options: Effect.sync(() => ({ url: Redacted.value(database.url) })) }
@@ -27,8 +27,12 @@ export const DatabaseEndpointLive = Layer.effect(
         // Started (or joined) once at start, so a missing server binary stops Relay with its one
         // sentence; later reconnects run it again, which restarts a server that died.
         const context = yield* Effect.context<Effect.Effect.Context<typeof ensureEmbeddedServer>>()
-        yield* ensureEmbeddedServer
-        const ensure = ensureEmbeddedServer.pipe(
+        // RELAY_DATA_DIR may come from .env like every other setting.
+        const ensureHere = configProvider === undefined
+          ? ensureEmbeddedServer
+          : Effect.withConfigProvider(ensureEmbeddedServer, configProvider)
+        yield* ensureHere
+        const ensure = ensureHere.pipe(
           Effect.provide(context),
           Effect.mapError((e) => new DatabaseError({ transient: true, detail: e.message }))
         )

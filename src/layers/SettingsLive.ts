@@ -42,7 +42,7 @@ const packageDir = Effect.gen(function*() {
 })
 
 /** The environment first, then the `.env` file beside the package, if there is one. */
-const configProvider = Effect.gen(function*() {
+export const configProvider = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const file = path.join(yield* packageDir, ".env")
@@ -53,10 +53,21 @@ const configProvider = Effect.gen(function*() {
 
 const settings = Config.all({ database: databaseTarget, graph: graphName, rateLimitPerMinute: rateLimit })
 
+const passwordOnly = Config.all({
+  password: Config.option(Config.string("FALKORDB_PASSWORD"))
+})
+
 export const SettingsLive = Layer.effect(
   Settings,
   Effect.gen(function*() {
     const provider = yield* configProvider
-    return yield* Effect.withConfigProvider(settings, provider)
+    const read = yield* Effect.withConfigProvider(settings, provider)
+    const { password } = yield* Effect.withConfigProvider(passwordOnly, provider)
+    if (read.database._tag === "Embedded" && Option.isSome(password)) {
+      yield* Effect.logWarning(
+        "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT or FALKORDB_URL: it is ignored, and Relay uses its embedded server"
+      )
+    }
+    return { ...read, configProvider: provider }
   })
 )

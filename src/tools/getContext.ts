@@ -8,7 +8,7 @@ export const getContext = defineTool({
   name: "relay_get_context",
   description: "Read why a fact exists: the chain of facts it builds on, from the root of its thread down to the " +
     "fact itself (last). Use it before relying on or contradicting a fact. A root fact returns a chain of one. " +
-    "Unknown ids answer fact_not_found. " + untrustedNote,
+    "Unknown ids answer fact_not_found. Next: relay_get_impact to see what builds on it. " + untrustedNote,
   annotations: readOnly("Get a fact's context"),
   input: FactIdInput,
   output: ContextOutput,

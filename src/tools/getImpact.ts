@@ -8,7 +8,8 @@ export const getImpact = defineTool({
   name: "relay_get_impact",
   description: "See what breaks if a fact is overturned: every fact that builds on it, directly or through others, " +
     "with its distance (1 = direct), nearest first. Use it after relay_resolve_conflict on the loser, or before " +
-    "changing a decision. An empty list means nothing builds on it. " + untrustedNote,
+    "changing a decision. An empty list means nothing builds on it. Next: relay_get_context on a dependent to " +
+    "see its chain, or relay_save_fact to record a revised fact under the winner. " + untrustedNote,
   annotations: readOnly("Get a fact's impact"),
   input: FactIdInput,
   output: ImpactOutput,

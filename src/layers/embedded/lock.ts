@@ -11,7 +11,8 @@ import * as Crypto from "node:crypto"
 import { EmbeddedServerError } from "./EmbeddedServerError.js"
 import { pidAlive } from "./processes.js"
 
-export const STALE_AFTER = Duration.seconds(15)
+// Above the longest legitimate start (10 s to daemonize + 10 s to answer), so a slow start keeps its lock.
+export const STALE_AFTER = Duration.seconds(30)
 
 export interface LockToken {
   readonly file: string
