@@ -1,7 +1,7 @@
-import { Duration, Effect, Exit, Layer, Option, SynchronizedRef } from "effect"
+import { Duration, Effect, Exit, FiberRef, Layer, Option, SynchronizedRef } from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
-import { type CypherParams, GraphDatabase } from "../services/GraphDatabase.js"
+import { type CypherParams, GraphDatabase, ownQueryTimeout } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 import { moduleVersion, serverVersion } from "./embedded/EmbeddedServer.js"
@@ -98,14 +98,21 @@ export const FalkorDbLive = Layer.scoped(
           ? Effect.as(closeQuietly(stale), Option.none<Connection>())
           : Effect.succeed(c))
 
+    /**
+     * Inside a tool call the call's budget is the timer (see `ownQueryTimeout`): a query it cuts
+     * short is interrupted, and its connection is dropped just as after a timeout of its own.
+     */
     const withConnection = <A>(use: (db: FalkorDB) => Promise<A>) =>
-      fastConnection.pipe(
-        Effect.flatMap((connection) =>
-          Effect.tryPromise({ try: () => use(connection.db), catch: classify }).pipe(
-            Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
-            Effect.tapError((e) => e.detail === "query timed out" ? forget(connection) : Effect.void)
-          )
-        ),
+      Effect.all([fastConnection, FiberRef.get(ownQueryTimeout)]).pipe(
+        Effect.flatMap(([connection, timed]) => {
+          const query = Effect.tryPromise({ try: () => use(connection.db), catch: classify })
+          return timed
+            ? query.pipe(
+              Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
+              Effect.tapError((e) => e.detail === "query timed out" ? forget(connection) : Effect.void)
+            )
+            : Effect.onInterrupt(query, () => forget(connection))
+        }),
         Effect.tapError((e) =>
           Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))
         )

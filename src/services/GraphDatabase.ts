@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, FiberRef, type Option } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 
 export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | { readonly [k: string]: CypherValue }
@@ -25,3 +25,11 @@ export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatab
   /** Drops the whole graph: for tests and benchmarks that made the graph themselves. */
   readonly dropGraph: Effect.Effect<void, DatabaseError>
 }>() {}
+
+/**
+ * Whether each query bounds itself with the connection's own timeout (the default, for the CLI and
+ * anything else that queries directly). A tool call runs inside one time budget
+ * (src/policies/timeout.ts) that already bounds every query it makes, so it turns this off: one
+ * timer per call instead of one per query on top of it (each is a race of two fibers).
+ */
+export const ownQueryTimeout: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(true)
