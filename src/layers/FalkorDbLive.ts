@@ -10,15 +10,41 @@ import { ensureSchema } from "./schema.js"
 const connectTimeout = Duration.millis(1500)
 const queryTimeout = Duration.seconds(2)
 
-/** Server replies that mean "try again" rather than "this query is wrong". */
-const transientReply = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)|timed out|timeout/i
+/** Replies about the server's state (full, read-only, loading, auth...), not about the query. */
+const stateReply =
+  /OOM|MISCONF|NOREPLICAS|READONLY|LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM|empty key|max number of clients|timed out/i
+/** Of those and of connection failures, the ones worth another try. */
+const retryableReply = /LOADING|BUSY|TRYAGAIN|MASTERDOWN|timed out|timeout/i
+const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
 
-/** Sorts a driver failure into transient (connection, timeout) or not; the text stays in the log. */
+const describe = (cause: unknown) => ({
+  name: cause instanceof Error ? cause.constructor.name : typeof cause,
+  message: cause instanceof Error ? cause.message : String(cause)
+})
+
+const isReply = (name: string) => name === "ErrorReply" || name === "SimpleError" || name === "BlobError"
+
+/**
+ * Sorts a driver failure: a lost connection or a timeout is transient (retried); a refused login or
+ * a server that refuses writes is not. The text stays in the log.
+ */
 export const classify = (cause: unknown): DatabaseError => {
-  const name = cause instanceof Error ? cause.constructor.name : typeof cause
-  const message = cause instanceof Error ? cause.message : String(cause)
-  const reply = name === "ErrorReply" || name === "SimpleError" || name === "BlobError"
-  return new DatabaseError({ transient: !reply || transientReply.test(message), detail: `${name}: ${message}` })
+  const { message, name } = describe(cause)
+  const transient = isReply(name) ? retryableReply.test(message) : !refusedLogin.test(message)
+  return new DatabaseError({ transient, detail: `${name}: ${message}` })
+}
+
+/** The server refused the query itself (a Cypher or constraint error): Relay's bug, not an outage. */
+class QueryRejected extends Error {
+  override readonly name = "QueryRejected"
+}
+
+/** A rejected query is a defect (the client sees `internal`); anything else is the database failing. */
+const classifyQuery = (cause: unknown) => {
+  const { message, name } = describe(cause)
+  return isReply(name) && !stateReply.test(message)
+    ? Effect.die(new QueryRejected(`FalkorDB rejected a query: ${message}`))
+    : Effect.fail(classify(cause))
 }
 
 const timedOut = (what: string) => () => new DatabaseError({ transient: true, detail: `${what} timed out` })
@@ -47,7 +73,12 @@ export const FalkorDbLive = Layer.scoped(
             ...options,
             socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false },
             disableOfflineQueue: true
-          } as unknown as FalkorDBOptions),
+          } as unknown as FalkorDBOptions).then((made) => {
+            // At once, in the same tick: an 'error' event with no listener would end the process. The
+            // failure itself surfaces on the next query, which makes the connection again.
+            made.on("error", () => {})
+            return made
+          }),
         catch: classify
       })
       const db = yield* Effect.tryPromise({ try: () => connecting, catch: classify }).pipe(
@@ -60,8 +91,9 @@ export const FalkorDbLive = Layer.scoped(
           })
         )
       )
-      db.on("error", () => {}) // the failure surfaces on the next query, which re-makes the connection
-      const client = yield* Effect.promise(() => db.connection)
+      const client = yield* Effect.tryPromise({ try: () => db.connection, catch: classify }).pipe(
+        Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
+      )
       const connection: Connection = { db, isOpen: () => client.isReady }
       if (!schemaReady) {
         yield* ensureSchema(db.selectGraph(graphName)).pipe(
@@ -105,7 +137,9 @@ export const FalkorDbLive = Layer.scoped(
     const withConnection = <A>(use: (db: FalkorDB) => Promise<A>) =>
       Effect.all([fastConnection, FiberRef.get(ownQueryTimeout)]).pipe(
         Effect.flatMap(([connection, timed]) => {
-          const query = Effect.tryPromise({ try: () => use(connection.db), catch: classify })
+          const query = Effect.tryPromise({ try: () => use(connection.db), catch: (cause) => cause }).pipe(
+            Effect.catchAll(classifyQuery)
+          )
           return timed
             ? query.pipe(
               Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),

@@ -1,12 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Effect, Runtime } from "effect"
+import { Deferred, Effect, Exit, Runtime } from "effect"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { tools } from "../tools/registry.js"
-import { callTool } from "./callTool.js"
+import { callTool, failure, internalMessage } from "./callTool.js"
 import { inputJsonSchema, outputJsonSchema } from "./jsonSchema.js"
 
 export const serverInfo = { name: "relay", version: "0.1.0" }
@@ -34,7 +34,10 @@ const byName = new Map(tools.map((t) => [t.name, t]))
  */
 export const serveStdio = Effect.gen(function*() {
   const runtime = yield* Effect.runtime<FactStore | SecretScanner | RateLimiter>()
-  const run = Runtime.runPromise(runtime)
+  const runExit = Runtime.runPromiseExit(runtime)
+  // callTool maps every failure itself; an Exit that still fails (interrupted at shutdown) is internal.
+  const run = (program: ReturnType<typeof callTool>) =>
+    runExit(program).then(Exit.getOrElse(() => failure("internal", internalMessage)))
   const closed = yield* Deferred.make<void>()
   const server = new Server(serverInfo, { capabilities: { tools: {} }, instructions })
 

@@ -61,14 +61,14 @@ export const decodeInput = (tool: AnyTool, args: unknown) =>
     Effect.mapError((e) => new InvalidInput({ message: describeParseError(e) }))
   )
 
-const failure = (code: ErrorCode, message: string): ToolResult => ({
+export const failure = (code: ErrorCode, message: string): ToolResult => ({
   content: [{ type: "text", text: `${code}: ${message}` }],
   structuredContent: { error: { code, message } },
   isError: true
 })
 
 const unavailableMessage = "the memory database is unavailable right now; try again shortly"
-const internalMessage = "Relay hit an internal error; the details are in its log"
+export const internalMessage = "Relay hit an internal error; the details are in its log"
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
 export const toFailureResult = (error: ToolError): ToolResult =>

@@ -24,7 +24,7 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `clk.last = ts) ` +
   `WITH w, l, existing, cycle, related ` +
   `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
-  `RETURN existing AND r.call_id <> $callId AS existing, cycle, related, r.reason AS reason, ` +
+  `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
 
