@@ -155,16 +155,18 @@ const main = async () => {
       yield* store.currentState({ limit: 1, sessionId: null })
       t0 = performance.now()
       const batch = 5000
-      // Parents with two children that differ after normalising carry :Forked, as relay_save_fact leaves them.
-      const forked = new Set([...children].filter(([, kids]) => new Set(kids.map((k) => k.norm)).size > 1).map(([p]) => p))
+      // Parents with two children that differ after normalising get a ForkMark, as relay_save_fact leaves them.
+      const forked = [...children].filter(([, kids]) => new Set(kids.map((k) => k.norm)).size > 1).map(([p]) => p)
       for (let i = 0; i < rows.length; i += batch) {
         const part = rows.slice(i, i + batch).map(({ parent: _p, ...r }) => r)
-        for (const labels of [":Fact", ":Fact:Forked"]) {
-          const these = part.filter((r) => forked.has(r.id) === (labels !== ":Fact"))
-          yield* Effect.promise(() =>
-            graph.query(`UNWIND $rows AS r CREATE (${labels} {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`, { params: { rows: these as never } })
-          )
-        }
+        yield* Effect.promise(() =>
+          graph.query(`UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`, { params: { rows: part as never } })
+        )
+      }
+      for (let i = 0; i < forked.length; i += batch) {
+        yield* Effect.promise(() =>
+          graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, { params: { ids: forked.slice(i, i + batch) as never } })
+        )
       }
       const links = rows.filter((r) => r.parent !== null).map((r) => ({ c: r.id, p: r.parent }))
       for (let i = 0; i < links.length; i += batch) {

@@ -32,7 +32,7 @@ export interface GeneratedGraph {
   /** Facts nobody builds on (fresh parents for writes). */
   readonly leaves: ReadonlyArray<string>
   readonly parentOf: ReadonlyMap<string, string>
-  /** Parents whose children differ after normalising: labelled :Forked, as relay_save_fact leaves them. */
+  /** Parents whose children differ after normalising: marked by a ForkMark, as relay_save_fact leaves them. */
   readonly forked: ReadonlySet<string>
   readonly stats: Record<string, number>
 }
@@ -167,18 +167,20 @@ const batches = <A>(xs: ReadonlyArray<A>, n: number): Array<ReadonlyArray<A>> =>
 export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGraph) => {
   const graph = client.selectGraph(name)
   await Effect.runPromise(ensureSchema(graph))
-  // As relay_save_fact leaves them: a parent whose children differ after normalising is :Forked.
-  // Known from the generator, so the label is set at CREATE (labelling afterwards with one
-  // aggregate over every BUILDS_ON edge took ~12 s at 100k facts).
-  for (const forked of [true, false]) {
-    const label = forked ? "Fact:Forked" : "Fact"
-    for (const rows of batches(g.facts.filter((f) => g.forked.has(f.id) === forked), 5000)) {
-      await graph.query(
-        `UNWIND $rows AS r CREATE (:${label} {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-          `session_id: r.session_id, created_at: r.created_at})`,
-        { params: { rows: rows as never } }
-      )
-    }
+  for (const rows of batches(g.facts, 5000)) {
+    await graph.query(
+      `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+        `session_id: r.session_id, created_at: r.created_at})`,
+      { params: { rows: rows as never } }
+    )
+  }
+  // As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark.
+  // Known from the generator (finding them afterwards with one aggregate over every BUILDS_ON edge
+  // took ~12 s at 100k facts).
+  for (const ids of batches([...g.forked], 5000)) {
+    await graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {
+      params: { ids: ids as never }
+    })
   }
   for (const edges of batches(g.buildsOn, 5000)) {
     await graph.query(
@@ -210,7 +212,7 @@ export const makeForkPairs = async (client: FalkorDB, name: string, count: numbe
   for (const rows of batches(pairs, 2000)) {
     await graph.query(
       `UNWIND $rows AS r ` +
-        `CREATE (p:Fact:Forked {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at}) ` +
+        `CREATE (:ForkMark)-[:MARKS]->(p:Fact {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at}) ` +
         `CREATE (w:Fact {id: r.w, content: 'Use Redis streams', norm: 'use redis streams', written_by: 'cursor', session_id: 'bench:forks', created_at: $at + 1})-[:BUILDS_ON]->(p) ` +
         `CREATE (l:Fact {id: r.l, content: 'Use Kafka', norm: 'use kafka', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 2})-[:BUILDS_ON]->(p) ` +
         `CREATE (:Fact {id: r.c, content: 'Kafka topic per tenant', norm: 'kafka topic per tenant', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 3})-[:BUILDS_ON]->(l)`,

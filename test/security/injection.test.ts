@@ -87,10 +87,11 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
       expect(yield* graphShape).toEqual({
         ...before,
         facts: before.facts! + adversarial.length,
-        nodes: before.nodes! + adversarial.length,
-        buildsOn: before.buildsOn! + adversarial.length
+        // ...and one ForkMark: the adversarial siblings differ, so the canary became a forked parent.
+        nodes: before.nodes! + adversarial.length + 1,
+        buildsOn: before.buildsOn! + adversarial.length,
+        labels: ["Fact", "ForkMark", "RelayClock"]
       })
-      expect((yield* graphShape).labels).toEqual(["Fact", "RelayClock"])
     }))
 
   it.effect("adversarial reasons are stored as given and create exactly one edge each", () =>

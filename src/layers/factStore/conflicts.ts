@@ -5,12 +5,12 @@ import { factMap, type FactRow, liveChildMap, toFact } from "./projection.js"
 
 /**
  * Open conflicts: sibling pairs whose normalised contents differ and neither of which is superseded;
- * `a` is the older. The walk starts at the `:Forked` parents (labelled by the save that made the
- * fork, see saveFact.ts), so it touches only the children of forked parents, never every fact and
+ * `a` is the older. The walk starts at the parents a ForkMark points at (made by the save that made
+ * the fork, see saveFact.ts), so it touches only the children of forked parents, never every fact and
  * never every pair: the unsuperseded children are collected per parent (indegree, cheap), and
  * only parents left with two or more live children are paired up.
  */
-export const openConflictsQuery = `MATCH (p:Forked) WITH p ` +
+export const openConflictsQuery = `MATCH (:ForkMark)-[:MARKS]->(p:Fact) WITH p ` +
   `MATCH (p)<-[:BUILDS_ON]-(c) WHERE indegree(c, 'SUPERSEDES') = 0 ` +
   `WITH p, collect(c) AS live WHERE size(live) > 1 ` +
   `UNWIND live AS a UNWIND live AS b ` +

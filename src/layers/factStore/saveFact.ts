@@ -10,10 +10,11 @@ import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
  * so concurrent writers under one parent each see an exact fork picture. MERGE on the id makes a
  * retried call return the fact that already landed instead of writing it twice.
  *
- * When the new fact forks (a sibling says something else), the parent gets the label `:Forked`.
- * It records structure, not a status: facts are never deleted, so a fork once made stays a fork
- * pair forever, while whether it is still open is computed from SUPERSEDES edges at read time.
- * It lets relay_detect_conflicts start from the forked parents instead of scanning every fact.
+ * When the new fact forks (a sibling says something else), the parent is marked by a separate
+ * `(:ForkMark)-[:MARKS]->(parent)` (made once, by MERGE), so no Fact is ever changed. It records
+ * structure, not a status: facts are never deleted, so a fork once made stays a fork pair forever,
+ * while whether it is still open is computed from SUPERSEDES edges at read time. It lets
+ * relay_detect_conflicts start from the forked parents instead of scanning every fact.
  */
 const createFact = (carry: ReadonlyArray<string>) =>
   `${stampClause(carry)} ` +
@@ -29,7 +30,7 @@ const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
   `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
   `WITH f, p, s ORDER BY s.created_at ` +
   `WITH f, p, collect(CASE WHEN s IS NULL THEN NULL ELSE {norm: s.norm, fact: ${factMap("s")}} END) AS siblings ` +
-  `FOREACH (_ IN CASE WHEN any(x IN siblings WHERE x.norm <> $norm) THEN [1] ELSE [] END | SET p:Forked) ` +
+  `FOREACH (_ IN CASE WHEN any(x IN siblings WHERE x.norm <> $norm) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
   `RETURN ${factMap("f")} AS fact, siblings`
 
 interface Row {
