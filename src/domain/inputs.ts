@@ -49,12 +49,22 @@ export const BriefingInput = Schema.Struct({
 
 export const ImportantFactsInput = Schema.Struct({ limit: limit(10) })
 
+const atMost = (max: number, what: string) =>
+  Schema.optional(
+    Schema.Int.pipe(
+      Schema.between(1, max),
+      Schema.annotations({
+        message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
+        description: what
+      })
+    )
+  )
+
 /**
- * Not in the contract's table (which lists no input): a whole-graph answer at 100,000 facts is tens
- * of megabytes, past what MCP clients read, so both are bounded, with defaults that return every
- * cluster and fact of a graph of ordinary size. `size` always counts the whole cluster.
+ * Not in the contract's table (which lists no input): both are optional and, left out, every
+ * cluster and fact is returned, up to the answer's budget of facts (see domain/clusters.ts).
  */
 export const ClustersInput = Schema.Struct({
-  limit: limit(50, "How many clusters to return, largest first"),
-  facts_per_cluster: limit(50, "How many facts of each cluster to return, oldest first")
+  limit: atMost(1000, "At most this many clusters, largest first (default: all that fit the answer)"),
+  facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)")
 })

@@ -24,7 +24,7 @@ export const FactStoreLive = Layer.effect(
       briefing: ({ reader, since }) =>
         Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, reader, since))),
       important: (limit) => important(db, limit),
-      clusters: ({ factsPerCluster, limit }) => clusters(db, limit, factsPerCluster)
+      clusters: (options) => clusters(db, options)
     })
   })
 )

@@ -75,6 +75,6 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   ) => Effect.Effect<Briefing, DatabaseError>
   readonly important: (limit: number) => Effect.Effect<ReadonlyArray<{ fact: Fact; score: number }>, DatabaseError>
   readonly clusters: (
-    options: { readonly limit: number; readonly factsPerCluster: number }
+    options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
   ) => Effect.Effect<Clusters, DatabaseError>
 }>() {}

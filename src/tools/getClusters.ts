@@ -8,8 +8,9 @@ export const getClusters = defineTool({
   name: "relay_get_clusters",
   description: "Group the memory into topics: facts connected by building on or superseding each other form one " +
     "cluster (direction ignored), largest first, each with its facts oldest first; a fact on its own is a cluster " +
-    "of one. Returns the `limit` largest clusters (default 50) with up to `facts_per_cluster` facts each (default " +
-    "50); `size` counts the whole cluster and `total_clusters` all clusters. An empty list means nothing has been saved. Next: relay_get_important_facts for what matters most. " +
+    "of one. Returns every cluster and fact that fits one answer (2,000 facts), or fewer with `limit` and " +
+    "`facts_per_cluster`; `size` counts the whole cluster and `total_clusters` all clusters. An empty list means " +
+    "nothing has been saved. Next: relay_get_important_facts for what matters most. " +
     untrustedNote,
   annotations: readOnly("Get the clusters"),
   input: ClustersInput,

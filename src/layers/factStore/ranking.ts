@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { chooseClusters, clusterFactBudget, type ClusterSizes } from "../../domain/clusters.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Clusters } from "../../services/FactStore.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
@@ -14,45 +15,39 @@ export const important = (db: GraphDatabase["Type"], limit: number) =>
   )
 
 /**
- * Connected components over BUILDS_ON and SUPERSEDES, direction ignored. Every component is sized,
- * but only the chosen ones (largest first, ties by the oldest fact) have their oldest facts mapped,
- * so the cost of the answer stays bounded however large the graph grows.
+ * Connected components over BUILDS_ON and SUPERSEDES, direction ignored. The first statement sizes
+ * every component and lists its ids oldest first (cheap: no fact is mapped); the clusters that fit
+ * the answer are chosen here (domain/clusters.ts), and only their facts are read in full.
  */
-export const clustersQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
+export const clusterSizesQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
   `YIELD node, componentId ` +
   `WITH componentId, node ORDER BY node.created_at ` +
-  `WITH componentId, collect(node) AS members ` +
-  `WITH count(componentId) AS total, collect({members: members, size: size(members)}) AS all ` +
-  `UNWIND all AS c ` +
-  `WITH total, c ORDER BY c.size DESC, c.members[0].created_at ASC LIMIT $limit ` +
-  `WITH total, c.size AS size, c.members[0].created_at AS first, c.members[0..$perCluster] AS shown ` +
-  `UNWIND shown AS n ` +
-  `RETURN total, size, first, ${factMap("n")} AS fact`
+  `WITH componentId, collect(node.id) AS ids, min(node.created_at) AS first ` +
+  `RETURN size(ids) AS size, first, ids[0..$cap] AS ids`
 
-interface ClusterRow {
-  readonly total: number
-  readonly size: number
-  readonly first: number
-  readonly fact: FactRow
-}
+export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN ${factMap("f")} AS fact`
 
-export const clusters = (db: GraphDatabase["Type"], limit: number, perCluster: number) =>
-  db.read<ClusterRow>(clustersQuery, { limit, perCluster }).pipe(
-    Effect.map((rows): Clusters => {
-      const groups = new Map<number, { size: number; first: number; facts: Array<FactRow> }>()
-      for (const r of rows) {
-        const g = groups.get(r.first)
-        if (g === undefined) groups.set(r.first, { size: r.size, first: r.first, facts: [r.fact] })
-        else g.facts.push(r.fact)
-      }
-      const ordered = [...groups.values()].sort((x, y) => y.size - x.size || x.first - y.first)
-      return {
-        total: rows[0]?.total ?? 0,
-        clusters: ordered.map((g, i) => ({
-          id: i + 1,
-          size: g.size,
-          facts: g.facts.sort((x, y) => x.created_at - y.created_at).map(toFact)
-        }))
-      }
-    })
-  )
+export const clusters = (
+  db: GraphDatabase["Type"],
+  options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
+) =>
+  Effect.gen(function*() {
+    const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
+    const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
+    const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget })
+    const ids = chosen.flatMap((c) => c.ids)
+    const rows = ids.length === 0 ? [] : yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids })
+    const byId = new Map(rows.map((r) => [r.fact.id, toFact(r.fact)]))
+    const result: Clusters = {
+      total: all.length,
+      clusters: chosen.map((c, i) => ({
+        id: i + 1,
+        size: c.size,
+        facts: c.ids.flatMap((id) => {
+          const fact = byId.get(id)
+          return fact === undefined ? [] : [fact]
+        })
+      }))
+    }
+    return result
+  })

@@ -1,0 +1,34 @@
+/**
+ * How much of the cluster list one answer carries. Left unbounded, relay_get_clusters at 100,000
+ * facts would answer ~50 MB, more than MCP clients read; 2,000 facts is about 1 MB. A graph of up
+ * to this many facts always gets the contract's whole answer.
+ */
+export const clusterFactBudget = 2000
+
+export interface ClusterSizes {
+  readonly size: number
+  /** created_at of its oldest fact, for ties. */
+  readonly first: number
+  /** Its fact ids, oldest first (at least as many as can be shown). */
+  readonly ids: ReadonlyArray<string>
+}
+
+/**
+ * Largest first (ties: the older first fact), at most `limit` clusters and `perCluster` facts of
+ * each, oldest first, until the budget of facts is spent.
+ */
+export const chooseClusters = (
+  all: ReadonlyArray<ClusterSizes>,
+  options: { readonly limit?: number | undefined; readonly perCluster?: number | undefined; readonly budget: number }
+): Array<ClusterSizes> => {
+  const ordered = [...all].sort((x, y) => y.size - x.size || x.first - y.first)
+  const chosen: Array<ClusterSizes> = []
+  let left = options.budget
+  for (const c of ordered.slice(0, options.limit ?? ordered.length)) {
+    if (left <= 0) break
+    const ids = c.ids.slice(0, Math.min(options.perCluster ?? c.ids.length, left))
+    chosen.push({ ...c, ids })
+    left -= ids.length
+  }
+  return chosen
+}
