@@ -43,8 +43,7 @@ export const maskUrl = (url: string): string => {
 const isLocal = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)
 
 /** Which database the settings point at, in words. */
-export const describeDatabase = (target: DatabaseTarget) =>
-  Effect.gen(function*() {
+export const describeDatabase = Effect.fn("describeDatabase")(function*(target: DatabaseTarget) {
     switch (target._tag) {
       case "Embedded": {
         const layout = yield* currentLayout

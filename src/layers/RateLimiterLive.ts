@@ -14,8 +14,7 @@ const minute = 60_000
  * `perMinute` calls. (Fractions of a token in floating point drift: at 20 a minute, 3000 ms of
  * refill is not quite one token.)
  */
-export const makeRateLimiter = (perMinute: number) =>
-  Effect.gen(function*() {
+export const makeRateLimiter = Effect.fn("makeRateLimiter")(function*(perMinute: number) {
     const cost = minute
     const capacity = perMinute * cost
     const start = yield* Clock.currentTimeMillis

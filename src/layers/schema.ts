@@ -39,8 +39,7 @@ const ignoreExisting = <A>(make: () => Promise<A>) =>
     Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
   )
 
-export const ensureSchema = (graph: Graph) =>
-  Effect.gen(function*() {
+export const ensureSchema = Effect.fn("ensureSchema")(function*(graph: Graph) {
     const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
     const missing = indexes.filter((i) => !haveIndexes.has(i.key))
     yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })

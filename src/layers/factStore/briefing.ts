@@ -35,8 +35,12 @@ interface DecisionRow {
   readonly created_at: number
 }
 
-export const briefing = (db: GraphDatabase["Type"], now: number, reader: string, requestedSince: number | null) =>
-  Effect.gen(function*() {
+export const briefing = Effect.fn("FactStore.briefing")(function*(
+  db: GraphDatabase["Type"],
+  now: number,
+  reader: string,
+  requestedSince: number | null
+) {
     const fence = yield* db.write<{ asOf: number }>(fenceQuery, { now })
     const asOf = fence[0]?.asOf ?? now
     const { since } = briefingWindow(asOf, requestedSince)

@@ -27,11 +27,10 @@ export const clusterSizesQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relations
 
 export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN ${factMap("f")} AS fact`
 
-export const clusters = (
+export const clusters = Effect.fn("FactStore.clusters")(function*(
   db: GraphDatabase["Type"],
   options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
-) =>
-  Effect.gen(function*() {
+) {
     const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
     const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
     const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget })

@@ -48,8 +48,7 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
     })
   )
 
-export const resolve = (db: GraphDatabase["Type"], now: number, r: Resolution) =>
-  Effect.gen(function*() {
+export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
     if (r.winnerId === r.loserId) {
       return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }

@@ -38,8 +38,7 @@ interface Row {
   readonly siblings: ReadonlyArray<{ readonly norm: string; readonly fact: FactRow }>
 }
 
-export const saveFact = (db: GraphDatabase["Type"], now: number, input: NewFact) =>
-  Effect.gen(function*() {
+export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
     const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
       id: input.id,
