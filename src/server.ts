@@ -2,6 +2,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
 import { RelayLive } from "./layers/RelayLive.js"
+import { guardDriverErrors } from "./mcp/driverGuard.js"
 import { serveStdio } from "./mcp/McpServer.js"
 
 /** stdout belongs to the MCP protocol: every log line goes to stderr. */
@@ -15,7 +16,8 @@ const startFailure = (cause: Cause.Cause<unknown>): string => {
   return typeof e === "object" && e !== null && "message" in e ? String(e.message) : "unexpected error"
 }
 
-serveStdio.pipe(
+guardDriverErrors.pipe(
+  Effect.zipRight(serveStdio),
   Effect.scoped,
   Effect.provide(RelayLive),
   Effect.provide(StderrLogger),

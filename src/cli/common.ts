@@ -46,7 +46,12 @@ const isLocal = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].inc
 export const describeDatabase = Effect.fn("describeDatabase")(function*(target: DatabaseTarget) {
     switch (target._tag) {
       case "Embedded": {
-        const layout = yield* currentLayout
+        // RELAY_DATA_DIR is read as Relay reads it: the environment, then .env.
+        const settings = yield* Effect.serviceOption(Settings)
+        const provider = Option.flatMap(settings, (s) => Option.fromNullable(s.configProvider))
+        const layout = yield* Option.isSome(provider)
+          ? Effect.withConfigProvider(currentLayout, provider.value)
+          : currentLayout
         return {
           kind: "embedded",
           where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,

@@ -12,7 +12,7 @@ const queryTimeout = Duration.seconds(2)
 
 /** Replies about the server's state (full, read-only, loading, auth...), not about the query. */
 const stateReply =
-  /OOM|MISCONF|NOREPLICAS|READONLY|LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM|empty key|max number of clients|timed out/i
+  /max pending queries|exceeded capacity|timeout|OOM|MISCONF|NOREPLICAS|READONLY|LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM|empty key|max number of clients|timed out/i
 /** Of those and of connection failures, the ones worth another try. */
 const retryableReply = /LOADING|BUSY|TRYAGAIN|MASTERDOWN|timed out|timeout/i
 const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
@@ -145,7 +145,9 @@ export const FalkorDbLive = Layer.scoped(
               Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
               Effect.tapError((e) => e.detail === "query timed out" ? forget(connection) : Effect.void)
             )
-            : Effect.onInterrupt(query, () => forget(connection))
+            // In the background: the budget must not wait for the connection lock, which a connect
+            // in progress may hold (the answer would then come after the contract's 3 s).
+            : Effect.onInterrupt(query, () => Effect.asVoid(Effect.forkDaemon(forget(connection))))
         }),
         Effect.tapError((e) =>
           Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))

@@ -51,7 +51,29 @@ export const configProvider = Effect.gen(function*() {
   return ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
 })
 
-const settings = Config.all({ database: databaseTarget, graph: graphName, rateLimitPerMinute: rateLimit })
+const settings = Config.all({ graph: graphName, rateLimitPerMinute: rateLimit })
+
+/** Whether the environment itself names a database (then .env's FALKORDB_URL/HOST/PORT are not mixed in). */
+const namesDatabase = Config.all([
+  Config.option(Config.string("FALKORDB_URL")),
+  Config.option(Config.string("FALKORDB_HOST")),
+  Config.option(Config.string("FALKORDB_PORT"))
+]).pipe(Config.map((keys) => keys.some((k) => Option.isSome(k) && k.value.trim() !== "")))
+
+/**
+ * The environment wins as a whole: where it names a database, that is the database (the password
+ * may still come from .env); only where it names none does .env's choice apply.
+ */
+const chooseDatabase = (merged: ConfigProvider.ConfigProvider) =>
+  Effect.gen(function*() {
+    const env = ConfigProvider.fromEnv()
+    if (!(yield* Effect.withConfigProvider(namesDatabase, env))) {
+      return yield* Effect.withConfigProvider(databaseTarget, merged)
+    }
+    const { password } = yield* Effect.withConfigProvider(passwordOnly, merged)
+    const fromEnv = ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
+    return yield* Effect.withConfigProvider(databaseTarget, env.pipe(ConfigProvider.orElse(() => fromEnv)))
+  })
 
 const passwordOnly = Config.all({
   password: Config.option(Config.string("FALKORDB_PASSWORD"))
@@ -62,12 +84,13 @@ export const SettingsLive = Layer.effect(
   Effect.gen(function*() {
     const provider = yield* configProvider
     const read = yield* Effect.withConfigProvider(settings, provider)
+    const database = yield* chooseDatabase(provider)
     const { password } = yield* Effect.withConfigProvider(passwordOnly, provider)
-    if (read.database._tag === "Embedded" && Option.isSome(password)) {
+    if (database._tag === "Embedded" && Option.isSome(password)) {
       yield* Effect.logWarning(
         "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT or FALKORDB_URL: it is ignored, and Relay uses its embedded server"
       )
     }
-    return { ...read, configProvider: provider }
+    return { ...read, database, configProvider: provider }
   })
 )
