@@ -41,56 +41,65 @@ const packageDir = Effect.gen(function*() {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 })
 
-/** The environment first, then the `.env` file beside the package, if there is one. */
-export const configProvider = Effect.gen(function*() {
+/** The `.env` file beside the package, if there is one, as a provider. */
+const dotenvProvider = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const file = path.join(yield* packageDir, ".env")
   const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
-  const fromFile = ConfigProvider.fromMap(new Map(Object.entries(parseEnv(text)).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const])))
-  return ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
+  return ConfigProvider.fromMap(
+    new Map(Object.entries(parseEnv(text)).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const]))
+  )
 })
+
+/** The environment first, then the `.env` file beside the package, if there is one. */
+export const configProvider = Effect.map(
+  dotenvProvider,
+  (fromFile) => ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
+)
 
 const settings = Config.all({ graph: graphName, rateLimitPerMinute: rateLimit })
 
-/** Whether the environment itself names a database (then .env's FALKORDB_URL/HOST/PORT are not mixed in). */
+/** Whether a provider names a database (FALKORDB_URL, FALKORDB_HOST or FALKORDB_PORT). */
 const namesDatabase = Config.all([
   Config.option(Config.string("FALKORDB_URL")),
   Config.option(Config.string("FALKORDB_HOST")),
   Config.option(Config.string("FALKORDB_PORT"))
 ]).pipe(Config.map((keys) => keys.some((k) => Option.isSome(k) && k.value.trim() !== "")))
 
-/**
- * The environment wins as a whole: where it names a database, that is the database (the password
- * may still come from .env); only where it names none does .env's choice apply.
- */
-const chooseDatabase = (merged: ConfigProvider.ConfigProvider) =>
-  Effect.gen(function*() {
-    const env = ConfigProvider.fromEnv()
-    if (!(yield* Effect.withConfigProvider(namesDatabase, env))) {
-      return yield* Effect.withConfigProvider(databaseTarget, merged)
-    }
-    const { password } = yield* Effect.withConfigProvider(passwordOnly, merged)
-    const fromEnv = ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
-    return yield* Effect.withConfigProvider(databaseTarget, env.pipe(ConfigProvider.orElse(() => fromEnv)))
-  })
-
 const passwordOnly = Config.all({
   password: Config.option(Config.string("FALKORDB_PASSWORD"))
 })
 
+/**
+ * Relay's settings from the environment and the .env file. Each setting is the environment's if it
+ * has one; for the database the environment wins as a whole: where it names a database, that is the
+ * database (only its password may still come from .env), so a FALKORDB_URL in .env never overrides
+ * a FALKORDB_HOST in the environment.
+ */
+export const readSettings = Effect.fn("readSettings")(function*(
+  env: ConfigProvider.ConfigProvider,
+  file: ConfigProvider.ConfigProvider
+) {
+  const merged = env.pipe(ConfigProvider.orElse(() => file))
+  const read = yield* Effect.withConfigProvider(settings, merged)
+  const { password } = yield* Effect.withConfigProvider(passwordOnly, merged)
+  const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
+  const databaseProvider = envOnly
+    ? env.pipe(ConfigProvider.orElse(() =>
+      ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
+    ))
+    : merged
+  const database = yield* Effect.withConfigProvider(databaseTarget, databaseProvider)
+  if (database._tag === "Embedded" && Option.isSome(password)) {
+    yield* Effect.logWarning(
+      "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT or FALKORDB_URL: it is ignored, and Relay uses its embedded server"
+    )
+  }
+  return { ...read, database, configProvider: merged }
+})
+
 export const SettingsLive = Layer.effect(
   Settings,
-  Effect.gen(function*() {
-    const provider = yield* configProvider
-    const read = yield* Effect.withConfigProvider(settings, provider)
-    const database = yield* chooseDatabase(provider)
-    const { password } = yield* Effect.withConfigProvider(passwordOnly, provider)
-    if (database._tag === "Embedded" && Option.isSome(password)) {
-      yield* Effect.logWarning(
-        "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT or FALKORDB_URL: it is ignored, and Relay uses its embedded server"
-      )
-    }
-    return { ...read, database, configProvider: provider }
-  })
+  Effect.flatMap(dotenvProvider, (file) => readSettings(ConfigProvider.fromEnv(), file))
 )

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Redacted } from "effect"
+import { readSettings } from "../../src/layers/SettingsLive.js"
+
+const provider = (entries: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(entries)))
+
+describe("settings from the environment and .env", () => {
+  it.effect("nothing configured: the embedded server, graph relay, 120 calls a minute", () =>
+    Effect.gen(function*() {
+      const s = yield* readSettings(provider({}), provider({}))
+      expect(s.database._tag).toBe("Embedded")
+      expect([s.graph, s.rateLimitPerMinute]).toEqual(["relay", 120])
+    }))
+
+  it.effect(".env alone configures the database and the rest", () =>
+    Effect.gen(function*() {
+      const s = yield* readSettings(
+        provider({}),
+        provider({ FALKORDB_HOST: "db.local", FALKORDB_PORT: "6380", FALKORDB_PASSWORD: "pw", RELAY_GRAPH: "team", RELAY_RATE_LIMIT: "30" })
+      )
+      expect(s.database).toMatchObject({ _tag: "HostPort", host: "db.local", port: 6380 })
+      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password)).toBe("pw")
+      expect([s.graph, s.rateLimitPerMinute]).toEqual(["team", 30])
+    }))
+
+  it.effect("the environment wins: its host beats a URL in .env, which still lends the password", () =>
+    Effect.gen(function*() {
+      const s = yield* readSettings(
+        provider({ FALKORDB_HOST: "127.0.0.1", FALKORDB_PORT: "7000", RELAY_GRAPH: "mine" }),
+        provider({ FALKORDB_URL: "falkor://:x@elsewhere:6379", FALKORDB_PASSWORD: "from-file", RELAY_GRAPH: "theirs" })
+      )
+      expect(s.database).toMatchObject({ _tag: "HostPort", host: "127.0.0.1", port: 7000 })
+      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password)).toBe("from-file")
+      expect(s.graph).toBe("mine")
+    }))
+
+  it.effect("a URL wins over host and port from the same place; bad values are refused", () =>
+    Effect.gen(function*() {
+      const s = yield* readSettings(provider({ FALKORDB_URL: "falkor://h:1", FALKORDB_HOST: "other" }), provider({}))
+      expect(s.database._tag).toBe("Url")
+      const bad = yield* Effect.flip(readSettings(provider({ RELAY_RATE_LIMIT: "0" }), provider({})))
+      expect(String(bad)).toContain("RELAY_RATE_LIMIT")
+      const graph = yield* Effect.flip(readSettings(provider({ RELAY_GRAPH: "no spaces" }), provider({})))
+      expect(String(graph)).toContain("RELAY_GRAPH")
+    }))
+})
