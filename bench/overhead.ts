@@ -8,24 +8,16 @@
  * (FalkorDbLive.run), the FactStore operation, the tool handler, and callTool (decode, policies,
  * handler, result mapping). Each level is reported as p50 and mean over the floor.
  */
-import { NodeContext } from "@effect/platform-node"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../src/layers/RateLimiterLive.js"
-import { SecretScannerLive } from "../src/layers/SecretScannerLive.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { GraphDatabase } from "../src/services/GraphDatabase.js"
-import { RateLimiter } from "../src/services/RateLimiter.js"
-import { Settings } from "../src/services/Settings.js"
 import { ToolCall } from "../src/services/ToolCall.js"
 import { tools } from "../src/tools/registry.js"
 import { bareClient, openDatabase } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
-import { Recorder, replay } from "./relay.js"
+import { recordedRelay, replay } from "./relay.js"
 import { summarise } from "./sampler.js"
 
 const calls = Number(process.env.OVERHEAD_CALLS ?? 2000)
@@ -36,22 +28,7 @@ const g = generateGraph(1000, Date.now() - 60 * 60 * 1000)
 await loadGraph(client, graphName, g)
 const graph = client.selectGraph(graphName)
 
-const settings = Layer.succeed(Settings, {
-  database: { _tag: "HostPort", host: db.host, port: db.port, password: db.password === undefined ? null : Redacted.make(db.password) },
-  graph: graphName,
-  rateLimitPerMinute: 100_000_000
-})
-const recorder = new Recorder()
-const recording = Layer.effect(GraphDatabase, Effect.map(GraphDatabase, (base) => recorder.wrap(base))).pipe(
-  Layer.provide(FalkorDbLive),
-  Layer.provide(DatabaseEndpointLive)
-)
-const layer = Layer.mergeAll(
-  FactStoreLive.pipe(Layer.provideMerge(recording)),
-  Layer.effect(RateLimiter, makeRateLimiter(100_000_000)),
-  SecretScannerLive
-).pipe(Layer.provide(settings), Layer.provide(NodeContext.layer))
-const runtime = ManagedRuntime.make(layer)
+const { recorder, runtime } = recordedRelay(db, graphName)
 const tool = (name: string) => tools.find((t) => t.name === name)!
 
 try {

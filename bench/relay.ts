@@ -61,7 +61,11 @@ export class Recorder {
   }
 }
 
-export const inProcessRelay = (db: BenchDatabase, graph: string) => {
+/**
+ * Relay's in-process stack (FactStore, rate limiter, secret scanner) on a graph of the bench's
+ * database, with every statement it sends recorded so the floor can replay them.
+ */
+export const recordedRelay = (db: BenchDatabase, graph: string) => {
   const recorder = new Recorder()
   const settings = Layer.succeed(Settings, {
     database: {
@@ -78,11 +82,15 @@ export const inProcessRelay = (db: BenchDatabase, graph: string) => {
     Layer.provide(DatabaseEndpointLive)
   )
   const layer = Layer.mergeAll(
-    FactStoreLive.pipe(Layer.provide(recording)),
+    FactStoreLive.pipe(Layer.provideMerge(recording)),
     Layer.effect(RateLimiter, makeRateLimiter(100_000_000)),
     SecretScannerLive
   ).pipe(Layer.provide(settings), Layer.provide(NodeContext.layer))
-  const runtime = ManagedRuntime.make(layer)
+  return { recorder, runtime: ManagedRuntime.make(layer) }
+}
+
+export const inProcessRelay = (db: BenchDatabase, graph: string) => {
+  const { recorder, runtime } = recordedRelay(db, graph)
   const byName = new Map(tools.map((t) => [t.name, t]))
   /** The MCP edge's own path: decode, policies, handler, result mapping. */
   const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, any>> => {
