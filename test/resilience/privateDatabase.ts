@@ -1,14 +1,7 @@
-import { NodeContext } from "@effect/platform-node"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { rmSync } from "node:fs"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
-import { SecretScannerLive } from "../../src/layers/SecretScannerLive.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
-import { Settings } from "../../src/services/Settings.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
+import { liveLayerOn } from "../support/testLayer.js"
 
 /** A FalkorDB of this test file's own, to kill, pause and restart under the code. */
 export class PrivateServer extends Context.Tag("test/PrivateServer")<PrivateServer, RunningServer>() {}
@@ -35,22 +28,7 @@ const privateServer = Layer.scoped(
   )
 )
 
-const settings = Layer.effect(
-  Settings,
-  Effect.map(PrivateServer, (server) => ({
-    database: { _tag: "HostPort" as const, host: server.host, port: server.port, password: Redacted.make(server.password) },
-    graph: "relay",
-    rateLimitPerMinute: 100_000
-  }))
-)
-
 /** The live stack (FactStore, GraphDatabase, scanner, a generous limiter) on a private server. */
-export const privateDatabaseLayer = Layer.mergeAll(
-  FactStoreLive.pipe(Layer.provideMerge(FalkorDbLive), Layer.provide(DatabaseEndpointLive)),
-  Layer.effect(RateLimiter, makeRateLimiter(100_000)),
-  SecretScannerLive
-).pipe(
-  Layer.provideMerge(settings),
-  Layer.provideMerge(privateServer),
-  Layer.provideMerge(NodeContext.layer)
-)
+export const privateDatabaseLayer = Layer.unwrapEffect(
+  Effect.map(PrivateServer, (server) => liveLayerOn(server, "relay"))
+).pipe(Layer.provideMerge(privateServer))

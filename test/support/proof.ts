@@ -1,18 +1,8 @@
-import { NodeContext } from "@effect/platform-node"
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
-import { SecretScannerLive } from "../../src/layers/SecretScannerLive.js"
-import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
-import { Settings } from "../../src/services/Settings.js"
 import { connectRelay, type RelayClient } from "./mcpClient.js"
-import { testGraphName } from "./testLayer.js"
+import { liveLayerOn, type Target, testGraphName } from "./testLayer.js"
 
 /**
  * Helpers for the proof suites (mcp, concurrency, faults): a direct admin connection to a
@@ -20,11 +10,7 @@ import { testGraphName } from "./testLayer.js"
  * Relay, Relay processes pointed at a private server, and the live layers on a private server.
  */
 
-export interface Target {
-  readonly host: string
-  readonly port: number
-  readonly password: string
-}
+export type { Target } from "./testLayer.js"
 
 export const runDatabase = (): Target => inject("falkordb")
 
@@ -87,26 +73,7 @@ export const isAlive = (pid: number): boolean => {
 }
 
 /** The live database stack (as relayTestLayer) on a given server and graph; the graph is dropped on release. */
-export const layerOn = (target: Target, graph = testGraphName("proof")) => {
-  const settings = Layer.succeed(Settings, {
-    database: { _tag: "HostPort", host: target.host, port: target.port, password: Redacted.make(target.password) },
-    graph,
-    rateLimitPerMinute: 100_000
-  })
-  const dropOnRelease = Layer.scopedDiscard(
-    Effect.flatMap(GraphDatabase, (db) => Effect.addFinalizer(() => Effect.ignore(db.dropGraph)))
-  )
-  const database = FactStoreLive.pipe(
-    Layer.provideMerge(dropOnRelease),
-    Layer.provideMerge(FalkorDbLive),
-    Layer.provide(DatabaseEndpointLive)
-  )
-  const limiter = Layer.effect(RateLimiter, makeRateLimiter(100_000))
-  return Layer.mergeAll(database, limiter, SecretScannerLive).pipe(
-    Layer.provideMerge(settings),
-    Layer.provideMerge(NodeContext.layer)
-  )
-}
+export const layerOn = (target: Target, graph = testGraphName("proof")) => liveLayerOn(target, graph)
 
 /** Every Fact node of a graph with all its stored properties, as the database holds them. */
 export interface StoredFact {

@@ -14,14 +14,22 @@ import { Settings } from "../../src/services/Settings.js"
 /** A graph name no other run uses. */
 export const testGraphName = (label: string) => `relay_test_${label}_${randomBytes(4).toString("hex")}`
 
-export const testSettings = (graph: string, rateLimitPerMinute = 100_000) => {
-  const { host, password, port } = inject("falkordb")
-  return Layer.succeed(Settings, {
-    database: { _tag: "HostPort", host, port, password: Redacted.make(password) },
+/** A FalkorDB to point the layers at: the run's (inject("falkordb")) or a private one. */
+export interface Target {
+  readonly host: string
+  readonly port: number
+  readonly password: string
+}
+
+export const settingsOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) =>
+  Layer.succeed(Settings, {
+    database: { _tag: "HostPort", host: target.host, port: target.port, password: Redacted.make(target.password) },
     graph,
     rateLimitPerMinute
   })
-}
+
+export const testSettings = (graph: string, rateLimitPerMinute = 100_000) =>
+  settingsOn(inject("falkordb"), graph, rateLimitPerMinute)
 
 /** Drops the graph when the layer is released, so a run leaves nothing behind. */
 const dropOnRelease = Layer.scopedDiscard(
@@ -29,19 +37,22 @@ const dropOnRelease = Layer.scopedDiscard(
 )
 
 /**
- * The live database stack pointed at a fresh graph of the real FalkorDB this run started:
- * FactStore, GraphDatabase, the secret scanner and a rate limiter (generous unless given).
+ * The live stack (FactStore, GraphDatabase, the secret scanner and a rate limiter, generous unless
+ * given) on a graph of the given server, dropped when the layer is released.
  */
-export const relayTestLayer = (label: string, options: { rateLimitPerMinute?: number } = {}) => {
-  const settings = testSettings(testGraphName(label), options.rateLimitPerMinute)
+export const liveLayerOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) => {
   const database = FactStoreLive.pipe(
     Layer.provideMerge(dropOnRelease),
     Layer.provideMerge(FalkorDbLive),
     Layer.provide(DatabaseEndpointLive)
   )
-  const limiter = Layer.effect(RateLimiter, makeRateLimiter(options.rateLimitPerMinute ?? 100_000))
+  const limiter = Layer.effect(RateLimiter, makeRateLimiter(rateLimitPerMinute))
   return Layer.mergeAll(database, limiter, SecretScannerLive).pipe(
-    Layer.provideMerge(settings),
+    Layer.provideMerge(settingsOn(target, graph, rateLimitPerMinute)),
     Layer.provideMerge(NodeContext.layer)
   )
 }
+
+/** The live stack on a fresh graph of the real FalkorDB this run started. */
+export const relayTestLayer = (label: string, options: { rateLimitPerMinute?: number } = {}) =>
+  liveLayerOn(inject("falkordb"), testGraphName(label), options.rateLimitPerMinute)
