@@ -183,17 +183,11 @@ export const resolutionMessage = {
 export const nextStamp = (last: number | null, now: number): number =>
   last === null || now > last ? now : last + 1
 
-export const fenceStamp = (last: number | null, now: number): number =>
-  last === null || now > last ? now : last
-
 /** The briefing window `since < created_at <= asOf`; without `since`, the 24 hours before asOf. */
 export const briefingWindow = (asOf: number, since: number | null): { since: number; asOf: number } => ({
   since: since ?? asOf - 24 * 60 * 60 * 1000,
   asOf
 })
-
-export const inWindow = (window: { since: number; asOf: number }, createdAt: number): boolean =>
-  createdAt > window.since && createdAt <= window.asOf
 
 /**
  * Connected components over BUILDS_ON and SUPERSEDES, direction ignored: largest first, ties by the
@@ -224,37 +218,4 @@ export const clusters = (model: GraphModel): Array<Array<string>> => {
     .map((g) => g.sort((x, y) => x.createdAt - y.createdAt))
     .sort((x, y) => y.length - x.length || x[0]!.createdAt - y[0]!.createdAt)
     .map((g) => g.map((f) => f.id))
-}
-
-/**
- * Stale facts from the whole forest at once (each fact's parent, and which facts are superseded):
- * a fact is stale when some ancestor is superseded. Linear in the number of facts.
- */
-export const staleSet = (parentOf: ReadonlyMap<string, string | null>, superseded: ReadonlySet<string>): Set<string> => {
-  const memo = new Map<string, boolean>()
-  const stale = (id: string): boolean => {
-    const path: Array<string> = []
-    let at: string | null | undefined = parentOf.get(id) ?? null
-    let answer = false
-    while (at !== null && at !== undefined) {
-      const known = memo.get(at)
-      if (known !== undefined) {
-        answer = known || superseded.has(at)
-        break
-      }
-      if (superseded.has(at)) {
-        answer = true
-        break
-      }
-      path.push(at)
-      at = parentOf.get(at) ?? null
-    }
-    // Every fact on the walked path has the same answer as the fact we started from.
-    for (const p of path) memo.set(p, answer)
-    memo.set(id, answer)
-    return answer
-  }
-  const out = new Set<string>()
-  for (const id of parentOf.keys()) if (stale(id)) out.add(id)
-  return out
 }

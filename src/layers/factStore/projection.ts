@@ -26,9 +26,6 @@ export const liveChildMap = (v: string, parentMap: string): string =>
   `created_at: ${v}.created_at, parent_id: ${parentMap}.id, superseded: false, ` +
   `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
 
-/** The same map, or null when the variable is unbound (OPTIONAL MATCH). */
-export const factMapOrNull = (v: string): string => `CASE WHEN ${v} IS NULL THEN NULL ELSE ${factMap(v)} END`
-
 export interface FactRow {
   readonly id: string
   readonly content: string
