@@ -1,33 +1,21 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { NodeContext } from "@effect/platform-node"
+import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
-import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { findServerBinary, requireModule } from "../../src/layers/embedded/serverBinary.js"
+import { join } from "node:path"
 
 /**
- * A throwaway FalkorDB for one test run: the module from @falkordblite on the first server binary
- * that starts here (the bundled redis-server on new systems, valkey-server or redis-server 7.2+).
+ * A throwaway FalkorDB for one test run: the FalkorDB module on the server binary the embedded
+ * launcher would pick (src/layers/embedded/serverBinary.ts), started here on a port of its own.
  */
-const require = createRequire(import.meta.url)
-export const modulePath = join(dirname(require.resolve("@falkordblite/linux-x64/package.json")), "bin", "falkordb.so")
-
-const runs = (bin: string) => {
-  try {
-    execFileSync(bin, ["--version"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-}
-
-export const serverBinary = (): string => {
-  const bundled = join(dirname(modulePath), "redis-server")
-  const found = [bundled, "valkey-server", "redis-server"].find(runs)
-  if (found === undefined) throw new Error("no FalkorDB-capable server found: run `npm run setup-db`")
-  return found
-}
+const serverAndModule = () =>
+  Effect.runPromise(
+    Effect.all([findServerBinary, requireModule]).pipe(Effect.provide(NodeContext.layer))
+  ).then(([binary, module]) => ({ bin: binary.command, module }))
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -69,7 +57,7 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
   const port = await freePort()
   const password = randomBytes(18).toString("base64url")
   const dir = mkdtempSync(join(tmpdir(), "relay-test-db-"))
-  const bin = serverBinary()
+  const { bin, module: modulePath } = await serverAndModule()
   const args = [
     "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--requirepass", password,
     "--loadmodule", modulePath, "--save", "",
