@@ -1,0 +1,96 @@
+import { Schema } from "effect"
+
+/**
+ * Every list a tool returns is one page: at most `limit` items (each tool declares its default and
+ * maximum) and, when more remain, a `next_cursor` to pass back as `cursor`. A cursor is a keyset
+ * position (the sort key of the last item returned, e.g. `[created_at, id]`), never an offset, so
+ * facts written meanwhile neither shift nor repeat a page. To the client it is an opaque string.
+ */
+export type CursorKey = ReadonlyArray<string | number>
+
+const CursorJson = Schema.compose(
+  Schema.StringFromBase64Url,
+  Schema.parseJson(Schema.Array(Schema.Union(Schema.String, Schema.Number)))
+)
+
+const cursorMessage = "must be a next_cursor returned by this tool"
+
+/** The `cursor` input field: decodes to the key of the last item of the previous page. */
+export const Cursor = Schema.String.pipe(
+  Schema.maxLength(512, { message: () => cursorMessage }),
+  Schema.compose(CursorJson),
+  Schema.annotations({
+    message: () => ({ message: cursorMessage, override: true }),
+    description: "next_cursor from the previous page, to read on",
+    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor from the previous page, to read on" }
+  })
+)
+
+export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
+
+/**
+ * The `limit` input field of a list: a whole number from 1 to `max`, `fallback` when left out.
+ * The JSON Schema carries a top-level `type` and the `default`, so every client sends a number.
+ */
+export const pageLimit = (fallback: number, max: number, what = "How many to return") =>
+  Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.between(1, max),
+      Schema.annotations({
+        // One message for every way to miss: "5", 1.5, 0 and max+1 all get the rule, never the value.
+        message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
+        description: `${what} (1-${max}, default ${fallback})`,
+        jsonSchema: {
+          type: "integer",
+          minimum: 1,
+          maximum: max,
+          default: fallback,
+          description: `${what} (1-${max}, default ${fallback})`
+        }
+      })
+    ),
+    { default: () => fallback }
+  )
+
+/** The `next_cursor` output field: null on the last page. */
+export const NextCursor = Schema.NullOr(Schema.String).annotations({
+  description: "Pass as cursor to read the next page; null when this was the last page"
+})
+
+/**
+ * The most JSON a reply's structured part may hold. The text block renders the same items in about
+ * as many bytes, so a whole reply stays under 1 MiB, what MCP clients read without closing the
+ * connection. Lists are cut at whole items to fit and say so with next_cursor.
+ */
+export const replyBudgetBytes = 400 * 1024
+
+const encoder = new TextEncoder()
+export const jsonBytes = (value: unknown): number => encoder.encode(JSON.stringify(value)).length
+
+/**
+ * How many of `items`, from the front, fit in `budget` bytes of JSON (at least one, so a page always
+ * moves forward; one item is bounded by the input limits).
+ */
+export const fitting = <A>(items: ReadonlyArray<A>, budget: number): number => {
+  let used = 0
+  for (let i = 0; i < items.length; i++) {
+    used += jsonBytes(items[i]) + 1
+    if (used > budget) return Math.max(i, 1)
+  }
+  return items.length
+}
+
+/**
+ * One page of `rows` (read with `limit + 1` so the query tells whether more remain): the first
+ * items that fit both `limit` and `budget`, and the cursor after the last one kept.
+ */
+export const page = <A>(
+  rows: ReadonlyArray<A>,
+  limit: number,
+  keyOf: (a: A) => CursorKey,
+  budget = replyBudgetBytes
+): { readonly items: ReadonlyArray<A>; readonly next_cursor: string | null } => {
+  const kept = rows.slice(0, Math.min(limit, fitting(rows.slice(0, limit), budget)))
+  const last = kept[kept.length - 1]
+  return { items: kept, next_cursor: rows.length > kept.length && last !== undefined ? encodeCursor(keyOf(last)) : null }
+}
