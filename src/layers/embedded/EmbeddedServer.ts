@@ -77,9 +77,27 @@ const prepareDirectories = Effect.fn("relay/embedded/prepareDirectories")(functi
     if (me !== undefined && Option.isSome(info.uid) && info.uid.value !== me) {
       return yield* fail(`The directory ${dir} belongs to another user; set RELAY_DATA_DIR to a directory of your own.`)
     }
+    // Others could already have planted files in it (a symlink for the log, an AOF of their own), so
+    // tightening it now would not undo that: refuse it. A dir others may only read is tightened.
+    if ((info.mode & 0o022) !== 0) {
+      return yield* fail(
+        `The directory ${dir} can be written by other users (mode ${(info.mode & 0o777).toString(8)}); ` +
+          `check what is in it, then make it yours alone (chmod 700) or set RELAY_DATA_DIR to a new directory.`
+      )
+    }
     if ((info.mode & 0o777) !== 0o700) yield* fs.chmod(dir, 0o700).pipe(Effect.mapError(unusable(dir)))
   }
 })
+
+/**
+ * The server creates its AOF, log and pid files (0644) and `appendonlydir` (0755) itself and has no
+ * umask option, so it is started from a shell that sets umask 077 first (0600 files, 0700 dirs);
+ * `exec` leaves the server as the process the shell was, with its own title and pid.
+ */
+const underPrivateUmask = (command: string, ...args: ReadonlyArray<string>) =>
+  process.platform === "win32"
+    ? Command.make(command, ...args)
+    : Command.make("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", command, ...args)
 
 type Probe = "ready" | "absent" | "busy"
 
@@ -171,7 +189,7 @@ const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(
     // Leftovers of a crashed server: the server would replace them, but a stale pidfile would confuse waitReady.
     yield* fs.remove(layout.pidFile, { force: true }).pipe(Effect.ignore)
     yield* fs.remove(layout.socketPath, { force: true }).pipe(Effect.ignore)
-    const result = yield* runCommand(Command.make(binary.command, layout.configFile), START_TIMEOUT).pipe(
+    const result = yield* runCommand(underPrivateUmask(binary.command, layout.configFile), START_TIMEOUT).pipe(
       Effect.mapError((e) =>
         fail(
           e === "timeout"
