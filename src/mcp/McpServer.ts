@@ -6,7 +6,7 @@ import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { tools } from "../tools/registry.js"
-import { callTool, failure, internalMessage } from "./callTool.js"
+import { callTool, callUnknownTool, failure, internalMessage } from "./callTool.js"
 import { inputJsonSchema, outputJsonSchema } from "./jsonSchema.js"
 
 export const serverInfo = { name: "relay", version: "0.1.0" }
@@ -44,16 +44,7 @@ export const serveStdio = Effect.gen(function*() {
   server.setRequestHandler(ListToolsRequestSchema, () => Promise.resolve({ tools: listing }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name)
-    if (tool === undefined) {
-      // Never echo more than a short prefix of what the client sent.
-      const message = `name: there is no tool called ${JSON.stringify(request.params.name.slice(0, 64))}`
-      return Promise.resolve({
-        content: [{ type: "text" as const, text: `invalid_input: ${message}` }],
-        structuredContent: { error: { code: "invalid_input", message } },
-        isError: true
-      })
-    }
-    return run(callTool(tool, request.params.arguments))
+    return run(tool === undefined ? callUnknownTool(request.params.name) : callTool(tool, request.params.arguments))
   })
   const finish = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
   server.onclose = finish
