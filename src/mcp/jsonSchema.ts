@@ -1,8 +1,11 @@
-import { JSONSchema, Schema } from "effect"
+import { JSONSchema, Option, Schema, SchemaAST } from "effect"
 import { ErrorOutput } from "../domain/outputs.js"
 import type { AnyTool } from "../tools/Tool.js"
 
 type JsonObject = { readonly type: "object"; readonly [k: string]: unknown }
+type Node = Record<string, unknown>
+
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * Replaces each `$ref` to `#/$defs/<name>` by the definition itself (its own keywords win): several MCP
@@ -18,13 +21,106 @@ const inline = (node: unknown, defs: Record<string, unknown>): unknown => {
     : own
 }
 
-const derive = (schema: Schema.Schema.Any): Record<string, unknown> => {
-  const { $defs, $schema: _ignored, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
-  return inline(rest, ($defs ?? {}) as Record<string, unknown>) as Record<string, unknown>
+/**
+ * Effect titles a node after the filter that made it: "between(1, 100)", "maxLength(512)",
+ * "pattern(/.../)", "int", "lowercased", "nonEmptyString". They name library internals, and clients
+ * show them as the field's label. Relay labels its fields with descriptions, never titles, so a
+ * title of that shape (one word, maybe with arguments) is dropped wherever it appears.
+ */
+const derivedTitle = /^[A-Za-z][A-Za-z0-9]*(\([\s\S]*\))?$/
+
+/** Keywords that only say something about a value, so members of an allOf may differ on them. */
+const annotationKeywords = new Set(["title", "description", "default", "examples"])
+
+/**
+ * Effect wraps a field that carries annotations of its own in `{ allOf: [<the type>], description }`.
+ * Clients that look for `type` at the top (MCP Inspector) then treat the field as a string and send
+ * "5" for a limit. The members of such an allOf are folded into one node (the outer annotations
+ * win); an allOf whose members disagree on a validation keyword is left as it is.
+ */
+const foldAllOf = (node: Node): Node => {
+  const { allOf, ...outer } = node
+  if (!Array.isArray(allOf) || !allOf.every(isNode)) return node
+  const merged: Node = {}
+  for (const member of [...allOf, outer]) {
+    for (const [k, v] of Object.entries(member)) {
+      const clash = k in merged && !annotationKeywords.has(k) && JSON.stringify(merged[k]) !== JSON.stringify(v)
+      if (clash) return node
+      merged[k] = v
+    }
+  }
+  return merged
 }
 
-/** What clients see as a tool's inputSchema: derived from the same Schema that decodes the call. */
-export const inputJsonSchema = (tool: AnyTool): JsonObject => ({ type: "object", ...derive(tool.input) })
+/** A union whose members all have a type gets their types at the top too, for the same clients. */
+const typeOfUnion = (node: Node): Node => {
+  const { anyOf, type } = node
+  if (type !== undefined || !Array.isArray(anyOf) || !anyOf.every((m) => isNode(m) && typeof m.type === "string")) {
+    return node
+  }
+  const types = [...new Set(anyOf.map((m) => (m as Node).type as string))]
+  return { type: types.length === 1 ? types[0] : types, ...node }
+}
+
+/** Tidies every node, innermost first. A field named "title" or "allOf" is an object and stays. */
+const tidy = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(tidy)
+  if (!isNode(node)) return node
+  const children = Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === "title" && typeof v === "string" && derivedTitle.test(v)))
+      .map(([k, v]) => [k, tidy(v)])
+  )
+  const folded = typeOfUnion(foldAllOf(children))
+  // Folding can bring a derived title up from a member.
+  const { title, ...rest } = folded
+  return typeof title === "string" && derivedTitle.test(title) ? rest : folded
+}
+
+const derive = (schema: Schema.Schema.Any): Record<string, unknown> => {
+  const { $defs, $schema: _ignored, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  return tidy(inline(rest, ($defs ?? {}) as Record<string, unknown>)) as Record<string, unknown>
+}
+
+/**
+ * The defaults of `Schema.optionalWith(..., { default })` fields, by field name, as JSON. Effect keeps
+ * a default in the decoding and leaves it out of the JSON Schema, so each one is found by asking the
+ * decoding what it puts in place of the missing key, then encoding that with the field's own Schema.
+ */
+const defaultsOf = (schema: Schema.Schema.Any): ReadonlyMap<string, unknown> => {
+  const ast = schema.ast
+  const found = new Map<string, unknown>()
+  if (!SchemaAST.isTransformation(ast) || !SchemaAST.isTypeLiteralTransformation(ast.transformation)) return found
+  if (!SchemaAST.isTypeLiteral(ast.from)) return found
+  for (const field of ast.transformation.propertySignatureTransformations) {
+    const encoded = ast.from.propertySignatures.find((p) => p.name === field.from)
+    const filled = field.decode(Option.none())
+    if (typeof field.from !== "string" || encoded === undefined || Option.isNone(filled)) continue
+    const json = Schema.encodeUnknownOption(Schema.make(encoded.type))(filled.value)
+    if (Option.isSome(json)) found.set(field.from, json.value)
+  }
+  return found
+}
+
+const withDefaults = (derived: Record<string, unknown>, defaults: ReadonlyMap<string, unknown>) => {
+  const properties = derived.properties
+  if (!isNode(properties) || defaults.size === 0) return derived
+  const filled = Object.fromEntries(
+    Object.entries(properties).map(([name, field]) =>
+      isNode(field) && !("default" in field) && defaults.has(name) ? [name, { ...field, default: defaults.get(name) }] : [name, field]
+    )
+  )
+  return { ...derived, properties: filled }
+}
+
+/**
+ * What clients see as a tool's inputSchema: derived from the same Schema that decodes the call, with
+ * a top-level `type` and the `default` on every field that has one, and no titles of Effect's own.
+ */
+export const inputJsonSchema = (tool: AnyTool): JsonObject => ({
+  type: "object",
+  ...withDefaults(derive(tool.input), defaultsOf(tool.input))
+})
 
 /**
  * A failed call still carries structuredContent (`{ error }`), and clients check it against the
