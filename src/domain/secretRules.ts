@@ -391,11 +391,12 @@ export const secretRules: ReadonlyArray<SecretRule> = [
  * never the matched text, so it can go into an error message or a log line.
  */
 export const findSecretKind = (text: string): string | undefined => {
-  for (const copy of new Set([scanCopy(text), scanCopy(text, " ")])) {
-    const kind = secretRules.find((rule) => rule.test(copy))?.kind
-    if (kind !== undefined) return kind
-  }
-  return undefined
+  const kindIn = (copy: string) => secretRules.find((rule) => rule.test(copy))?.kind
+  // Plain ASCII is its own copy: nothing invisible, no odd spaces, nothing for NFKC to fold.
+  if (/^[\x20-\x7e\t\n\r\v\f]*$/.test(text)) return kindIn(text)
+  const removed = kindIn(scanCopy(text))
+  if (removed !== undefined || !new RegExp(invisibleCharacters.source, "u").test(text)) return removed
+  return kindIn(scanCopy(text, " "))
 }
 
 /**
@@ -422,5 +423,5 @@ export const scanCopy = (text: string, invisibleAs = ""): string =>
   text
     .replace(invisibleCharacters, invisibleAs)
     .replace(/[\u0085\u2028\u2029]/g, "\n")
-    .replace(/[^\S\n\r\t\v\f]/g, " ")
+    .replace(/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, " ")
     .normalize("NFKC")
