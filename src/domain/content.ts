@@ -17,12 +17,21 @@ export const characterCount = (s: string): number => {
  */
 const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+/**
+ * What shows nothing on screen: whitespace (NEL too, which `\s` misses), control and format
+ * characters (zero-width space/joiners, soft hyphen, word joiner, BOM, bidi marks, U+061C, tag
+ * characters), other default-ignorable code points (variation selectors, Hangul fillers) and
+ * the Braille blank. Text made only of these is a fact nobody can read, or a hidden payload.
+ */
+const blank = /^[\s\u0085\u2800\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}]*$/u
+
 const trimmedLength = (min: number, max: number, what: string) =>
   Schema.String.pipe(
     Schema.filter((s) => {
       if (unstorable.test(s)) return "must not contain NUL characters or unpaired surrogates"
       const n = characterCount(s.trim())
-      return n >= min && n <= max ? undefined : `must be ${min}-${max} characters after trimming (got ${n})`
+      if (n < min || n > max) return `must be ${min}-${max} characters after trimming (got ${n})`
+      return blank.test(s) ? "must contain visible text, not only whitespace, invisible or format characters" : undefined
     }),
     Schema.annotations({ description: what, jsonSchema: { type: "string", minLength: min, maxLength: max } })
   )

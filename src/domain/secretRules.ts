@@ -9,6 +9,11 @@
  * back to a few context rules (AWS secret key, bearer / basic auth, generic assignments,
  * credentials in URLs) that need a "does this value look like a real secret" check.
  *
+ * Invisible characters: one zero-width space, soft hyphen or word joiner inside a token hides it
+ * from every regex here, and the text still pastes and works as the secret. So `findSecretKind`
+ * scans folded copies of the text (`scanCopy`), never the text as given. The copies are only
+ * scanned; what is stored is the original.
+ *
  * Performance: inputs are at most 2000 characters. Every regex here is a flat sequence of
  * bounded or single character-class quantifiers (no nested quantifiers, no alternation
  * inside a repeated group), so matching stays linear in the input length.
@@ -95,6 +100,7 @@ export const looksLikeSecretValue = (raw: string): boolean => {
   if (/^(?:true|false|yes|no|on|off|enabled|disabled|required|optional)$/i.test(value)) return false
   if (/^(?:~|\.{1,2})?\//.test(value) || /^[A-Za-z]:\\/.test(value)) return false // paths
   if (value.includes("://")) return false
+  if (/^[a-z][a-z0-9+-]{1,20}:[a-z0-9_.#:-]*\/[a-z0-9_./#:-]*$/.test(value)) return false // vault:secret/data/x
   if (value.includes("(")) return false // a call: getenv("X"), readFileSync(...)
   if (/^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$/.test(value)) return false // config.apiKey
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return false // DB_PASSWORD (env name)
@@ -193,15 +199,71 @@ const basicAuth = (text: string): boolean => {
 
 /**
  * Generic assignment: an identifier ending in a secret-ish word, a separator, a value.
- * `DB_PASSWORD=...`, `"client_secret": "..."`, `api_key: ...`, `passwd := ...`, and prose
- * `the admin password is ...`. The identifier must END in the word, so `password_file`,
+ * `DB_PASSWORD=...`, `DB_PASS=...`, `AUTH=...`, `"creds": "..."`, `"client_secret": "..."`,
+ * `api_key: ...`, `passwd := ...`, and prose `the admin password is ...`. `pass`, `creds` and
+ * `auth` count only as a whole word or after `_`/a digit (`DB_PASS`, `REDIS_AUTH`), not inside
+ * `bypass`, `compass` or `oauth`. The identifier must END in the word, so `password_file`,
  * `token_url`, `secretName` and `max_tokens` are not assignments of a secret; nor is a word
  * right after `:` or `/` (`arn:aws:secretsmanager:...:secret:relay/prod`, `kv/secret/x`).
  * The value must pass `looksLikeSecretValue`.
  */
 const ASSIGNMENT =
-  /(?<![:/])(?:password|passwd|pwd|passphrase|secret|secret[_-]?key[_-]?base|api[_ -]?key|apikey|token|access[_ -]?key|secret[_ -]key|private[_ -]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|credentials?|_auth)["'\]]?[ \t]{0,3}(?:=>|:=|=|:|[ \t]is|[ \t]was)[ \t]{0,3}["'`]?([^\s"'`,;&]{1,200})/gi
+  /(?<![:/])(?:password|passwd|pwd|passphrase|(?<![a-z])pass|secret|secret[_-]?key[_-]?base|api[_ -]?key|apikey|token|access[_ -]?key|secret[_ -]key|private[_ -]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|credentials?|(?<![a-z])creds|(?<![a-z])auth)["'\]]?[ \t]{0,3}(?:=>|:=|=|:|[ \t]is|[ \t]was)[ \t]{0,3}["'`]?([^\s"'`,;&]{1,200})/gi
 const genericAssignment = pattern(ASSIGNMENT, looksLikeSecretValue)
+
+/**
+ * A password typed on a command line: shorter and plainer than the tokens the generic rule
+ * wants (`-pS3cr3t9`), so the test is its own. At least 6 characters, not a stand-in or a
+ * variable (`$MYSQL_PWD`, `<password>`), not a number (a port), and either two character
+ * classes or a long high-entropy run. A single lower-case word (`-p mydb`) is not one.
+ */
+export const looksLikeCommandPassword = (raw: string): boolean => {
+  const value = raw.replace(/^["'`]+|["'`]+$/g, "")
+  if (value.length < 6) return false
+  if (looksLikePlaceholder(value)) return false
+  if (/^\d+$/.test(value)) return false
+  if (/^-/.test(value)) return false // the next option
+  if (/^[a-z]+(?:[-_.][a-z0-9]+)*$/.test(value)) return false // a database or host name
+  if (characterClasses(value) >= 2) return shannonEntropy(value) >= 2.3
+  return value.length >= 12 && shannonEntropy(value) >= 3
+}
+
+/** The value of a JSON `"key"` or a URL `?key=`: a bare word is too common for anything weaker. */
+const looksLikeKeyValue = (raw: string): boolean => {
+  const value = raw.replace(/^["'`]+|["'`]+$/g, "")
+  return value.length >= 16 && !/[:\s]/.test(value) && looksLikeSecretValue(value) &&
+    characterClasses(value) >= 3 && shannonEntropy(value) >= 3.5
+}
+
+/** The user:password pair of `curl -u` / `curl --user`, the password judged as a command-line one. */
+const curlUser = (text: string): boolean => {
+  const re = /\bcurl\b[^\n|;&]{0,300}?(?<=\s)(?:-u[ \t]*|--user[ \t]+|--user=)["']?([^\s"':]{1,64}):([^\s"']{1,128})/g
+  for (const m of text.matchAll(re)) {
+    const user = m[1] ?? ""
+    const password = m[2] ?? ""
+    if (password !== user && looksLikeCommandPassword(password)) return true
+  }
+  return false
+}
+
+/**
+ * Passwords on command lines. MySQL's `-p` takes its value glued on (`-pS3cr3t`): `-p mydb` is
+ * "prompt, then use mydb" and `-P 3306` is the port, so only the glued form counts. `sshpass -p`
+ * and `redis-cli -a` take the next word. `--password X` (space) is judged like `--password=X`,
+ * which the assignment rule already sees; `--password-stdin` and `--password-file` are not it.
+ */
+const COMMAND_PASSWORDS: ReadonlyArray<RegExp> = [
+  /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\b[^\n|;&]{0,300}?(?<=\s)-p(["']?[^\s"'-][^\s"']{0,127})/g,
+  /\bsshpass\b[^\n|;&]{0,100}?(?<=\s)-p[ \t]*(["']?[^\s"']{1,128})/g,
+  /\bredis-cli\b[^\n|;&]{0,300}?(?<=\s)-a[ \t]+(["']?[^\s"']{1,128})/g,
+  /(?<![\w-])--(?:password|passwd|passphrase|pass|pwd|secret|client-secret|token|auth-token|access-token|api-key|apikey)[ \t]+(["']?[^\s"']{1,200})/g
+]
+const commandLinePassword = (text: string): boolean =>
+  curlUser(text) || COMMAND_PASSWORDS.some((re) => pattern(re, looksLikeCommandPassword)(text))
+
+/** `"key": "..."` in JSON (or a YAML flow map) and `?key=` / `&api_key=` in a URL query. */
+const keyField = pattern(/["'](?:key|secret[_-]?key|private[_-]?key)["'][ \t]{0,3}:[ \t]{0,3}["']([^"'\s]{1,300})["']/gi, looksLikeKeyValue)
+const urlKey = pattern(/[?&;](?:key|apikey|api[_-]key|access[_-]key|sig|signature)=([^&\s#"'<>]{1,300})/gi, looksLikeKeyValue)
 
 /** `Bearer <token>` with a random-looking token. */
 const bearerToken = pattern(
@@ -225,11 +287,20 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   // Private keys: the header alone is enough (truncated block, squashed newlines).
   // "BEGIN RSA PRIVATE KEY", "BEGIN OPENSSH PRIVATE KEY", "BEGIN PGP PRIVATE KEY BLOCK", ...
   { kind: "private key block", test: pattern(/BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY/) },
+  // Lower case only with the dashes: "we begin by generating a private key" is prose.
+  { kind: "private key block", test: pattern(/-{3,}[ \t]*begin[ _][a-z0-9 _]{0,40}private[ _]key/i) },
   { kind: "private key block", test: pattern(/PuTTY-User-Key-File-\d/) },
-  // Headerless key bodies: base64 of "openssh-key-v1", PKCS#1 RSA, PKCS#8 RSA/EC.
+  // Headerless key bodies: base64 of "openssh-key-v1", PKCS#1 RSA (1024 and 2048+ bits),
+  // PKCS#8 RSA and EC (P-256, P-384, P-521, secp256k1), SEC1 EC (`MHcCAQEE` is P-256),
+  // PKCS#8 Ed25519/X25519 and Ed448/X448. Each is the DER header of a private key, not a
+  // public one, and starts a base64 run.
   {
     kind: "private key block",
-    test: pattern(/b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{1,3}IBAAKC[AB]|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAAS|MIG[A-Za-z0-9+/]{1,2}AgEAMBMGByqGSM49AgEG/)
+    test: pattern(/b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{1,3}IBAAK(?:C[AB]|BgQ)|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAAS|MI[GH][A-Za-z0-9+/]{1,2}AgEAMB[AM]GByqGSM49AgEG/)
+  },
+  {
+    kind: "private key block",
+    test: pattern(/(?<![A-Za-z0-9+/])(?:MHcCAQEE|MHQCAQEE|MIGkAgEBBD|MIHcAgEBBE|MC4CAQAwBQYDK2V[wu]|ME[cY]CAQAwBQYDK2V[xo])/)
   },
   { kind: "age secret key", test: pattern(/AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/) },
 
@@ -309,6 +380,9 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   { kind: "URL with embedded credentials", test: urlWithCredentials },
   { kind: "HTTP basic auth credentials", test: basicAuth },
   { kind: "bearer token", test: bearerToken },
+  { kind: "command-line password", test: commandLinePassword },
+  { kind: "API key in a URL query", test: urlKey },
+  { kind: "password or secret assignment", test: keyField },
   { kind: "password or secret assignment", test: genericAssignment }
 ]
 
@@ -316,5 +390,38 @@ export const secretRules: ReadonlyArray<SecretRule> = [
  * The kind of the first rule that matches `text`, or undefined. Only the kind is returned:
  * never the matched text, so it can go into an error message or a log line.
  */
-export const findSecretKind = (text: string): string | undefined =>
-  secretRules.find((rule) => rule.test(text))?.kind
+export const findSecretKind = (text: string): string | undefined => {
+  const kindIn = (copy: string) => secretRules.find((rule) => rule.test(copy))?.kind
+  // Plain ASCII is its own copy: nothing invisible, no odd spaces, nothing for NFKC to fold.
+  if (/^[\x20-\x7e\t\n\r\v\f]*$/.test(text)) return kindIn(text)
+  const removed = kindIn(scanCopy(text))
+  if (removed !== undefined || !new RegExp(invisibleCharacters.source, "u").test(text)) return removed
+  return kindIn(scanCopy(text, " "))
+}
+
+/**
+ * Characters that show nothing (or nothing a reader can tell apart) and change no meaning a
+ * secret depends on: every format character (Cf: ZWSP, ZWJ, ZWNJ, word joiner, soft hyphen,
+ * BOM, LRM/RLM and bidi controls, U+061C, U+180E, invisible operators U+2061-2064, tag
+ * characters U+E0000-E007F, ...), every default-ignorable code point (variation selectors,
+ * the combining grapheme joiner, Hangul fillers, U+115F/U+1160/U+3164/U+FFA0), and control
+ * characters other than tab and the line breaks.
+ */
+export const invisibleCharacters =
+  /[\p{Cf}\p{Default_Ignorable_Code_Point}\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]/gu
+
+/**
+ * What the scanner reads instead of the text: invisible characters removed (so `gh\u200bp_...` is
+ * `ghp_...` again) or, in the second copy, made a space (so `AKIA...\u200bmore` still ends the
+ * token where a reader sees it end); the other line breaks (NEL, U+2028/9) made `\n` and every
+ * other space (NBSP, en/em/thin spaces, U+3000, ...) a plain one, since rules match a literal space
+ * or `[ \t]`; then NFKC, which folds fullwidth and mathematical letters and digits to ASCII. Both
+ * copies are clean, so the value heuristics (placeholder, user equals password) judge what a
+ * reader sees rather than a value salted with invisible characters. Plain ASCII text is its own copy.
+ */
+export const scanCopy = (text: string, invisibleAs = ""): string =>
+  text
+    .replace(invisibleCharacters, invisibleAs)
+    .replace(/[\u0085\u2028\u2029]/g, "\n")
+    .replace(/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, " ")
+    .normalize("NFKC")

@@ -112,6 +112,47 @@ export const credentials: ReadonlyArray<{ readonly kind: string; readonly text: 
   { kind: "Cloudflare origin CA key", text: "Cloudflare origin CA key v1.0-685a948fa88908bbe76fe571-e2914ab23fd0f4db473f4d9fb58216eaee914cd370939c3929dd7442aecc3ce238e3788aaddfb3d4ece17a53955cf624123563c28fda52109069839e89a52e7279dd352f4b0fa37f35" },
   { kind: "Microsoft Teams webhook", text: "Teams alerts: https://relay.webhook.office.com/webhookb2/39bd0a6c-1689-10f6-507e-676c6329b74b@2030992d-0ecf-043c-c65a-8e6f42a53ad8/IncomingWebhook/ee36f2e7875bb80bb36a9c6d4be57797/63c5602d" },
   { kind: "PayPal Braintree token", text: "Braintree access_token$production$adb3pd9rj16aq3bn$b9fa644859743cb4852a4a8d4c791402" },
+  // Command lines (issue 9): passwords typed as arguments.
+  { kind: "command-line password", text: "Run mysql -u app -pK7v!q2Zr9x relay_prod to check the table." },
+  { kind: "command-line password", text: "mysqldump -uroot -p'Vt8#kLm2Qz' relay > backup.sql" },
+  { kind: "command-line password", text: "sshpass -p 'Hq7wZ2kP9m' ssh deploy@10.0.3.12 uptime" },
+  { kind: "command-line password", text: "sshpass -pR4nd0mPw!x scp build.tgz ops@bastion:/tmp" },
+  { kind: "command-line password", text: "curl -u deploy:Rx8vN2qLk5 https://registry.internal/v2/_catalog" },
+  { kind: "command-line password", text: "curl --user ci-bot:5fygdoqF0r5FU7 -X POST https://jenkins.internal/job/build" },
+  { kind: "command-line password", text: "curl -s -uadmin:jF4sBJVwieKm http://localhost:15672/api/queues" },
+  { kind: "command-line password", text: "docker login --password jF4sBJVwieKm --username relaybot registry.internal" },
+  { kind: "command-line password", text: "mongosh --username admin --password Qm3vT8xZr2Lp --authenticationDatabase admin" },
+  { kind: "command-line password", text: "redis-cli -h cache.internal -a Bq8wJImjv6bE ping" },
+  { kind: "password or secret assignment", text: "psql --host db.internal --password=pwKWPB7ILFz relay" },
+  // .env and JSON shapes
+  { kind: "password or secret assignment", text: "DB_PASS=Xk9mP2vLq7wZ" },
+  { kind: "password or secret assignment", text: "SMTP_PASS=fUpDmO+hlbsW in the mailer's .env" },
+  { kind: "password or secret assignment", text: "REDIS_AUTH=EZ5lI3pYB4cwaw5j" },
+  { kind: "password or secret assignment", text: "AUTH=tk_8Hq2ZmP0x7LrV4" },
+  { kind: "password or secret assignment", text: "{\"user\": \"svc_backup\", \"pass\": \"T9x!mK2pLq\"}" },
+  { kind: "password or secret assignment", text: "{\"creds\": \"admin:Qw7Zr2Lp9x\"}" },
+  { kind: "password or secret assignment", text: "{\"name\": \"geocoder\", \"key\": \"pwKWPB7ILFzrUk4KzbvNxIotwkvFXI7B\"}" },
+  // Keys in URL queries
+  { kind: "API key in a URL query", text: "The forecast call is https://api.weather.example/v1/forecast?q=berlin&key=EZ5lI3pYB4cwaw5jtQHGO5vU" },
+  { kind: "password or secret assignment", text: "Notify via https://hooks.internal/notify?channel=ops&token=ZAx0scZuSh9ryh9m2KaS" },
+  // Headerless EC (SEC1), Ed25519 (PKCS#8) and small RSA bodies; lower-case PEM headers
+  { kind: "private key block", text: "The signing key body is MHcCAQEEIDefpFWGt0zCISe2OEBPJL+uAdYygRcoXYnfrF4jx3KEoAoGCCqGSM49AwEHoUQDQgAE" },
+  { kind: "private key block", text: "Ed25519 key: MC4CAQAwBQYDK2VwBCIEIIXiikQDQZ4et/RQOKv0HScB96zYgRWmubKhyrM0Ym/4" },
+  { kind: "private key block", text: "The P-384 signer uses MIGkAgEBBDDvFMfLsuj7ZkS0pQx2w3N5 (truncated)." },
+  { kind: "private key block", text: "Legacy RSA-1024 key MIICXgIBAAKBgQC6vUoqTq0Rk3Jz still signs the old tokens." },
+  { kind: "private key block", text: "The export came out as -----begin rsa private key----- in lower case." },
+  { kind: "private key block", text: "-----Begin Private Key-----" },
+  // One invisible character inside the secret (the test also inserts them into every credential)
+  { kind: "GitHub token", text: "Use the deploy token ghp_hIFCr\u200bMQKrie5yGH6qlqrSGlCkaP1mTWMY8EJ for CI." },
+  { kind: "private key block", text: "-----BEGIN RSA PRIV\u00adATE KEY----- MIIEowIBAAKCAQEAaHSYcdZJddcLA6tjP273q70" },
+  { kind: "JWT", text: "The cookie was eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFkYSIsImlhdCI6MTcxNjIzOTAyMn0\u2060.bsodVQZPFv87WSsPPDpvGHA33peFcwIhKYDPTZzMD2C" },
+  { kind: "password or secret assignment", text: "pass\u200bword=Xk9#mP2vLq7!wZ" },
+  { kind: "command-line password", text: "mysql -u app -pK7v!q2\u{e0041}Zr9x relay_prod" },
+  { kind: "AWS access key id", text: "Use AKIAIXPRX\ufeffOUYC3DMUK5K with region eu-west-1." },
+  // Confusable spaces and fullwidth letters
+  { kind: "private key block", text: "BEGIN\u00a0RSA\u2009PRIVATE KEY" },
+  { kind: "password or secret assignment", text: "DB_PASSWORD\u3000=\u00a0Xk9#mP2vLq7!wZ" },
+  { kind: "GitHub token", text: "\uff47\uff48\uff50\uff3fhIFCrMQKrie5yGH6qlqrSGlCkaP1mTWMY8EJ" },
 ]
 
 /**
@@ -221,4 +262,95 @@ export const ordinary: ReadonlyArray<string> = [
   "image: ghcr.io/relay/relay:v1.2.3@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
   "The spinner uses the .sk-spinner-double-bounce-container class.",
   "Our build number token=20240601 comes from the date.",
+  // command lines that look close (issue 9)
+  "run mysql -p to be prompted for the password",
+  "mysql -u root -p relay_dev opens the dev database after the prompt.",
+  "mysql -h db.internal -P 3306 -u app -p",
+  "mysqldump -u backup -p --single-transaction relay > dump.sql",
+  "mysql -uroot -p$MYSQL_ROOT_PASSWORD -e 'select 1'",
+  "mysql -u app -p\"${DB_PASS}\" relay",
+  "The mysql client reads the password from ~/.my.cnf when -p is not given.",
+  "psql -p 5432 -h localhost -U relay",
+  "ssh -p 2222 deploy@build-01.internal",
+  "curl -u is how we pass basic auth",
+  "curl -u user:password https://api.example.com/v1/me",
+  "curl -u \"$API_USER:$API_TOKEN\" https://api.example.com",
+  "curl -u admin:admin http://localhost:9200 works on the dev box",
+  "curl -u elastic: http://localhost:9200 prompts for the password",
+  "curl -u deploy:<token> https://registry.internal",
+  "curl --user \"$CI_USER:$CI_PASS\" in CI.",
+  "curl -u api:${TOKEN} -X GET https://example.com",
+  "use --password-stdin",
+  "docker login --username relaybot --password-stdin < token.txt",
+  "Pass --password with no value to be prompted.",
+  "--token $GITHUB_TOKEN is read from the environment",
+  "--api-key YOUR_KEY goes in the CI settings",
+  "Use --password-file /run/secrets/db to keep it out of ps.",
+  "pg_dump --no-password relay > dump.sql",
+  "Set --token-ttl 3600 for the session.",
+  "The --pass flag was renamed --password in v2.",
+  "gh auth login --with-token < mytoken.txt",
+  "sshpass -p is a bad idea because the password shows in ps; use sshpass -e with SSHPASS set.",
+  "redis-cli -a is insecure; use REDISCLI_AUTH instead.",
+  "kubectl create secret generic db --from-literal=password=$(pwgen 20 1)",
+  // .env, JSON and YAML that look close
+  "set AUTH=oauth in the config",
+  "AUTH=none disables login on the local instance.",
+  "auth: required",
+  "Auth is done by the gateway, not the service.",
+  "Auth: OIDC via Keycloak realm relay-prod.",
+  "OAUTH_CLIENT_ID=relay-web is public.",
+  "DB_PASS=${DB_PASS} is passed through from the host.",
+  "DB_PASS is read from the secrets manager at boot.",
+  "SMTP_PASS=changeme in .env.example",
+  "The bypass flag skips the cache: bypass=true.",
+  "compass: north-east",
+  "The test pass rate is 98.5% this week.",
+  "pass: the build is green",
+  "the key is in vault at secret/prod/db",
+  "key: value pairs in YAML are case sensitive.",
+  "{\"pass\": true, \"fail\": false}",
+  "{\"key\": \"user:1234:profile\", \"ttl\": 300}",
+  "{\"key\": \"feature.new-billing\", \"enabled\": true}",
+  "{\"key\": \"9f86d081884c7d659a2feaa0c55ad015\"}",
+  "{\"key\": \"Enter\", \"code\": \"Enter\"}",
+  "{\"creds\": \"vault:secret/data/relay#db\"}",
+  "{\"creds\": \"from-env\"}",
+  // URL queries with placeholders or plain values
+  "The example URL is https://maps.example.com/api?key=YOUR_API_KEY&q=berlin",
+  "https://api.example.com/v1/search?key=value&token=<token>",
+  "Sort with ?key=created_at&order=desc.",
+  "GET /v1/items?page=2&per_page=50&sort=key",
+  "The key rotation runbook is at https://wiki.internal/ops?key=rotation-runbook",
+  "The query string ?api_key= is deprecated; send the x-api-key header.",
+  // key material words and public-key bodies
+  "We begin by generating a private key with openssl genpkey.",
+  "begin with the private key rotation, then the certificates",
+  "the file starts with -----begin certificate----- in lower case",
+  "The public key body starts with MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE for P-256.",
+  "Ed25519 public keys in SPKI start with MCowBQYDK2VwAyEA.",
+  // text with ordinary non-ASCII spacing and joiners
+  "Caf\u00e9\u00a0Relay is the team's name for the staging box.",
+  "\u{1f468}\u200d\u{1f469}\u200d\u{1f467} emoji ZWJ sequences render as one glyph.",
+  "The price is 10\u202f000\u00a0\u20ac per year, token budget included.",
 ]
+
+/**
+ * Invisible characters to hide inside words: zero-width space/non-joiner/joiner, soft hyphen,
+ * word joiner, BOM, Mongolian vowel separator, invisible times, Arabic letter mark, a tag
+ * character, a variation selector, LRM, the combining grapheme joiner, a Hangul filler, a C1 control.
+ */
+export const invisibles: ReadonlyArray<string> = [
+  "\u200b", "\u00ad", "\u2060", "\u200c", "\u200d", "\ufeff", "\u180e", "\u2062", "\u061c", "\u{e0041}",
+  "\ufe0f", "\u200e", "\u034f", "\u3164", "\u009b"
+]
+
+/** `text` with one invisible character in the middle of every word of 4+ characters. */
+export const withInvisibles = (text: string, seed = 0): string => {
+  let n = seed
+  return text.replace(/\S{4,}/g, (word) => {
+    const chars = Array.from(word)
+    const mid = Math.floor(chars.length / 2)
+    return [...chars.slice(0, mid), invisibles[n++ % invisibles.length], ...chars.slice(mid)].join("")
+  })
+}

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { findSecretKind, looksLikePlaceholder, looksLikeSecretValue, secretRules } from "../../src/domain/secretRules.js"
-import { credentials, ordinary } from "./secret-corpus.js"
+import {
+  findSecretKind,
+  looksLikeCommandPassword,
+  looksLikePlaceholder,
+  looksLikeSecretValue,
+  scanCopy,
+  secretRules
+} from "../../src/domain/secretRules.js"
+import { credentials, invisibles, ordinary, withInvisibles } from "./secret-corpus.js"
 
 const ruleKinds = new Set(secretRules.map((rule) => rule.kind))
 
@@ -22,6 +29,47 @@ describe("secret scanner corpus", () => {
     it.each(ordinary.map((text, i) => [i, text] as const))("#%i", (_i, text) => {
       expect(findSecretKind(text)).toBeUndefined()
     })
+  })
+})
+
+/** The rule table alone, on the text as given: what the scanner did before it read a folded copy. */
+const rawKind = (text: string) => secretRules.find((rule) => rule.test(text))?.kind
+
+describe("invisible characters inside secrets (issue 9)", () => {
+  const hidden = credentials.map((c, i) => ({ kind: c.kind, text: withInvisibles(c.text, i) }))
+
+  it.each(hidden.map((c, i) => [i, c.kind, c.text] as const))("#%i %s with one invisible character in each word", (_i, kind, text) => {
+    expect(findSecretKind(text)).toBe(kind)
+  })
+
+  it("is what the folded copy catches: the rules alone miss most of them", () => {
+    const missedRaw = hidden.filter((c) => rawKind(c.text) === undefined).length
+    // Printed so the corpus size and the bypass rate before the fold show in the run.
+    console.log(`invisible variants: ${hidden.length}, missed by the rules on the raw text: ${missedRaw}`)
+    expect(missedRaw).toBeGreaterThan(hidden.length * 0.6)
+  })
+
+  it.each(ordinary.map((text, i) => [i, withInvisibles(text, i)] as const))("ordinary #%i stays ordinary with invisible characters", (_i, text) => {
+    expect(findSecretKind(text)).toBeUndefined()
+  })
+
+  it("folds each listed invisible character away, line breaks to \\n and spaces to a plain space", () => {
+    for (const c of invisibles) expect(scanCopy(`gh${c}p_`), JSON.stringify(c)).toBe("ghp_")
+    expect(scanCopy("a\u0085b\u2028c\u2029d")).toBe("a\nb\nc\nd")
+    expect(scanCopy("a\u00a0b\u2009c\u3000d\u202fe\u1680f")).toBe("a b c d e f")
+    expect(scanCopy("tab\tand\nnewline")).toBe("tab\tand\nnewline")
+    expect(scanCopy("\uff21\uff2b\uff29\uff21 \u{1d400}")).toBe("AKIA A")
+    // every Unicode tag character, not only the ones in the list
+    expect(scanCopy("x\u{e0001}\u{e0020}\u{e007f}y")).toBe("xy")
+  })
+})
+
+describe("command-line passwords keep precision", () => {
+  it("judges the glued mysql -p value, not a database name or a port", () => {
+    for (const value of ["K7v!q2Zr9x", "'Vt8#kLm2Qz'", "S3cr3tPw"]) expect(looksLikeCommandPassword(value), value).toBe(true)
+    for (const value of ["3306", "relay_dev", "mydb", "-h", "$MYSQL_PWD", "\"${DB_PASS}\"", "password", "abc12"]) {
+      expect(looksLikeCommandPassword(value), value).toBe(false)
+    }
   })
 })
 

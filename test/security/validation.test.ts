@@ -58,9 +58,13 @@ const refused: ReadonlyArray<readonly [string, unknown, string]> = [
   ["relay_save_fact", save({ content: "before\u0000after" }), "content"],
   ["relay_save_fact", save({ content: "lone \ud83d surrogate" }), "content"],
   ["relay_save_fact", save({ content: 7 }), "content"],
+  // nothing a reader can see: zero-width, word joiner, BOM, tag characters, NEL, Hangul filler
+  ["relay_save_fact", save({ content: "\u200b\u2060\ufeff" }), "content"],
+  ["relay_save_fact", save({ content: " \u{e0041}\u{e0042} \u0085\u3164 " }), "content"],
   // reason: 1-500 characters after trimming
   ["relay_resolve_conflict", resolveArgs({ reason: "r".repeat(501) }), "reason"],
   ["relay_resolve_conflict", resolveArgs({ reason: "   " }), "reason"],
+  ["relay_resolve_conflict", resolveArgs({ reason: "\u00ad\u200c\u061c" }), "reason"],
   // limits 1-100, whole numbers
   ...[0, 101, -1, 1.5, "5", null, true].flatMap((limit) => [
     ["relay_get_current_state", { limit }, "limit"] as const,
