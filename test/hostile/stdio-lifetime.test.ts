@@ -1,9 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { NodeContext } from "@effect/platform-node"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
+import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
+import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { testGraphName } from "../support/testLayer.js"
+import { connectAdmin } from "../support/proof.js"
+import { settingsOn, testGraphName } from "../support/testLayer.js"
 import { type RawRelay, spawnRelay } from "./stdioProcess.js"
 
 /** The contract's bound for a client that went away; most of it is the start of `node` itself on a busy machine. */
@@ -99,4 +105,27 @@ describe("the client goes away", () => {
       expect(await otherClients(server)).toBe(0)
     })
   })
+})
+
+describe("the connection layer once its scope has closed", () => {
+  it.effect("opens no connection: a late query fails, not transient, and the server sees no new client", () =>
+    Effect.gen(function*() {
+      const target = inject("falkordb")
+      const admin = yield* Effect.acquireRelease(Effect.promise(() => connectAdmin(target)), (a) => Effect.promise(a.close))
+      const layer = FalkorDbLive.pipe(
+        Layer.provide(DatabaseEndpointLive),
+        Layer.provide(settingsOn(target, testGraphName("shut"))),
+        Layer.provide(NodeContext.layer)
+      )
+      const scope = yield* Scope.make()
+      const db = Context.get(yield* Layer.buildWithScope(layer, scope), GraphDatabase)
+      expect(yield* db.read<{ one: number }>("RETURN 1 AS one")).toEqual([{ one: 1 }])
+      yield* Scope.close(scope, Exit.void)
+
+      const before = yield* Effect.promise(admin.totalConnections)
+      // As a call's retry would, right after the finalizer dropped its connection.
+      const late = yield* Effect.flip(db.read("RETURN 1 AS one"))
+      expect(late.transient).toBe(false)
+      expect(yield* Effect.promise(admin.totalConnections)).toBe(before)
+    }).pipe(Effect.scoped))
 })
