@@ -65,7 +65,7 @@ export const serveStdio = Effect.gen(function*() {
   // The SDK's transport notices neither the client closing stdin nor a client gone altogether
   // (stdout fails with EPIPE); a server left behind would linger.
   process.stdin.once("end", finish)
-  process.stdout.once("error", finish)
+  process.stdout.on("error", finish)
 
   const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes))
   const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
