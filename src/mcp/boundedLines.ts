@@ -33,7 +33,8 @@ export const requestIdOf = (head: string, tail: string): RequestId | undefined =
 /**
  * Passes stdin on line by line, each line whole and at most `maxBytes` long. A longer line is
  * dropped as it streams (only its two ends are kept, so memory stays bounded however long it is)
- * and reported with its id once its newline arrives; the lines after it are read as usual.
+ * and reported with its id once its newline arrives; the lines after it are read as usual. A line
+ * cut off by the end of stdin is dropped: it is not a message, and nobody waits for its answer.
  *
  * Why not the SDK transport's own cap: on an oversized line it closes itself (1.32.2,
  * `StdioServerTransport._ondata`), and the session is over for the client without a word.
@@ -63,11 +64,6 @@ export class BoundedLines extends Transform {
     done()
   }
 
-  /** A line cut off by the end of stdin is not a message; nothing is waiting for its answer. */
-  override _flush(done: TransformCallback) {
-    done()
-  }
-
   #take(piece: Buffer) {
     if (this.#dropping !== undefined) {
       this.#dropping.tail = lastBytes(Buffer.concat([this.#dropping.tail, piece]))
@@ -92,11 +88,11 @@ export class BoundedLines extends Transform {
       return
     }
     // One push a line, so the SDK's read buffer never holds more than one line.
-    this.push(Buffer.concat([...this.#pending, newline]))
+    this.push(Buffer.concat([...this.#pending, lineEnd]))
     this.#pending = []
     this.#pendingBytes = 0
   }
 }
 
-const newline = Buffer.from("\n")
+const lineEnd = Buffer.from("\n")
 const lastBytes = (b: Buffer) => Buffer.from(b.subarray(Math.max(0, b.length - endBytes)))
