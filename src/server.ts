@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
+import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
 import { RelayLive } from "./layers/RelayLive.js"
 import { guardDriverErrors } from "./mcp/driverGuard.js"
@@ -16,6 +17,21 @@ const startFailure = (cause: Cause.Cause<unknown>): string => {
   return typeof e === "object" && e !== null && "message" in e ? String(e.message) : "unexpected error"
 }
 
+/**
+ * Once the program is over, nothing of Relay's is left to finish: calls were interrupted and the
+ * connection closed. But a connect given up on while the database is paused keeps its socket until
+ * the database answers, which may be never, and stdin may still be open after the MCP transport
+ * closed. Let the process end by itself (stdout flushed), and end it after a short grace if a
+ * handle like those is still holding it.
+ */
+const exitGrace = 500
+const teardown: Teardown = (exit, onExit) =>
+  defaultTeardown(exit, (code) => {
+    process.exitCode = code
+    onExit(code)
+    setTimeout(() => process.exit(code), exitGrace).unref()
+  })
+
 guardDriverErrors.pipe(
   Effect.zipRight(serveStdio),
   Effect.scoped,
@@ -23,5 +39,5 @@ guardDriverErrors.pipe(
   Effect.provide(StderrLogger),
   // A start that cannot work (no server binary, bad settings) says what to do in one sentence.
   Effect.tapErrorCause((cause) => Console.error(`relay could not start: ${startFailure(cause)}`)),
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true, teardown })
 )

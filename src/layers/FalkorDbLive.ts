@@ -1,4 +1,4 @@
-import { Duration, Effect, Exit, FiberRef, Layer, Option, SynchronizedRef } from "effect"
+import { Duration, Effect, Exit, FiberRef, Layer, Option, Ref, SynchronizedRef } from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
 import { type CypherParams, GraphDatabase, ownQueryTimeout } from "../services/GraphDatabase.js"
@@ -64,7 +64,14 @@ export const FalkorDbLive = Layer.scoped(
 
     const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
 
+    // Set when the layer's scope closes. A call still running then (its connection just dropped by
+    // the finalizer, so retried) must fail, not open a connection, or start a server, nobody closes.
+    const shutDown = yield* Ref.make(false)
+    const refuseAfterShutdown = Effect.flatMap(Ref.get(shutDown), (down) =>
+      down ? Effect.fail(new DatabaseError({ transient: false, detail: "connection layer already shut down" })) : Effect.void)
+
     const open = Effect.gen(function*() {
+      yield* refuseAfterShutdown
       const options: FalkorDBOptions = yield* endpoint.options
       // No silent reconnect loop and no offline queue: a dead server must fail calls fast.
       const connecting = yield* Effect.try({
@@ -102,6 +109,8 @@ export const FalkorDbLive = Layer.scoped(
         )
         schemaReady = true
       }
+      // Shut down while this connect was under way: the finalizer could not see it, so close it here.
+      yield* Effect.tapError(refuseAfterShutdown, () => closeQuietly(connection))
       return connection
     })
 
@@ -162,7 +171,10 @@ export const FalkorDbLive = Layer.scoped(
       }).pipe(Effect.map((reply) => reply.data ?? []))
 
     yield* Effect.addFinalizer(() =>
-      SynchronizedRef.get(current).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: closeQuietly })))
+      Ref.set(shutDown, true).pipe(
+        Effect.zipRight(SynchronizedRef.get(current)),
+        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: closeQuietly }))
+      )
     )
 
     return GraphDatabase.of({
