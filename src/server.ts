@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
+import { serveHttp } from "./http/serveHttp.js"
 import { RelayLive } from "./layers/RelayLive.js"
+import { TeamLive } from "./layers/TeamLive.js"
 import { guardDriverErrors } from "./mcp/driverGuard.js"
 import { serveStdio } from "./mcp/McpServer.js"
 
@@ -16,10 +18,13 @@ const startFailure = (cause: Cause.Cause<unknown>): string => {
   return typeof e === "object" && e !== null && "message" in e ? String(e.message) : "unexpected error"
 }
 
+/** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
+const serve = process.argv.slice(2).includes("--http")
+  ? Effect.provide(Effect.scoped(serveHttp), TeamLive)
+  : Effect.provide(Effect.scoped(serveStdio), RelayLive)
+
 guardDriverErrors.pipe(
-  Effect.zipRight(serveStdio),
-  Effect.scoped,
-  Effect.provide(RelayLive),
+  Effect.zipRight(serve),
   Effect.provide(StderrLogger),
   // A start that cannot work (no server binary, bad settings) says what to do in one sentence.
   Effect.tapErrorCause((cause) => Console.error(`relay could not start: ${startFailure(cause)}`)),
