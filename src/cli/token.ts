@@ -6,7 +6,7 @@
 import { Console, Effect, Layer, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { TokenName, WorkspaceName, workspaceGraph } from "../domain/tokens.js"
-import { DatabaseEndpointLive } from "../layers/DatabaseEndpoint.js"
+import { DatabaseEndpointFromSettings } from "../layers/SentinelEndpoint.js"
 import { SettingsLive } from "../layers/SettingsLive.js"
 import { TokenStoreLive } from "../layers/TokenStoreLive.js"
 import { TokenStore } from "../services/TokenStore.js"
@@ -77,7 +77,7 @@ const main = Effect.gen(function*() {
 }).pipe(
   Effect.catchTag("DatabaseError", () =>
     new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 })),
-  Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointLive), Layer.provideMerge(SettingsLive)))
+  Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointFromSettings), Layer.provideMerge(SettingsLive)))
 )
 
 runCli(main)

@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
-import { DatabaseEndpointLive } from "./DatabaseEndpoint.js"
+import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { SecretScannerLive } from "./SecretScannerLive.js"
 import { SettingsLive } from "./SettingsLive.js"
 import { TokenStoreLive } from "./TokenStoreLive.js"
@@ -10,7 +10,7 @@ import { TokenStoreLive } from "./TokenStoreLive.js"
  * workspace's FactStore is built on (per session, in serveHttp), on the same settings as stdio.
  */
 export const TeamLive = Layer.mergeAll(TokenStoreLive, SecretScannerLive).pipe(
-  Layer.provideMerge(DatabaseEndpointLive),
+  Layer.provideMerge(DatabaseEndpointFromSettings),
   Layer.provideMerge(SettingsLive),
   Layer.provide(NodeContext.layer)
 )

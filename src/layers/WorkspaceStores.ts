@@ -1,4 +1,4 @@
-import { type Context, Effect, Layer, RcMap, type Scope } from "effect"
+import { type ConfigError, type Context, Effect, Layer, RcMap, type Scope } from "effect"
 import { workspaceGraph } from "../domain/tokens.js"
 import type { FactStore } from "../services/FactStore.js"
 import { Settings } from "../services/Settings.js"
@@ -23,6 +23,7 @@ export const makeWorkspaceStores = Effect.gen(function*() {
       )),
     idleTimeToLive: "5 minutes"
   })
-  return (workspace: string): Effect.Effect<Context.Context<FactStore>, never, Scope.Scope> =>
+  // Settings were validated when the server started (its token store is built the same way).
+  return (workspace: string): Effect.Effect<Context.Context<FactStore>, ConfigError.ConfigError, Scope.Scope> =>
     RcMap.get(stores, workspace)
 })
