@@ -78,11 +78,12 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
     "--masterauth", password, "--loadmodule", module, "--save", "", "--appendonly", "no"
   ]
   const processes = {}
-  processes.primary = await launch(bin, serverArgs("primary", ports.primary), /Ready to accept connections/i, "primary")
-  processes.replica = await launch(
-    bin, [...serverArgs("replica", ports.replica), "--replicaof", "127.0.0.1", String(ports.primary)],
-    /Ready to accept connections/i, "replica"
-  )
+  const argsOf = {
+    primary: serverArgs("primary", ports.primary),
+    replica: [...serverArgs("replica", ports.replica), "--replicaof", "127.0.0.1", String(ports.primary)]
+  }
+  processes.primary = await launch(bin, argsOf.primary, /Ready to accept connections/i, "primary")
+  processes.replica = await launch(bin, argsOf.replica, /Ready to accept connections/i, "replica")
   // The sentinels must see the replica in sync before they can promote it.
   for (let i = 0; i < 100; i++) {
     const info = await ask(ports.replica, password, ["INFO", "replication"])
@@ -126,6 +127,14 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
         child.once("exit", () => resolve())
         child.kill("SIGKILL")
       }),
+    /**
+     * Starts a killed server again with its first arguments, as a supervisor would. Do it only once the
+     * sentinels have promoted the other: they then make it a replica of the new master. (Back sooner,
+     * empty, it could be taken for the master still.)
+     */
+    restart: async (role) => {
+      processes[role] = await launch(bin, argsOf[role], /Ready to accept connections/i, role)
+    },
     /** The master the sentinels name now ("host:port"), or null. */
     master: async () => {
       const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])
