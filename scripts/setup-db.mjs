@@ -163,6 +163,10 @@ if (found !== undefined && !sentinelMissing && !dryRun) {
 }
 
 const plan = installPlan(["valkey-server", ...(sentinel ? ["valkey-sentinel"] : [])])
+if (plan === undefined && found !== undefined) {
+  say(`valkey-sentinel is not installed and this system has no known package for it; ${found.command} --sentinel is used instead.`)
+  process.exit(0)
+}
 if (plan === undefined) {
   fail(
     "no redis-server or valkey-server 7.2+ was found and this system has no known package for one: " +
