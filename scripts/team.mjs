@@ -128,12 +128,16 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
         child.kill("SIGKILL")
       }),
     /**
-     * Starts a killed server again with its first arguments, as a supervisor would. Do it only once the
-     * sentinels have promoted the other: they then make it a replica of the new master. (Back sooner,
-     * empty, it could be taken for the master still.)
+     * Starts a killed server again, as its supervisor would, as a replica of the master the sentinels
+     * name now. Do it only once they have promoted the other: back sooner, empty and a master by its
+     * own arguments, it could be taken for the master still. (Started with its first arguments, the
+     * sentinels would still make it a replica, but only on their next 10 s look at it.)
      */
     restart: async (role) => {
-      processes[role] = await launch(bin, argsOf[role], /Ready to accept connections/i, role)
+      const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])
+      const own = serverArgs(role, ports[role])
+      const args = Array.isArray(reply) ? [...own, "--replicaof", String(reply[0]), String(reply[1])] : argsOf[role]
+      processes[role] = await launch(bin, args, /Ready to accept connections/i, role)
     },
     /** The master the sentinels name now ("host:port"), or null. */
     master: async () => {

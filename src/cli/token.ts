@@ -75,9 +75,9 @@ const main = Effect.gen(function*() {
       return yield* usage(positionals[0] === undefined ? "no command" : "unknown command")
   }
 }).pipe(
+  Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointFromSettings), Layer.provideMerge(SettingsLive))),
   Effect.catchTag("DatabaseError", () =>
-    new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 })),
-  Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointFromSettings), Layer.provideMerge(SettingsLive)))
+    new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 }))
 )
 
 runCli(main)

@@ -77,9 +77,16 @@ const runSeed = async (seed: number) => {
       RELAY_HTTP_PORT: "0",
       RELAY_RATE_LIMIT: "100000"
     }
-    const token = async (name: string) =>
-      (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", name, "--workspace", "team"], { env }))
-        .stdout.trim()
+    // On a loaded machine a connect can time out: try again, as a person at the CLI would.
+    const token = async (name: string, tries = 3): Promise<string> => {
+      try {
+        return (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", name, "--workspace", "team"], { env }))
+          .stdout.trim()
+      } catch (e) {
+        if (tries <= 1) throw e
+        return token(name, tries - 1)
+      }
+    }
     const first = await token("writer-0")
     const tokens = [first, ...await Promise.all([1, 2, 3].map((i) => token(`writer-${i}`)))]
     for (let i = 0; i < 4; i++) relays.push(await startRelay(env))
