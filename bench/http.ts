@@ -12,7 +12,8 @@ import { execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { connectHttp } from "../test/support/httpRelay.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { openDatabase, relayEnv } from "./db.js"
 import { stdioClient } from "./relay.js"
 import { summarise } from "./sampler.js"
@@ -36,8 +37,15 @@ const url = await new Promise<string>((resolve, reject) => {
   })
   child.once("exit", () => reject(new Error(err)))
 })
-const http = await connectHttp(url, token)
-await http.client.listTools()
+const httpClient = new Client({ name: "relay-bench", version: "0.0.0" })
+await httpClient.connect(new StreamableHTTPClientTransport(new URL(url), {
+  requestInit: { headers: { authorization: `Bearer ${token}` } }
+}))
+await httpClient.listTools()
+const http = {
+  call: (name: string, args: Record<string, unknown>) => httpClient.callTool({ name, arguments: args }),
+  close: () => httpClient.close()
+}
 const stdio = await stdioClient(env)
 
 try {
