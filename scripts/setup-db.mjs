@@ -7,7 +7,8 @@
 // else valkey-server or redis-server 7.2+ on PATH. When none is found, as root
 // on Debian 12 this installs valkey-server from bookworm-backports, on Debian 13+
 // or Ubuntu 24.04+ from the main archive; otherwise it prints the exact command.
-// `--dry-run` prints what it would do without doing it.
+// `--dry-run` prints what it would do without doing it. `--sentinel` (npm run team, test:failover)
+// also makes sure valkey-sentinel is there, installing it beside valkey-server the same way.
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -21,6 +22,8 @@ const DOCKER = "start FalkorDB with `docker compose up -d` (see .env.example) an
 const dryRun = process.argv.includes("--dry-run")
 // The tests always start a FalkorDB of their own, whatever .env says about Relay's database.
 const forTests = process.argv.includes("--for-tests")
+// Team mode starts its own servers and sentinels, whatever .env says about Relay's database.
+const sentinel = process.argv.includes("--sentinel")
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 const say = (line) => process.stdout.write(`setup-db: ${line}\n`)
@@ -86,8 +89,11 @@ const osRelease = () => {
   }
 }
 
+/** valkey-sentinel answers (it is the server binary in sentinel mode, packaged apart). */
+const hasSentinel = () => spawnSync("valkey-sentinel", ["--version"], { encoding: "utf8", timeout: 5000 }).status === 0
+
 /** The apt steps for this system, or undefined where apt has no server of 7.2+. */
-const installPlan = () => {
+const installPlan = (packages) => {
   const { id, version } = osRelease()
   const major = Number.parseFloat(version)
   if (id === "debian" && major === 12) {
@@ -95,16 +101,16 @@ const installPlan = () => {
       backports: true,
       commands: [
         ["apt-get", "update"],
-        ["apt-get", "install", "-y", "-t", "bookworm-backports", "valkey-server"]
+        ["apt-get", "install", "-y", "-t", "bookworm-backports", ...packages]
       ],
-      shell: `echo '${BACKPORTS_LINE}' > ${BACKPORTS_LIST} && apt-get update && apt-get install -y -t bookworm-backports valkey-server`
+      shell: `echo '${BACKPORTS_LINE}' > ${BACKPORTS_LIST} && apt-get update && apt-get install -y -t bookworm-backports ${packages.join(" ")}`
     }
   }
   if ((id === "debian" && major >= 13) || (id === "ubuntu" && major >= 24.04)) {
     return {
       backports: false,
-      commands: [["apt-get", "update"], ["apt-get", "install", "-y", "valkey-server"]],
-      shell: "apt-get update && apt-get install -y valkey-server"
+      commands: [["apt-get", "update"], ["apt-get", "install", "-y", ...packages]],
+      shell: `apt-get update && apt-get install -y ${packages.join(" ")}`
     }
   }
   return undefined
@@ -126,15 +132,17 @@ const run = ([command, ...args]) => {
 /** The package starts a plain valkey on 6379 that nothing needs: stop and disable it, ignoring failures. */
 const quietPackagedService = () => {
   if (dryRun) return
-  for (const args of [["stop", "valkey-server"], ["disable", "valkey-server"]]) {
-    spawnSync("systemctl", args, { stdio: "ignore", timeout: 30000 })
+  for (const unit of ["valkey-server", ...(sentinel ? ["valkey-sentinel"] : [])]) {
+    for (const args of [["stop", unit], ["disable", unit]]) {
+      spawnSync("systemctl", args, { stdio: "ignore", timeout: 30000 })
+    }
+    spawnSync("service", [unit, "stop"], { stdio: "ignore", timeout: 30000 })
   }
-  spawnSync("service", ["valkey-server", "stop"], { stdio: "ignore", timeout: 30000 })
 }
 
 // ---------------------------------------------------------------------------
 
-if (!forTests && externalDatabase()) {
+if (!forTests && !sentinel && externalDatabase()) {
   say("FALKORDB_URL/FALKORDB_HOST is set; the embedded server is not needed.")
   process.exit(0)
 }
@@ -148,12 +156,17 @@ if (modulePath === undefined) {
 }
 
 const found = findServer(modulePath)
-if (found !== undefined && !dryRun) {
-  say(`FalkorDB runs on ${found.command} ${found.version} with ${modulePath}.`)
+const sentinelMissing = sentinel && !hasSentinel()
+if (found !== undefined && !sentinelMissing && !dryRun) {
+  say(`FalkorDB runs on ${found.command} ${found.version} with ${modulePath}${sentinel ? "; valkey-sentinel is there" : ""}.`)
   process.exit(0)
 }
 
-const plan = installPlan()
+const plan = installPlan(["valkey-server", ...(sentinel ? ["valkey-sentinel"] : [])])
+if (plan === undefined && found !== undefined) {
+  say(`valkey-sentinel is not installed and this system has no known package for it; ${found.command} --sentinel is used instead.`)
+  process.exit(0)
+}
 if (plan === undefined) {
   fail(
     "no redis-server or valkey-server 7.2+ was found and this system has no known package for one: " +
@@ -161,11 +174,16 @@ if (plan === undefined) {
   )
 }
 if (typeof process.getuid !== "function" || process.getuid() !== 0) {
+  if (found !== undefined) {
+    // The server binary runs in sentinel mode itself (scripts/team.mjs falls back to it).
+    say(`valkey-sentinel is not installed (as root: sudo sh -c "${plan.shell}"); ${found.command} --sentinel is used instead.`)
+    process.exit(0)
+  }
   fail(`no redis-server or valkey-server 7.2+ was found; run as root: sudo sh -c "${plan.shell}"`)
 }
 
 if (found !== undefined) say(`(dry run) ${found.command} ${found.version} would be used; showing the install path anyway.`)
-say(`${found === undefined ? "no server for FalkorDB found: " : ""}installing valkey-server with apt-get${plan.backports ? " from bookworm-backports" : ""}...`)
+say(`${found === undefined ? "no server for FalkorDB found: " : sentinelMissing ? "no valkey-sentinel found: " : ""}installing ${sentinel ? "valkey-server and valkey-sentinel" : "valkey-server"} with apt-get${plan.backports ? " from bookworm-backports" : ""}...`)
 if (plan.backports) {
   const present = existsSync(BACKPORTS_LIST) && readFileSync(BACKPORTS_LIST, "utf8").includes("bookworm-backports")
   if (!present) {
@@ -179,4 +197,5 @@ if (dryRun) process.exit(0)
 
 const installed = findServer(modulePath)
 if (installed === undefined) fail(`valkey-server was installed but does not run here; ${DOCKER}.`)
+if (sentinel && !hasSentinel()) fail("valkey-sentinel was installed but does not run here.")
 say(`installed: FalkorDB runs on ${installed.command} ${installed.version}.`)

@@ -2,7 +2,9 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
+import { serveHttp } from "./http/serveHttp.js"
 import { RelayLive } from "./layers/RelayLive.js"
+import { TeamLive } from "./layers/TeamLive.js"
 import { guardDriverErrors } from "./mcp/driverGuard.js"
 import { serveStdio } from "./mcp/McpServer.js"
 
@@ -32,10 +34,13 @@ const teardown: Teardown = (exit, onExit) =>
     setTimeout(() => process.exit(code), exitGrace).unref()
   })
 
+/** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
+const serve = process.argv.slice(2).includes("--http")
+  ? Effect.provide(Effect.scoped(serveHttp), TeamLive)
+  : Effect.provide(Effect.scoped(serveStdio), RelayLive)
+
 guardDriverErrors.pipe(
-  Effect.zipRight(serveStdio),
-  Effect.scoped,
-  Effect.provide(RelayLive),
+  Effect.zipRight(serve),
   Effect.provide(StderrLogger),
   // A start that cannot work (no server binary, bad settings) says what to do in one sentence.
   Effect.tapErrorCause((cause) => Console.error(`relay could not start: ${startFailure(cause)}`)),

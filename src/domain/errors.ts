@@ -36,6 +36,16 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 }
 
 /**
+ * The caller is known but may not do this: a read-only token asked to write, or a client over HTTP
+ * sent an author name other than its token's.
+ */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  message: Schema.String
+}) {
+  readonly code = "forbidden"
+}
+
+/**
  * The database could not be reached or failed. `transient` marks the failures worth retrying
  * (connection lost, timeout); `detail` is for the stderr log only and never reaches a client.
  */
@@ -52,6 +62,7 @@ export type ToolError =
   | SecretDetected
   | InvalidResolution
   | RateLimited
+  | Forbidden
   | DatabaseError
 
 export const ErrorCode = Schema.Literal(
@@ -60,6 +71,7 @@ export const ErrorCode = Schema.Literal(
   "secret_detected",
   "invalid_resolution",
   "rate_limited",
+  "forbidden",
   "unavailable",
   "internal"
 )

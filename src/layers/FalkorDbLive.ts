@@ -5,6 +5,8 @@ import { type CypherParams, GraphDatabase, ownQueryTimeout } from "../services/G
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 import { moduleVersion, serverVersion } from "./embedded/EmbeddedServer.js"
+import { readConfig } from "./readConfig.js"
+import { confirmReplicas, ReplicasShortfall, replicationConfig } from "./replication.js"
 import { ensureSchema } from "./schema.js"
 
 const connectTimeout = Duration.millis(1500)
@@ -41,6 +43,8 @@ class QueryRejected extends Error {
 
 /** A rejected query is a defect (the client sees `internal`); anything else is the database failing. */
 const classifyQuery = (cause: unknown) => {
+  // The write is on the primary but not confirmed: not retried (the caller is told it may have landed).
+  if (cause instanceof ReplicasShortfall) return Effect.fail(new DatabaseError({ transient: false, detail: cause.message }))
   const { message, name } = describe(cause)
   return isReply(name) && !stateReply.test(message)
     ? Effect.die(new QueryRejected(`FalkorDB rejected a query: ${message}`))
@@ -59,6 +63,7 @@ export const FalkorDbLive = Layer.scoped(
   Effect.gen(function*() {
     const { graph: graphName } = yield* Settings
     const endpoint = yield* DatabaseEndpoint
+    const replication = yield* readConfig(replicationConfig)
     const current = yield* SynchronizedRef.make(Option.none<Connection>())
     let schemaReady = false
 
@@ -167,7 +172,14 @@ export const FalkorDbLive = Layer.scoped(
       withConnection((db) => {
         const graph = db.selectGraph(graphName)
         const options = params === undefined ? undefined : { params: params as Record<string, never> }
-        return mode === "query" ? graph.query<Row>(cypher, options) : graph.roQuery<Row>(cypher, options)
+        if (mode === "roQuery") return graph.roQuery<Row>(cypher, options)
+        const { minReplicas, timeoutMillis } = replication
+        return minReplicas === 0 ? graph.query<Row>(cypher, options) : graph.query<Row>(cypher, options).then(
+          async (reply) => {
+            await confirmReplicas(db, minReplicas, timeoutMillis)
+            return reply
+          }
+        )
       }).pipe(Effect.map((reply) => reply.data ?? []))
 
     yield* Effect.addFinalizer(() =>

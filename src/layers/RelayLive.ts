@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
-import { DatabaseEndpointLive } from "./DatabaseEndpoint.js"
+import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { FactStoreLive } from "./FactStoreLive.js"
 import { FalkorDbLive } from "./FalkorDbLive.js"
 import { RateLimiterLive } from "./RateLimiterLive.js"
@@ -10,7 +10,7 @@ import { SettingsLive } from "./SettingsLive.js"
 /** The database stack on given settings: endpoint → connection → FactStore. */
 export const databaseLayer = FactStoreLive.pipe(
   Layer.provideMerge(FalkorDbLive),
-  Layer.provide(DatabaseEndpointLive)
+  Layer.provide(DatabaseEndpointFromSettings)
 )
 
 /** Everything a tool call needs, on settings read from the environment and .env. */

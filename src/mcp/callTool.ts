@@ -2,6 +2,7 @@ import { Cause, Effect, Exit, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
+import { replicationDetail } from "../layers/replication.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
@@ -68,11 +69,15 @@ export const failure = (code: ErrorCode, message: string): ToolResult => ({
 })
 
 const unavailableMessage = "the memory database is unavailable right now; try again shortly"
+const notReplicatedMessage = "the write may have landed: the primary applied it but too few replicas confirmed " +
+  "it in time (RELAY_MIN_REPLICAS); read it back before writing it again"
 export const internalMessage = "Relay hit an internal error; the details are in its log"
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
 export const toFailureResult = (error: ToolError): ToolResult =>
-  error._tag === "DatabaseError" ? failure("unavailable", unavailableMessage) : failure(error.code, error.message)
+  error._tag !== "DatabaseError" ? failure(error.code, error.message) :
+  error.detail.startsWith(replicationDetail) ? failure("unavailable", notReplicatedMessage) :
+  failure("unavailable", unavailableMessage)
 
 /**
  * A call to a name that is no tool: `invalid_input`, but through the same policies as a real call,

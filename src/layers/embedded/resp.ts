@@ -65,16 +65,19 @@ const parse = (buf: Buffer, offset: number): readonly [RespValue, number] | unde
  * every position). Fails with RespUnreachable when nothing answers in time.
  */
 export const respCall = (
-  socketPath: string,
-  password: Redacted.Redacted<string>,
+  /** A unix socket path, or a TCP address (the sentinels of a replicated deployment). */
+  target: string | { readonly host: string; readonly port: number },
+  /** null: send no AUTH (a sentinel without a password). */
+  password: Redacted.Redacted<string> | null,
   commands: ReadonlyArray<ReadonlyArray<string>>,
   timeout: Duration.DurationInput = "2 seconds"
 ): Effect.Effect<ReadonlyArray<RespValue>, RespUnreachable> =>
   Effect.async<ReadonlyArray<RespValue>, RespUnreachable>((resume) => {
-    const expected = commands.length + 1
+    const auth = password === null ? [] : [encode(["AUTH", Redacted.value(password)])]
+    const expected = commands.length + auth.length
     let buf = Buffer.alloc(0)
     let done = false
-    const socket = Net.createConnection({ path: socketPath })
+    const socket = typeof target === "string" ? Net.createConnection({ path: target }) : Net.createConnection(target)
     const finish = (effect: Effect.Effect<ReadonlyArray<RespValue>, RespUnreachable>) => {
       if (done) return
       done = true
@@ -82,7 +85,7 @@ export const respCall = (
       resume(effect)
     }
     socket.on("connect", () => {
-      socket.write(encode(["AUTH", Redacted.value(password)]) + commands.map(encode).join(""))
+      socket.write(auth.join("") + commands.map(encode).join(""))
     })
     socket.on("data", (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk])
@@ -94,9 +97,10 @@ export const respCall = (
         replies.push(r[0])
         at = r[1]
       }
-      const [auth, ...rest] = replies
+      if (auth.length === 0) return finish(Effect.succeed(replies))
+      const [authReply, ...rest] = replies
       finish(
-        Effect.succeed(auth instanceof RespReplyError ? rest.map(() => auth) : rest)
+        Effect.succeed(authReply instanceof RespReplyError ? rest.map(() => authReply) : rest)
       )
     })
     socket.on("error", (err: NodeJS.ErrnoException) =>

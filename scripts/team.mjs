@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// `npm run team`: a replicated FalkorDB on loopback for trying team mode: a primary, one replica and
+// three Valkey Sentinels (quorum 2), each on its own port. It prints the settings Relay needs and
+// runs until Ctrl-C. `startTeam` is also what `npm run test:failover` starts.
+// Needs `npm run build` (it finds the server binary and module as Relay's embedded launcher does)
+// and a server that runs in sentinel mode: valkey-sentinel, or valkey-server/redis-server itself
+// (`--sentinel`); `node scripts/setup-db.mjs --sentinel` installs valkey-sentinel where it can.
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Redacted } from "effect"
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+
+const dist = new URL("../dist/layers/embedded/", import.meta.url)
+const { findServerBinary, requireModule } = await import(new URL("serverBinary.js", dist).href)
+const { respCall } = await import(new URL("resp.js", dist).href)
+
+const serverAndModule = () =>
+  Effect.runPromise(Effect.all([findServerBinary, requireModule]).pipe(Effect.provide(NodeContext.layer)))
+    .then(([binary, module]) => ({ bin: binary.command, module }))
+
+/** valkey-sentinel if installed, else the server binary in sentinel mode (the same program). */
+const sentinelCommand = (serverBin) => {
+  const probe = spawnSync("valkey-sentinel", ["--version"], { encoding: "utf8" })
+  return probe.status === 0 ? { bin: "valkey-sentinel", args: [] } : { bin: serverBin, args: ["--sentinel"] }
+}
+
+const waitFor = (child, pattern, what) =>
+  new Promise((resolve, reject) => {
+    let out = ""
+    const onData = (chunk) => {
+      out += chunk.toString()
+      if (pattern.test(out)) {
+        child.stdout.off("data", onData)
+        child.stdout.resume()
+        resolve()
+      }
+    }
+    child.stdout.on("data", onData)
+    child.stderr.resume()
+    child.once("exit", (code) => reject(new Error(`${what} exited (${code}): ${out.slice(-400)}`)))
+  })
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Asks one server a command; null when it does not answer. */
+export const ask = (port, password, command) =>
+  Effect.runPromise(
+    respCall({ host: "127.0.0.1", port }, password === null ? null : Redacted.make(password), [command], "1 second").pipe(
+      Effect.map(([reply]) => reply),
+      Effect.orElseSucceed(() => null)
+    )
+  )
+
+const launch = (bin, args, ready, what) => {
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
+  return waitFor(child, ready, what).then(() => child)
+}
+
+/**
+ * Starts the five processes. Ports are given or picked from `base` upward; returns their ports, the
+ * environment Relay needs, `kill(role)` (SIGKILL) and `stop()`.
+ */
+export const startTeam = async ({ base = 6391, password = randomBytes(18).toString("base64url"), dir } = {}) => {
+  const root = dir ?? mkdtempSync(join(tmpdir(), "relay-team-"))
+  const { bin, module } = await serverAndModule()
+  const ports = { primary: base, replica: base + 1, sentinels: [base + 20000, base + 20001, base + 20002] }
+  const data = (name) => {
+    const d = join(root, name)
+    mkdirSync(d, { recursive: true })
+    return d
+  }
+  const serverArgs = (name, port) => [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", data(name), "--requirepass", password,
+    "--masterauth", password, "--loadmodule", module, "--save", "", "--appendonly", "no"
+  ]
+  const processes = {}
+  const argsOf = {
+    primary: serverArgs("primary", ports.primary),
+    replica: [...serverArgs("replica", ports.replica), "--replicaof", "127.0.0.1", String(ports.primary)]
+  }
+  processes.primary = await launch(bin, argsOf.primary, /Ready to accept connections/i, "primary")
+  processes.replica = await launch(bin, argsOf.replica, /Ready to accept connections/i, "replica")
+  // The sentinels must see the replica in sync before they can promote it.
+  for (let i = 0; i < 100; i++) {
+    const info = await ask(ports.replica, password, ["INFO", "replication"])
+    if (typeof info === "string" && /master_link_status:up/.test(info)) break
+    await sleep(100)
+  }
+  const sentinel = sentinelCommand(bin)
+  processes.sentinels = await Promise.all(ports.sentinels.map((port, i) => {
+    const conf = join(data(`sentinel-${i}`), "sentinel.conf")
+    writeFileSync(conf, [
+      `port ${port}`, "bind 127.0.0.1", `dir ${data(`sentinel-${i}`)}`,
+      `sentinel monitor relay 127.0.0.1 ${ports.primary} 2`,
+      `sentinel auth-pass relay ${password}`,
+      "sentinel down-after-milliseconds relay 1000",
+      "sentinel failover-timeout relay 5000",
+      "sentinel parallel-syncs relay 1"
+    ].join("\n") + "\n")
+    return launch(sentinel.bin, [conf, ...sentinel.args], /\+monitor master/, `sentinel ${port}`)
+  }))
+  const all = () => [processes.primary, processes.replica, ...processes.sentinels]
+  const stopOne = (child) =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once("exit", () => resolve())
+      child.kill("SIGTERM")
+    })
+  return {
+    ports,
+    password,
+    dir: root,
+    env: {
+      FALKORDB_SENTINELS: ports.sentinels.map((p) => `127.0.0.1:${p}`).join(","),
+      FALKORDB_SENTINEL_MASTER: "relay",
+      FALKORDB_PASSWORD: password,
+      RELAY_MIN_REPLICAS: "1"
+    },
+    /** SIGKILL one of the two data servers, as a crash would. */
+    kill: (role) =>
+      new Promise((resolve) => {
+        const child = processes[role]
+        child.once("exit", () => resolve())
+        child.kill("SIGKILL")
+      }),
+    /**
+     * Starts a killed server again, as its supervisor would, as a replica of the master the sentinels
+     * name now. Do it only once they have promoted the other: back sooner, empty and a master by its
+     * own arguments, it could be taken for the master still. (Started with its first arguments, the
+     * sentinels would still make it a replica, but only on their next 10 s look at it.)
+     */
+    restart: async (role) => {
+      const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])
+      const own = serverArgs(role, ports[role])
+      const args = Array.isArray(reply) ? [...own, "--replicaof", String(reply[0]), String(reply[1])] : argsOf[role]
+      processes[role] = await launch(bin, args, /Ready to accept connections/i, role)
+    },
+    /** The master the sentinels name now ("host:port"), or null. */
+    master: async () => {
+      const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])
+      return Array.isArray(reply) ? `${reply[0]}:${reply[1]}` : null
+    },
+    stop: () => Promise.all(all().map(stopOne))
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const team = await startTeam({ base: Number(process.env.RELAY_TEAM_BASE_PORT ?? 6391) })
+  process.stdout.write([
+    `relay team: primary 127.0.0.1:${team.ports.primary}, replica 127.0.0.1:${team.ports.replica}, ` +
+      `sentinels ${team.env.FALKORDB_SENTINELS} (data in ${team.dir})`,
+    "Run Relay against it with:",
+    ...Object.entries(team.env).map(([k, v]) => `  export ${k}=${v}`),
+    "  npm run token -- create --name alice-cursor --workspace acme",
+    "  npm run serve:http",
+    "Ctrl-C stops all five."
+  ].join("\n") + "\n")
+  const shutdown = () => team.stop().then(() => process.exit(0))
+  process.once("SIGINT", shutdown)
+  process.once("SIGTERM", shutdown)
+}
+

@@ -1,0 +1,30 @@
+import { Config } from "effect"
+import { readConfig } from "../layers/readConfig.js"
+
+const list = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
+  )
+
+const httpConfig = Config.all({
+  host: Config.string("RELAY_HTTP_HOST").pipe(Config.withDefault("127.0.0.1")),
+  // 0 picks a free port (tests): the one chosen is in the "ready" log line.
+  port: Config.integer("RELAY_HTTP_PORT").pipe(
+    Config.withDefault(8787),
+    Config.validate({ message: "RELAY_HTTP_PORT must be a port number (0 picks a free one)", validation: (n) => n >= 0 && n < 65536 })
+  ),
+  /** Host headers accepted besides the bound address itself: the public name behind a reverse proxy. */
+  extraHosts: list("RELAY_HTTP_ALLOWED_HOSTS"),
+  /** Browser origins allowed to call; a request with any other Origin header is refused. */
+  allowedOrigins: list("RELAY_HTTP_ALLOWED_ORIGINS"),
+  sessionIdleMinutes: Config.integer("RELAY_HTTP_SESSION_IDLE_MINUTES").pipe(
+    Config.withDefault(30),
+    Config.validate({ message: "RELAY_HTTP_SESSION_IDLE_MINUTES must be a positive whole number", validation: (n) => n > 0 })
+  )
+})
+
+/** The Host headers a loopback server answers to, for the port it actually listens on. */
+export const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]
+
+export const readHttpSettings = readConfig(httpConfig)

@@ -1,0 +1,91 @@
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { DatabaseError } from "../domain/errors.js"
+import { DatabaseEndpoint, DatabaseEndpointLive } from "./DatabaseEndpoint.js"
+import { respCall, RespReplyError, type RespValue } from "./embedded/resp.js"
+import { readConfig } from "./readConfig.js"
+
+interface Address {
+  readonly host: string
+  readonly port: number
+}
+
+const address = (text: string): Address | null => {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(text.trim())
+  return match === null ? null : { host: match[1]!, port: Number(match[2]) }
+}
+
+/** FALKORDB_SENTINELS=host:port,host:port and the master's name, as the sentinels know it. */
+export const sentinelConfig = Config.all({
+  sentinels: Config.option(Config.string("FALKORDB_SENTINELS")),
+  master: Config.string("FALKORDB_SENTINEL_MASTER").pipe(Config.withDefault("relay")),
+  sentinelPassword: Config.option(Config.redacted("FALKORDB_SENTINEL_PASSWORD")),
+  password: Config.option(Config.redacted("FALKORDB_PASSWORD"))
+}).pipe(
+  Config.validate({
+    message: "FALKORDB_SENTINELS must be a comma-separated list of host:port",
+    validation: ({ sentinels }) =>
+      Option.match(sentinels, { onNone: () => true, onSome: (s) => s.split(",").every((a) => address(a) !== null) })
+  })
+)
+
+const transient = (detail: string) => new DatabaseError({ transient: true, detail })
+
+const asAddress = (reply: RespValue | undefined): Address | null =>
+  Array.isArray(reply) && typeof reply[0] === "string" && typeof reply[1] === "string"
+    ? address(`${reply[0]}:${reply[1]}`)
+    : null
+
+/**
+ * Where the master is now: the first sentinel that answers names it, and the named server must say
+ * it is a master (ROLE) before Relay writes to it: just after a failover a sentinel may still name
+ * the old one. Asked on every (re)connect, so after a failover the next call finds the new master.
+ */
+const currentMaster = (
+  sentinels: ReadonlyArray<Address>,
+  master: string,
+  sentinelPassword: Redacted.Redacted<string> | null,
+  password: Redacted.Redacted<string> | null
+) =>
+  Effect.firstSuccessOf(sentinels.map((s) =>
+    respCall(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
+      Effect.mapError((e) => transient(`sentinel ${s.host}:${s.port}: ${e.code}`)),
+      Effect.flatMap(([reply]) => {
+        const found = asAddress(reply)
+        return found === null
+          ? Effect.fail(transient(`sentinel ${s.host}:${s.port} knows no master named ${master}`))
+          : Effect.succeed(found)
+      })
+    )
+  )).pipe(
+    Effect.tap((m) =>
+      respCall(m, password, [["ROLE"]], "1 second").pipe(
+        Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
+        Effect.flatMap(([role]) =>
+          Array.isArray(role) && role[0] === "master"
+            ? Effect.void
+            : Effect.fail(transient(
+              `${m.host}:${m.port} is not a master yet (${role instanceof RespReplyError ? role.message : "replica"})`
+            ))
+        )
+      )
+    )
+  )
+
+/**
+ * The database endpoint: through Valkey Sentinel when FALKORDB_SENTINELS is set, else as before
+ * (FALKORDB_URL / HOST / PORT, or the embedded server).
+ */
+export const DatabaseEndpointFromSettings = Layer.unwrapEffect(
+  readConfig(sentinelConfig).pipe(
+    Effect.map(({ master, password, sentinelPassword, sentinels }) => {
+      if (Option.isNone(sentinels) || sentinels.value.trim() === "") return DatabaseEndpointLive
+      const list = sentinels.value.split(",").map((a) => address(a)!)
+      const pw = Option.getOrNull(password)
+      return Layer.succeed(DatabaseEndpoint, {
+        options: currentMaster(list, master, Option.getOrNull(sentinelPassword), pw).pipe(
+          Effect.map((m) => ({ socket: { host: m.host, port: m.port }, ...(pw === null ? {} : { password: Redacted.value(pw) }) }))
+        )
+      })
+    })
+  )
+)

@@ -1,0 +1,99 @@
+import { Clock, Config, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { type Caller, formatToken, hashToken, parseToken, type TokenRecord, tokenMatches } from "../domain/tokens.js"
+import { GraphDatabase } from "../services/GraphDatabase.js"
+import { Settings } from "../services/Settings.js"
+import { TokenStore } from "../services/TokenStore.js"
+import { FalkorDbLive } from "./FalkorDbLive.js"
+import { readConfig } from "./readConfig.js"
+
+/** The admin graph the tokens live in: apart from every workspace, so no tool query can reach it. */
+export const tokenGraph = Config.string("RELAY_TOKEN_GRAPH").pipe(
+  Config.withDefault("relay_tokens"),
+  Config.validate({
+    message: "RELAY_TOKEN_GRAPH must be 1-64 letters, digits, '_' or '-', and not start with relay_ws_",
+    validation: (s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) && !s.startsWith("relay_ws_")
+  })
+)
+
+interface Row {
+  readonly id: string
+  readonly name: string
+  readonly workspace: string
+  readonly read_only: boolean
+  readonly created_at: number
+  readonly revoked_at: number | null
+}
+
+const fields = "t.id AS id, t.name AS name, t.workspace AS workspace, t.read_only AS read_only, " +
+  "t.created_at AS created_at, t.revoked_at AS revoked_at"
+
+const toRecord = (r: Row): TokenRecord => ({
+  id: r.id,
+  name: r.name,
+  workspace: r.workspace,
+  readOnly: r.read_only,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at ?? null
+})
+
+const make = Effect.gen(function*() {
+  const db = yield* GraphDatabase
+  // Two CLIs may race to make the index: the loser's "already indexed" is the outcome both wanted.
+  yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
+    Effect.asVoid,
+    Effect.catchAllDefect((d) => d instanceof Error && /already indexed/i.test(d.message) ? Effect.void : Effect.die(d))
+  )
+  return TokenStore.of({
+    create: ({ name, readOnly, workspace }) =>
+      Effect.gen(function*() {
+        const id = randomBytes(8).toString("hex")
+        const token = formatToken(id, randomBytes(32).toString("base64url"))
+        const now = yield* Clock.currentTimeMillis
+        yield* db.write(
+          "CREATE (:Token {id: $id, name: $name, workspace: $workspace, read_only: $readOnly, hash: $hash, created_at: $now})",
+          { id, name, workspace, readOnly, hash: hashToken(token), now }
+        )
+        return { token, record: { id, name, workspace, readOnly, createdAt: now, revokedAt: null } }
+      }),
+    list: db.read<Row>(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`).pipe(
+      Effect.map((rows) => rows.map(toRecord))
+    ),
+    revoke: (key) =>
+      Clock.currentTimeMillis.pipe(
+        Effect.flatMap((now) =>
+          db.write<{ id: string }>(
+            "MATCH (t:Token) WHERE (t.id = $key OR t.name = $key) AND t.revoked_at IS NULL " +
+              "SET t.revoked_at = $now RETURN t.id AS id",
+            { key, now }
+          )
+        ),
+        Effect.map((rows) => rows.map((r) => r.id))
+      ),
+    verify: (presented) => {
+      const parsed = parseToken(presented)
+      if (parsed === null) return Effect.succeed(null)
+      return db.read<Row & { hash: string }>(`MATCH (t:Token {id: $id}) RETURN ${fields}, t.hash AS hash`, {
+        id: parsed.id
+      }).pipe(
+        Effect.map((rows): Caller | null => {
+          const row = rows[0]
+          if (row === undefined || !tokenMatches(parsed.token, row.hash) || row.revoked_at !== null) return null
+          return { tokenId: row.id, name: row.name, workspace: row.workspace, readOnly: row.read_only }
+        })
+      )
+    }
+  })
+})
+
+/**
+ * TokenStore on its own connection to the admin graph. Needs Settings and DatabaseEndpoint: the same
+ * database as the workspaces, another graph.
+ */
+export const TokenStoreLive = Layer.effect(TokenStore, make).pipe(
+  Layer.provide(FalkorDbLive),
+  Layer.provide(Layer.effect(
+    Settings,
+    Effect.all([Settings, readConfig(tokenGraph)]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))
+  ))
+)

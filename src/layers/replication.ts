@@ -1,0 +1,38 @@
+import { Config } from "effect"
+import type { FalkorDB } from "falkordb"
+
+/**
+ * RELAY_MIN_REPLICAS: after every write, Valkey's WAIT for at least this many replicas to have it
+ * (0, the default, waits for none). RELAY_REPLICA_TIMEOUT_MS: how long WAIT may take.
+ */
+export const replicationConfig = Config.all({
+  minReplicas: Config.integer("RELAY_MIN_REPLICAS").pipe(
+    Config.withDefault(0),
+    Config.validate({ message: "RELAY_MIN_REPLICAS must be a whole number from 0", validation: (n) => n >= 0 })
+  ),
+  timeoutMillis: Config.integer("RELAY_REPLICA_TIMEOUT_MS").pipe(
+    Config.withDefault(1000),
+    Config.validate({ message: "RELAY_REPLICA_TIMEOUT_MS must be a positive whole number", validation: (n) => n > 0 })
+  )
+})
+
+/** Too few replicas confirmed a write that the primary did apply. */
+export class ReplicasShortfall extends Error {
+  override readonly name = "ReplicasShortfall"
+}
+
+export const replicationDetail = "replication:"
+
+/**
+ * WAIT on the very connection the write went over: WAIT counts replicas that reached this
+ * connection's last write, so on any other connection it would confirm nothing.
+ */
+export const confirmReplicas = async (db: FalkorDB, minReplicas: number, timeoutMillis: number) => {
+  const client = await db.connection
+  const acked = Number(await client.sendCommand(["WAIT", String(minReplicas), String(timeoutMillis)]))
+  if (acked < minReplicas) {
+    throw new ReplicasShortfall(
+      `${replicationDetail} ${acked} of ${minReplicas} replicas confirmed the write within ${timeoutMillis} ms`
+    )
+  }
+}

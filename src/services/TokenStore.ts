@@ -1,0 +1,16 @@
+import { Context, type Effect } from "effect"
+import type { DatabaseError } from "../domain/errors.js"
+import type { Caller, TokenRecord } from "../domain/tokens.js"
+
+/** Bearer tokens in the admin graph (RELAY_TOKEN_GRAPH): made, listed, revoked, and checked. */
+export class TokenStore extends Context.Tag("relay/TokenStore")<TokenStore, {
+  /** Makes a token and returns it: the only time it is ever seen; only its hash is kept. */
+  readonly create: (
+    options: { readonly name: string; readonly workspace: string; readonly readOnly: boolean }
+  ) => Effect.Effect<{ readonly token: string; readonly record: TokenRecord }, DatabaseError>
+  readonly list: Effect.Effect<ReadonlyArray<TokenRecord>, DatabaseError>
+  /** Revokes the token with this id, or every live token with this name; answers the ids revoked. */
+  readonly revoke: (idOrName: string) => Effect.Effect<ReadonlyArray<string>, DatabaseError>
+  /** The caller a presented token stands for, or none when it is malformed, unknown, wrong or revoked. */
+  readonly verify: (token: string) => Effect.Effect<Caller | null, DatabaseError>
+}>() {}

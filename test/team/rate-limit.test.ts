@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, expect, it } from "vitest"
+import {
+  connectHttp,
+  createToken,
+  databaseEnv,
+  type HttpClient,
+  type HttpRelay,
+  startHttpRelay,
+  uniqueName
+} from "../support/httpRelay.js"
+
+/** Over HTTP the budget is per token: one busy token is refused while another still gets through. */
+const env = databaseEnv(uniqueName("relay_tokens_rl"), { RELAY_RATE_LIMIT: "3" })
+const workspace = uniqueName("rl")
+let relay: HttpRelay
+const clients: Array<HttpClient> = []
+let busy = ""
+let quiet = ""
+
+beforeAll(async () => {
+  busy = await createToken(env, "busy", workspace)
+  const started = startHttpRelay(env)
+  quiet = await createToken(env, "quiet", workspace)
+  relay = await started
+}, 180_000)
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
+  await relay?.stop()
+})
+
+const connect = async (token: string) => {
+  const c = await connectHttp(relay.url, token)
+  clients.push(c)
+  return c
+}
+
+it("limits each token on its own, across its sessions", async () => {
+  const first = await connect(busy)
+  for (let i = 0; i < 3; i++) expect((await first.call("relay_get_current_state", {})).isError).toBeFalsy()
+  const refused = await first.call("relay_get_current_state", {})
+  expect(refused.structuredContent.error.code).toBe("rate_limited")
+  // A new session of the same token does not start a new bucket.
+  const second = await connect(busy)
+  expect((await second.call("relay_get_current_state", {})).structuredContent.error.code).toBe("rate_limited")
+  const other = await connect(quiet)
+  expect((await other.call("relay_get_current_state", {})).isError).toBeFalsy()
+})
