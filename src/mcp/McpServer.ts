@@ -29,7 +29,7 @@ const listing = tools.map((tool) => ({
 const byName = new Map(tools.map((t) => [t.name, t]))
 
 /**
- * Serves the nine tools over stdio until the client goes away. stdout carries MCP messages only;
+ * Serves the tools over stdio until the client goes away. stdout carries MCP messages only;
  * everything else is logged to stderr.
  */
 export const serveStdio = Effect.gen(function*() {

@@ -159,6 +159,29 @@ describe("relay_search over stdio", () => {
     expect(order).toEqual([...order].sort().reverse())
   })
 
+  it("fills a page even when the best-ranked matches are hidden by the status filter", async () => {
+    for (let i = 0; i < 3; i++) await save(`live${i}`, `shortpage live ${i}`, "pager", "shortpage")
+    await save("sp", "A parent with many settled children", "pager", "shortpage")
+    await save("spw", "The child that won", "pager", "shortpage", "sp")
+    for (let i = 0; i < 5; i++) {
+      // Newer than the live ones, with the same score: they rank first.
+      await save(`gone${i}`, `shortpage gone ${i}`, "pager", "shortpage", "sp")
+      await mcp.ok("relay_resolve_conflict", {
+        winner_fact_id: ids.spw,
+        loser_fact_id: ids[`gone${i}`],
+        reason: "settled",
+        resolved_by: "pager"
+      })
+    }
+    const first = await mcp.ok("relay_search", { query: "shortpage", limit: 2 })
+    expect(first.hits.map((h: any) => h.fact.id)).toEqual([ids.live2, ids.live1])
+    expect(first.next_cursor).not.toBeNull()
+    const second = await mcp.ok("relay_search", { query: "shortpage", limit: 2, cursor: first.next_cursor })
+    expect(second.hits.map((h: any) => h.fact.id)).toEqual([ids.live0])
+    expect(second.next_cursor).toBeNull()
+    expect(await found({ query: "shortpage", status: "superseded", limit: 50 })).toHaveLength(5)
+  })
+
   it("refuses a cursor it did not make", async () => {
     for (const cursor of ["nonsense", Buffer.from("[1]").toString("base64url"), Buffer.from("[\"a\",1]").toString("base64url")]) {
       const e = await mcp.fails("relay_search", { query: "refresh", cursor })

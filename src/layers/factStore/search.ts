@@ -18,22 +18,23 @@ const otherTextLength = 160
 
 /**
  * The full-text procedure yields every match in index order, unranked; the window ranks them by
- * score and node id (cheap: no property is read before the cut). The node id follows creation
- * order (facts are never deleted), so ties show newest first, and (score, id) is a total order: the
- * keyset of the cursor. The score is compared in thousandths: FalkorDB prints doubles to 15 digits,
- * so a score read back could not be compared exactly. Status is derived after the cheap filters, in
- * rank order, only until the page is full (the plan streams from the sort to the LIMIT).
+ * score and node id (no property is read before the cut). The node id follows creation order (facts
+ * are never deleted), so ties show newest first, and (score, id) is a total order: the keyset of
+ * the cursor. The score is kept in thousandths: FalkorDB prints doubles to 15 digits, so a score
+ * read back could not be compared exactly.
+ * One sort only, then filters, status and LIMIT in that order: the plan streams from the sort, so
+ * status is derived only until the page is full. (A second ORDER BY after the status filter made
+ * FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
  * Comprehension variables are named after `f` (see projection.ts on FalkorDB 4.16's binding).
  */
 export const searchQuery = `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
-  `WITH node, score, ID(node) AS i ORDER BY score DESC, i DESC LIMIT $window ` +
-  `WITH node AS f, toInteger(round(score * 1000)) AS k, i ` +
+  `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i ORDER BY k DESC, i DESC LIMIT $window ` +
+  `WITH node AS f, k, i ` +
   `WHERE ($afterK IS NULL OR k < $afterK OR (k = $afterK AND i < $afterI)) ` +
   `AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
   `AND ($sessionId IS NULL OR f.session_id = $sessionId) ` +
   `AND ($since IS NULL OR f.created_at > $since) ` +
   `AND ($until IS NULL OR f.created_at <= $until) ` +
-  `WITH f, k, i ORDER BY k DESC, i DESC ` +
   `WITH f, k, i, ${factMap("f")} AS fact ` +
   `WHERE $statuses IS NULL OR ` +
   `(CASE WHEN fact.superseded THEN 'superseded' WHEN fact.stale THEN 'stale' ELSE 'active' END) IN $statuses ` +
