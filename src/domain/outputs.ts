@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact } from "./fact.js"
+import { NextCursor } from "./paging.js"
 
 export const SaveFactOutput = Schema.Struct({
   fact: Fact,
@@ -45,3 +46,29 @@ export const ClustersOutput = Schema.Struct({
 export const ErrorOutput = Schema.Struct({
   error: Schema.Struct({ code: Schema.String, message: Schema.String })
 })
+
+/** One decision a search hit took part in, with the other fact once and short (its id leads to the rest). */
+const LostTo = Schema.Struct({
+  winner_id: Schema.String,
+  winner_content: Schema.String.annotations({ description: "The winner's text, cut at 160 characters" }),
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: Schema.String
+})
+const WonOver = Schema.Struct({
+  loser_id: Schema.String,
+  loser_content: Schema.String.annotations({ description: "The loser's text, cut at 160 characters" }),
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: Schema.String
+})
+
+export const SearchHit = Schema.Struct({
+  fact: Fact,
+  score: Schema.Number.annotations({ description: "Text relevance; higher is better" }),
+  superseded_by: Schema.Array(LostTo).annotations({ description: "The decisions this fact lost (up to 3)" }),
+  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" })
+})
+export type SearchHit = typeof SearchHit.Type
+
+export const SearchOutput = Schema.Struct({ hits: Schema.Array(SearchHit), next_cursor: NextCursor })

@@ -7,6 +7,7 @@ import { openConflicts } from "./factStore/conflicts.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
 import { saveFact } from "./factStore/saveFact.js"
+import { search } from "./factStore/search.js"
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const FactStoreLive = Layer.effect(
@@ -24,7 +25,8 @@ export const FactStoreLive = Layer.effect(
       briefing: ({ reader, since }) =>
         Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, reader, since))),
       important: (limit) => important(db, limit),
-      clusters: (options) => clusters(db, options)
+      clusters: (options) => clusters(db, options),
+      search: (options) => search(db, options)
     })
   })
 )

@@ -15,6 +15,18 @@ const indexes: ReadonlyArray<{ readonly key: string; readonly create: string }> 
   { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" }
 ]
 
+/**
+ * The full-text index relay_search queries (FalkorDB's RediSearch-backed index on Fact.content):
+ * English stemming ("tokens" finds "token") and no stopwords, so "not" and "no", which carry meaning
+ * in a decision, stay searchable (FalkorDB's own default is also none; saying it keeps it so). It
+ * shares the label's index with the range indexes above, so it is told apart by its type.
+ */
+const fullText = {
+  label: "Fact",
+  property: "content",
+  create: "CALL db.idx.fulltext.createNodeIndex({label: 'Fact', language: 'english', stopwords: []}, 'content')"
+}
+
 const alreadyThere = /already (indexed|exists)|exists/i
 const noGraphYet = /empty key/i
 
@@ -39,10 +51,24 @@ const ignoreExisting = <A>(make: () => Promise<A>) =>
     Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
   )
 
+const hasFullText = (graph: Graph) =>
+  Effect.tryPromise({
+    try: () =>
+      graph.roQuery<{ types: Record<string, ReadonlyArray<string>> }>(
+        `CALL db.indexes() YIELD label, types, entitytype WHERE label = $label AND entitytype = 'NODE' RETURN types`,
+        { params: { label: fullText.label } }
+      ),
+    catch: classify
+  }).pipe(
+    Effect.map((reply) => (reply.data ?? []).some((r) => r.types[fullText.property]?.includes("FULLTEXT") === true)),
+    Effect.catchIf((e) => !e.transient && noGraphYet.test(e.detail), () => Effect.succeed(false))
+  )
+
 export const ensureSchema = Effect.fn("ensureSchema")(function*(graph: Graph) {
     const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
     const missing = indexes.filter((i) => !haveIndexes.has(i.key))
     yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
+    if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
     const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
     if (!haveConstraints.has("UNIQUE Fact id")) {
       yield* ignoreExisting(() => graph.constraintCreate(ConstraintType.UNIQUE, EntityType.NODE, "Fact", "id"))

@@ -10,7 +10,7 @@ export { serverInfo } from "./mcpHandlers.js"
 const tooLarge = `the request is larger than ${maxRequestBytes / 1024 / 1024} MiB, Relay's limit for one message`
 
 /**
- * Serves the nine tools over stdio until the client goes away. stdout carries MCP messages only;
+ * Serves the tools over stdio until the client goes away. stdout carries MCP messages only;
  * everything else is logged to stderr.
  */
 export const serveStdio = Effect.gen(function*() {

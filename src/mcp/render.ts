@@ -1,4 +1,5 @@
 import type { Conflict, Decision, Dependent, Fact } from "../domain/fact.js"
+import type { SearchHit } from "../domain/outputs.js"
 
 /** The fixed first line of every result that carries fact text. */
 export const untrustedHeader =
@@ -36,6 +37,23 @@ const conflict = (c: Conflict) =>
 const decision = (d: Decision) =>
   `${d.resolved_by} at ${d.created_at}: ${d.winner.id} supersedes ${d.loser.id} because ${quote(d.reason)}` +
   `\n    winner: ${renderFact(d.winner)}\n    loser: ${renderFact(d.loser)}`
+
+/**
+ * A search hit in few tokens (the answer to "what did we decide about X" is read by a model that
+ * pays for every one): the fact once, its decisions by the other fact's id and short text, no
+ * session or labels repeated.
+ */
+const searchHit = (h: SearchHit) =>
+  [
+    `[${h.fact.status}] ${h.fact.id} (score ${h.score}, ${h.fact.written_by}, ${h.fact.created_at}` +
+    `${h.fact.parent_id === null ? "" : `, builds on ${h.fact.parent_id}`}): ${quote(h.fact.content)}`,
+    ...h.superseded_by.map((d) =>
+      `    lost to ${d.winner_id} ${quote(d.winner_content)} because ${quote(d.reason)} (${d.resolved_by}, ${d.created_at})`
+    ),
+    ...h.supersedes.map((d) =>
+      `    won over ${d.loser_id} ${quote(d.loser_content)} because ${quote(d.reason)} (${d.resolved_by}, ${d.created_at})`
+    )
+  ].join("\n")
 
 /** A person-readable rendering of each tool's structured result; the structure stays the source of truth. */
 const renderers: Record<string, (o: never) => Array<string>> = {
@@ -75,6 +93,10 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     ...list("New facts by others", o.new_facts, renderFact, "none"),
     ...list("Decisions by others", o.decisions, decision, "none"),
     ...list("Open conflicts", o.open_conflicts, conflict, "none")
+  ],
+  relay_search: (o: { hits: ReadonlyArray<SearchHit>; next_cursor: string | null }) => [
+    ...list("Matches, best first", o.hits, searchHit, "none"),
+    ...(o.next_cursor === null ? [] : [`More: pass cursor ${quote(o.next_cursor)}.`])
   ],
   relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }> }) =>
     list("Most built-upon facts", o.facts, (x) => `score ${x.score.toFixed(4)}: ${renderFact(x.fact)}`, "none yet"),

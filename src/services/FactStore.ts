@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { DatabaseError, FactNotFound, InvalidResolution } from "../domain/errors.js"
-import type { Conflict, Decision, Dependent, Fact } from "../domain/fact.js"
+import type { Conflict, Decision, Dependent, Fact, FactStatus } from "../domain/fact.js"
+import type { SearchHit } from "../domain/outputs.js"
 
 export interface NewFact {
   readonly id: string
@@ -58,6 +59,31 @@ export interface Clusters {
   readonly total: number
 }
 
+export interface SearchOptions {
+  /** A full-text query as domain/search.ts writes it (never the client's raw text). */
+  readonly query: string
+  /** null: every status. */
+  readonly statuses: ReadonlyArray<FactStatus> | null
+  readonly writtenBy: string | null
+  readonly sessionId: string | null
+  /** Exclusive, epoch ms. */
+  readonly since: number | null
+  /** Inclusive, epoch ms. */
+  readonly until: number | null
+  /** How many hits at most (a page's limit + 1, to tell whether more remain). */
+  readonly take: number
+  /** The rank key of the last hit of the previous page. */
+  readonly after: SearchKey | null
+}
+
+/** A hit's place in the ranking: [score in thousandths, node id], both descending. */
+export type SearchKey = readonly [number, number]
+
+export interface SearchRow {
+  readonly hit: SearchHit
+  readonly key: SearchKey
+}
+
 /** Append-only facts and decisions, with every derived status computed from edges when read. */
 export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | DatabaseError>
@@ -74,6 +100,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
     options: { readonly reader: string; readonly since: number | null }
   ) => Effect.Effect<Briefing, DatabaseError>
   readonly important: (limit: number) => Effect.Effect<ReadonlyArray<{ fact: Fact; score: number }>, DatabaseError>
+  readonly search: (options: SearchOptions) => Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError>
   readonly clusters: (
     options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
   ) => Effect.Effect<Clusters, DatabaseError>

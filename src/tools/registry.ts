@@ -7,14 +7,16 @@ import { getImpact } from "./getImpact.js"
 import { getImportantFacts } from "./getImportantFacts.js"
 import { resolveConflict } from "./resolveConflict.js"
 import { saveFact } from "./saveFact.js"
+import { search } from "./search.js"
 import type { AnyTool } from "./Tool.js"
 
-/** The nine tools, in the order a client lists them. */
+/** The tools, in the order a client lists them. */
 export const tools: ReadonlyArray<AnyTool> = [
   saveFact,
   getContext,
   getImpact,
   getCurrentState,
+  search,
   detectConflicts,
   resolveConflict,
   getBriefing,

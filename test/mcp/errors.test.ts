@@ -19,7 +19,8 @@ const everyTool: Array<[string, Record<string, unknown>]> = [
   ["relay_resolve_conflict", { winner_fact_id: someId(), loser_fact_id: someId(), reason: "r", resolved_by: "tester" }],
   ["relay_get_briefing", { my_name: "tester" }],
   ["relay_get_important_facts", {}],
-  ["relay_get_clusters", {}]
+  ["relay_get_clusters", {}],
+  ["relay_search", { query: "anything" }]
 ]
 
 /**

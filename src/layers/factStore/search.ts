@@ -1,0 +1,106 @@
+import { Effect } from "effect"
+import { characterCount } from "../../domain/content.js"
+import { toIso } from "../../domain/time.js"
+import type { SearchOptions, SearchRow } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { factMap, type FactRow, toFact } from "./projection.js"
+
+/**
+ * The most matches one search looks at: the best `candidateWindow` by score (ties: newest first).
+ * Filters, status and the cursor apply within them, so a rare writer or status never makes a search
+ * walk the whole graph; a word found in more facts than this needs narrower words to reach the rest.
+ */
+export const candidateWindow = 1000
+
+/** How many decisions a hit carries each way, and how much of the other fact's text. */
+const decisionsPerHit = 3
+const otherTextLength = 160
+
+/**
+ * The full-text procedure yields every match in index order, unranked; the window ranks them by
+ * score and node id (no property is read before the cut). The node id follows creation order (facts
+ * are never deleted), so ties show newest first, and (score, id) is a total order: the keyset of
+ * the cursor. The score is kept in thousandths: FalkorDB prints doubles to 15 digits, so a score
+ * read back could not be compared exactly.
+ * One sort only, then filters, status and LIMIT in that order: the plan streams from the sort, so
+ * status is derived only until the page is full. (A second ORDER BY after the status filter made
+ * FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
+ * Comprehension variables are named after `f` (see projection.ts on FalkorDB 4.16's binding).
+ */
+export const searchQuery = `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
+  `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i ORDER BY k DESC, i DESC LIMIT $window ` +
+  `WITH node AS f, k, i ` +
+  `WHERE ($afterK IS NULL OR k < $afterK OR (k = $afterK AND i < $afterI)) ` +
+  `AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `AND ($sessionId IS NULL OR f.session_id = $sessionId) ` +
+  `AND ($since IS NULL OR f.created_at > $since) ` +
+  `AND ($until IS NULL OR f.created_at <= $until) ` +
+  `WITH f, k, i, ${factMap("f")} AS fact ` +
+  `WHERE $statuses IS NULL OR ` +
+  `(CASE WHEN fact.superseded THEN 'superseded' WHEN fact.stale THEN 'stale' ELSE 'active' END) IN $statuses ` +
+  `WITH f, k, i, fact LIMIT $take ` +
+  `RETURN fact, k, i, ` +
+  `[(f_w)-[f_lost:SUPERSEDES]->(f) | {id: f_w.id, content: f_w.content, reason: f_lost.reason, ` +
+  `resolved_by: f_lost.resolved_by, created_at: f_lost.created_at}][..${decisionsPerHit}] AS lost, ` +
+  `[(f)-[f_won:SUPERSEDES]->(f_l) | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
+  `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerHit}] AS won`
+
+interface DecisionRow {
+  readonly id: string
+  readonly content: string
+  readonly reason: string
+  readonly resolved_by: string
+  readonly created_at: number
+}
+
+interface Row {
+  readonly fact: FactRow
+  readonly k: number
+  readonly i: number
+  readonly lost: ReadonlyArray<DecisionRow>
+  readonly won: ReadonlyArray<DecisionRow>
+}
+
+/** Cut at whole code points, marked with an ellipsis. */
+const short = (text: string): string =>
+  characterCount(text) <= otherTextLength ? text : `${[...text].slice(0, otherTextLength - 1).join("")}…`
+
+const byTime = (a: DecisionRow, b: DecisionRow) => a.created_at - b.created_at
+
+export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
+  db.read<Row>(searchQuery, {
+    query: o.query,
+    window: candidateWindow,
+    afterK: o.after?.[0] ?? null,
+    afterI: o.after?.[1] ?? null,
+    writtenBy: o.writtenBy,
+    sessionId: o.sessionId,
+    since: o.since,
+    until: o.until,
+    statuses: o.statuses,
+    take: o.take
+  }).pipe(
+    Effect.map((rows) =>
+      rows.map((r): SearchRow => ({
+        key: [r.k, r.i],
+        hit: {
+          fact: toFact(r.fact),
+          score: r.k / 1000,
+          superseded_by: [...r.lost].sort(byTime).map((d) => ({
+            winner_id: d.id,
+            winner_content: short(d.content),
+            reason: d.reason,
+            resolved_by: d.resolved_by,
+            created_at: toIso(d.created_at)
+          })),
+          supersedes: [...r.won].sort(byTime).map((d) => ({
+            loser_id: d.id,
+            loser_content: short(d.content),
+            reason: d.reason,
+            resolved_by: d.resolved_by,
+            created_at: toIso(d.created_at)
+          }))
+        }
+      }))
+    )
+  )

@@ -1,0 +1,50 @@
+import { Effect } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import type { FactStatus } from "../domain/fact.js"
+import { SearchInput } from "../domain/inputs.js"
+import { SearchOutput } from "../domain/outputs.js"
+import { type CursorKey, page } from "../domain/paging.js"
+import { FactStore, type SearchKey } from "../services/FactStore.js"
+import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+
+const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
+
+/** A search cursor is [score in thousandths, node id]: two whole numbers. */
+const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, InvalidInput> => {
+  if (key === undefined) return Effect.succeed(null)
+  const [k, i] = key
+  return key.length === 2 && Number.isSafeInteger(k) && Number.isSafeInteger(i)
+    ? Effect.succeed([k as number, i as number] as const)
+    : Effect.fail(badCursor)
+}
+
+const statuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
+  status === "any" ? null : typeof status === "string" ? [status] : status
+
+export const search = defineTool({
+  name: "relay_search",
+  description: "Find facts by their words, best match first: \"what did we decide about X\" in one call. " +
+    "Each hit has its fact (status, parent_id), a score, and the decisions it lost (superseded_by: winner, reason) " +
+    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded and stale " +
+    "ones. Filters: written_by, session_id, since/until. Only the 1,000 best-scoring matches are considered: if a " +
+    "filter leaves too few, use more specific words. Page on with next_cursor; scores may shift while others " +
+    "write, so a page may then repeat or miss a hit. Next: relay_get_context on a hit for its chain. " + untrustedNote,
+  annotations: readOnly("Search the memory"),
+  input: SearchInput,
+  output: SearchOutput,
+  handler: Effect.fn("relay_search")(function*(input) {
+    const after = yield* searchKey(input.cursor)
+    const rows = yield* (yield* FactStore).search({
+      query: input.query,
+      statuses: statuses(input.status),
+      writtenBy: input.written_by ?? null,
+      sessionId: input.session_id ?? null,
+      since: input.since ?? null,
+      until: input.until ?? null,
+      take: input.limit + 1,
+      after
+    })
+    const { items, next_cursor } = page(rows, input.limit, (r) => r.key)
+    return { hits: items.map((r) => r.hit), next_cursor }
+  })
+})

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { checkedCaller } from "../mcp/protocol.js"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { type Admin, connectAdmin } from "../support/proof.js"
+
+/**
+ * relay_search through dist/server.js and the SDK's Client over stdio, on one graph: a small memory
+ * with a settled fork (a superseded fact and a stale one under it), several writers and sessions.
+ * Every result is checked against the declared outputSchema by checkedCaller.
+ */
+describe("relay_search over stdio", () => {
+  let relay: RelayClient
+  let admin: Admin
+  let mcp: Awaited<ReturnType<typeof checkedCaller>>
+  const ids: Record<string, string> = {}
+  const created: Record<string, string> = {}
+
+  const save = async (key: string, content: string, by: string, session: string, parent?: string) => {
+    const r = await mcp.ok("relay_save_fact", {
+      content,
+      written_by: by,
+      session_id: session,
+      ...(parent === undefined ? {} : { parent_fact_id: ids[parent] })
+    })
+    ids[key] = r.fact.id
+    created[key] = r.fact.created_at
+  }
+  const hits = async (args: Record<string, unknown>) => (await mcp.ok("relay_search", args)).hits as Array<any>
+  const found = async (args: Record<string, unknown>) => (await hits(args)).map((h) => h.fact.id)
+
+  beforeAll(async () => {
+    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    mcp = await checkedCaller(relay)
+    await save("root", "Decision: sessions use short-lived JWTs with refresh tokens", "claude-desktop", "auth-1")
+    await save("cookies", "Keep the refresh token in httpOnly cookies", "claude-desktop", "auth-1", "root")
+    await save("redis", "Keep refresh tokens in Redis", "cursor", "auth-2", "root")
+    await save("ttl", "Redis key TTL equals the refresh token lifetime", "cursor", "auth-2", "redis")
+    await save("pg", "PostgreSQL is the primary database for billing", "zed", "db-1")
+    await save("pool", "Use pgbouncer for connection pooling", "zed", "db-1")
+    await save("kafka", "Not using Kafka: NATS is enough for the job queue", "codex", "queue-1")
+    await save("cache3", "Cache eviction: the cache is warmed after deploy and the cache expires hourly", "codex", "cache-1")
+    await save("cache1", "Settings page: settings are saved, settings sync goes through a cache", "codex", "cache-1")
+    await mcp.ok("relay_resolve_conflict", {
+      winner_fact_id: ids.cookies,
+      loser_fact_id: ids.redis,
+      reason: "No extra service to run",
+      resolved_by: "claude-desktop"
+    })
+  })
+  afterAll(async () => {
+    await relay?.close()
+    if (relay !== undefined) await admin?.command(["GRAPH.DELETE", relay.graph]).catch(() => undefined)
+    await admin?.close()
+  })
+
+  it("made the full-text index at start, once", async () => {
+    const rows = await admin.query<{ types: Record<string, Array<string>> }>(
+      relay.graph,
+      "CALL db.indexes() YIELD label, types WHERE label = 'Fact' RETURN types"
+    )
+    expect(rows[0]?.types.content).toEqual(["FULLTEXT"])
+    // A second process on the same graph finds it and starts fine.
+    const second = await connectRelay({ graph: relay.graph })
+    try {
+      const r = await second.call("relay_search", { query: "pgbouncer" })
+      expect(r.structuredContent.hits.map((h: any) => h.fact.id)).toEqual([ids.pool])
+    } finally {
+      await second.close()
+    }
+  })
+
+  it("stems: tokens finds token, and token finds tokens", async () => {
+    expect(await found({ query: "tokens" })).toContain(ids.cookies)
+    expect(await found({ query: "token" })).toContain(ids.root)
+  })
+
+  it("matches prefixes, typos and phrases", async () => {
+    expect(await found({ query: "pgboun*" })).toEqual([ids.pool])
+    expect(await found({ query: "Postgre*" })).toEqual([ids.pg])
+    expect(await found({ query: "%kafke%" })).toEqual([ids.kafka])
+    expect(await found({ query: "kafke" })).toEqual([])
+    expect(await found({ query: "\"httpOnly cookies\"" })).toEqual([ids.cookies])
+    expect(await found({ query: "\"cookies httpOnly\"" })).toEqual([])
+    // All words must match; a|b takes either.
+    expect(await found({ query: "pgbouncer billing" })).toEqual([])
+    expect(new Set(await found({ query: "pgbouncer|billing" }))).toEqual(new Set([ids.pool, ids.pg]))
+    // "not" is a word like any other (no stopwords): a decision against something stays findable.
+    expect(await found({ query: "not kafka" })).toEqual([ids.kafka])
+  })
+
+  it("ranks the more relevant fact first, even when it is older", async () => {
+    // The engine's TF-IDF: in the older fact cache is the main word, in the newer one a passing mention.
+    const r = await hits({ query: "cache" })
+    expect(r.map((h) => h.fact.id)).toEqual([ids.cache3, ids.cache1])
+    expect(r[0].score).toBeGreaterThan(r[1].score)
+  })
+
+  it("shows only active facts by default; superseded and stale on request", async () => {
+    expect(new Set(await found({ query: "refresh" }))).toEqual(new Set([ids.root, ids.cookies]))
+    expect(await found({ query: "refresh", status: "superseded" })).toEqual([ids.redis])
+    expect(await found({ query: "refresh", status: ["stale"] })).toEqual([ids.ttl])
+    expect(new Set(await found({ query: "refresh", status: ["superseded", "stale"] }))).toEqual(new Set([ids.redis, ids.ttl]))
+    const any = await hits({ query: "refresh", status: "any" })
+    expect(new Map(any.map((h) => [h.fact.id, h.fact.status]))).toEqual(new Map([
+      [ids.root, "active"], [ids.cookies, "active"], [ids.redis, "superseded"], [ids.ttl, "stale"]
+    ]))
+  })
+
+  it("answers what was decided in one call: the loser carries the winner and reason, the winner the loser", async () => {
+    const [lost] = await hits({ query: "redis refresh", status: "superseded" })
+    expect(lost.fact).toMatchObject({ id: ids.redis, status: "superseded", parent_id: ids.root })
+    expect(lost.superseded_by).toEqual([{
+      winner_id: ids.cookies,
+      winner_content: "Keep the refresh token in httpOnly cookies",
+      reason: "No extra service to run",
+      resolved_by: "claude-desktop",
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
+    }])
+    expect(lost.supersedes).toEqual([])
+    const [won] = await hits({ query: "httpOnly" })
+    expect(won.fact.id).toBe(ids.cookies)
+    expect(won.superseded_by).toEqual([])
+    expect(won.supersedes).toMatchObject([{ loser_id: ids.redis, loser_content: "Keep refresh tokens in Redis", reason: "No extra service to run" }])
+    const text = mcp.text(await mcp.call("relay_search", { query: "redis refresh", status: "any" }))
+    expect(text).toContain(`lost to ${ids.cookies} "Keep the refresh token in httpOnly cookies" because "No extra service to run"`)
+  })
+
+  it("filters by writer, session and time", async () => {
+    const all = { query: "refresh|pgbouncer|kafka|cache", status: "any", limit: 50 }
+    expect(new Set(await found({ ...all, written_by: "cursor" }))).toEqual(new Set([ids.redis, ids.ttl]))
+    expect(await found({ ...all, written_by: "nobody" })).toEqual([])
+    expect(new Set(await found({ ...all, session_id: "cache-1" }))).toEqual(new Set([ids.cache3, ids.cache1]))
+    // since is exclusive and until inclusive, as the briefing's window.
+    expect(new Set(await found({ ...all, since: created.kafka }))).toEqual(new Set([ids.cache3, ids.cache1]))
+    expect(new Set(await found({ ...all, until: created.redis }))).toEqual(new Set([ids.root, ids.cookies, ids.redis]))
+    expect(await found({ ...all, since: created.pool, until: created.kafka })).toEqual([ids.kafka])
+  })
+
+  it("pages to the end with each hit exactly once, best first", async () => {
+    for (let i = 0; i < 23; i++) {
+      await save(`p${i}`, `pagination marker ${"pagination ".repeat(i % 4)}item ${i}`, "pager", "paging")
+    }
+    const seen: Array<{ id: string; score: number }> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const r: any = await mcp.ok("relay_search", { query: "pagination", limit: 5, ...(cursor === null ? {} : { cursor }) })
+      expect(r.hits.length).toBeLessThanOrEqual(5)
+      seen.push(...r.hits.map((h: any) => ({ id: h.fact.id, score: h.score })))
+      cursor = r.next_cursor
+      pages++
+    } while (cursor !== null && pages < 20)
+    expect(pages).toBe(5)
+    expect(seen.map((s) => s.id).sort()).toEqual(Array.from({ length: 23 }, (_, i) => ids[`p${i}`]).sort())
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.score).toBeLessThanOrEqual(seen[i - 1]!.score)
+    // Ties show newest first.
+    const ties = seen.filter((s) => s.score === seen[seen.length - 1]!.score).map((s) => s.id)
+    const order = ties.map((id) => Object.keys(ids).find((k) => ids[k] === id)!).map((k) => created[k]!)
+    expect(order).toEqual([...order].sort().reverse())
+  })
+
+  it("fills a page even when the best-ranked matches are hidden by the status filter", async () => {
+    for (let i = 0; i < 3; i++) await save(`live${i}`, `shortpage live ${i}`, "pager", "shortpage")
+    await save("sp", "A parent with many settled children", "pager", "shortpage")
+    await save("spw", "The child that won", "pager", "shortpage", "sp")
+    for (let i = 0; i < 5; i++) {
+      // Newer than the live ones, with the same score: they rank first.
+      await save(`gone${i}`, `shortpage gone ${i}`, "pager", "shortpage", "sp")
+      await mcp.ok("relay_resolve_conflict", {
+        winner_fact_id: ids.spw,
+        loser_fact_id: ids[`gone${i}`],
+        reason: "settled",
+        resolved_by: "pager"
+      })
+    }
+    const first = await mcp.ok("relay_search", { query: "shortpage", limit: 2 })
+    expect(first.hits.map((h: any) => h.fact.id)).toEqual([ids.live2, ids.live1])
+    expect(first.next_cursor).not.toBeNull()
+    const second = await mcp.ok("relay_search", { query: "shortpage", limit: 2, cursor: first.next_cursor })
+    expect(second.hits.map((h: any) => h.fact.id)).toEqual([ids.live0])
+    expect(second.next_cursor).toBeNull()
+    expect(await found({ query: "shortpage", status: "superseded", limit: 50 })).toHaveLength(5)
+  })
+
+  it("refuses a cursor it did not make", async () => {
+    for (const cursor of ["nonsense", Buffer.from("[1]").toString("base64url"), Buffer.from("[\"a\",1]").toString("base64url")]) {
+      const e = await mcp.fails("relay_search", { query: "refresh", cursor })
+      expect(e).toEqual({ code: "invalid_input", message: "cursor: must be a next_cursor returned by this tool" })
+    }
+  })
+
+  it("writes nothing", async () => {
+    const shape = () =>
+      admin.query<{ n: number; e: number; p: number }>(
+        relay.graph,
+        "MATCH (n) OPTIONAL MATCH (n)-[r]->() WITH n, count(r) AS rs RETURN count(n) AS n, sum(rs) AS e, " +
+          "sum(size(keys(n))) AS p"
+      )
+    const clock = () => admin.query<{ last: number }>(relay.graph, "MATCH (c:RelayClock) RETURN c.last AS last")
+    const before = [await shape(), await clock()]
+    await mcp.ok("relay_search", { query: "refresh", status: "any" })
+    await mcp.ok("relay_search", { query: "%kafke% | pgboun*", written_by: "zed" })
+    await mcp.fails("relay_search", { query: "%" })
+    expect([await shape(), await clock()]).toEqual(before)
+  })
+})
