@@ -24,9 +24,9 @@ const dependent = (d: Dependent) => `distance ${d.distance}: ${renderFact(d.fact
 
 const conflict = (c: Conflict) =>
   [
-    `under ${renderFact(c.parent)}, ${c.children_total} differing children${
-      c.children.length < c.children_total ? ` (${c.children.length} here)` : ""
-    }:`,
+    `under ${renderFact(c.parent)}: ${c.children_total} open children${
+      c.children.length < c.children_total ? `, ${c.children.length} here` : ""
+    }, newest first:`,
     ...c.children.map((f) => `    ${renderFact(f)}`)
   ].join("\n")
 
@@ -48,8 +48,8 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     `Saved: ${renderFact(o.fact)}`,
     ...(o.duplicate_of === null ? [] : [`Duplicate of: ${renderFact(o.duplicate_of)}`]),
     ...(o.fork === null ? ["No fork."] : list(
-      `Fork: ${o.fork.siblings_total} sibling(s) say something else${
-        o.fork.siblings.length < o.fork.siblings_total ? `, the latest ${o.fork.siblings.length} shown` : ""
+      `Fork: siblings that say something else${
+        o.fork.siblings.length < o.fork.siblings_total ? `, ${o.fork.siblings_total} in all, the latest shown` : ""
       }`,
       o.fork.siblings,
       renderFact,
