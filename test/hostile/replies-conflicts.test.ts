@@ -90,6 +90,26 @@ describe("one parent with 150 differing long children", () => {
     expect(next.structuredContent.new_facts.map((f: any) => f.written_by)).toEqual(["late"])
   }, 180_000)
 
+  it("the other read tools stay under 1 MiB at their largest page on the same shape", async () => {
+    for (const [tool, args] of [
+      ["relay_get_important_facts", { limit: 100 }],
+      ["relay_get_current_state", { limit: 100 }],
+      ["relay_get_clusters", {}],
+      ["relay_get_impact", { fact_id: parent }]
+    ] as const) {
+      const r = await relay.call(tool, args)
+      expect(r.isError, `${tool}: ${r.content[0]?.text?.slice(0, 200)}`).toBeFalsy()
+      expect(replyBytes(r), tool).toBeLessThan(replyCap)
+    }
+    const important = (await relay.call("relay_get_important_facts", { limit: 100 })).structuredContent
+    expect(important.facts[0].fact.id).toBe(parent)
+    expect(important.next_cursor).not.toBeNull()
+    // The next page goes on below the last score, each fact once.
+    const more = (await relay.call("relay_get_important_facts", { limit: 100, cursor: important.next_cursor })).structuredContent
+    expect(duplicates([...important.facts, ...more.facts].map((x: any) => x.fact.id))).toEqual([])
+    expect(important.facts.length + more.facts.length).toBe(151)
+  }, 60_000)
+
   it("a page of children is the newest 20, and a cursor from another tool or made up is refused", async () => {
     const r = await relay.call("relay_detect_conflicts", { limit: 1 })
     expect(r.structuredContent.conflicts[0].children.map((f: any) => f.id)).toEqual(

@@ -43,6 +43,8 @@ export const clusterSizesQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relations
   `WITH componentId, collect(node.id) AS ids, min(node.created_at) AS first ` +
   `RETURN size(ids) AS size, first, ids[0..$cap] AS ids`
 
+const factBatch = 200
+
 export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN ${factMap("f")} AS fact`
 
 /**
@@ -63,9 +65,19 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
     const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
     const after = options.after ?? null
     const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget, after })
+    // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
+    // facts fill a reply long before the 2,000 that the fact budget allows.
     const ids = chosen.flatMap((c) => c.ids)
-    const rows = ids.length === 0 ? [] : yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids })
-    const byId = new Map(rows.map((r) => [r.fact.id, toFact(r.fact)]))
+    const byId = new Map<string, Fact>()
+    let cost = 0
+    for (let i = 0; i < ids.length && cost <= replyBudgetBytes; i += factBatch) {
+      const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
+      for (const r of rows) {
+        const fact = toFact(r.fact)
+        byId.set(fact.id, fact)
+        cost += replyCost(fact) + 1
+      }
+    }
     const skipped = after === null ? 0 : all.filter((c) => c.size > after[0] || (c.size === after[0] && c.first <= after[1])).length
     const shaped = chosen.map((c, i): Cluster => ({
       id: skipped + i + 1,
@@ -75,7 +87,11 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
         return fact === undefined ? [] : [fact]
       })
     }))
-    const kept = shaped.slice(0, fitting(shaped, replyBudgetBytes))
+    // Whole clusters only (a cluster whose facts were not all read is left for the next page), but
+    // always the first, cut to the facts that fit.
+    const whole = shaped.findIndex((c, i) => i > 0 && c.facts.length < chosen[i]!.ids.length)
+    const complete = whole === -1 ? shaped : shaped.slice(0, whole)
+    const kept = complete.slice(0, fitting(complete, replyBudgetBytes))
     const first = kept[0]
     if (kept.length === 1 && first !== undefined && replyCost(first) > replyBudgetBytes) {
       kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, replyBudgetBytes - 100)) }
