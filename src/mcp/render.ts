@@ -110,8 +110,9 @@ const renderers: Record<string, (o: never) => Array<string>> = {
         `cluster ${c.id}, ${c.size} fact(s)${c.facts.length < c.size ? ` (the oldest ${c.facts.length} shown)` : ""}:`,
         ...c.facts.map((f) => `    ${renderFact(f)}`)
       ].join("\n"), "none yet"),
-    ...(o.next_cursor === null ? [] : [`(${o.total_clusters} cluster(s) in all)`]),
-    ...more(o)
+    ...(o.next_cursor === null
+      ? []
+      : [`(${o.total_clusters - (o.clusters.at(-1)?.id ?? 0)} smaller cluster(s) not shown)`, ...more(o)])
   ]
 }
 
