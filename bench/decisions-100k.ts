@@ -152,7 +152,7 @@ const main = async () => {
     const program = Effect.gen(function*() {
       const store = yield* FactStore
       // The layer made the indexes and the unique constraint; now the bulk load.
-      yield* store.currentState({ limit: 1, sessionId: null })
+      yield* store.currentState({ limit: 1, sessionId: null, before: null })
       t0 = performance.now()
       const batch = 5000
       // Parents with two children that differ after normalising get a ForkMark, as relay_save_fact leaves them.
@@ -217,24 +217,27 @@ const main = async () => {
         })
 
       console.log(`\n${RUNS} timed runs each after 2 warm-ups (ms, wall clock, in-process through FactStore):`)
-      yield* time("relay_detect_conflicts", () => store.openConflicts, (c) => `${c.length} open conflicts`)
-      const open = yield* store.openConflicts
+      yield* time("relay_detect_conflicts (first 20)", () => store.openConflicts({ limit: 20, after: null }), (c) =>
+        `${c.conflicts.length} forked parents`)
+      // Resolve children of different parents each run (a page of 100 parents outlasts the runs).
+      const open = (yield* store.openConflicts({ limit: 100, after: null })).conflicts
       yield* time("relay_resolve_conflict (new)", (i) => {
         const c = open[(i + 2) % open.length]!
-        return store.resolve({ callId: crypto.randomUUID(), winnerId: c.a.id, loserId: c.b.id, reason: "bench", resolvedBy: "bench" })
+        return store.resolve({ callId: crypto.randomUUID(), winnerId: c.children[0]!.id, loserId: c.children[1]!.id, reason: "bench", resolvedBy: "bench" })
       }, (r) => `${r.stale.length} stale`)
       const done = open[0]!
       yield* time("relay_resolve_conflict (again)", () =>
-        store.resolve({ callId: crypto.randomUUID(), winnerId: done.a.id, loserId: done.b.id, reason: "bench", resolvedBy: "bench" }), (r) =>
+        store.resolve({ callId: crypto.randomUUID(), winnerId: done.children[0]!.id, loserId: done.children[1]!.id, reason: "bench", resolvedBy: "bench" }), (r) =>
         `already_resolved ${r.alreadyResolved}`)
-      yield* time("relay_get_briefing (24 h default)", () => store.briefing({ reader: "cursor", since: null }), (b) =>
+      yield* time("relay_get_briefing (24 h default)", () => store.briefing({ reader: "cursor", since: null, limit: 50, after: null }), (b) =>
         `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
       let since = Date.now()
       yield* time("relay_get_briefing (chained)", () =>
-        store.briefing({ reader: "cursor", since }).pipe(Effect.tap((b) => Effect.sync(() => (since = b.asOf)))), (b) =>
+        store.briefing({ reader: "cursor", since, limit: 50, after: null }).pipe(Effect.tap((b) => Effect.sync(() => (since = b.asOf)))), (b) =>
         `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
-      yield* time("relay_get_important_facts (10)", () => store.important(10), (r) => `top score ${r[0]?.score.toFixed(4)}`)
-      yield* time("relay_get_important_facts (100)", () => store.important(100), (r) => `${r.length} facts`)
+      yield* time("relay_get_important_facts (10)", () => store.important({ limit: 10, after: null }), (r) =>
+        `top score ${r.items[0]?.score.toFixed(4)}`)
+      yield* time("relay_get_important_facts (100)", () => store.important({ limit: 100, after: null }), (r) => `${r.items.length} facts`)
       yield* time("relay_get_clusters (50 x 50)", () => store.clusters({ limit: 50, factsPerCluster: 50 }), (c) =>
         `${c.total} clusters, largest ${c.clusters[0]?.size}`)
 

@@ -13,15 +13,25 @@ export interface ClusterSizes {
   readonly ids: ReadonlyArray<string>
 }
 
+/** Largest first, ties: the older first fact (unique, so the order is total and a keyset). */
+export const clusterOrder = (x: ClusterSizes, y: ClusterSizes): number => y.size - x.size || x.first - y.first
+
 /**
- * Largest first (ties: the older first fact), at most `limit` clusters and `perCluster` facts of
- * each, oldest first, until the budget of facts is spent.
+ * Largest first, from just after the cluster keyed `after` ([size, first]), at most `limit` clusters
+ * and `perCluster` facts of each, oldest first, until the budget of facts is spent.
  */
 export const chooseClusters = (
   all: ReadonlyArray<ClusterSizes>,
-  options: { readonly limit?: number | undefined; readonly perCluster?: number | undefined; readonly budget: number }
+  options: {
+    readonly limit?: number | undefined
+    readonly perCluster?: number | undefined
+    readonly budget: number
+    readonly after?: readonly [number, number] | null | undefined
+  }
 ): Array<ClusterSizes> => {
-  const ordered = [...all].sort((x, y) => y.size - x.size || x.first - y.first)
+  const after = options.after
+  const ordered = [...all].sort(clusterOrder)
+    .filter((c) => after == null || c.size < after[0] || (c.size === after[0] && c.first > after[1]))
   const chosen: Array<ClusterSizes> = []
   let left = options.budget
   for (const c of ordered.slice(0, options.limit ?? ordered.length)) {

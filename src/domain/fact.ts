@@ -18,7 +18,15 @@ export type Fact = typeof Fact.Type
 export const Dependent = Schema.Struct({ fact: Fact, distance: Schema.Number })
 export type Dependent = typeof Dependent.Type
 
-export const Conflict = Schema.Struct({ parent: Fact, a: Fact, b: Fact })
+/**
+ * One forked parent and its children that are not superseded, newest first; they say at least two
+ * different things. `children` is one page of at most `conflictChildrenShown`; `children_total` counts them all.
+ */
+export const Conflict = Schema.Struct({
+  parent: Fact,
+  children: Schema.Array(Fact),
+  children_total: Schema.Number
+})
 export type Conflict = typeof Conflict.Type
 
 export const Decision = Schema.Struct({

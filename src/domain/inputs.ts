@@ -6,18 +6,7 @@ import { Cursor, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
-const limit = (fallback: number, what = "How many to return") =>
-  Schema.optionalWith(
-    Schema.Int.pipe(
-      Schema.between(1, 100),
-      Schema.annotations({
-        // One message for every way to miss: "5", 1.5, 0 and 101 all get the rule, never the value.
-        message: () => ({ message: "must be a whole number from 1 to 100", override: true }),
-        description: `${what} (1-100, default ${fallback})`
-      })
-    ),
-    { default: () => fallback }
-  )
+const cursor = Schema.optional(Cursor)
 
 export const SaveFactInput = Schema.Struct({
   content: FactContent,
@@ -31,12 +20,15 @@ export const SaveFactInput = Schema.Struct({
 export const FactIdInput = Schema.Struct({ fact_id: FactId })
 
 export const CurrentStateInput = Schema.Struct({
-  limit: limit(20),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" }))
+  limit: pageLimit(20, 100),
+  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
+  cursor
 })
 
-/** No fields at all: an empty Struct alone would accept any object, so say that every key is unknown. */
-export const NoInput = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Never }))
+export const ConflictsInput = Schema.Struct({
+  limit: pageLimit(20, 100, "How many forked parents to return"),
+  cursor
+})
 
 export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: FactId,
@@ -47,10 +39,15 @@ export const ResolveConflictInput = Schema.Struct({
 
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your own name: your facts and decisions are left out" }),
-  since: Schema.optional(IsoTimestamp)
+  since: Schema.optional(IsoTimestamp),
+  limit: pageLimit(50, 200, "How many of each list to return"),
+  cursor: Schema.optional(Cursor.annotations({
+    description: "next_cursor of the previous page: continues the same window (since is then ignored)",
+    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor of the previous page: continues the same window (since is then ignored)" }
+  }))
 })
 
-export const ImportantFactsInput = Schema.Struct({ limit: limit(10) })
+export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor })
 
 const atMost = (max: number, what: string) =>
   Schema.optional(
@@ -58,7 +55,8 @@ const atMost = (max: number, what: string) =>
       Schema.between(1, max),
       Schema.annotations({
         message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
-        description: what
+        description: what,
+        jsonSchema: { type: "integer", minimum: 1, maximum: max, description: what }
       })
     )
   )
@@ -69,7 +67,8 @@ const atMost = (max: number, what: string) =>
  */
 export const ClustersInput = Schema.Struct({
   limit: atMost(1000, "At most this many clusters, largest first (default: all that fit the answer)"),
-  facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)")
+  facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)"),
+  cursor
 })
 
 const statusMessage = "must be \"any\", a status (active, superseded, stale) or a list of them"

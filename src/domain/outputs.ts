@@ -4,7 +4,11 @@ import { NextCursor } from "./paging.js"
 
 export const SaveFactOutput = Schema.Struct({
   fact: Fact,
-  fork: Schema.NullOr(Schema.Struct({ parent_id: Schema.String, siblings: Schema.Array(Fact) })),
+  fork: Schema.NullOr(Schema.Struct({
+    parent_id: Schema.String,
+    siblings: Schema.Array(Fact).annotations({ description: "The most recent differing siblings, oldest first" }),
+    siblings_total: Schema.Number.annotations({ description: "How many differing siblings there are in all" })
+  })),
   duplicate_of: Schema.NullOr(Fact)
 })
 
@@ -12,9 +16,9 @@ export const ContextOutput = Schema.Struct({ chain: Schema.Array(Fact) })
 
 export const ImpactOutput = Schema.Struct({ fact_id: Schema.String, dependents: Schema.Array(Dependent) })
 
-export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact) })
+export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), next_cursor: NextCursor })
 
-export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict) })
+export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict), next_cursor: NextCursor })
 
 export const ResolveConflictOutput = Schema.Struct({
   winner: Fact,
@@ -31,16 +35,19 @@ export const BriefingOutput = Schema.Struct({
   since: Schema.String,
   new_facts: Schema.Array(Fact),
   decisions: Schema.Array(Decision),
-  open_conflicts: Schema.Array(Conflict)
+  open_conflicts: Schema.Array(Conflict),
+  next_cursor: NextCursor
 })
 
 export const ImportantFactsOutput = Schema.Struct({
-  facts: Schema.Array(Schema.Struct({ fact: Fact, score: Schema.Number }))
+  facts: Schema.Array(Schema.Struct({ fact: Fact, score: Schema.Number })),
+  next_cursor: NextCursor
 })
 
 export const ClustersOutput = Schema.Struct({
   clusters: Schema.Array(Schema.Struct({ id: Schema.Number, size: Schema.Number, facts: Schema.Array(Fact) })),
-  total_clusters: Schema.Number.annotations({ description: "How many clusters the whole memory has" })
+  total_clusters: Schema.Number.annotations({ description: "How many clusters the whole memory has" }),
+  next_cursor: NextCursor
 })
 
 export const ErrorOutput = Schema.Struct({

@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { InvalidInput } from "./errors.js"
 
 /**
  * Every list a tool returns is one page: at most `limit` items (each tool declares its default and
@@ -25,6 +26,17 @@ export const Cursor = Schema.String.pipe(
     jsonSchema: { type: "string", maxLength: 512, description: "next_cursor from the previous page, to read on" }
   })
 )
+
+/**
+ * The key of a cursor a tool made: exactly `n` whole numbers (what every Relay cursor holds), or
+ * `invalid_input` naming the field. No cursor gives null: the first page.
+ */
+export const cursorNumbers = (key: CursorKey | undefined, n: number) =>
+  key === undefined
+    ? Effect.succeed(null)
+    : key.length === n && key.every((k): k is number => typeof k === "number" && Number.isSafeInteger(k))
+    ? Effect.succeed(key as ReadonlyArray<number>)
+    : Effect.fail(new InvalidInput({ message: `cursor: ${cursorMessage}` }))
 
 export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
 
@@ -58,24 +70,37 @@ export const NextCursor = Schema.NullOr(Schema.String).annotations({
 })
 
 /**
- * The most JSON a reply's structured part may hold. The text block renders the same items in about
- * as many bytes, so a whole reply stays under 1 MiB, what MCP clients read without closing the
- * connection. Lists are cut at whole items to fit and say so with next_cursor.
+ * The most a page may cost (see replyCost: its JSON plus its text rendering), so a whole reply stays
+ * well under 1 MiB, what MCP clients read without closing the connection. Lists are cut at whole
+ * items to fit and say so with next_cursor.
  */
 export const replyBudgetBytes = 400 * 1024
+
+/** No reply of any tool is sent above this (src/mcp/callTool.ts answers `internal` instead). */
+export const replyMaxBytes = 1024 * 1024
 
 const encoder = new TextEncoder()
 export const jsonBytes = (value: unknown): number => encoder.encode(JSON.stringify(value)).length
 
 /**
- * How many of `items`, from the front, fit in `budget` bytes of JSON (at least one, so a page always
- * moves forward; one item is bounded by the input limits).
+ * What one item costs in the reply: its JSON in structuredContent, and the text block, which quotes
+ * the same text JSON-escaped and is escaped once more in the reply. Counting the JSON alone let
+ * quote- or backslash-heavy text triple in the reply.
  */
-export const fitting = <A>(items: ReadonlyArray<A>, budget: number): number => {
+export const replyCost = (value: unknown): number => {
+  const json = JSON.stringify(value)
+  return encoder.encode(json).length + encoder.encode(JSON.stringify(json)).length
+}
+
+/**
+ * How many of `items`, from the front, fit in `budget` bytes of reply (at least `atLeast`, one by
+ * default, so a page always moves forward; one item is bounded by the input limits).
+ */
+export const fitting = <A>(items: ReadonlyArray<A>, budget: number, atLeast = 1): number => {
   let used = 0
   for (let i = 0; i < items.length; i++) {
-    used += jsonBytes(items[i]) + 1
-    if (used > budget) return Math.max(i, 1)
+    used += replyCost(items[i]) + 1
+    if (used > budget) return Math.max(i, Math.min(atLeast, items.length))
   }
   return items.length
 }

@@ -37,10 +37,6 @@ const childrenOf = (model: GraphModel): Map<string, Array<ModelFact>> => {
   return children
 }
 
-export const isForkPair = (a: ModelFact, b: ModelFact): boolean =>
-  a.id !== b.id && a.parentId !== null && a.parentId === b.parentId &&
-  normaliseContent(a.content) !== normaliseContent(b.content)
-
 export const supersededIds = (model: GraphModel): Set<string> => new Set(model.supersedes.map((r) => r.loser))
 
 /** Ancestors through BUILDS_ON, nearest first. */
@@ -65,28 +61,25 @@ export const status = (model: GraphModel, id: string): Status =>
 
 export interface ModelConflict {
   readonly parent: string
-  /** The older of the two. */
-  readonly a: string
-  readonly b: string
+  /** Every child of the parent that is not superseded, newest first. */
+  readonly children: ReadonlyArray<string>
 }
 
-/** Open conflicts: fork pairs with neither side superseded, each unordered pair once, newest pair first. */
+/**
+ * Open conflicts, one per forked parent: its unsuperseded children, when they say at least two
+ * different things (then each of them is in some open fork pair, and no other child is). The parent
+ * whose newest such child is newest comes first (created_at is unique, so the order is total).
+ */
 export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
   const superseded = supersededIds(model)
-  const out: Array<ModelConflict & { key: [number, number] }> = []
+  const out: Array<{ parent: string; live: Array<ModelFact> }> = []
   for (const [parent, kids] of childrenOf(model)) {
-    const live = kids.filter((k) => !superseded.has(k.id)).sort((x, y) => x.createdAt - y.createdAt)
-    for (let i = 0; i < live.length; i++) {
-      for (let j = i + 1; j < live.length; j++) {
-        const a = live[i]!
-        const b = live[j]!
-        if (isForkPair(a, b)) out.push({ parent, a: a.id, b: b.id, key: [b.createdAt, a.createdAt] })
-      }
-    }
+    const live = kids.filter((k) => !superseded.has(k.id)).sort((x, y) => y.createdAt - x.createdAt)
+    if (new Set(live.map((k) => normaliseContent(k.content))).size > 1) out.push({ parent, live })
   }
   return out
-    .sort((x, y) => y.key[0] - x.key[0] || y.key[1] - x.key[1])
-    .map(({ a, b, parent }) => ({ parent, a, b }))
+    .sort((x, y) => y.live[0]!.createdAt - x.live[0]!.createdAt)
+    .map(({ live, parent }) => ({ parent, children: live.map((k) => k.id) }))
 }
 
 /** Descendants through BUILDS_ON with their distance (1 = direct child), by distance then age. */
@@ -152,17 +145,28 @@ export const supersedesPath = (model: GraphModel, from: string, to: string): boo
   return false
 }
 
-/** What saving `content` under `parentId` reports: differing siblings, and the oldest same-content sibling. */
+/** How many children of one forked parent a page of conflicts shows; the rest follow on the next page. */
+export const conflictChildrenShown = 20
+
+/** How many differing siblings a save shows (the most recent); it counts them all. */
+export const forkSiblingsShown = 20
+
+/**
+ * What saving `content` under `parentId` reports: the most recent differing siblings (oldest first)
+ * and how many differ in all, and the oldest same-content sibling.
+ */
 export const saveOutcome = (
   model: GraphModel,
   parentId: string | null,
   content: string
-): { forkSiblings: Array<string>; duplicateOf: string | null } => {
-  if (parentId === null) return { forkSiblings: [], duplicateOf: null }
+): { forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null } => {
+  if (parentId === null) return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null }
   const norm = normaliseContent(content)
   const siblings = model.facts.filter((f) => f.parentId === parentId).sort((x, y) => x.createdAt - y.createdAt)
+  const differing = siblings.filter((s) => normaliseContent(s.content) !== norm).map((s) => s.id)
   return {
-    forkSiblings: siblings.filter((s) => normaliseContent(s.content) !== norm).map((s) => s.id),
+    forkSiblings: differing.slice(-forkSiblingsShown),
+    siblingsTotal: differing.length,
     duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
   }
 }

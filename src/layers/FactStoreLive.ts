@@ -18,13 +18,11 @@ export const FactStoreLive = Layer.effect(
       save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
       context: (id) => context(db, id),
       impact: (id) => impact(db, id),
-      currentState: ({ limit, sessionId }) =>
-        Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, limit, sessionId))),
-      openConflicts: openConflicts(db),
+      currentState: (options) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, options))),
+      openConflicts: (request) => openConflicts(db, request),
       resolve: (r) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => resolve(db, now, r))),
-      briefing: ({ reader, since }) =>
-        Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, reader, since))),
-      important: (limit) => important(db, limit),
+      briefing: (options) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, options))),
+      important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),
       search: (options) => search(db, options)
     })

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
 import { replicationDetail } from "../layers/replication.js"
+import { jsonBytes, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
@@ -91,6 +92,22 @@ export const callUnknownTool = (name: string) =>
   )
 
 /**
+ * The last line of defence on size: a reply over replyMaxBytes of JSON would close the client's
+ * connection (the SDK's read cap), so it is never sent. Every list is paged under a smaller budget
+ * (domain/paging.ts), so this answering `internal` means a list escaped its page.
+ */
+export const boundedReply = (tool: string, result: ToolResult): Effect.Effect<ToolResult> => {
+  // The JSON-RPC envelope around the result ({"jsonrpc":"2.0","id":...}) is well under this.
+  const bytes = jsonBytes(result) + 1024
+  return bytes <= replyMaxBytes
+    ? Effect.succeed(result)
+    : Effect.as(
+      Effect.logError(`${tool}: reply of ${bytes} bytes over the ${replyMaxBytes} byte cap; answered internal`),
+      failure("internal", internalMessage)
+    )
+}
+
+/**
  * Runs one call through decoding, the policies and the tool, and turns its Exit into an MCP result.
  * Details of database failures and defects go to the stderr log only. The call's span is the
  * handler's own (Effect.fn, named after the tool); a second span around it cost ~14 us a call.
@@ -104,7 +121,7 @@ export const callTool = (tool: AnyTool, args: unknown) =>
     Effect.flatMap((exit) =>
       Exit.match(exit, {
         onSuccess: (output): Effect.Effect<ToolResult> =>
-          Effect.succeed({
+          boundedReply(tool.name, {
             content: [{ type: "text", text: renderResult(tool.name, output) }],
             structuredContent: output as Record<string, unknown>
           }),

@@ -32,7 +32,16 @@ const list = <A>(title: string, items: ReadonlyArray<A>, line: (a: A) => string,
 const dependent = (d: Dependent) => `distance ${d.distance}: ${renderFact(d.fact)}`
 
 const conflict = (c: Conflict) =>
-  `under ${c.parent.id} ${quote(c.parent.content)}\n    a: ${renderFact(c.a)}\n    b: ${renderFact(c.b)}`
+  [
+    `under ${renderFact(c.parent)}: ${c.children_total} open children${
+      c.children.length < c.children_total ? `, ${c.children.length} here` : ""
+    }, newest first:`,
+    ...c.children.map((f) => `    ${renderFact(f)}`)
+  ].join("\n")
+
+/** One line when a list goes on, so a reader knows the page is not all. */
+const more = (o: { next_cursor: string | null }) =>
+  o.next_cursor === null ? [] : [`More: call again with cursor ${quote(o.next_cursor)}.`]
 
 const decision = (d: Decision) =>
   `${d.resolved_by} at ${d.created_at}: ${d.winner.id} supersedes ${d.loser.id} because ${quote(d.reason)}` +
@@ -57,18 +66,33 @@ const searchHit = (h: SearchHit) =>
 
 /** A person-readable rendering of each tool's structured result; the structure stays the source of truth. */
 const renderers: Record<string, (o: never) => Array<string>> = {
-  relay_save_fact: (o: { fact: Fact; fork: { siblings: ReadonlyArray<Fact> } | null; duplicate_of: Fact | null }) => [
+  relay_save_fact: (o: {
+    fact: Fact
+    fork: { siblings: ReadonlyArray<Fact>; siblings_total: number } | null
+    duplicate_of: Fact | null
+  }) => [
     `Saved: ${renderFact(o.fact)}`,
     ...(o.duplicate_of === null ? [] : [`Duplicate of: ${renderFact(o.duplicate_of)}`]),
-    ...(o.fork === null ? ["No fork."] : list("Fork: siblings that say something else", o.fork.siblings, renderFact, ""))
+    ...(o.fork === null ? ["No fork."] : list(
+      `Fork: siblings that say something else${
+        o.fork.siblings.length < o.fork.siblings_total ? `, ${o.fork.siblings_total} in all, the latest shown` : ""
+      }`,
+      o.fork.siblings,
+      renderFact,
+      ""
+    ))
   ],
   relay_get_context: (o: { chain: ReadonlyArray<Fact> }) => list("Chain, root first", o.chain, renderFact, "none"),
   relay_get_impact: (o: { fact_id: string; dependents: ReadonlyArray<Dependent> }) =>
     list(`Facts that build on ${o.fact_id}`, o.dependents, dependent, "none"),
-  relay_get_current_state: (o: { facts: ReadonlyArray<Fact> }) =>
-    list("Recent facts, newest first", o.facts, renderFact, "none yet"),
-  relay_detect_conflicts: (o: { conflicts: ReadonlyArray<Conflict> }) =>
-    list("Open conflicts", o.conflicts, conflict, "none"),
+  relay_get_current_state: (o: { facts: ReadonlyArray<Fact>; next_cursor: string | null }) => [
+    ...list("Recent facts, newest first", o.facts, renderFact, "none yet"),
+    ...more(o)
+  ],
+  relay_detect_conflicts: (o: { conflicts: ReadonlyArray<Conflict>; next_cursor: string | null }) => [
+    ...list("Open conflicts", o.conflicts, conflict, "none"),
+    ...more(o)
+  ],
   relay_resolve_conflict: (o: {
     winner: Fact
     loser: Fact
@@ -88,28 +112,37 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     new_facts: ReadonlyArray<Fact>
     decisions: ReadonlyArray<Decision>
     open_conflicts: ReadonlyArray<Conflict>
+    next_cursor: string | null
   }) => [
     `Briefing from ${o.since} (exclusive) to ${o.as_of}; pass as_of as since next time.`,
     ...list("New facts by others", o.new_facts, renderFact, "none"),
     ...list("Decisions by others", o.decisions, decision, "none"),
-    ...list("Open conflicts", o.open_conflicts, conflict, "none")
+    ...list("Open conflicts", o.open_conflicts, conflict, "none"),
+    ...(o.next_cursor === null
+      ? []
+      : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on), then use as_of as since.`])
+  ],
+  relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }>; next_cursor: string | null }) => [
+    ...list("Most built-upon facts", o.facts, (x) => `score ${x.score.toFixed(4)}: ${renderFact(x.fact)}`, "none yet"),
+    ...more(o)
   ],
   relay_search: (o: { hits: ReadonlyArray<SearchHit>; next_cursor: string | null }) => [
     ...list("Matches, best first", o.hits, searchHit, "none"),
-    ...(o.next_cursor === null ? [] : [`More: pass cursor ${quote(o.next_cursor)}.`])
+    ...more(o)
   ],
-  relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }> }) =>
-    list("Most built-upon facts", o.facts, (x) => `score ${x.score.toFixed(4)}: ${renderFact(x.fact)}`, "none yet"),
   relay_get_clusters: (o: {
     clusters: ReadonlyArray<{ id: number; size: number; facts: ReadonlyArray<Fact> }>
     total_clusters: number
+    next_cursor: string | null
   }) => [
     ...list("Clusters, largest first", o.clusters, (c) =>
       [
         `cluster ${c.id}, ${c.size} fact(s)${c.facts.length < c.size ? ` (the oldest ${c.facts.length} shown)` : ""}:`,
         ...c.facts.map((f) => `    ${renderFact(f)}`)
       ].join("\n"), "none yet"),
-    ...(o.total_clusters > o.clusters.length ? [`(${o.total_clusters - o.clusters.length} smaller cluster(s) not shown)`] : [])
+    ...(o.next_cursor === null
+      ? []
+      : [`(${o.total_clusters - (o.clusters.at(-1)?.id ?? 0)} smaller cluster(s) not shown)`, ...more(o)])
   ]
 }
 

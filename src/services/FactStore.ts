@@ -13,8 +13,10 @@ export interface NewFact {
 
 export interface Saved {
   readonly fact: Fact
-  /** Siblings already under the same parent whose normalised content differs, oldest first. */
+  /** The most recent siblings already under the same parent whose normalised content differs, oldest first. */
   readonly forkSiblings: ReadonlyArray<Fact>
+  /** How many such siblings there are in all. */
+  readonly siblingsTotal: number
   /** The oldest sibling with the same normalised content. */
   readonly duplicateOf: Fact | null
 }
@@ -38,12 +40,51 @@ export interface Resolved {
   readonly stale: ReadonlyArray<Dependent>
 }
 
+/**
+ * Where a page of open conflicts starts: the snapshot stamp (only children and decisions stamped at
+ * or before it count, so later writes cannot shift the pages), then after the parent whose key
+ * (its newest open child's created_at) is `key`, or within it, children older than `child` (0: none).
+ */
+export interface ConflictsAfter {
+  readonly snap: number
+  readonly key: number
+  readonly child: number
+}
+
+export interface ConflictsPage {
+  readonly conflicts: ReadonlyArray<Conflict>
+  /** Where the next page starts; null on the last page. */
+  readonly next: ConflictsAfter | null
+}
+
+export interface ConflictsRequest {
+  readonly limit: number
+  /** null: the first page, as of the graph's last stamp. */
+  readonly after: ConflictsAfter | null
+  /** Children shown per parent (default conflictChildrenShown). */
+  readonly children?: number
+}
+
+/**
+ * Where the next page of a briefing starts in its window (since, asOf]: after the new fact stamped
+ * `factAfter`, after the decision stamped `decisionAfter`, and at `conflicts` (snapshot asOf).
+ * A list is done when its position reaches asOf (conflicts: key 0).
+ */
+export interface BriefingAfter {
+  readonly since: number
+  readonly asOf: number
+  readonly factAfter: number
+  readonly decisionAfter: number
+  readonly conflicts: ConflictsAfter
+}
+
 export interface Briefing {
   readonly asOf: number
   readonly since: number
   readonly newFacts: ReadonlyArray<Fact>
   readonly decisions: ReadonlyArray<Decision>
   readonly openConflicts: ReadonlyArray<Conflict>
+  readonly next: BriefingAfter | null
 }
 
 export interface Cluster {
@@ -57,6 +98,13 @@ export interface Cluster {
 export interface Clusters {
   readonly clusters: ReadonlyArray<Cluster>
   readonly total: number
+  readonly nextCursor: string | null
+}
+
+/** One page of a list and the cursor to the next (null on the last page). */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next_cursor: string | null
 }
 
 export interface SearchOptions {
@@ -89,19 +137,29 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | DatabaseError>
   readonly context: (id: string) => Effect.Effect<ReadonlyArray<Fact>, FactNotFound | DatabaseError>
   readonly impact: (id: string) => Effect.Effect<ReadonlyArray<Dependent>, FactNotFound | DatabaseError>
+  /** The newest facts older than `before` (null: from the newest). */
   readonly currentState: (
-    options: { readonly limit: number; readonly sessionId: string | null }
-  ) => Effect.Effect<ReadonlyArray<Fact>, DatabaseError>
-  readonly openConflicts: Effect.Effect<ReadonlyArray<Conflict>, DatabaseError>
+    options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
+  ) => Effect.Effect<Page<Fact>, DatabaseError>
+  readonly openConflicts: (request: ConflictsRequest) => Effect.Effect<ConflictsPage, DatabaseError>
   readonly resolve: (
     resolution: Resolution
   ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | DatabaseError>
+  /** A new briefing (fenced) when `after` is null, else the next page of the same window. */
   readonly briefing: (
-    options: { readonly reader: string; readonly since: number | null }
+    options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
   ) => Effect.Effect<Briefing, DatabaseError>
-  readonly important: (limit: number) => Effect.Effect<ReadonlyArray<{ fact: Fact; score: number }>, DatabaseError>
+  /** `after`: the [score, created_at] of the last fact of the previous page. */
+  readonly important: (
+    options: { readonly limit: number; readonly after: readonly [number, number] | null }
+  ) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
   readonly search: (options: SearchOptions) => Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError>
   readonly clusters: (
-    options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
+    options: {
+      readonly limit?: number | undefined
+      readonly factsPerCluster?: number | undefined
+      /** The [size, first created_at] of the last cluster of the previous page. */
+      readonly after?: readonly [number, number] | null | undefined
+    }
   ) => Effect.Effect<Clusters, DatabaseError>
 }>() {}

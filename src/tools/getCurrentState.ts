@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import { CurrentStateInput } from "../domain/inputs.js"
 import { CurrentStateOutput } from "../domain/outputs.js"
+import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
 import { defineTool, readOnly, untrustedNote } from "./Tool.js"
 
 export const getCurrentState = defineTool({
   name: "relay_get_current_state",
-  description: "List the most recent facts, newest first (default 20, at most 100), optionally only one session's. " +
+  description: "List the most recent facts, newest first (default 20, at most 100; pass next_cursor as cursor for older ones), optionally only one session's. " +
     "Each fact carries its status: active, superseded (lost a decision) or stale (builds on a superseded fact). " +
     "An empty list means nothing has been saved yet. For what changed since your last visit, prefer " +
     "relay_get_briefing. " + untrustedNote,
@@ -14,7 +15,12 @@ export const getCurrentState = defineTool({
   input: CurrentStateInput,
   output: CurrentStateOutput,
   handler: Effect.fn("relay_get_current_state")(function*(input) {
-    const facts = yield* (yield* FactStore).currentState({ limit: input.limit, sessionId: input.session_id ?? null })
-    return { facts }
+    const at = yield* cursorNumbers(input.cursor, 1)
+    const found = yield* (yield* FactStore).currentState({
+      limit: input.limit,
+      sessionId: input.session_id ?? null,
+      before: at === null ? null : at[0]!
+    })
+    return { facts: found.items, next_cursor: found.next_cursor }
   })
 })

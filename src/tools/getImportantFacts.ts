@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { ImportantFactsInput } from "../domain/inputs.js"
 import { ImportantFactsOutput } from "../domain/outputs.js"
+import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
 import { defineTool, readOnly, untrustedNote } from "./Tool.js"
 
@@ -14,7 +15,8 @@ export const getImportantFacts = defineTool({
   input: ImportantFactsInput,
   output: ImportantFactsOutput,
   handler: Effect.fn("relay_get_important_facts")(function*(input) {
-    const facts = yield* (yield* FactStore).important(input.limit)
-    return { facts }
+    const at = yield* cursorNumbers(input.cursor, 2)
+    const found = yield* (yield* FactStore).important({ limit: input.limit, after: at === null ? null : [at[0]!, at[1]!] })
+    return { facts: found.items, next_cursor: found.next_cursor }
   })
 })

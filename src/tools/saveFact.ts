@@ -10,8 +10,8 @@ export const saveFact = defineTool({
   name: "relay_save_fact",
   description: "Save one fact, decision or finding to the memory shared by every assistant on this machine. " +
     "Pass parent_fact_id when it builds on an earlier fact (that is its provenance); omit it to start a new thread. " +
-    "Returns the saved fact; `fork` lists siblings under the same parent that say something different " +
-    "(null when there are none: then call relay_detect_conflicts to see all disagreements), and `duplicate_of` " +
+    "Returns the saved fact; `fork` lists the 20 latest siblings under the same parent that say something " +
+    "different, with siblings_total (null when there are none: then call relay_detect_conflicts to see all disagreements), and `duplicate_of` " +
     "the sibling that already says the same (null when none). Facts are never edited: to change your mind, save a " +
     "new fact and settle it with relay_resolve_conflict. Never save credentials. " + untrustedNote,
   annotations: {
@@ -42,7 +42,7 @@ export const saveFact = defineTool({
       fact: saved.fact,
       fork: saved.forkSiblings.length === 0 || saved.fact.parent_id === null
         ? null
-        : { parent_id: saved.fact.parent_id, siblings: saved.forkSiblings },
+        : { parent_id: saved.fact.parent_id, siblings: saved.forkSiblings, siblings_total: saved.siblingsTotal },
       duplicate_of: saved.duplicateOf
     }
   })

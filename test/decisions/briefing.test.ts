@@ -85,13 +85,13 @@ layer(relayTestLayer("brief_decisions"))("briefing decisions and conflicts", (it
       const c = yield* save("Store tokens in Postgres", "zed", { parent_fact_id: root.fact.id })
       yield* TestClock.adjust(hour)
       const start = yield* brief("cursor")
-      // Conflicts are for everyone, whoever wrote them; newest pair first, a the older.
-      expect(start.open_conflicts.map((x: any) => [x.a.content, x.b.content])).toEqual([
-        ["Store tokens in Redis", "Store tokens in Postgres"],
-        ["Store tokens in cookies", "Store tokens in Postgres"],
-        ["Store tokens in cookies", "Store tokens in Redis"]
+      // Conflicts are for everyone, whoever wrote them: the forked parent with its open children, newest first.
+      expect(start.open_conflicts.map((x: any) => x.children.map((f: any) => f.content))).toEqual([
+        ["Store tokens in Postgres", "Store tokens in Redis", "Store tokens in cookies"]
       ])
       expect(start.open_conflicts[0].parent.id).toBe(root.fact.id)
+      expect(start.open_conflicts[0].children_total).toBe(3)
+      expect(start.next_cursor).toBeNull()
 
       yield* TestClock.adjust(1000)
       yield* ok("relay_resolve_conflict", { winner_fact_id: a.fact.id, loser_fact_id: b.fact.id, reason: "no extra service", resolved_by: "claude-desktop" })

@@ -49,7 +49,8 @@ describe("the five disagreement tools over stdio", () => {
       const cookieFlags = (await c("Cookies are SameSite=Strict", cookies.id)).fact
 
       const detected = await ok(claude, "relay_detect_conflicts", {})
-      expect(detected.conflicts.map((x: any) => [x.parent.id, x.a.id, x.b.id])).toEqual([[root.id, cookies.id, redis.fact.id]])
+      expect(detected.conflicts.map((x: any) => [x.parent.id, x.children.map((f: any) => f.id), x.children_total]))
+        .toEqual([[root.id, [redis.fact.id, cookies.id], 2]])
 
       const resolved = await ok(claude, "relay_resolve_conflict", {
         winner_fact_id: cookies.id,

@@ -73,6 +73,7 @@ describe("npm run demo", () => {
       // The fork, seen when cursor saves, found by detect and marked in the tree.
       expect(out).toMatch(/cursor\s+\w{8} "Store refresh tokens in Redis" .*⑂ fork! claude-desktop said "Store refresh tokens in httpOnly cookies"/)
       expect(out).toContain("1 open conflict under \"Auth uses short-lived access tokens with refresh tokens\"")
+      expect(out).toMatch(/\n {4}- {2}"Store refresh tokens in Redis" · cursor\n {4}- {2}"Store refresh tokens in httpOnly cookies" · claude-desktop\n/)
       expect(out).toContain("⑂ fork: open conflict")
       // The decision, and the briefing that carries it to cursor.
       expect(out).toContain("★ \"Store refresh tokens in Redis\" wins over ✗ \"Store refresh tokens in httpOnly cookies\"")

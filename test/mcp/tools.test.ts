@@ -42,9 +42,11 @@ describe("all nine tools over stdio", () => {
       id: "x", content: "c", written_by: "w", session_id: "s", created_at: "2026-01-01T00:00:00.000Z",
       parent_id: null, status: "active"
     }
-    expect(validate({ facts: [fact] }).valid).toBe(true)
-    expect(validate({ facts: [{ ...fact, status: "deleted" }] }).valid).toBe(false)
-    expect(validate({ facts: [{ ...fact, parent_id: undefined }] }).valid).toBe(false)
+    expect(validate({ facts: [fact], next_cursor: null }).valid).toBe(true)
+    expect(validate({ facts: [fact], next_cursor: "abc" }).valid).toBe(true)
+    expect(validate({ facts: [fact] }).valid).toBe(false)
+    expect(validate({ facts: [{ ...fact, status: "deleted" }], next_cursor: null }).valid).toBe(false)
+    expect(validate({ facts: [{ ...fact, parent_id: undefined }], next_cursor: null }).valid).toBe(false)
     expect(validate({ error: { code: "unavailable", message: "m" } }).valid).toBe(true)
     expect(validate({ nope: 1 }).valid).toBe(false)
     // the input schemas still say what the decoder says once their definitions are inlined
@@ -52,12 +54,21 @@ describe("all nine tools over stdio", () => {
     const input = ajv.getValidator(mcp.tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as never)
     expect(input({ limit: 5, session_id: "t1" }).valid).toBe(true)
     expect(input({}).valid).toBe(true)
-    for (const bad of [{ limit: 0 }, { limit: 1.5 }, { limit: "5" }, { nope: 1 }]) expect(input(bad).valid).toBe(false)
+    for (const bad of [{ limit: 0 }, { limit: 1.5 }, { limit: "5" }, { limit: 101 }, { nope: 1 }, { cursor: 5 }]) {
+      expect(input(bad).valid).toBe(false)
+    }
+    // every list's limit says its type and default at the top level, so clients send a number
+    for (const tool of mcp.tools) {
+      const limit = (tool.inputSchema.properties as Record<string, any> | undefined)?.limit
+      if (limit === undefined) continue
+      expect(limit.type, tool.name).toBe("integer")
+      if (tool.name !== "relay_get_clusters") expect(typeof limit.default, tool.name).toBe("number")
+    }
   })
 
   it("renders the empty answers of the read tools", async () => {
     const state = await mcp.call("relay_get_current_state")
-    expect(state.structuredContent).toEqual({ facts: [] })
+    expect(state.structuredContent).toEqual({ facts: [], next_cursor: null })
     expect(lines(state)).toEqual([untrustedHeader, "Recent facts, newest first: none yet"])
     expect(lines(await mcp.call("relay_detect_conflicts"))).toEqual([untrustedHeader, "Open conflicts: none"])
     expect(lines(await mcp.call("relay_get_important_facts"))).toEqual([untrustedHeader, "Most built-upon facts: none yet"])
@@ -145,15 +156,17 @@ describe("all nine tools over stdio", () => {
     ])
   })
 
-  it("relay_detect_conflicts: each fork pair once, the older fact as a, duplicates left out", async () => {
+  it("relay_detect_conflicts: one entry per forked parent with its open children, newest first", async () => {
     const r = await mcp.call("relay_detect_conflicts")
-    const pairs = r.structuredContent.conflicts.map((c: any) => [c.parent.id, c.a.id, c.b.id])
-    expect(pairs).toEqual([[ids.root, ids.cookies, ids.dup], [ids.root, ids.cookies, ids.redis]])
+    const found = r.structuredContent.conflicts.map((c: any) => [c.parent.id, c.children.map((f: any) => f.id), c.children_total])
+    expect(found).toEqual([[ids.root, [ids.dup, ids.redis, ids.cookies], 3]])
+    expect(r.structuredContent.next_cursor).toBeNull()
     const l = lines(r)
-    expect(l[1]).toBe("Open conflicts (2):")
-    expect(l[2]).toBe(`- under ${ids.root} "Auth needs refresh tokens"`)
-    expect(l[3]).toMatch(new RegExp(`^    a: \\[active\\] ${ids.cookies} by claude-desktop .*"Keep refresh tokens in cookies"$`))
-    expect(l[4]).toMatch(new RegExp(`^    b: \\[active\\] ${ids.dup} by cursor `))
+    expect(l[1]).toBe("Open conflicts (1):")
+    expect(l[2]).toMatch(new RegExp(`^- under \\[active\\] ${ids.root} by claude-desktop .*"Auth needs refresh tokens": 3 open children, newest first:$`))
+    expect(l[3]).toMatch(new RegExp(`^    \\[active\\] ${ids.dup} by cursor `))
+    expect(l[5]).toMatch(new RegExp(`^    \\[active\\] ${ids.cookies} by claude-desktop .*"Keep refresh tokens in cookies"$`))
+    expect(l).toHaveLength(6)
   })
 
   it("relay_resolve_conflict: records once, keeps the first reason, lists what went stale", async () => {

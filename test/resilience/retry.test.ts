@@ -121,7 +121,7 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
       const saved = yield* ok("relay_save_fact", { content: "survives a restart", written_by: "a", session_id: "s" })
       yield* Effect.promise(() => server.kill())
       const attempts = yield* Ref.make(0)
-      const call = Effect.zipRight(Ref.update(attempts, (n) => n + 1), store.currentState({ limit: 10, sessionId: null }))
+      const call = Effect.zipRight(Ref.update(attempts, (n) => n + 1), store.currentState({ limit: 10, sessionId: null, before: null }))
       const fiber = yield* Effect.fork(retryTransient(call))
       yield* untilRetryScheduled
       expect(yield* Ref.get(attempts)).toBe(1)
@@ -130,7 +130,7 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
       const facts = yield* Fiber.join(fiber)
       expect(yield* Ref.get(attempts)).toBe(2)
       // persist: the server came back with its data (append-only file)
-      expect(facts.map((f) => f.id)).toContain(saved.fact.id)
+      expect(facts.items.map((f) => f.id)).toContain(saved.fact.id)
     }))
 
   it.effect("sorts driver failures: a dead server is transient, a query the server rejects is a defect (not retried)", () =>

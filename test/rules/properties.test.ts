@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
-import { FactStore } from "../../src/services/FactStore.js"
+import { type ConflictsAfter, type ConflictsPage, FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
@@ -55,6 +55,27 @@ const expectFactMatches = (model: Model, fact: Fact) => {
   expect(fact.status).toBe(Rules.status(model, fact.id))
 }
 
+/**
+ * Every open conflict, read in pages of `size` parents and `size` children each; a parent continued
+ * on the next page is merged back, so each child must come exactly once.
+ */
+const allConflicts = (store: FactStore["Type"], size: number) =>
+  Effect.gen(function*() {
+    const merged: Array<{ parent: Fact; children: Array<Fact>; total: number }> = []
+    let after: ConflictsAfter | null = null
+    for (let pages = 0; pages < 1000; pages++) {
+      const got: ConflictsPage = yield* store.openConflicts({ limit: size, after, children: size })
+      for (const c of got.conflicts) {
+        const last = merged[merged.length - 1]
+        if (last !== undefined && last.parent.id === c.parent.id) last.children.push(...c.children)
+        else merged.push({ parent: c.parent, children: [...c.children], total: c.children_total })
+      }
+      if (got.next === null) return merged
+      after = got.next
+    }
+    return yield* Effect.dieMessage("conflict pages never ended")
+  })
+
 /** Runs one generated scenario against the store and the model side by side. */
 const runScenario = (steps: ReadonlyArray<Step>) =>
   Effect.gen(function*() {
@@ -87,6 +108,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         model.facts.push({ id, content: s.content, parentId, createdAt })
         expectFactMatches(model, saved.fact)
         expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
+        expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
         expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
         for (const f of [...saved.forkSiblings, ...(saved.duplicateOf === null ? [] : [saved.duplicateOf])]) {
           expectFactMatches(model, f)
@@ -131,24 +153,35 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         }
       }
       // After every step: the open conflicts, exactly and in order.
-      const conflicts = yield* store.openConflicts
-      expect(conflicts.map((c) => [c.parent.id, c.a.id, c.b.id])).toEqual(
-        Rules.openConflicts(model).map((c) => [c.parent, c.a, c.b])
+      const conflicts = yield* allConflicts(store, 100)
+      const expectedConflicts = Rules.openConflicts(model)
+      expect(conflicts.map((c) => [c.parent.id, ids(c.children)])).toEqual(
+        expectedConflicts.map((c) => [c.parent, c.children])
       )
+      expect(conflicts.map((c) => c.total)).toEqual(expectedConflicts.map((c) => c.children.length))
     }
 
     // The whole graph at the end: statuses, context chains, impact sets, conflicts and clusters.
-    const all = yield* store.currentState({ limit: 100, sessionId: null })
+    const all = (yield* store.currentState({ limit: 100, sessionId: null, before: null })).items
     expect(ids(all)).toEqual([...model.facts].reverse().map((f) => f.id))
     for (const f of all) expectFactMatches(model, f)
-
-    const conflicts = yield* store.openConflicts
-    for (const c of conflicts) for (const f of [c.parent, c.a, c.b]) expectFactMatches(model, f)
-    // Law: a resolved pair never reappears as a conflict.
-    for (const r of accepted) {
-      expect(conflicts.some((c) => [c.a.id, c.b.id].includes(r.winner) && [c.a.id, c.b.id].includes(r.loser))).toBe(false)
-      expect(conflicts.some((c) => c.a.id === r.loser || c.b.id === r.loser)).toBe(false)
+    // Pages of 3 newest first, each older than the last: the same list, each fact once.
+    const paged: Array<Fact> = []
+    for (let before: number | null = null, pages = 0; pages < 100; pages++) {
+      const p = yield* store.currentState({ limit: 3, sessionId: null, before })
+      paged.push(...p.items)
+      if (p.next_cursor === null) break
+      before = Date.parse(p.items[p.items.length - 1]!.created_at)
     }
+    expect(ids(paged)).toEqual(ids(all))
+
+    const conflicts = yield* allConflicts(store, 100)
+    // Paged 2 parents and 2 children at a time: the same, each child once.
+    expect((yield* allConflicts(store, 2)).map((c) => [c.parent.id, ids(c.children), c.total]))
+      .toEqual(conflicts.map((c) => [c.parent.id, ids(c.children), c.total]))
+    for (const c of conflicts) for (const f of [c.parent, ...c.children]) expectFactMatches(model, f)
+    // Law: a loser is never shown as an open child.
+    for (const r of accepted) expect(conflicts.some((c) => ids(c.children).includes(r.loser))).toBe(false)
 
     yield* Effect.forEach(model.facts, (f) =>
       Effect.gen(function*() {

@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import type { Decision } from "../../domain/fact.js"
+import { fitting, replyBudgetBytes, replyCost } from "../../domain/paging.js"
 import { briefingWindow } from "../../domain/rules.js"
 import { toIso } from "../../domain/time.js"
-import type { Briefing } from "../../services/FactStore.js"
+import type { Briefing, BriefingAfter, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { openConflicts } from "./conflicts.js"
+import { conflictsPage, readConflicts } from "./conflicts.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
 /**
@@ -16,14 +17,15 @@ export const fenceQuery = `MERGE (clk:RelayClock {id: 0}) ` +
   `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
   `SET clk.last = asOf RETURN asOf`
 
-export const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $since AND f.created_at <= $asOf ` +
+/** From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest first. */
+export const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $after AND f.created_at <= $asOf ` +
   `AND f.written_by <> $reader ` +
-  `WITH f ORDER BY f.created_at RETURN ${factMap("f")} AS fact`
+  `WITH f ORDER BY f.created_at LIMIT $limit RETURN ${factMap("f")} AS fact`
 
 /** Unlabelled ends (only facts carry SUPERSEDES), so the planner starts from the edge index on created_at. */
 export const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
-  `WHERE r.created_at > $since AND r.created_at <= $asOf AND r.resolved_by <> $reader ` +
-  `WITH w, r, l ORDER BY r.created_at ` +
+  `WHERE r.created_at > $after AND r.created_at <= $asOf AND r.resolved_by <> $reader ` +
+  `WITH w, r, l ORDER BY r.created_at LIMIT $limit ` +
   `RETURN ${factMap("w")} AS winner, ${factMap("l")} AS loser, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at`
 
@@ -35,33 +37,78 @@ interface DecisionRow {
   readonly created_at: number
 }
 
+/** The conflicts position that has nothing left: no key is below 0. */
+const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, child: 0 })
+
+/**
+ * A briefing is one window (since, as_of], read in pages. The first page fences as_of; every next
+ * page carries the window and where each list stopped (BriefingAfter) and makes no new fence, so
+ * pages only continue the window, and chaining as_of afterwards still sees everything once. Each
+ * list reads `limit` + 1 by keyset on its own created_at; the page then spends one reply budget on
+ * new facts, then decisions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
+ * so a list may be cut, even to nothing, and continue on the next page.
+ */
 export const briefing = Effect.fn("FactStore.briefing")(function*(
   db: GraphDatabase["Type"],
   now: number,
-  reader: string,
-  requestedSince: number | null
+  options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
 ) {
-    const fence = yield* db.write<{ asOf: number }>(fenceQuery, { now })
-    const asOf = fence[0]?.asOf ?? now
-    const { since } = briefingWindow(asOf, requestedSince)
-    const params = { since, asOf, reader }
-    const [facts, decisions, conflicts] = yield* Effect.all([
-      db.read<{ fact: FactRow }>(newFactsQuery, params),
-      db.read<DecisionRow>(decisionsQuery, params),
-      openConflicts(db)
+    const { limit, reader } = options
+    const at: BriefingAfter = options.after ?? (yield* Effect.map(
+      db.write<{ asOf: number }>(fenceQuery, { now }),
+      (fence) => {
+        const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since)
+        return { since, asOf, factAfter: since, decisionAfter: since, conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 } }
+      }
+    ))
+    const { asOf } = at
+    const conflictsRequest = { limit, after: at.conflicts }
+    const [factRows, decisionRows, conflictItems] = yield* Effect.all([
+      at.factAfter >= asOf ? Effect.succeed([]) :
+        db.read<{ fact: FactRow }>(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }),
+      at.decisionAfter >= asOf ? Effect.succeed([]) :
+        db.read<DecisionRow>(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }),
+      at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
     ], { concurrency: "unbounded" })
+
+    let left = replyBudgetBytes
+    let shown = 0
+    /** The first `limit` rows that fit what is left of the budget (at least one if nothing is shown yet). */
+    const cut = <A>(rows: ReadonlyArray<A>): ReadonlyArray<A> => {
+      const candidates = rows.slice(0, limit)
+      const kept = candidates.slice(0, fitting(candidates, Math.max(left, 0), shown === 0 ? 1 : 0))
+      left -= kept.reduce((n, x) => n + replyCost(x) + 1, 0)
+      shown += kept.length
+      return kept
+    }
+    const newFacts = cut(factRows.map((r) => toFact(r.fact)))
+    const decisions = cut(decisionRows.map((d): Decision => ({
+      winner: toFact(d.winner),
+      loser: toFact(d.loser),
+      reason: d.reason,
+      resolved_by: d.resolved_by,
+      created_at: toIso(d.created_at)
+    })))
+    const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
+
+    // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
+    const stop = (rows: ReadonlyArray<{ created_at: number }>, kept: number, from: number) =>
+      kept === rows.length ? asOf : kept === 0 ? from : rows[kept - 1]!.created_at
+    const next: BriefingAfter = {
+      since: at.since,
+      asOf,
+      factAfter: stop(factRows.map((r) => r.fact), newFacts.length, at.factAfter),
+      decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
+      conflicts: conflicts.next ?? conflictsDone(asOf)
+    }
+    const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.conflicts.key === 0
     const result: Briefing = {
       asOf,
-      since,
-      newFacts: facts.map((r) => toFact(r.fact)),
-      decisions: decisions.map((d): Decision => ({
-        winner: toFact(d.winner),
-        loser: toFact(d.loser),
-        reason: d.reason,
-        resolved_by: d.resolved_by,
-        created_at: toIso(d.created_at)
-      })),
-      openConflicts: conflicts
+      since: at.since,
+      newFacts,
+      decisions,
+      openConflicts: conflicts.conflicts,
+      next: done ? null : next
     }
     return result
   })

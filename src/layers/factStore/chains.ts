@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
 import type { Dependent, Fact } from "../../domain/fact.js"
+import { page } from "../../domain/paging.js"
+import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
@@ -43,32 +45,42 @@ export const impact = (db: GraphDatabase["Type"], id: string, field = "fact_id")
     )
   )
 
-const recentQuery = (filter: "session" | "since" | "none") =>
-  `MATCH (f:Fact) ${filter === "session" ? "WHERE f.session_id = $sessionId " : filter === "since" ? "WHERE f.created_at >= $from " : ""}` +
+const recentQuery = (filter: "session" | "since") =>
+  `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
+  `f.created_at < $before ` +
   `WITH f ORDER BY f.created_at DESC LIMIT $limit ` +
   `RETURN ${factMap("f")} AS fact`
 
 const day = 24 * 60 * 60 * 1000
 
 /**
- * Windows tried first for the newest facts. FalkorDB 4.16 sorts every fact for ORDER BY ... LIMIT
- * (30-50 ms at 100k facts); a lower bound on created_at goes through the index instead (~1.5 ms).
- * When a window holds at least `limit` facts, the newest `limit` are all in it; otherwise widen.
+ * Windows tried first for the newest facts before `before`. FalkorDB 4.16 sorts every fact for
+ * ORDER BY ... LIMIT (30-50 ms at 100k facts); a lower bound on created_at goes through the index
+ * instead (~1.5 ms). When a window holds more than `limit` facts, the newest `limit` + 1 are all in
+ * it; otherwise widen, and at last take everything from 0.
  */
-const windows = [day, 32 * day]
+const windows = [day, 32 * day, Number.MAX_SAFE_INTEGER]
 
-/** The newest facts, optionally of one session. */
-export const currentState = (db: GraphDatabase["Type"], now: number, limit: number, sessionId: string | null) => {
-  const toFacts = (rows: ReadonlyArray<{ fact: FactRow }>) => rows.map((r) => toFact(r.fact))
-  if (sessionId !== null) {
-    return db.read<{ fact: FactRow }>(recentQuery("session"), { limit, sessionId }).pipe(Effect.map(toFacts))
-  }
+/** One page of the newest facts (optionally of one session) older than `before`, newest first. */
+export const currentState = (
+  db: GraphDatabase["Type"],
+  now: number,
+  options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
+) => {
+  const { limit, sessionId } = options
+  const before = options.before ?? Number.MAX_SAFE_INTEGER
+  const top = options.before ?? now
+  const read = (rows: ReadonlyArray<{ fact: FactRow }>): Page<Fact> =>
+    page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)])
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
-    const window = windows[i]
-    if (window === undefined) return db.read<{ fact: FactRow }>(recentQuery("none"), { limit })
-    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit, from: now - window }).pipe(
-      Effect.flatMap((rows) => rows.length >= limit ? Effect.succeed(rows) : attempt(i + 1))
+    const window = windows[i]!
+    const from = i === windows.length - 1 ? 0 : top - window
+    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit: limit + 1, from, before }).pipe(
+      Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
-  return attempt(0).pipe(Effect.map(toFacts))
+  const rows = sessionId !== null
+    ? db.read<{ fact: FactRow }>(recentQuery("session"), { limit: limit + 1, sessionId, before })
+    : attempt(0)
+  return Effect.map(rows, read)
 }

@@ -1,17 +1,35 @@
 import { Effect } from "effect"
 import { chooseClusters, clusterFactBudget, type ClusterSizes } from "../../domain/clusters.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import type { Clusters } from "../../services/FactStore.js"
+import type { Fact } from "../../domain/fact.js"
+import { encodeCursor, fitting, page, replyBudgetBytes, replyCost } from "../../domain/paging.js"
+import type { Cluster, Clusters, Page } from "../../services/FactStore.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
-/** PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older first. */
+/**
+ * PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older
+ * first. Pages go by keyset on (rank, created_at): rank is the score in whole 1e-12 units, because
+ * a score sent back as text loses its last bits and would not compare equal to itself.
+ */
 export const importantQuery = `CALL algo.pageRank('Fact', 'BUILDS_ON') YIELD node, score ` +
-  `WITH node, score ORDER BY score DESC, node.created_at ASC LIMIT $limit ` +
-  `RETURN ${factMap("node")} AS fact, score`
+  `WITH node, score, toInteger(round(score * 1000000000000)) AS rank ` +
+  `WHERE rank < $rank OR (rank = $rank AND node.created_at > $at) ` +
+  `WITH node, score, rank ORDER BY rank DESC, node.created_at ASC LIMIT $limit ` +
+  `RETURN ${factMap("node")} AS fact, score, rank`
 
-export const important = (db: GraphDatabase["Type"], limit: number) =>
-  db.read<{ fact: FactRow; score: number }>(importantQuery, { limit }).pipe(
-    Effect.map((rows) => rows.map((r) => ({ fact: toFact(r.fact), score: r.score })))
+export const important = (
+  db: GraphDatabase["Type"],
+  options: { readonly limit: number; readonly after: readonly [number, number] | null }
+) =>
+  db.read<{ fact: FactRow; score: number; rank: number }>(importantQuery, {
+    limit: options.limit + 1,
+    rank: options.after?.[0] ?? Number.MAX_SAFE_INTEGER,
+    at: options.after?.[1] ?? 0
+  }).pipe(
+    Effect.map((rows): Page<{ fact: Fact; score: number }> => {
+      const cut = page(rows, options.limit, (r) => [r.rank, r.fact.created_at])
+      return { items: cut.items.map((r) => ({ fact: toFact(r.fact), score: r.score })), next_cursor: cut.next_cursor }
+    })
   )
 
 /**
@@ -25,28 +43,64 @@ export const clusterSizesQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relations
   `WITH componentId, collect(node.id) AS ids, min(node.created_at) AS first ` +
   `RETURN size(ids) AS size, first, ids[0..$cap] AS ids`
 
+const factBatch = 200
+
 export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN ${factMap("f")} AS fact`
 
+/**
+ * One page of clusters: the clusters after `after` that fit the budget of facts and the reply's byte
+ * budget, whole clusters only, except that a first cluster too large for the bytes shows the oldest
+ * facts that fit (its size still whole). `id` is the cluster's place in the whole order, so it runs
+ * on across pages.
+ */
 export const clusters = Effect.fn("FactStore.clusters")(function*(
   db: GraphDatabase["Type"],
-  options: { readonly limit?: number | undefined; readonly factsPerCluster?: number | undefined }
+  options: {
+    readonly limit?: number | undefined
+    readonly factsPerCluster?: number | undefined
+    readonly after?: readonly [number, number] | null | undefined
+  }
 ) {
     const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
     const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
-    const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget })
+    const after = options.after ?? null
+    const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget, after })
+    // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
+    // facts fill a reply long before the 2,000 that the fact budget allows.
     const ids = chosen.flatMap((c) => c.ids)
-    const rows = ids.length === 0 ? [] : yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids })
-    const byId = new Map(rows.map((r) => [r.fact.id, toFact(r.fact)]))
+    const byId = new Map<string, Fact>()
+    let cost = 0
+    for (let i = 0; i < ids.length && cost <= replyBudgetBytes; i += factBatch) {
+      const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
+      for (const r of rows) {
+        const fact = toFact(r.fact)
+        byId.set(fact.id, fact)
+        cost += replyCost(fact) + 1
+      }
+    }
+    const skipped = after === null ? 0 : all.filter((c) => c.size > after[0] || (c.size === after[0] && c.first <= after[1])).length
+    const shaped = chosen.map((c, i): Cluster => ({
+      id: skipped + i + 1,
+      size: c.size,
+      facts: c.ids.flatMap((id) => {
+        const fact = byId.get(id)
+        return fact === undefined ? [] : [fact]
+      })
+    }))
+    // Whole clusters only (a cluster whose facts were not all read is left for the next page), but
+    // always the first, cut to the facts that fit.
+    const whole = shaped.findIndex((c, i) => i > 0 && c.facts.length < chosen[i]!.ids.length)
+    const complete = whole === -1 ? shaped : shaped.slice(0, whole)
+    const kept = complete.slice(0, fitting(complete, replyBudgetBytes))
+    const first = kept[0]
+    if (kept.length === 1 && first !== undefined && replyCost(first) > replyBudgetBytes) {
+      kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, replyBudgetBytes - 100)) }
+    }
+    const last = chosen[kept.length - 1]
     const result: Clusters = {
       total: all.length,
-      clusters: chosen.map((c, i) => ({
-        id: i + 1,
-        size: c.size,
-        facts: c.ids.flatMap((id) => {
-          const fact = byId.get(id)
-          return fact === undefined ? [] : [fact]
-        })
-      }))
+      clusters: kept,
+      nextCursor: last !== undefined && skipped + kept.length < all.length ? encodeCursor([last.size, last.first]) : null
     }
     return result
   })

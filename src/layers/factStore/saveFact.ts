@@ -2,7 +2,9 @@ import { Effect } from "effect"
 import { normaliseContent } from "../../domain/content.js"
 import { FactNotFound } from "../../domain/errors.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { forkSiblingsShown } from "../../domain/rules.js"
 import type { NewFact, Saved } from "../../services/FactStore.js"
+import { childMap } from "./childMap.js"
 import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
 
 /**
@@ -22,20 +24,26 @@ const createFact = (carry: ReadonlyArray<string>) =>
   `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
   `f.session_id = $sessionId, f.created_at = ts, clk.last = ts`
 
-const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, [] AS siblings`
+const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate`
 
 const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
   `MERGE (f)-[:BUILDS_ON]->(p) ` +
   `WITH f, p ` +
   `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
   `WITH f, p, s ORDER BY s.created_at ` +
-  `WITH f, p, collect(CASE WHEN s IS NULL THEN NULL ELSE {norm: s.norm, fact: ${factMap("s")}} END) AS siblings ` +
-  `FOREACH (_ IN CASE WHEN any(x IN siblings WHERE x.norm <> $norm) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
-  `RETURN ${factMap("f")} AS fact, siblings`
+  // Node references and their norms only: just the shown siblings and the duplicate are mapped.
+  `WITH f, p, collect(s) AS siblings ` +
+  `WITH f, p, [x IN siblings WHERE x.norm <> $norm] AS differing, [x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
+  `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
+  `WITH f, differing, same, ${factMap("p")} AS parent ` +
+  `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
+  `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${childMap("x", "parent")}] AS duplicate`
 
 interface Row {
   readonly fact: FactRow
-  readonly siblings: ReadonlyArray<{ readonly norm: string; readonly fact: FactRow }>
+  readonly siblingsTotal: number
+  readonly siblings: ReadonlyArray<FactRow>
+  readonly duplicate: ReadonlyArray<FactRow>
 }
 
 export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
@@ -47,17 +55,19 @@ export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase[
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
       parentId: input.parentId,
+      shown: forkSiblingsShown,
       now
     })
     const row = rows[0]
     if (row === undefined) {
       return yield* new FactNotFound({ message: `parent_fact_id: no fact with id ${input.parentId}` })
     }
-    const duplicate = row.siblings.find((s) => s.norm === norm)
+    const duplicate = row.duplicate[0]
     const saved: Saved = {
       fact: toFact(row.fact),
-      forkSiblings: row.siblings.filter((s) => s.norm !== norm).map((s) => toFact(s.fact)),
-      duplicateOf: duplicate === undefined ? null : toFact(duplicate.fact)
+      forkSiblings: row.siblings.map(toFact),
+      siblingsTotal: row.siblingsTotal,
+      duplicateOf: duplicate === undefined ? null : toFact(duplicate)
     }
     return saved
   })

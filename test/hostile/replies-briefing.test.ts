@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { type Admin, connectAdmin } from "../support/proof.js"
+import { type Built, duplicates, longText, replyBytes, replyCap, writeFacts } from "./shapes.js"
+
+/**
+ * 4,000 facts of 2,000 characters (quotes, backslashes, line breaks) written within the last day:
+ * the default briefing used to carry all of them (over 16 MiB). Now each page stays under 1 MiB,
+ * paging through one window shows each fact once, and chaining as_of afterwards is still exact. Every
+ * other read tool at its largest page stays under 1 MiB on the same graph.
+ */
+describe("4,000 long facts in a day", () => {
+  let relay: RelayClient
+  let admin: Admin
+  let facts: Array<Built>
+
+  beforeAll(async () => {
+    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    await relay.call("relay_get_current_state")
+    facts = await writeFacts(admin, relay.graph, {
+      count: 4000,
+      first: Date.now() - 6 * 60 * 60 * 1000,
+      parent: null,
+      content: (i) => longText(`finding ${i}`)
+    })
+  }, 300_000)
+  afterAll(async () => {
+    await relay?.close()
+    if (relay !== undefined) await admin?.command(["GRAPH.DELETE", relay.graph]).catch(() => undefined)
+    await admin?.close()
+  })
+
+  it("the default briefing is under 1 MiB; its pages give each fact once; chaining as_of is still exact", async () => {
+    const first = await relay.call("relay_get_briefing", { my_name: "reader" })
+    expect(replyBytes(first)).toBeLessThan(replyCap)
+    expect(first.isError, first.content[0]?.text).toBeFalsy()
+    expect(first.structuredContent.next_cursor).not.toBeNull()
+    expect(first.content[0]?.text).toContain("call again with cursor = next_cursor")
+
+    const seen: Array<string> = first.structuredContent.new_facts.map((f: any) => f.id)
+    const asOf = first.structuredContent.as_of
+    let largest = replyBytes(first)
+    let cursor = first.structuredContent.next_cursor
+    let pages = 1
+    while (cursor !== null && pages < 500) {
+      const r = await relay.call("relay_get_briefing", { my_name: "reader", cursor, limit: 200 })
+      largest = Math.max(largest, replyBytes(r))
+      expect(replyBytes(r)).toBeLessThan(replyCap)
+      expect(r.structuredContent.as_of).toBe(asOf)
+      seen.push(...r.structuredContent.new_facts.map((f: any) => f.id))
+      cursor = r.structuredContent.next_cursor
+      pages++
+      // Saved while paging: after this window's fence, so only the next briefing shows it.
+      if (pages === 3) await relay.call("relay_save_fact", { content: "written while paging", written_by: "late", session_id: "s" })
+    }
+    expect(duplicates(seen)).toEqual([])
+    expect(seen).toEqual(facts.map((f) => f.id))
+    console.log(`briefing of 4,000 long facts: ${pages} pages, largest reply ${largest} bytes`)
+
+    const next = await relay.call("relay_get_briefing", { my_name: "reader", since: asOf })
+    expect(next.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["written while paging"])
+    expect(next.structuredContent.next_cursor).toBeNull()
+  }, 240_000)
+
+  it("every other read tool at its largest page stays under 1 MiB and reads on", async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["relay_get_current_state", { limit: 100 }],
+      ["relay_get_important_facts", { limit: 100 }],
+      ["relay_get_clusters", {}],
+      ["relay_get_clusters", { limit: 1000, facts_per_cluster: 1000 }],
+      ["relay_detect_conflicts", { limit: 100 }]
+    ]
+    for (const [tool, args] of calls) {
+      const r = await relay.call(tool, args)
+      expect(r.isError, `${tool}: ${r.content[0]?.text?.slice(0, 200)}`).toBeFalsy()
+      expect(replyBytes(r), tool).toBeLessThan(replyCap)
+      console.log(`${tool} ${JSON.stringify(args)}: ${replyBytes(r)} bytes`)
+    }
+    // Current state pages on, newest first, each fact once.
+    const ids: Array<string> = []
+    let cursor: string | undefined
+    for (let pages = 0; pages < 10; pages++) {
+      const r = await relay.call("relay_get_current_state", cursor === undefined ? { limit: 100 } : { limit: 100, cursor })
+      ids.push(...r.structuredContent.facts.map((f: any) => f.id))
+      cursor = r.structuredContent.next_cursor
+    }
+    expect(duplicates(ids)).toEqual([])
+    const newestFirst = [...facts].reverse().map((f) => f.id)
+    expect(ids.filter((id) => newestFirst.includes(id))).toEqual(newestFirst.slice(0, ids.filter((id) => newestFirst.includes(id)).length))
+    // Clusters page on too: 4,000 roots are 4,000 clusters of one, numbered on across pages.
+    const c1 = (await relay.call("relay_get_clusters", {})).structuredContent
+    const c2 = (await relay.call("relay_get_clusters", { cursor: c1.next_cursor })).structuredContent
+    expect(c2.clusters[0].id).toBe(c1.clusters.length + 1)
+    expect(duplicates([...c1.clusters, ...c2.clusters].map((c: any) => c.facts[0].id))).toEqual([])
+  }, 120_000)
+})

@@ -1,0 +1,57 @@
+import { expect, it } from "@effect/vitest"
+import { Effect, Layer, Logger, Schema } from "effect"
+import { replyMaxBytes } from "../../src/domain/paging.js"
+import { callTool, internalMessage } from "../../src/mcp/callTool.js"
+import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { RateLimiter } from "../../src/services/RateLimiter.js"
+import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { defineTool, readOnly } from "../../src/tools/Tool.js"
+
+/**
+ * The last line of defence at the edge: whatever a tool returns, no reply over 1 MiB of JSON is sent
+ * (it would close the client's connection); the call answers `internal` and the log says why.
+ * Every list is paged well under that (see the other replies-* tests), so only a list that escaped
+ * its page could reach this.
+ */
+const returning = (text: string) =>
+  defineTool({
+    name: "relay_test_big",
+    description: "test",
+    annotations: readOnly("test"),
+    input: Schema.Struct({}),
+    output: Schema.Struct({ text: Schema.String }),
+    handler: () => Effect.succeed({ text })
+  })
+
+const run = (text: string) =>
+  Effect.gen(function*() {
+    const logs: Array<string> = []
+    const logger = Logger.make(({ message }) => logs.push(String(message)))
+    const result = yield* callTool(returning(text), {}).pipe(
+      Effect.provide(Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))),
+      // The test tool uses neither: no database behind this test.
+      Effect.provideService(FactStore, {} as FactStore["Type"]),
+      Effect.provideService(SecretScanner, {} as SecretScanner["Type"])
+    )
+    return { result, logs }
+  })
+
+it.effect("a reply over 1 MiB is never sent: internal, and the log names the tool and the size", () =>
+  Effect.gen(function*() {
+    // The text block repeats the output, so ~600 KB of output makes a reply of ~1.2 MB.
+    const { logs, result } = yield* run("x".repeat(600 * 1024))
+    expect(result.isError).toBe(true)
+    expect(result.structuredContent).toEqual({ error: { code: "internal", message: internalMessage } })
+    expect(JSON.stringify(result).length).toBeLessThan(1000)
+    expect(logs.some((l) => /^relay_test_big: reply of \d+ bytes over the 1048576 byte cap/.test(l))).toBe(true)
+  }))
+
+it.effect("a reply under the cap is sent whole", () =>
+  Effect.gen(function*() {
+    const { logs, result } = yield* run("y".repeat(400 * 1024))
+    expect(result.isError).toBeUndefined()
+    expect(result.structuredContent).toEqual({ text: "y".repeat(400 * 1024) })
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(replyMaxBytes)
+    expect(logs).toEqual([])
+  }))
