@@ -200,7 +200,8 @@ describe("error codes over stdio", () => {
     await admin.query(relays.corrupt.graph,
       "CREATE (:Fact {id: $id, content: 'broken', norm: 'broken', written_by: 'x', session_id: 's', created_at: 'not a time'})",
       { id: bad })
-    for (const [tool, args] of [["relay_get_current_state", {}], ["relay_get_context", { fact_id: bad }]] as const) {
+    // (relay_get_current_state pages by a created_at range now, which a text created_at is outside of.)
+    for (const [tool, args] of [["relay_get_context", { fact_id: bad }]] as const) {
       const e = await fails(tool, args)
       expect(e.code, tool).toBe("internal")
       expect(e.message).toBe("Relay hit an internal error; the details are in its log")
