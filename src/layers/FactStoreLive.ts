@@ -15,8 +15,8 @@ export const FactStoreLive = Layer.effect(
     const db = yield* GraphDatabase
     return FactStore.of({
       save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
-      context: (id) => context(db, id),
-      impact: (id) => impact(db, id),
+      context: (id, page) => context(db, id, page),
+      impact: (id, page) => impact(db, id, page),
       currentState: ({ limit, sessionId }) =>
         Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, limit, sessionId))),
       openConflicts: openConflicts(db),

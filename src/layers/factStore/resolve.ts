@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { staleDefault } from "../../domain/chainPaging.js"
 import { FactNotFound, InvalidResolution } from "../../domain/errors.js"
 import { resolutionMessage } from "../../domain/rules.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -60,7 +61,14 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
     if (r.winnerId === r.loserId) {
       return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }
-    const rows = yield* db.write<Row>(resolveQuery, { ...r, now })
+    const rows = yield* db.write<Row>(resolveQuery, {
+      callId: r.callId,
+      winnerId: r.winnerId,
+      loserId: r.loserId,
+      reason: r.reason,
+      resolvedBy: r.resolvedBy,
+      now
+    })
     const row = rows[0]
     if (row === undefined) return yield* missing(db, r)
     if (row.created_at === null || row.reason === null || row.resolved_by === null) {
@@ -68,7 +76,7 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
         message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
       })
     }
-    const stale = yield* impact(db, r.loserId, "loser_fact_id")
+    const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
     const resolved: Resolved = {
       winner: toFact(row.winner),
       loser: toFact(row.loser),
@@ -76,7 +84,8 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
       resolvedBy: row.resolved_by,
       createdAt: row.created_at,
       alreadyResolved: row.existing,
-      stale
+      stale: stale.items,
+      staleNextCursor: stale.nextCursor
     }
     return resolved
   })
