@@ -58,7 +58,7 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
     } finally {
       await db.close()
     }
-  }, 120_000)
+  }, 400_000)
 
   afterAll(async () => {
     console.log(`largest reply: ${(largest / 1024).toFixed(0)} KiB`)
