@@ -54,9 +54,9 @@ try {
   const suites: ReadonlyArray<readonly [string, ReadonlyArray<Level>]> = [
     ["relay_get_context", [
       ["floor (bare client)", () => { const id = nextId(); return replay(graph, ctxTrace, new Map([[ctxArgs.fact_id, id]])) }],
-      ["GraphDatabase.read", () => runtime.runPromise(Effect.flatMap(GraphDatabase, (d) => d.read(ctxStmt.cypher, { id: nextId() })))],
-      ["FactStore.context", () => runtime.runPromise(Effect.flatMap(FactStore, (s) => s.context(nextId())))],
-      ["handler", () => runtime.runPromise(tool("relay_get_context").handler({ fact_id: nextId() }).pipe(Effect.provideService(ToolCall, { id: "x" })))],
+      ["GraphDatabase.read", () => runtime.runPromise(Effect.flatMap(GraphDatabase, (d) => d.read(ctxStmt.cypher, { ...ctxStmt.params, id: nextId() })))],
+      ["FactStore.context", () => runtime.runPromise(Effect.flatMap(FactStore, (s) => s.context(nextId(), { limit: 50, cursor: null })))],
+      ["handler", () => runtime.runPromise(tool("relay_get_context").handler({ fact_id: nextId(), limit: 50 }).pipe(Effect.provideService(ToolCall, { id: "x" })))],
       ["callTool", () => runtime.runPromise(callTool(tool("relay_get_context"), { fact_id: nextId() })).then(expectOk)]
     ]],
     ["relay_save_fact", [

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } from "./chainPaging.js"
 import { FactContent, Reason } from "./content.js"
 import { FactStatus } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
@@ -17,7 +18,17 @@ export const SaveFactInput = Schema.Struct({
   )
 })
 
-export const FactIdInput = Schema.Struct({ fact_id: FactId })
+export const ContextInput = Schema.Struct({
+  fact_id: FactId,
+  limit: contextLimit,
+  cursor: Schema.optional(ContextCursor)
+})
+
+export const ImpactInput = Schema.Struct({
+  fact_id: FactId,
+  limit: impactLimit,
+  cursor: Schema.optional(ImpactCursor)
+})
 
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
@@ -34,7 +45,8 @@ export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: FactId,
   loser_fact_id: FactId,
   reason: Reason,
-  resolved_by: AgentName
+  resolved_by: AgentName,
+  limit: staleLimit
 })
 
 export const BriefingInput = Schema.Struct({

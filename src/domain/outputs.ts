@@ -12,9 +12,16 @@ export const SaveFactOutput = Schema.Struct({
   duplicate_of: Schema.NullOr(Fact)
 })
 
-export const ContextOutput = Schema.Struct({ chain: Schema.Array(Fact) })
+export const ContextOutput = Schema.Struct({
+  chain: Schema.Array(Fact),
+  next_cursor: NextCursor.annotations({ description: "Pass as cursor for the facts above this page; null at the root" })
+})
 
-export const ImpactOutput = Schema.Struct({ fact_id: Schema.String, dependents: Schema.Array(Dependent) })
+export const ImpactOutput = Schema.Struct({
+  fact_id: Schema.String,
+  dependents: Schema.Array(Dependent),
+  next_cursor: NextCursor
+})
 
 export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), next_cursor: NextCursor })
 
@@ -27,7 +34,10 @@ export const ResolveConflictOutput = Schema.Struct({
   resolved_by: Schema.String,
   created_at: Schema.String,
   already_resolved: Schema.Boolean,
-  stale: Schema.Array(Dependent)
+  stale: Schema.Array(Dependent),
+  stale_next_cursor: NextCursor.annotations({
+    description: "More stale facts: pass as cursor to relay_get_impact with fact_id = the loser; null if none"
+  })
 })
 
 export const BriefingOutput = Schema.Struct({

@@ -16,8 +16,8 @@ export const FactStoreLive = Layer.effect(
     const db = yield* GraphDatabase
     return FactStore.of({
       save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
-      context: (id) => context(db, id),
-      impact: (id) => impact(db, id),
+      context: (id, page) => context(db, id, page),
+      impact: (id, page) => impact(db, id, page),
       currentState: (options) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),
       resolve: (r) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => resolve(db, now, r))),

@@ -29,6 +29,8 @@ export const renderFact = (f: Fact): string =>
 const list = <A>(title: string, items: ReadonlyArray<A>, line: (a: A) => string, empty: string) =>
   items.length === 0 ? [`${title}: ${empty}`] : [`${title} (${items.length}):`, ...items.map((i) => `- ${line(i)}`)]
 
+/** The line that says a list goes on, with the cursor a text-only reader needs to read on. */
+
 const dependent = (d: Dependent) => `distance ${d.distance}: ${renderFact(d.fact)}`
 
 const conflict = (c: Conflict) =>
@@ -82,9 +84,14 @@ const renderers: Record<string, (o: never) => Array<string>> = {
       ""
     ))
   ],
-  relay_get_context: (o: { chain: ReadonlyArray<Fact> }) => list("Chain, root first", o.chain, renderFact, "none"),
-  relay_get_impact: (o: { fact_id: string; dependents: ReadonlyArray<Dependent> }) =>
-    list(`Facts that build on ${o.fact_id}`, o.dependents, dependent, "none"),
+  relay_get_context: (o: { chain: ReadonlyArray<Fact>; next_cursor: string | null }) => [
+    ...list("Chain, root first", o.chain, renderFact, "none"),
+    ...more(o)
+  ],
+  relay_get_impact: (o: { fact_id: string; dependents: ReadonlyArray<Dependent>; next_cursor: string | null }) => [
+    ...list(`Facts that build on ${o.fact_id}`, o.dependents, dependent, "none"),
+    ...more(o)
+  ],
   relay_get_current_state: (o: { facts: ReadonlyArray<Fact>; next_cursor: string | null }) => [
     ...list("Recent facts, newest first", o.facts, renderFact, "none yet"),
     ...more(o)
@@ -100,11 +107,14 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     resolved_by: string
     already_resolved: boolean
     stale: ReadonlyArray<Dependent>
+    stale_next_cursor: string | null
   }) => [
     `${o.already_resolved ? "Already resolved" : "Resolved"} by ${o.resolved_by} because ${quote(o.reason)}`,
     `Winner: ${renderFact(o.winner)}`,
     `Loser: ${renderFact(o.loser)}`,
-    ...list("Now stale (built on the loser)", o.stale, dependent, "none")
+    ...list("Now stale (built on the loser)", o.stale, dependent, "none"),
+    ...(o.stale_next_cursor === null ? [] :
+      [`More stale facts: relay_get_impact on ${o.loser.id} with cursor ${quote(o.stale_next_cursor)}.`])
   ],
   relay_get_briefing: (o: {
     as_of: string

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { DatabaseError, FactNotFound, InvalidResolution } from "../domain/errors.js"
+import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
 import type { Conflict, Decision, Dependent, Fact, FactStatus } from "../domain/fact.js"
 import type { SearchHit } from "../domain/outputs.js"
 
@@ -28,6 +29,14 @@ export interface Resolution {
   readonly loserId: string
   readonly reason: string
   readonly resolvedBy: string
+  /** How many of the loser's dependents `stale` holds (the first page of its impact; default 100). */
+  readonly staleLimit?: number | undefined
+}
+
+/** One page of a list and the cursor to the next, null on the last. */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next_cursor: string | null
 }
 
 export interface Resolved {
@@ -38,6 +47,8 @@ export interface Resolved {
   readonly createdAt: number
   readonly alreadyResolved: boolean
   readonly stale: ReadonlyArray<Dependent>
+  /** A cursor for the loser's impact past `stale`; null when `stale` is all of it. */
+  readonly staleNextCursor: string | null
 }
 
 /**
@@ -101,12 +112,6 @@ export interface Clusters {
   readonly nextCursor: string | null
 }
 
-/** One page of a list and the cursor to the next (null on the last page). */
-export interface Page<A> {
-  readonly items: ReadonlyArray<A>
-  readonly next_cursor: string | null
-}
-
 export interface SearchOptions {
   /** A full-text query as domain/search.ts writes it (never the client's raw text). */
   readonly query: string
@@ -135,8 +140,16 @@ export interface SearchRow {
 /** Append-only facts and decisions, with every derived status computed from edges when read. */
 export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | DatabaseError>
-  readonly context: (id: string) => Effect.Effect<ReadonlyArray<Fact>, FactNotFound | DatabaseError>
-  readonly impact: (id: string) => Effect.Effect<ReadonlyArray<Dependent>, FactNotFound | DatabaseError>
+  /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
+  readonly context: (
+    id: string,
+    page: PageRequest<ContextCursor>
+  ) => Effect.Effect<Page<Fact>, FactNotFound | DatabaseError>
+  /** What builds on the fact, by distance then age, a page at a time. */
+  readonly impact: (
+    id: string,
+    page: PageRequest<ImpactCursor>
+  ) => Effect.Effect<Page<Dependent>, FactNotFound | DatabaseError>
   /** The newest facts older than `before` (null: from the newest). */
   readonly currentState: (
     options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }

@@ -12,8 +12,9 @@ export const resolveConflict = defineTool({
   description: "Record how a disagreement was settled: the winner supersedes the loser, with your reason. Use it " +
     "after relay_detect_conflicts (the two facts need not be siblings, but neither may build on the other and a " +
     "decision cannot be reversed into a cycle: such calls answer invalid_resolution). Calling it again for the " +
-    "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: every " +
-    "fact built on the loser, which may now need revisiting (empty when none). Next: relay_get_impact on the loser. " +
+    "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: the " +
+    "facts built on the loser, which may now need revisiting (empty when none), up to `limit`; " +
+    "stale_next_cursor reads on in relay_get_impact on the loser. Next: relay_get_impact on the loser. " +
     untrustedNote,
   annotations: {
     title: "Resolve a conflict",
@@ -35,7 +36,8 @@ export const resolveConflict = defineTool({
       winnerId: input.winner_fact_id,
       loserId: input.loser_fact_id,
       reason,
-      resolvedBy: input.resolved_by
+      resolvedBy: input.resolved_by,
+      staleLimit: input.limit
     })
     return {
       winner: resolved.winner,
@@ -44,7 +46,8 @@ export const resolveConflict = defineTool({
       resolved_by: resolved.resolvedBy,
       created_at: toIso(resolved.createdAt),
       already_resolved: resolved.alreadyResolved,
-      stale: resolved.stale
+      stale: resolved.stale,
+      stale_next_cursor: resolved.staleNextCursor
     }
   })
 })

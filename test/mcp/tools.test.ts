@@ -142,7 +142,7 @@ describe("all nine tools over stdio", () => {
     expect(l[1]).toBe(`Facts that build on ${ids.root} (4):`)
     expect(l.slice(2).map((x) => x.slice(0, 14))).toEqual(["- distance 1: ", "- distance 1: ", "- distance 1: ", "- distance 2: "])
     const none = await mcp.call("relay_get_impact", { fact_id: ids.samesite })
-    expect(none.structuredContent).toEqual({ fact_id: ids.samesite, dependents: [] })
+    expect(none.structuredContent).toEqual({ fact_id: ids.samesite, dependents: [], next_cursor: null })
     expect(lines(none)[1]).toBe(`Facts that build on ${ids.samesite}: none`)
   })
 

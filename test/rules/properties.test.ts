@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, TestClock } from "effect"
+import { Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
+import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
@@ -45,6 +46,28 @@ interface Model {
 }
 
 const ids = (facts: ReadonlyArray<Fact>) => facts.map((f) => f.id)
+
+/**
+ * Every page of a paged read, through next_cursor as a client would pass it back. `prepend`: the
+ * pages read backwards (context reads toward the root), so each page goes in front of the last.
+ */
+const allPages = <A, K, E>(
+  cursorSchema: Schema.Schema<K, string>,
+  read: (cursor: K | null) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>,
+  prepend = false
+) =>
+  Effect.gen(function*() {
+    let out: Array<A> = []
+    let cursor: K | null = null
+    for (let pages = 0; pages < 1000; pages++) {
+      const p: { items: ReadonlyArray<A>; next_cursor: string | null } = yield* read(cursor)
+      out = prepend ? [...p.items, ...out] : [...out, ...p.items]
+      if (p.next_cursor === null) return out
+      expect(p.items.length, "a page that says more remain is not empty").toBeGreaterThan(0)
+      cursor = yield* Schema.decode(cursorSchema)(p.next_cursor).pipe(Effect.orDie)
+    }
+    throw new Error("paging did not end")
+  })
 
 const expectFactMatches = (model: Model, fact: Fact) => {
   const m = model.facts.find((f) => f.id === fact.id)
@@ -138,6 +161,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           expect(r.stale.map((d) => [d.fact.id, d.distance])).toEqual(
             Rules.impact(model, loser).map((d) => [d.id, d.distance])
           )
+          expect(r.staleNextCursor).toBeNull()
           for (const d of r.stale) expectFactMatches(model, d.fact)
         } else {
           expect(result._tag, `resolution ${winner} over ${loser} is rejected (${rule})`).toBe("Left")
@@ -183,12 +207,19 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     // Law: a loser is never shown as an open child.
     for (const r of accepted) expect(conflicts.some((c) => ids(c.children).includes(r.loser))).toBe(false)
 
-    yield* Effect.forEach(model.facts, (f) =>
+    // Whole lists: in one page, and for every third fact also in pages of one to three, so page
+    // boundaries and cursors are exercised too.
+    yield* Effect.forEach(model.facts, (f, i) =>
       Effect.gen(function*() {
-        const chain = yield* store.context(f.id)
+        const limit = i % 3 === 0 ? 1 + (i % 9) / 3 : 500
+        const chain = yield* allPages(ContextCursor, (cursor) => store.context(f.id, { limit, cursor }), true)
         expect(ids(chain)).toEqual(Rules.context(model, f.id))
-        const dependents = yield* store.impact(f.id)
+        for (const c of chain) expectFactMatches(model, c)
+        const first = yield* store.context(f.id, { limit, cursor: null })
+        expect(ids(first.items)).toEqual(Rules.context(model, f.id).slice(-limit))
+        const dependents = yield* allPages(ImpactCursor, (cursor) => store.impact(f.id, { limit, cursor }))
         expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(Rules.impact(model, f.id).map((d) => [d.id, d.distance]))
+        for (const d of dependents) expectFactMatches(model, d.fact)
         // Law: stale exactly when some ancestor is superseded (as the database itself reports them).
         const stale = chain.slice(0, -1).some((a) => a.status === "superseded")
         const self = chain[chain.length - 1]!

@@ -11,10 +11,17 @@ import { toIso } from "../../domain/time.js"
  * answered a null parent (found by test/rules/properties.test.ts on conflicts).
  */
 export const factMap = (v: string): string =>
-  `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
-  `created_at: ${v}.created_at, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
+  `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
   `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
   `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
+
+/**
+ * A fact's stored fields, without parent_id and status: for queries that know those from the walk
+ * they made (context and impact), where a pattern per fact would cost more than the walk itself.
+ */
+export const factFields = (v: string): string =>
+  `id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
+  `created_at: ${v}.created_at`
 
 /**
  * The map of an unsuperseded child `v` of a parent whose map is already bound as `parentMap`: its
@@ -22,16 +29,19 @@ export const factMap = (v: string): string =>
  * no ancestor walk is needed (relay_detect_conflicts returns two such children per row).
  */
 export const liveChildMap = (v: string, parentMap: string): string =>
-  `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
-  `created_at: ${v}.created_at, parent_id: ${parentMap}.id, superseded: false, ` +
+  `{${factFields(v)}, parent_id: ${parentMap}.id, superseded: false, ` +
   `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
 
-export interface FactRow {
+/** What `factFields` returns. */
+export interface FactFieldsRow {
   readonly id: string
   readonly content: string
   readonly written_by: string
   readonly session_id: string
   readonly created_at: number
+}
+
+export interface FactRow extends FactFieldsRow {
   readonly parent_id: string | null
   readonly superseded: boolean
   readonly stale: boolean

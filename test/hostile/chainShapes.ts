@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto"
+import { normaliseContent } from "../../src/domain/content.js"
+
+/**
+ * Hostile BUILDS_ON shapes written in a few batched statements (saving 3,000 facts one tool call at
+ * a time would take most of a test's time): the same properties and edges relay_save_fact and
+ * relay_resolve_conflict leave, with stamps that grow along every chain as Relay's do.
+ */
+export interface ShapeFact {
+  readonly id: string
+  readonly content: string
+  readonly norm: string
+  readonly written_by: string
+  readonly session_id: string
+  readonly created_at: number
+}
+
+export interface Shape {
+  readonly facts: ReadonlyArray<ShapeFact>
+  /** [child, parent] */
+  readonly links: ReadonlyArray<readonly [string, string]>
+  /** [winner, loser] */
+  readonly supersedes: ReadonlyArray<readonly [string, string]>
+  readonly lastStamp: number
+}
+
+const make = (i: number, at: number, content: (i: number) => string): ShapeFact => {
+  const text = content(i)
+  return { id: randomUUID(), content: text, norm: normaliseContent(text), written_by: "hostile", session_id: "hostile", created_at: at }
+}
+
+/** A chain of `depth` facts, root first, and one fact outside it superseding the fact at `supersededAt`. */
+export const deepChain = (depth: number, supersededAt: number, content: (i: number) => string, start = Date.parse("2026-05-01T00:00:00Z")) => {
+  const chain = Array.from({ length: depth }, (_, i) => make(i, start + i, content))
+  const winner = make(depth, start + depth, () => "the winner of a decision part way down the chain")
+  const shape: Shape = {
+    facts: [...chain, winner],
+    links: chain.slice(1).map((f, i) => [f.id, chain[i]!.id] as const),
+    supersedes: [[winner.id, chain[supersededAt]!.id]],
+    lastStamp: start + depth + 1
+  }
+  return { chain, winner, shape }
+}
+
+/** One root with `width` children. */
+export const wideRoot = (width: number, content: (i: number) => string, start = Date.parse("2026-06-01T00:00:00Z")) => {
+  const root = make(-1, start, () => "the root every child builds on")
+  const children = Array.from({ length: width }, (_, i) => make(i, start + 1 + i, content))
+  const shape: Shape = {
+    facts: [root, ...children],
+    links: children.map((c) => [c.id, root.id] as const),
+    supersedes: [],
+    lastStamp: start + width + 1
+  }
+  return { root, children, shape }
+}
+
+/** The statements that write a shape, in order, each with its parameters (batches of 1,000). */
+export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: Record<string, unknown> }> => {
+  const batches = <A>(xs: ReadonlyArray<A>) =>
+    Array.from({ length: Math.ceil(xs.length / 1000) }, (_, i) => xs.slice(i * 1000, (i + 1) * 1000))
+  return [
+    ...batches(shape.facts).map((rows) => ({
+      cypher: `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+        `session_id: r.session_id, created_at: r.created_at})`,
+      params: { rows }
+    })),
+    ...batches(shape.links).map((edges) => ({
+      cypher: `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`,
+      params: { edges }
+    })),
+    ...batches(shape.supersedes).map((edges) => ({
+      cypher: `UNWIND $edges AS e MATCH (w:Fact {id: e[0]}), (l:Fact {id: e[1]}) ` +
+        `CREATE (w)-[:SUPERSEDES {reason: 'hostile', resolved_by: 'hostile', created_at: $at, call_id: 'hostile'}]->(l)`,
+      params: { edges, at: shape.lastStamp }
+    })),
+    {
+      cypher: `MERGE (c:RelayClock {id: 0}) WITH c SET c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
+      params: { last: shape.lastStamp }
+    }
+  ]
+}
