@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { FactContent, Reason } from "./content.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
+import { RequestId } from "./requestId.js"
 import { IsoTimestamp } from "./time.js"
 
 const limit = (fallback: number, what = "How many to return") =>
@@ -22,7 +23,8 @@ export const SaveFactInput = Schema.Struct({
   session_id: SessionId,
   parent_fact_id: Schema.optional(
     FactId.annotations({ description: "The fact this one builds on (its provenance); omit for a new thread" })
-  )
+  ),
+  request_id: Schema.optional(RequestId)
 })
 
 export const FactIdInput = Schema.Struct({ fact_id: FactId })
@@ -39,7 +41,8 @@ export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: FactId,
   loser_fact_id: FactId,
   reason: Reason,
-  resolved_by: AgentName
+  resolved_by: AgentName,
+  request_id: Schema.optional(RequestId)
 })
 
 export const BriefingInput = Schema.Struct({

@@ -68,11 +68,20 @@ export const failure = (code: ErrorCode, message: string): ToolResult => ({
 })
 
 const unavailableMessage = "the memory database is unavailable right now; try again shortly"
+/**
+ * A write cut short (the database paused, the connection lost, the call's budget spent) may have
+ * been applied after Relay stopped waiting; only a write FalkorDB itself stopped at its TIMEOUT is
+ * known to be undone, and the two are not told apart here. The request_id makes the retry safe.
+ */
+const unavailableWriteMessage = "the memory database is unavailable right now; this write may still have landed: " +
+  "retry shortly with the same request_id, which returns what landed instead of writing it twice"
 export const internalMessage = "Relay hit an internal error; the details are in its log"
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
-export const toFailureResult = (error: ToolError): ToolResult =>
-  error._tag === "DatabaseError" ? failure("unavailable", unavailableMessage) : failure(error.code, error.message)
+export const toFailureResult = (tool: AnyTool, error: ToolError): ToolResult =>
+  error._tag === "DatabaseError"
+    ? failure("unavailable", tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage)
+    : failure(error.code, error.message)
 
 /**
  * Runs one call through decoding, the policies and the tool, and turns its Exit into an MCP result.
@@ -99,7 +108,7 @@ export const callTool = (tool: AnyTool, args: unknown) =>
             const log = e._tag === "DatabaseError"
               ? Effect.logError(`${tool.name}: database unavailable`).pipe(Effect.annotateLogs("detail", e.detail))
               : Effect.logInfo(`${tool.name}: ${e.code}`)
-            return Effect.as(log, toFailureResult(e))
+            return Effect.as(log, toFailureResult(tool, e))
           }
           return Effect.as(
             Effect.logError(`${tool.name}: internal error`, cause),

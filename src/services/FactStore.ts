@@ -1,8 +1,9 @@
 import { Context, type Effect } from "effect"
-import type { DatabaseError, FactNotFound, InvalidResolution } from "../domain/errors.js"
+import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Conflict, Decision, Dependent, Fact } from "../domain/fact.js"
 
 export interface NewFact {
+  /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
   readonly id: string
   readonly content: string
   readonly writtenBy: string
@@ -19,7 +20,7 @@ export interface Saved {
 }
 
 export interface Resolution {
-  /** The tool call's id, made once before any retry. */
+  /** The tool call's id, made once before any retry, or derived from the client's request_id. */
   readonly callId: string
   readonly winnerId: string
   readonly loserId: string
@@ -60,7 +61,7 @@ export interface Clusters {
 
 /** Append-only facts and decisions, with every derived status computed from edges when read. */
 export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
-  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | DatabaseError>
+  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | DatabaseError>
   readonly context: (id: string) => Effect.Effect<ReadonlyArray<Fact>, FactNotFound | DatabaseError>
   readonly impact: (id: string) => Effect.Effect<ReadonlyArray<Dependent>, FactNotFound | DatabaseError>
   readonly currentState: (
@@ -69,7 +70,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly openConflicts: Effect.Effect<ReadonlyArray<Conflict>, DatabaseError>
   readonly resolve: (
     resolution: Resolution
-  ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | DatabaseError>
+  ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   readonly briefing: (
     options: { readonly reader: string; readonly since: number | null }
   ) => Effect.Effect<Briefing, DatabaseError>
