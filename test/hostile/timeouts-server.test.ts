@@ -50,15 +50,19 @@ const busyOn = (connect: () => Promise<FalkorDB>, graph: string) =>
   })
 
 /**
- * Whether the server is done with the graph: the reply of a stopped query is sent a moment before
- * the server forgets it, so look a few times (a query left running would be there for ~40 s).
+ * Whether the server is done with the graph within 3 s of the answer: the reply of a stopped query
+ * is sent a moment before the server forgets it, and on a loaded machine the call's budget may
+ * answer a little before the server's TIMEOUT does (a query left running would be there for ~40 s).
  */
 const idleOn = (connect: () => Promise<FalkorDB>, graph: string) =>
   busyOn(connect, graph).pipe(
     Effect.flatMap((n) => n === 0 ? Effect.succeed(true) : Effect.fail(n)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(20)))),
+    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(60)))),
     Effect.orElseSucceed(() => false)
   )
+
+/** Stopped by the server's TIMEOUT, or (on a loaded machine, just before it) by the call's budget. */
+const stopped = /Query timed out|over its time budget/
 
 /** Runs `query` as a tool call would and returns how it failed and how long it took. */
 const asToolCall = (query: Effect.Effect<unknown, DatabaseError>) =>
@@ -81,13 +85,12 @@ describe("server-side query timeouts", () => {
       FalkorDB.connect({ socket: { host: target.host, port: target.port }, password: target.password })
     return Effect.gen(function*() {
       const db = yield* GraphDatabase
-      const { error, millis } = yield* asToolCall(db.read(slowRead))
+      // Connected first, so the slow query starts at the beginning of the call's budget.
+      expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+      const { error } = yield* asToolCall(db.read(slowRead))
       expect(error._tag).toBe("DatabaseError")
-      // The server's TIMEOUT stopped it (not the call's budget), and it was not tried again: a retry
-      // would run on past the budget.
-      expect(error.detail).toMatch(/Query timed out/)
-      expect(error.transient).toBe(false)
-      expect(millis).toBeLessThan(2500)
+      expect(error.detail).toMatch(stopped)
+      // The server stopped it: nothing runs on after the call (without a TIMEOUT it would for ~40 s).
       expect(yield* idleOn(connect, graph)).toBe(true)
       // And the connection still serves.
       expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
@@ -104,8 +107,10 @@ describe("server-side query timeouts", () => {
       yield* Effect.gen(function*() {
         const db = yield* GraphDatabase
         expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+        // Stopped at 500 ms by the server and not tried again (a retry would run on past the budget).
         const { error, millis } = yield* asToolCall(db.read(slowRead))
         expect(error.detail).toMatch(/Query timed out/)
+        expect(error.transient).toBe(false)
         expect(millis).toBeLessThan(2000)
         expect(yield* idleOn(connect, graph)).toBe(true)
       }).pipe(Effect.provide(liveLayerOn(server, graph)))
@@ -133,9 +138,9 @@ describe("server-side query timeouts", () => {
         const setting = yield* withMonitor(connect, (send) => send(["GRAPH.CONFIG", "GET", "TIMEOUT_DEFAULT"]))
         expect(setting).toEqual(["TIMEOUT_DEFAULT", 2000])
 
-        const { error, millis } = yield* asToolCall(db.write(slowWrite))
-        expect(error.detail).toMatch(/Query timed out/)
-        expect(millis).toBeLessThan(2500)
+        expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+        const { error } = yield* asToolCall(db.write(slowWrite))
+        expect(error.detail).toMatch(stopped)
         expect(yield* idleOn(connect, graph)).toBe(true)
         // The 20,000 nodes it created before the timeout were undone.
         expect(yield* db.read<{ n: number }>("MATCH (p:Probe) RETURN count(p) AS n")).toEqual([{ n: 0 }])
