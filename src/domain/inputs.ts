@@ -5,6 +5,7 @@ import { FactStatus } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
+import { RequestId } from "./requestId.js"
 import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
@@ -15,7 +16,8 @@ export const SaveFactInput = Schema.Struct({
   session_id: SessionId,
   parent_fact_id: Schema.optional(
     FactId.annotations({ description: "The fact this one builds on (its provenance); omit for a new thread" })
-  )
+  ),
+  request_id: Schema.optional(RequestId)
 })
 
 export const ContextInput = Schema.Struct({
@@ -46,7 +48,8 @@ export const ResolveConflictInput = Schema.Struct({
   loser_fact_id: FactId,
   reason: Reason,
   resolved_by: AgentName,
-  limit: staleLimit
+  limit: staleLimit,
+  request_id: Schema.optional(RequestId)
 })
 
 export const BriefingInput = Schema.Struct({

@@ -1,22 +1,29 @@
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Ref, SynchronizedRef } from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
-import { type CypherParams, GraphDatabase, ownQueryTimeout } from "../services/GraphDatabase.js"
+import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 import { moduleVersion, serverVersion } from "./embedded/EmbeddedServer.js"
 import { readConfig } from "./readConfig.js"
 import { confirmReplicas, ReplicasShortfall, replicationConfig } from "./replication.js"
 import { ensureSchema } from "./schema.js"
+import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 
 const connectTimeout = Duration.millis(1500)
-const queryTimeout = Duration.seconds(2)
 
 /** Replies about the server's state (full, read-only, loading, auth...), not about the query. */
 const stateReply =
   /max pending queries|exceeded capacity|timeout|OOM|MISCONF|NOREPLICAS|READONLY|LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM|empty key|max number of clients|timed out/i
 /** Of those and of connection failures, the ones worth another try. */
 const retryableReply = /LOADING|BUSY|TRYAGAIN|MASTERDOWN|timed out|timeout/i
+/**
+ * FalkorDB stopped the query at its TIMEOUT: it already had the whole allowance, so another try would
+ * only run on after the call's budget, which is what the TIMEOUT is there to prevent.
+ */
+const stoppedByServer = /^Query timed out/i
+/** The server's TIMEOUT_MAX was lowered below the TIMEOUT read at connect: reconnect to read it again. */
+const overServerCap = /TIMEOUT_MAX/
 const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
 
 const describe = (cause: unknown) => ({
@@ -32,7 +39,9 @@ const isReply = (name: string) => name === "ErrorReply" || name === "SimpleError
  */
 export const classify = (cause: unknown): DatabaseError => {
   const { message, name } = describe(cause)
-  const transient = isReply(name) ? retryableReply.test(message) : !refusedLogin.test(message)
+  const transient = isReply(name)
+    ? retryableReply.test(message) && !stoppedByServer.test(message)
+    : !refusedLogin.test(message)
   return new DatabaseError({ transient, detail: `${name}: ${message}` })
 }
 
@@ -56,6 +65,7 @@ const timedOut = (what: string) => () => new DatabaseError({ transient: true, de
 interface Connection {
   readonly db: FalkorDB
   readonly isOpen: () => boolean
+  readonly timeout: ServerTimeout
 }
 
 export const FalkorDbLive = Layer.scoped(
@@ -106,7 +116,16 @@ export const FalkorDbLive = Layer.scoped(
       const client = yield* Effect.tryPromise({ try: () => db.connection, catch: classify }).pipe(
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
-      const connection: Connection = { db, isOpen: () => client.isReady }
+      const timeout = yield* readServerTimeout(db, classify).pipe(
+        Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("timeout setting") }),
+        Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
+      )
+      if (!timeout.boundsWrites) {
+        yield* Effect.logWarning(
+          "FalkorDB applies no timeout to writes (its TIMEOUT_DEFAULT and TIMEOUT_MAX are 0): a long write holds the graph until it ends"
+        )
+      }
+      const connection: Connection = { db, isOpen: () => client.isReady, timeout }
       if (!schemaReady) {
         yield* ensureSchema(db.selectGraph(graphName)).pipe(
           Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("schema setup") }),
@@ -148,11 +167,12 @@ export const FalkorDbLive = Layer.scoped(
      * Inside a tool call the call's budget is the timer (see `ownQueryTimeout`): a query it cuts
      * short is interrupted, and its connection is dropped just as after a timeout of its own.
      */
-    const withConnection = <A>(use: (db: FalkorDB) => Promise<A>) =>
+    const withConnection = <A>(use: (db: FalkorDB, timeout: ServerTimeout) => Promise<A>) =>
       Effect.all([fastConnection, FiberRef.get(ownQueryTimeout)]).pipe(
         Effect.flatMap(([connection, timed]) => {
-          const query = Effect.tryPromise({ try: () => use(connection.db), catch: (cause) => cause }).pipe(
-            Effect.catchAll(classifyQuery)
+          const query = Effect.tryPromise({ try: () => use(connection.db, connection.timeout), catch: (cause) => cause }).pipe(
+            Effect.catchAll(classifyQuery),
+            Effect.tapError((e) => overServerCap.test(e.detail) ? forget(connection) : Effect.void)
           )
           return timed
             ? query.pipe(
@@ -169,9 +189,9 @@ export const FalkorDbLive = Layer.scoped(
       )
 
     const run = <Row>(mode: "query" | "roQuery", cypher: string, params: CypherParams | undefined) =>
-      withConnection((db) => {
+      withConnection((db, timeout) => {
         const graph = db.selectGraph(graphName)
-        const options = params === undefined ? undefined : { params: params as Record<string, never> }
+        const options = { ...(params === undefined ? {} : { params: params as Record<string, never> }), TIMEOUT: timeout.millis }
         if (mode === "roQuery") return graph.roQuery<Row>(cypher, options)
         const { minReplicas, timeoutMillis } = replication
         return minReplicas === 0 ? graph.query<Row>(cypher, options) : graph.query<Row>(cypher, options).then(

@@ -71,15 +71,21 @@ export const failure = (code: ErrorCode, message: string): ToolResult => ({
 
 const unavailableMessage = "the memory database is unavailable right now; try again shortly"
 const notReplicatedMessage = "the write may have landed: the primary applied it but too few replicas confirmed " +
-  "it in time (RELAY_MIN_REPLICAS); read it back before writing it again"
+  "it in time (RELAY_MIN_REPLICAS); read it back, or retry with the same request_id, which returns what landed"
+/**
+ * A write cut short (the database paused, the connection lost, the call's budget spent) may have
+ * been applied after Relay stopped waiting; only a write FalkorDB itself stopped at its TIMEOUT is
+ * known to be undone, and the two are not told apart here. The request_id makes the retry safe.
+ */
+const unavailableWriteMessage = "the memory database is unavailable right now; this write may still have landed: " +
+  "retry shortly with the same request_id, which returns what landed instead of writing it twice"
 export const internalMessage = "Relay hit an internal error; the details are in its log"
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
-export const toFailureResult = (error: ToolError): ToolResult =>
+export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolResult =>
   error._tag !== "DatabaseError" ? failure(error.code, error.message) :
   error.detail.startsWith(replicationDetail) ? failure("unavailable", notReplicatedMessage) :
-  failure("unavailable", unavailableMessage)
-
+  failure("unavailable", tool === null || tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage)
 /**
  * A call to a name that is no tool: `invalid_input`, but through the same policies as a real call,
  * so it spends the rate limit (before, 2,000 of them in 0.7 s cost nothing). The name is the
@@ -88,7 +94,7 @@ export const toFailureResult = (error: ToolError): ToolResult =>
 export const callUnknownTool = (name: string) =>
   Effect.fail(new InvalidInput({ message: `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}` })).pipe(
     applyPolicies,
-    Effect.catchAll((e) => Effect.as(Effect.logInfo(`unknown tool: ${e.code}`), toFailureResult(e)))
+    Effect.catchAll((e) => Effect.as(Effect.logInfo(`unknown tool: ${e.code}`), toFailureResult(null, e)))
   )
 
 /**
@@ -132,7 +138,7 @@ export const callTool = (tool: AnyTool, args: unknown) =>
             const log = e._tag === "DatabaseError"
               ? Effect.logError(`${tool.name}: database unavailable`).pipe(Effect.annotateLogs("detail", e.detail))
               : Effect.logInfo(`${tool.name}: ${e.code}`)
-            return Effect.as(log, toFailureResult(e))
+            return Effect.as(log, toFailureResult(tool, e))
           }
           return Effect.as(
             Effect.logError(`${tool.name}: internal error`, cause),

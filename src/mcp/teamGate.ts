@@ -41,7 +41,7 @@ export const httpListing = listing.map((tool) => {
   }
 })
 
-const refuse = (message: string) => ({ refused: toFailureResult(new Forbidden({ message })) })
+const refuse = (message: string) => ({ refused: toFailureResult(null, new Forbidden({ message })) })
 
 /**
  * Checks a call against the token: a read-only token may call only read-only tools, and the author

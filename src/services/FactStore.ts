@@ -1,10 +1,11 @@
 import { Context, type Effect } from "effect"
-import type { DatabaseError, FactNotFound, InvalidResolution } from "../domain/errors.js"
+import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
 import type { Conflict, Decision, Dependent, Fact, FactStatus } from "../domain/fact.js"
 import type { SearchHit } from "../domain/outputs.js"
 
 export interface NewFact {
+  /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
   readonly id: string
   readonly content: string
   readonly writtenBy: string
@@ -23,7 +24,7 @@ export interface Saved {
 }
 
 export interface Resolution {
-  /** The tool call's id, made once before any retry. */
+  /** The tool call's id, made once before any retry, or derived from the client's request_id. */
   readonly callId: string
   readonly winnerId: string
   readonly loserId: string
@@ -139,7 +140,7 @@ export interface SearchRow {
 
 /** Append-only facts and decisions, with every derived status computed from edges when read. */
 export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
-  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | DatabaseError>
+  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | DatabaseError>
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
   readonly context: (
     id: string,
@@ -157,7 +158,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly openConflicts: (request: ConflictsRequest) => Effect.Effect<ConflictsPage, DatabaseError>
   readonly resolve: (
     resolution: Resolution
-  ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | DatabaseError>
+  ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   /** A new briefing (fenced) when `after` is null, else the next page of the same window. */
   readonly briefing: (
     options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }

@@ -1,4 +1,4 @@
-import { Context, type Effect, FiberRef, type Option } from "effect"
+import { Context, Duration, type Effect, FiberRef, type Option } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 
 export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | { readonly [k: string]: CypherValue }
@@ -33,3 +33,10 @@ export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatab
  * timer per call instead of one per query on top of it (each is a race of two fibers).
  */
 export const ownQueryTimeout: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(true)
+
+/**
+ * How long one query may run, on both sides: the connection's own timer (outside a tool call) and
+ * the TIMEOUT sent with every query, so the server stops the query too instead of running on after
+ * the caller gave up. 2 s leaves half a second of the 2.5 s call budget for the reply.
+ */
+export const queryTimeout = Duration.seconds(2)

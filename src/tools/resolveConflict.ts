@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { ResolveConflictInput } from "../domain/inputs.js"
 import { ResolveConflictOutput } from "../domain/outputs.js"
+import { requestCallId } from "../domain/requestId.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
@@ -15,7 +16,8 @@ export const resolveConflict = defineTool({
     "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: the " +
     "facts built on the loser, which may now need revisiting (empty when none), up to `limit`; " +
     "stale_next_cursor reads on in relay_get_impact on the loser. Next: relay_get_impact on the loser. " +
-    untrustedNote,
+    "Send a request_id of your own and reuse it when retrying: a retry of a call that landed still answers " +
+    "already_resolved: false. " + untrustedNote,
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,
@@ -32,7 +34,7 @@ export const resolveConflict = defineTool({
     yield* scanner.check("resolved_by", input.resolved_by)
     const call = yield* ToolCall
     const resolved = yield* (yield* FactStore).resolve({
-      callId: call.id,
+      callId: input.request_id === undefined ? call.id : requestCallId(input.resolved_by, input.request_id),
       winnerId: input.winner_fact_id,
       loserId: input.loser_fact_id,
       reason,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
+import { requestFactId } from "../domain/requestId.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -13,7 +14,9 @@ export const saveFact = defineTool({
     "Returns the saved fact; `fork` lists the 20 latest siblings under the same parent that say something " +
     "different, with siblings_total (null when there are none: then call relay_detect_conflicts to see all disagreements), and `duplicate_of` " +
     "the sibling that already says the same (null when none). Facts are never edited: to change your mind, save a " +
-    "new fact and settle it with relay_resolve_conflict. Never save credentials. " + untrustedNote,
+    "new fact and settle it with relay_resolve_conflict. Never save credentials. Send a request_id of your own " +
+    "and reuse it when retrying: a save answered `unavailable` may have landed, and a retry with the same " +
+    "request_id returns that fact instead of saving it twice. " + untrustedNote,
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
@@ -32,7 +35,7 @@ export const saveFact = defineTool({
     yield* scanner.check("session_id", input.session_id)
     const call = yield* ToolCall
     const saved = yield* (yield* FactStore).save({
-      id: call.id,
+      id: input.request_id === undefined ? call.id : requestFactId(input.written_by, input.request_id),
       content,
       writtenBy: input.written_by,
       sessionId: input.session_id,

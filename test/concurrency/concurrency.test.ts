@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { FactStore } from "../../src/services/FactStore.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
@@ -202,8 +202,11 @@ describe("concurrency", () => {
       const id = randomUUID()
       const fact = { id, writtenBy: "racer", sessionId: "u", parentId: null }
       const first = yield* store.save({ ...fact, content: "the first write of this id" })
-      const second = yield* store.save({ ...fact, content: "a second write with the same id" })
-      expect(second.fact).toEqual(first.fact)
+      // The same id again (a retried request_id) with the same content answers the first fact; with
+      // other content it is refused, and nothing is written.
+      expect((yield* store.save({ ...fact, content: "the first write of this id" })).fact).toEqual(first.fact)
+      const second = yield* Effect.flip(store.save({ ...fact, content: "a second write with the same id" }))
+      expect(second._tag).toBe("InvalidInput")
       const raw = yield* Effect.promise(() =>
         runAdmin.query(graph, "CREATE (:Fact {id: $id, content: 'raw duplicate'})", { id }).then(() => "accepted", (e: Error) => e.message)
       )
@@ -212,8 +215,10 @@ describe("concurrency", () => {
       expect(stored.map((f) => [f.id, f.content])).toEqual([[id, "the first write of this id"]])
       // and in a race: the same id saved 10 times at once is one node
       const racedId = randomUUID()
-      yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
-        store.save({ ...fact, id: racedId, content: `race ${i}` }), { concurrency: "unbounded" })
+      const races = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
+        Effect.either(store.save({ ...fact, id: racedId, content: `race ${i}` })), { concurrency: "unbounded" })
+      expect(races.filter(Either.isRight)).toHaveLength(1)
+      expect(races.filter(Either.isLeft).map((e) => e.left._tag)).toEqual(Array.from({ length: 9 }, () => "InvalidInput"))
       const raced = yield* Effect.promise(() =>
         runAdmin.query<{ n: number }>(graph, "MATCH (f:Fact {id: $id}) RETURN count(f) AS n", { id: racedId })
       )

@@ -92,7 +92,8 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const store = yield* FactStore
       const resolution = { callId: "call-1", winnerId: a.fact.id, loserId: b.fact.id, reason: "first", resolvedBy: "x" }
       const first = yield* store.resolve(resolution)
-      const retried = yield* store.resolve({ ...resolution, reason: "second" })
+      // A retry resends the same arguments (the same call id with another reason is refused: request_id reuse).
+      const retried = yield* store.resolve(resolution)
       const other = yield* store.resolve({ ...resolution, callId: "call-2", reason: "third" })
       expect([first.alreadyResolved, retried.alreadyResolved, other.alreadyResolved]).toEqual([false, false, true])
       expect([retried.reason, other.reason]).toEqual(["first", "first"])

@@ -21,7 +21,7 @@ import { ensurePassword, readPassword } from "./password.js"
 import { livePidFromFile, pidAlive, signalPid } from "./processes.js"
 import { RespReplyError, respCall, type RespValue } from "./resp.js"
 import { runCommand } from "./runCommand.js"
-import { renderConfig } from "./serverConfig.js"
+import { renderConfig, runtimeConfig } from "./serverConfig.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
 
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
@@ -226,13 +226,17 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
       yield* breakIfStale(layout.lockFile)
       return yield* new NotYet()
     })
-    return yield* attempt.pipe(
+    const joined = yield* attempt.pipe(
       Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
       Effect.catchTag("NotYet", () =>
         Effect.fail(
           fail(`Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${Duration.format(JOIN_WAIT)}; see ${layout.logFile}.`)
         ))
     )
+    // On every join too: the server may have been restarted by another process, which forgets it.
+    // Best effort: a server that refuses it still serves, with writes unbounded (FalkorDbLive warns).
+    yield* respCall(joined.socketPath, joined.password, runtimeConfig, "1 second").pipe(Effect.ignore)
+    return joined
   }
 ).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
 

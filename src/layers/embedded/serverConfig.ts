@@ -9,7 +9,8 @@
  *   started it.
  */
 import type { Redacted } from "effect"
-import { Redacted as R } from "effect"
+import { Duration, Redacted as R } from "effect"
+import { queryTimeout } from "../../services/GraphDatabase.js"
 import type { EmbeddedLayout } from "./layout.js"
 
 const quote = (s: string): string => `"${s.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
@@ -35,3 +36,15 @@ export const renderConfig = (
     `loadmodule ${quote(modulePath)}`,
     ""
   ].join("\n")
+
+/**
+ * Set on the running server after every start or join, never in the file above: FalkorDB only
+ * applies a query's TIMEOUT to writes once TIMEOUT_DEFAULT (or TIMEOUT_MAX) is set, but a value set
+ * at module load also bounds the replay of the AOF at the next start, where a write that took
+ * longer to replay than to run the first time is dropped with a "Query timed out" logged and the
+ * server carries on without it (seen on 4.16.3). Set at run time, the value is gone when the
+ * server restarts, so the AOF always replays without a timeout.
+ */
+export const runtimeConfig: ReadonlyArray<ReadonlyArray<string>> = [
+  ["GRAPH.CONFIG", "SET", "TIMEOUT_DEFAULT", String(Duration.toMillis(queryTimeout))]
+]

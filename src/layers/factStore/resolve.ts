@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
-import { FactNotFound, InvalidResolution } from "../../domain/errors.js"
+import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
+import { requestIdMessage } from "../../domain/requestId.js"
 import { resolutionMessage } from "../../domain/rules.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
@@ -75,6 +76,11 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
       return yield* new InvalidResolution({
         message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
       })
+    }
+    // Not already resolved yet a reason other than ours: the edge is this request_id's, made by an
+    // earlier call with another reason. Nothing was written (the MERGE found the edge).
+    if (!row.existing && row.reason !== r.reason) {
+      return yield* new InvalidInput({ message: requestIdMessage.resolve })
     }
     const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
     const resolved: Resolved = {

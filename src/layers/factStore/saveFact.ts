@@ -1,11 +1,25 @@
 import { Effect } from "effect"
 import { normaliseContent } from "../../domain/content.js"
-import { FactNotFound } from "../../domain/errors.js"
+import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { requestIdMessage } from "../../domain/requestId.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { forkSiblingsShown } from "../../domain/rules.js"
 import type { NewFact, Saved } from "../../services/FactStore.js"
 import { childMap } from "./childMap.js"
 import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+
+/**
+ * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
+ * session, under the same parent: otherwise no row goes on and nothing is written, and `saveFact`
+ * answers invalid_input on request_id. Inside the statement, so two racing calls cannot both pass.
+ * (The parent is projected first: FalkorDB 4.16 fails the cached plan of a pattern comprehension
+ * inside this WHERE with "Unable to locate a value with alias".)
+ */
+const sameOrNew = (carry: ReadonlyArray<string>) =>
+  `OPTIONAL MATCH (earlier:Fact {id: $id}) ` +
+  `WITH ${[...carry, "earlier"].join(", ")}, head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent ` +
+  `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
+  `coalesce(earlier_parent, '') = coalesce($parentId, ''))`
 
 /**
  * One statement creates the fact, links its parent and reads the siblings that landed before it,
@@ -19,7 +33,7 @@ import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
  * relay_detect_conflicts start from the forked parents instead of scanning every fact.
  */
 const createFact = (carry: ReadonlyArray<string>) =>
-  `${stampClause(carry)} ` +
+  `${sameOrNew(carry)} ${stampClause(carry)} ` +
   `MERGE (f:Fact {id: $id}) ` +
   `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
   `f.session_id = $sessionId, f.created_at = ts, clk.last = ts`
@@ -46,6 +60,16 @@ interface Row {
   readonly duplicate: ReadonlyArray<FactRow>
 }
 
+/** No row: the id is taken by a different fact (see `sameOrNew`), or the parent does not exist. */
+const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
+  db.read<{ n: number }>(`MATCH (f:Fact {id: $id}) RETURN count(f) AS n`, { id: input.id }).pipe(
+    Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> =>
+      (rows[0]?.n ?? 0) > 0
+        ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
+        : Effect.fail(new FactNotFound({ message: `parent_fact_id: no fact with id ${input.parentId}` }))
+    )
+  )
+
 export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
     const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
@@ -59,9 +83,7 @@ export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase[
       now
     })
     const row = rows[0]
-    if (row === undefined) {
-      return yield* new FactNotFound({ message: `parent_fact_id: no fact with id ${input.parentId}` })
-    }
+    if (row === undefined) return yield* noRow(db, input)
     const duplicate = row.duplicate[0]
     const saved: Saved = {
       fact: toFact(row.fact),

@@ -1,0 +1,52 @@
+import { Schema } from "effect"
+import { createHash } from "node:crypto"
+
+/**
+ * The client's idempotency key for one write: it sends the same request_id again when it retries a
+ * save or resolve that answered `unavailable`, and gets what landed instead of a second copy.
+ */
+export const RequestId = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
+    message: () =>
+      "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+  }),
+  Schema.annotations({
+    description: "Optional id you choose for this write (e.g. a UUID); reuse it when retrying: a write that " +
+      "already landed is then returned instead of made twice. Use a new one for every new write."
+  })
+)
+
+/** Fixed, so the same key maps to the same id in every process and release. */
+const namespaces = {
+  fact: "6f0d2a8e-3b1c-4e57-9a40-5c1f7d2b9e13",
+  resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840"
+} as const
+
+/**
+ * A UUID (version 8, RFC 9562's name-based layout with SHA-256) from a namespace, the writer's name
+ * and its request_id: the same retry gives the same id, and two assistants that happen to pick the
+ * same request_id get different ones. The request_id itself is never stored. The NUL between the
+ * parts cannot occur in either (their patterns exclude it), so no two pairs hash the same input.
+ */
+const derivedId = (namespace: string, writer: string, requestId: string): string => {
+  const bytes = createHash("sha256").update(`${namespace}\u0000${writer}\u0000${requestId}`).digest().subarray(0, 16)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = bytes.toString("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** The id of the fact a save with this request_id makes. */
+export const requestFactId = (writtenBy: string, requestId: string): string =>
+  derivedId(namespaces.fact, writtenBy, requestId)
+
+/** The call id a resolve with this request_id records on its SUPERSEDES edge. */
+export const requestCallId = (resolvedBy: string, requestId: string): string =>
+  derivedId(namespaces.resolution, resolvedBy, requestId)
+
+export const requestIdMessage = {
+  save: "request_id: was already used for a different fact (other content, session or parent); " +
+    "use a new request_id for a new fact",
+  resolve: "request_id: was already used to resolve this pair with another reason; " +
+    "use a new request_id for a new call"
+} as const
