@@ -1,3 +1,4 @@
+import { tools } from "../tools/registry.js"
 /**
  * `npm run demo`: the story played through the real dist/server.js in a graph of its own, which is
  * dropped at the end, then the client configuration for this install.
@@ -54,8 +55,11 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
         env: { ...options.serverEnv, RELAY_GRAPH: graph }
       })
       yield* Console.log(`            ${style.dim(`${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`)}`)
-      if (session.toolNames.length !== 9) {
-        return yield* new DemoFailed({ step: "listing the tools", message: `the server lists ${session.toolNames.length} tools, not 9` })
+      if (session.toolNames.length !== tools.length) {
+        return yield* new DemoFailed({
+          step: "listing the tools",
+          message: `the server lists ${session.toolNames.length} tools, not ${tools.length}`
+        })
       }
       const played = yield* playStory(session, style).pipe(
         Effect.tapError(() => {

@@ -9,19 +9,25 @@ import { resolve } from "./factStore/resolve.js"
 import { saveFact } from "./factStore/saveFact.js"
 import { search } from "./factStore/search.js"
 
+/**
+ * The Clock's now as a stamp: never below 1, because FalkorDB 4.16's range index leaves out the
+ * value 0 (`WHERE f.created_at >= 0` misses a fact stamped 0), and a TestClock starts at 0.
+ */
+const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
+
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const FactStoreLive = Layer.effect(
   FactStore,
   Effect.gen(function*() {
     const db = yield* GraphDatabase
     return FactStore.of({
-      save: (fact) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
+      save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
       context: (id, page) => context(db, id, page),
       impact: (id, page) => impact(db, id, page),
-      currentState: (options) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => currentState(db, now, options))),
+      currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),
-      resolve: (r) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => resolve(db, now, r))),
-      briefing: (options) => Clock.currentTimeMillis.pipe(Effect.flatMap((now) => briefing(db, now, options))),
+      resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+      briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),
       search: (options) => search(db, options)

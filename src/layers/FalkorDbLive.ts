@@ -121,7 +121,8 @@ export const FalkorDbLive = Layer.scoped(
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
       if (!timeout.boundsWrites) {
-        yield* Effect.logWarning(
+        // Info, not a warning: the operator of an external server chose it, and every start would repeat it.
+        yield* Effect.logInfo(
           "FalkorDB applies no timeout to writes (its TIMEOUT_DEFAULT and TIMEOUT_MAX are 0): a long write holds the graph until it ends"
         )
       }

@@ -52,9 +52,17 @@ describe("briefings chain exactly", () => {
         const r = await reader.call("relay_get_briefing", since === undefined ? { my_name: "reader" } : { my_name: "reader", since })
         expect(r.isError).toBeFalsy()
         if (since !== undefined) expect(r.structuredContent.since).toBe(since)
-        since = r.structuredContent.as_of
         briefings++
         for (const f of r.structuredContent.new_facts) seen.push(f.id)
+        // A window larger than one page is read to its end before its as_of is chained.
+        for (let cursor = r.structuredContent.next_cursor; cursor !== null;) {
+          const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor })
+          expect(more.isError).toBeFalsy()
+          expect(more.structuredContent.as_of).toBe(r.structuredContent.as_of)
+          for (const f of more.structuredContent.new_facts) seen.push(f.id)
+          cursor = more.structuredContent.next_cursor
+        }
+        since = r.structuredContent.as_of
       }
       const read = async () => {
         while (writing) await brief()

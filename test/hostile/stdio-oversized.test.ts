@@ -1,3 +1,4 @@
+import { tools } from "../../src/tools/registry.js"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { inject } from "vitest"
@@ -7,7 +8,7 @@ import { testGraphName } from "../support/testLayer.js"
 import { type RawRelay, spawnRelay } from "./stdioProcess.js"
 
 const tenMiB = 10 * 1024 * 1024
-const toolNames = 9
+const toolNames = tools.length
 
 /**
  * One request line of 10 MiB. The SDK's stdio transport closed itself on it (its read buffer is

@@ -76,8 +76,16 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
         const { chain } = yield* ok("relay_get_context", { fact_id: id })
         expect(chain.map((f: any) => f.content)).toEqual([canary.fact.content, content])
       }
-      const state = yield* ok("relay_get_current_state", { session_id: "injection", limit: 100 })
-      expect(new Set(state.facts.map((f: any) => f.content))).toEqual(
+      // A page is cut to the reply budget (backslash-heavy text costs the most), so read every page.
+      const facts: Array<any> = []
+      for (let cursor: string | undefined, pages = 0; pages < 10; pages++) {
+        const state = yield* ok("relay_get_current_state", { session_id: "injection", limit: 100, ...(cursor ? { cursor } : {}) })
+        facts.push(...state.facts)
+        if (state.next_cursor === null) break
+        cursor = state.next_cursor
+      }
+      expect(facts).toHaveLength(saved.length + 1)
+      expect(new Set(facts.map((f: any) => f.content))).toEqual(
         new Set([canary.fact.content, ...saved.map((s) => s.content)])
       )
       const briefing = yield* ok("relay_get_briefing", { my_name: "reader", since: "1970-01-01T00:00:00Z" })

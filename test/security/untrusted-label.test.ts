@@ -43,6 +43,7 @@ layer(relayTestLayer("label"))("untrusted-data label", (it) => {
       yield* call("relay_get_briefing", { my_name: "reader", since: "1970-01-01T00:00:00Z" })
       yield* call("relay_get_important_facts", {})
       yield* call("relay_get_clusters", {})
+      yield* call("relay_search", { query: "sibling", status: "any" })
       expect(Object.keys(texts).sort()).toEqual(tools.map((t) => t.name).sort())
 
       for (const [name, text] of Object.entries(texts)) {
