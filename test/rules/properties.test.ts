@@ -253,14 +253,14 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
 
 layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
   it.effect.prop("forks, duplicates, resolutions, statuses, stale and impact sets", [scenarioArb], ([steps]) => runScenario(steps), {
-    timeout: 120_000,
-    fastCheck: { numRuns: 250 }
+    timeout: 300_000,
+    fastCheck: { numRuns: 150 }
   })
 
   it.effect.prop(
     "many resolutions over a few facts: cycles and ancestry are always refused",
     [fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }), fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })],
     ([resolves, saves]) => runScenario([...saves, ...resolves]),
-    { timeout: 120_000, fastCheck: { numRuns: 80 } }
+    { timeout: 300_000, fastCheck: { numRuns: 80 } }
   )
 })
