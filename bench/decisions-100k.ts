@@ -189,10 +189,12 @@ const main = async () => {
 
       const show = (lines: Array<string>) => lines.map((l) => `  ${l}`).join("\n")
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
-      const profile = yield* Effect.promise(() => graph.profile(openConflictsQuery))
+      const profile = yield* Effect.promise(() =>
+        graph.profile(`CYPHER snap=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`)
+      )
       console.log(show(profile))
       // GRAPH.PROFILE takes no parameters from this client: give them in Cypher's own prefix.
-      const prefix = `CYPHER since=${end - day} asOf=${end} reader='cursor' `
+      const prefix = `CYPHER since=${end - day} asOf=${end} reader='cursor' limit=51 `
       console.log("\nGRAPH.PROFILE briefing new facts:")
       console.log(show(yield* Effect.promise(() => graph.profile(prefix + newFactsQuery))))
       console.log("\nGRAPH.PROFILE briefing decisions:")
