@@ -194,7 +194,7 @@ const main = async () => {
       )
       console.log(show(profile))
       // GRAPH.PROFILE takes no parameters from this client: give them in Cypher's own prefix.
-      const prefix = `CYPHER since=${end - day} asOf=${end} reader='cursor' limit=51 `
+      const prefix = `CYPHER after=${end - day} asOf=${end} reader='cursor' limit=51 `
       console.log("\nGRAPH.PROFILE briefing new facts:")
       console.log(show(yield* Effect.promise(() => graph.profile(prefix + newFactsQuery))))
       console.log("\nGRAPH.PROFILE briefing decisions:")
