@@ -22,7 +22,7 @@ beforeAll(async () => {
     const r = await relay.call("relay_save_fact", {
       content, written_by: "a", session_id: "outage", ...(parent === undefined ? {} : { parent_fact_id: parent })
     })
-    expect(r.isError).toBeUndefined()
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined()
     return r.structuredContent.fact.id as string
   }
   ids.root = await save("Queue jobs in Redis")
