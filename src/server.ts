@@ -7,6 +7,7 @@ import { RelayLive } from "./layers/RelayLive.js"
 import { TeamLive } from "./layers/TeamLive.js"
 import { guardDriverErrors } from "./mcp/driverGuard.js"
 import { serveStdio } from "./mcp/McpServer.js"
+import { warmUp } from "./mcp/warmUp.js"
 
 /** stdout belongs to the MCP protocol: every log line goes to stderr. */
 const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
@@ -37,7 +38,7 @@ const teardown: Teardown = (exit, onExit) =>
 /** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
 const serve = process.argv.slice(2).includes("--http")
   ? Effect.provide(Effect.scoped(serveHttp), TeamLive)
-  : Effect.provide(Effect.scoped(serveStdio), RelayLive)
+  : Effect.provide(Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)), RelayLive)
 
 guardDriverErrors.pipe(
   Effect.zipRight(serve),

@@ -88,7 +88,10 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
       if (server.process.exitCode !== null || server.process.signalCode !== null) return
       const exited = new Promise((r) => server.process.once("exit", r))
       server.process.kill("SIGTERM")
+      // A server busy writing its AOF may take long to stop; a test's teardown must not hang on it.
+      const stubborn = setTimeout(() => server.process.kill("SIGKILL"), 10_000)
       await exited
+      clearTimeout(stubborn)
     }
   }
   return server
