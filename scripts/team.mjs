@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url"
 
 const dist = new URL("../dist/layers/embedded/", import.meta.url)
 const { findServerBinary, requireModule } = await import(new URL("serverBinary.js", dist).href)
-const { respCall } = await import(new URL("resp.js", dist).href)
+const { sendCommands } = await import(new URL("../serverCommands.js", dist).href)
 
 const serverAndModule = () =>
   Effect.runPromise(Effect.all([findServerBinary, requireModule]).pipe(Effect.provide(NodeContext.layer)))
@@ -49,7 +49,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Asks one server a command; null when it does not answer. */
 export const ask = (port, password, command) =>
   Effect.runPromise(
-    respCall({ host: "127.0.0.1", port }, password === null ? null : Redacted.make(password), [command], "1 second").pipe(
+    sendCommands({ host: "127.0.0.1", port }, password === null ? null : Redacted.make(password), [command], "1 second").pipe(
       Effect.map(([reply]) => reply),
       Effect.orElseSucceed(() => null)
     )

@@ -1,7 +1,7 @@
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { DatabaseError } from "../domain/errors.js"
 import { DatabaseEndpoint, DatabaseEndpointLive } from "./DatabaseEndpoint.js"
-import { respCall, RespReplyError, type RespValue } from "./embedded/resp.js"
+import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 import { readConfig } from "./readConfig.js"
 
 interface Address {
@@ -30,7 +30,7 @@ export const sentinelConfig = Config.all({
 
 const transient = (detail: string) => new DatabaseError({ transient: true, detail })
 
-const asAddress = (reply: RespValue | undefined): Address | null =>
+const asAddress = (reply: Reply): Address | null =>
   Array.isArray(reply) && typeof reply[0] === "string" && typeof reply[1] === "string"
     ? address(`${reply[0]}:${reply[1]}`)
     : null
@@ -47,7 +47,7 @@ const currentMaster = (
   password: Redacted.Redacted<string> | null
 ) =>
   Effect.firstSuccessOf(sentinels.map((s) =>
-    respCall(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
+    sendCommands(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
       Effect.mapError((e) => transient(`sentinel ${s.host}:${s.port}: ${e.code}`)),
       Effect.flatMap(([reply]) => {
         const found = asAddress(reply)
@@ -58,13 +58,13 @@ const currentMaster = (
     )
   )).pipe(
     Effect.tap((m) =>
-      respCall(m, password, [["ROLE"]], "1 second").pipe(
+      sendCommands(m, password, [["ROLE"]], "1 second").pipe(
         Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
         Effect.flatMap(([role]) =>
           Array.isArray(role) && role[0] === "master"
             ? Effect.void
             : Effect.fail(transient(
-              `${m.host}:${m.port} is not a master yet (${role instanceof RespReplyError ? role.message : "replica"})`
+              `${m.host}:${m.port} is not a master yet (${role instanceof ErrorReply ? role.message : "replica"})`
             ))
         )
       )

@@ -19,7 +19,8 @@ import { type EmbeddedLayout, layoutFor } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { ensurePassword, readPassword } from "./password.js"
 import { livePidFromFile, pidAlive, signalPid } from "./processes.js"
-import { RespReplyError, respCall, type RespValue } from "./resp.js"
+import { ErrorReply, sendCommands, type Reply } from "../serverCommands.js"
+import { infoField, moduleVersion, serverVersion } from "../serverInfo.js"
 import { runCommand } from "./runCommand.js"
 import { renderConfig, runtimeConfig } from "./serverConfig.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
@@ -101,11 +102,11 @@ const underPrivateUmask = (command: string, ...args: ReadonlyArray<string>) =>
 
 type Probe = "ready" | "absent" | "busy"
 
-const isReply = (v: RespValue | undefined): v is RespReplyError => v instanceof RespReplyError
+const isReply = (v: Reply): v is ErrorReply => v instanceof ErrorReply
 
 /** Authenticated PING: ready, absent (nothing listens), busy (e.g. LOADING); fails if the password is refused. */
 const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
-  respCall(layout.socketPath, password, [["PING"]], "1 second").pipe(
+  sendCommands(layout.socketPath, password, [["PING"]], "1 second").pipe(
     Effect.flatMap(([reply]): Effect.Effect<Probe, EmbeddedServerError> => {
       if (reply === "PONG") return Effect.succeed("ready")
       if (isReply(reply) && /^(WRONGPASS|NOAUTH|ERR invalid password)/.test(reply.message)) {
@@ -117,7 +118,7 @@ const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<string>
       }
       return Effect.succeed("busy")
     }),
-    Effect.catchTag("RespUnreachable", () => Effect.succeed<Probe>("absent"))
+    Effect.catchTag("ServerUnreachable", () => Effect.succeed<Probe>("absent"))
   )
 
 const endpoint = (layout: EmbeddedLayout, password: Redacted.Redacted<string>): EmbeddedEndpoint => ({
@@ -235,35 +236,10 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
     )
     // On every join too: the server may have been restarted by another process, which forgets it.
     // Best effort: a server that refuses it still serves, with writes unbounded (FalkorDbLive warns).
-    yield* respCall(joined.socketPath, joined.password, runtimeConfig, "1 second").pipe(Effect.ignore)
+    yield* sendCommands(joined.socketPath, joined.password, runtimeConfig, "1 second").pipe(Effect.ignore)
     return joined
   }
 ).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
-
-/** The FalkorDB ("graph") module's version in a MODULE LIST reply, e.g. "4.16.3". */
-export const moduleVersion = (modules: unknown): Option.Option<string> => {
-  if (!Array.isArray(modules)) return Option.none()
-  for (const entry of modules as ReadonlyArray<unknown>) {
-    if (!Array.isArray(entry)) continue
-    const fields = entry as ReadonlyArray<RespValue>
-    const get = (key: string) => fields[fields.indexOf(key) + 1]
-    const ver = get("ver")
-    if (get("name") === "graph" && typeof ver === "number") {
-      return Option.some(`${Math.floor(ver / 10000)}.${Math.floor(ver / 100) % 100}.${ver % 100}`)
-    }
-  }
-  return Option.none()
-}
-
-const infoField = (info: unknown, key: string): Option.Option<string> =>
-  typeof info === "string" ? Option.fromNullable(new RegExp(`^${key}:(.*)$`, "m").exec(info)?.[1]?.trim()) : Option.none()
-
-/** The server's name and version in an INFO server reply, e.g. "valkey 8.0.1". */
-export const serverVersion = (info: unknown): Option.Option<string> =>
-  infoField(info, "valkey_version").pipe(
-    Option.map((v) => `valkey ${v}`),
-    Option.orElse(() => infoField(info, "redis_version").pipe(Option.map((v) => `redis ${v}`)))
-  )
 
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
 export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
@@ -280,7 +256,7 @@ export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, 
     }
     const password = yield* readPassword(layout.passwordFile)
     if (Option.isNone(password)) return stopped
-    const replies = yield* respCall(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]]).pipe(
+    const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]]).pipe(
       Effect.option
     )
     if (Option.isNone(replies)) return stopped
@@ -333,7 +309,7 @@ export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, 
         if (running) {
           const password = yield* readPassword(layout.passwordFile)
           if (Option.isSome(password)) {
-            yield* respCall(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
+            yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
           }
         }
         if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
