@@ -36,6 +36,22 @@ layer(NodeContext.layer, { excludeTestServices: true })("embedded FalkorDB serve
       expect(yield* serverPids(dir)).toEqual([pidOf(s1)])
     }))
 
+  it.scoped("tells a server that refuses the stored password from one that is not there", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDataDir()
+      yield* ensureEmbeddedServer.pipe(inDataDir(dir))
+      const layout = yield* layoutFor(dir)
+      const fs = yield* FileSystem.FileSystem
+      const stored = yield* fs.readFileString(layout.passwordFile)
+      yield* fs.writeFileString(layout.passwordFile, "not-the-password")
+      const refused = yield* Effect.flip(embeddedStatus.pipe(inDataDir(dir)))
+      expect(refused.message).toMatch(/refuses the password/)
+      expect(refused.message).not.toContain(stored.trim())
+      yield* fs.writeFileString(layout.passwordFile, stored)
+      yield* stopEmbeddedServer.pipe(inDataDir(dir))
+      expect((yield* embeddedStatus.pipe(inDataDir(dir))).running).toBe(false)
+    }))
+
   it.scoped("keeps data across a stop and a restart (AOF)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDataDir()
