@@ -30,8 +30,6 @@ const whatToDo = (db: DatabaseDescription): string => {
   }
 }
 
-const noModule = /unknown command/i
-const refusedPassword = /WRONGPASS|NOAUTH|invalid password|invalid username-password/i
 
 const main = Effect.gen(function*() {
   const { database, graph } = yield* Settings
@@ -54,9 +52,9 @@ const main = Effect.gen(function*() {
     Effect.provide(graphDatabaseLayer),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
-        message: refusedPassword.test(e.detail)
+        message: e.reason === "refused_login"
           ? "The database answered but refused the password: check FALKORDB_PASSWORD (or FALKORDB_URL) in .env."
-          : noModule.test(e.detail)
+          : e.reason === "no_module"
           ? "The database answered but has no FalkorDB module loaded: point FALKORDB_* at a FalkorDB server, or unset them to use the embedded one."
           : `Nothing answers at ${db.address}: ${whatToDo(db)}`,
         exitCode: 1

@@ -46,14 +46,51 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
 }
 
 /**
+ * Why the database failed, sorted once where the driver's error is caught (src/layers/driverErrors.ts):
+ * callers decide on this, never on the driver's text.
+ */
+export const DatabaseFailure = Schema.Literal(
+  /** No connection: refused, lost, closed, or not made in time. */
+  "unreachable",
+  /** Relay's own timer ran out (a query, the connect, the call's budget). */
+  "timeout",
+  /** The server asks to come back later: loading its data, busy, failing over. */
+  "busy",
+  /** The server stopped the query at its TIMEOUT (it had its whole allowance already). */
+  "stopped",
+  /** The server refused the password or the user. */
+  "refused_login",
+  /** The server refuses work in its state: full, read-only, a replica, too many clients or queries. */
+  "refused",
+  /** Written on the primary, but too few replicas confirmed it (RELAY_MIN_REPLICAS). */
+  "not_replicated",
+  /** The graph does not exist yet. */
+  "no_graph",
+  /** What was to be made exists already (an index). */
+  "exists",
+  /** The server has no FalkorDB module. */
+  "no_module",
+  /** The server refuses the query's TIMEOUT (above its TIMEOUT_MAX). */
+  "over_timeout_cap",
+  /** The connection layer was already shut down. */
+  "shut_down"
+)
+export type DatabaseFailure = typeof DatabaseFailure.Type
+
+const transientFailures: ReadonlySet<DatabaseFailure> = new Set(["unreachable", "timeout", "busy"])
+
+/**
  * The database could not be reached or failed. `transient` marks the failures worth retrying
- * (connection lost, timeout); `detail` is for the stderr log only and never reaches a client.
+ * (see `transientFailures`); `detail` is for the stderr log only and never reaches a client.
  */
 export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", {
-  transient: Schema.Boolean,
+  reason: DatabaseFailure,
   detail: Schema.String
 }) {
   readonly code = "unavailable"
+  get transient(): boolean {
+    return transientFailures.has(this.reason)
+  }
 }
 
 export type ToolError =

@@ -34,7 +34,7 @@ export const DatabaseEndpointLive = Layer.effect(
         yield* ensureHere
         const ensure = ensureHere.pipe(
           Effect.provide(context),
-          Effect.mapError((e) => new DatabaseError({ transient: true, detail: e.message }))
+          Effect.mapError((e) => new DatabaseError({ reason: "unreachable", detail: e.message }))
         )
         return {
           options: Effect.map(ensure, ({ password, socketPath }) => ({

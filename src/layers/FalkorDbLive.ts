@@ -5,62 +5,13 @@ import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from 
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
+import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { readConfig } from "./readConfig.js"
-import { confirmReplicas, ReplicasShortfall, replicationConfig } from "./replication.js"
+import { confirmReplicas, replicationConfig } from "./replication.js"
 import { ensureSchema } from "./schema.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 
 const connectTimeout = Duration.millis(1500)
-
-/** Replies about the server's state (full, read-only, loading, auth...), not about the query. */
-const stateReply =
-  /max pending queries|exceeded capacity|timeout|OOM|MISCONF|NOREPLICAS|READONLY|LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM|empty key|max number of clients|timed out/i
-/** Of those and of connection failures, the ones worth another try. */
-const retryableReply = /LOADING|BUSY|TRYAGAIN|MASTERDOWN|timed out|timeout/i
-/**
- * FalkorDB stopped the query at its TIMEOUT: it already had the whole allowance, so another try would
- * only run on after the call's budget, which is what the TIMEOUT is there to prevent.
- */
-const stoppedByServer = /^Query timed out/i
-/** The server's TIMEOUT_MAX was lowered below the TIMEOUT read at connect: reconnect to read it again. */
-const overServerCap = /TIMEOUT_MAX/
-const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
-
-const describe = (cause: unknown) => ({
-  name: cause instanceof Error ? cause.constructor.name : typeof cause,
-  message: cause instanceof Error ? cause.message : String(cause)
-})
-
-const isReply = (name: string) => name === "ErrorReply" || name === "SimpleError" || name === "BlobError"
-
-/**
- * Sorts a driver failure: a lost connection or a timeout is transient (retried); a refused login or
- * a server that refuses writes is not. The text stays in the log.
- */
-export const classify = (cause: unknown): DatabaseError => {
-  const { message, name } = describe(cause)
-  const transient = isReply(name)
-    ? retryableReply.test(message) && !stoppedByServer.test(message)
-    : !refusedLogin.test(message)
-  return new DatabaseError({ transient, detail: `${name}: ${message}` })
-}
-
-/** The server refused the query itself (a Cypher or constraint error): Relay's bug, not an outage. */
-class QueryRejected extends Error {
-  override readonly name = "QueryRejected"
-}
-
-/** A rejected query is a defect (the client sees `internal`); anything else is the database failing. */
-const classifyQuery = (cause: unknown) => {
-  // The write is on the primary but not confirmed: not retried (the caller is told it may have landed).
-  if (cause instanceof ReplicasShortfall) return Effect.fail(new DatabaseError({ transient: false, detail: cause.message }))
-  const { message, name } = describe(cause)
-  return isReply(name) && !stateReply.test(message)
-    ? Effect.die(new QueryRejected(`FalkorDB rejected a query: ${message}`))
-    : Effect.fail(classify(cause))
-}
-
-const timedOut = (what: string) => () => new DatabaseError({ transient: true, detail: `${what} timed out` })
 
 interface Connection {
   readonly db: FalkorDB
@@ -83,7 +34,7 @@ export const FalkorDbLive = Layer.scoped(
     // the finalizer, so retried) must fail, not open a connection, or start a server, nobody closes.
     const shutDown = yield* Ref.make(false)
     const refuseAfterShutdown = Effect.flatMap(Ref.get(shutDown), (down) =>
-      down ? Effect.fail(new DatabaseError({ transient: false, detail: "connection layer already shut down" })) : Effect.void)
+      down ? Effect.fail(new DatabaseError({ reason: "shut_down", detail: "connection layer already shut down" })) : Effect.void)
 
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
@@ -116,7 +67,7 @@ export const FalkorDbLive = Layer.scoped(
       const client = yield* Effect.tryPromise({ try: () => db.connection, catch: classify }).pipe(
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
-      const timeout = yield* readServerTimeout(db, classify).pipe(
+      const timeout = yield* readServerTimeout(db).pipe(
         Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("timeout setting") }),
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
@@ -173,12 +124,12 @@ export const FalkorDbLive = Layer.scoped(
         Effect.flatMap(([connection, timed]) => {
           const query = Effect.tryPromise({ try: () => use(connection.db, connection.timeout), catch: (cause) => cause }).pipe(
             Effect.catchAll(classifyQuery),
-            Effect.tapError((e) => overServerCap.test(e.detail) ? forget(connection) : Effect.void)
+            Effect.tapError((e) => e.reason === "over_timeout_cap" ? forget(connection) : Effect.void)
           )
           return timed
             ? query.pipe(
               Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
-              Effect.tapError((e) => e.detail === "query timed out" ? forget(connection) : Effect.void)
+              Effect.tapError((e) => e.reason === "timeout" ? forget(connection) : Effect.void)
             )
             // In the background: the budget must not wait for the connection lock, which a connect
             // in progress may hold (the answer would then come after the contract's 3 s).
@@ -220,7 +171,7 @@ export const FalkorDbLive = Layer.scoped(
       }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
       dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
         Effect.asVoid,
-        Effect.catchIf((e) => /empty key|invalid graph|not found/i.test(e.detail), () => Effect.void)
+        Effect.catchIf((e) => e.reason === "no_graph", () => Effect.void)
       )
     })
   })

@@ -28,7 +28,7 @@ export const sentinelConfig = Config.all({
   })
 )
 
-const transient = (detail: string) => new DatabaseError({ transient: true, detail })
+const transient = (detail: string) => new DatabaseError({ reason: "unreachable", detail })
 
 const asAddress = (reply: Reply): Address | null =>
   Array.isArray(reply) && typeof reply[0] === "string" && typeof reply[1] === "string"

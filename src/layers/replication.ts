@@ -21,7 +21,7 @@ export class ReplicasShortfall extends Error {
   override readonly name = "ReplicasShortfall"
 }
 
-export const replicationDetail = "replication:"
+const replicationDetail = "replication:"
 
 /**
  * WAIT on the very connection the write went over: WAIT counts replicas that reached this

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ConstraintType, EntityType, type Graph } from "falkordb"
-import { classify } from "./FalkorDbLive.js"
+import { classify } from "./driverErrors.js"
 
 /**
  * Indexes the queries rely on, and the unique constraint that makes a repeated write of the same
@@ -27,8 +27,6 @@ const fullText = {
   create: "CALL db.idx.fulltext.createNodeIndex({label: 'Fact', language: 'english', stopwords: []}, 'content')"
 }
 
-const alreadyThere = /already (indexed|exists)|exists/i
-const noGraphYet = /empty key/i
 
 interface Row {
   readonly entity: string
@@ -42,13 +40,13 @@ const existing = (graph: Graph, procedure: string, entity: string) =>
     catch: classify
   }).pipe(
     Effect.map((reply) => new Set((reply.data ?? []).flatMap((r) => r.properties.map((p) => `${r.entity} ${r.label} ${p}`)))),
-    Effect.catchIf((e) => !e.transient && noGraphYet.test(e.detail), () => Effect.succeed(new Set<string>()))
+    Effect.catchIf((e) => e.reason === "no_graph", () => Effect.succeed(new Set<string>()))
   )
 
 const ignoreExisting = <A>(make: () => Promise<A>) =>
   Effect.tryPromise({ try: make, catch: classify }).pipe(
     Effect.asVoid,
-    Effect.catchIf((e) => !e.transient && alreadyThere.test(e.detail), () => Effect.void)
+    Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
   )
 
 const hasFullText = (graph: Graph) =>
@@ -61,7 +59,7 @@ const hasFullText = (graph: Graph) =>
     catch: classify
   }).pipe(
     Effect.map((reply) => (reply.data ?? []).some((r) => r.types[fullText.property]?.includes("FULLTEXT") === true)),
-    Effect.catchIf((e) => !e.transient && noGraphYet.test(e.detail), () => Effect.succeed(false))
+    Effect.catchIf((e) => e.reason === "no_graph", () => Effect.succeed(false))
   )
 
 export const ensureSchema = Effect.fn("ensureSchema")(function*(graph: Graph) {

@@ -1,7 +1,7 @@
 import { Duration, Effect } from "effect"
 import type { FalkorDB } from "falkordb"
-import type { DatabaseError } from "../domain/errors.js"
 import { queryTimeout } from "../services/GraphDatabase.js"
+import { classify } from "./driverErrors.js"
 
 /**
  * The TIMEOUT Relay sends with every query, so FalkorDB stops a query the caller has given up on.
@@ -41,7 +41,7 @@ export const timeoutSettings = (max: number, fallback: number): ServerTimeout =>
  * Reads the server's TIMEOUT_MAX and TIMEOUT_DEFAULT once per connection. A server that refuses
  * GRAPH.CONFIG (an ACL, a managed service) gets Relay's own value, as if it had no cap.
  */
-export const readServerTimeout = (db: FalkorDB, classify: (cause: unknown) => DatabaseError) =>
+export const readServerTimeout = (db: FalkorDB) =>
   Effect.tryPromise({
     try: () => Promise.all([db.configGet("TIMEOUT_MAX"), db.configGet("TIMEOUT_DEFAULT")]),
     catch: classify

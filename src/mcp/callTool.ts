@@ -2,7 +2,6 @@ import { Cause, Effect, Exit, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
-import { replicationDetail } from "../layers/replication.js"
 import { jsonBytes, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -84,7 +83,7 @@ export const internalMessage = "Relay hit an internal error; the details are in 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
 export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolResult =>
   error._tag !== "DatabaseError" ? failure(error.code, error.message) :
-  error.detail.startsWith(replicationDetail) ? failure("unavailable", notReplicatedMessage) :
+  error.reason === "not_replicated" ? failure("unavailable", notReplicatedMessage) :
   failure("unavailable", tool === null || tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage)
 /**
  * A call to a name that is no tool: `invalid_input`, but through the same policies as a real call,

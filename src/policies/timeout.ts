@@ -16,5 +16,5 @@ export const callBudget = Duration.millis(2500)
 export const withCallBudget = <A, R>(self: Effect.Effect<A, ToolError, R>) =>
   Effect.timeoutFail(Effect.locally(self, ownQueryTimeout, false), {
     duration: callBudget,
-    onTimeout: () => new DatabaseError({ transient: true, detail: "tool call timed out (over its time budget)" })
+    onTimeout: () => new DatabaseError({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
   })

@@ -38,7 +38,7 @@ const untilRetryScheduled = Effect.gen(function*() {
   return yield* Effect.dieMessage("no retry was scheduled")
 })
 
-const transient = new DatabaseError({ transient: true, detail: "connection lost" })
+const transient = new DatabaseError({ reason: "unreachable", detail: "connection lost" })
 
 describe("retry policy", () => {
   it.effect("tries a transient failure 3 times in all, backing off with jitter, under 2 s of waits", () =>
@@ -71,7 +71,7 @@ describe("retry policy", () => {
     new SecretDetected({ message: "content looks like it contains a credential (JWT)" }),
     new RateLimited({ message: "retry after 1 s", retryAfterMillis: 1000 }),
     new InvalidResolution({ message: "cycle" }),
-    new DatabaseError({ transient: false, detail: "errMsg: Invalid input" })
+    new DatabaseError({ reason: "refused", detail: "errMsg: Invalid input" })
   ]
 
   it.effect("never retries validation, not-found, secret, rate, resolution or non-transient database errors", () =>

@@ -1,0 +1,52 @@
+import { ErrorReply } from "@redis/client"
+import { Effect } from "effect"
+import { DatabaseError, type DatabaseFailure } from "../domain/errors.js"
+import { ReplicasShortfall } from "./replication.js"
+
+/**
+ * The one place that reads what the driver threw. An error reply (`ErrorReply` and its subclasses)
+ * is the server speaking: its text says why. Anything else thrown is the connection failing. The
+ * original text stays in `detail`, for the log only.
+ */
+const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
+  // Before the generic "timeout" below: the server stopped the query at its TIMEOUT.
+  [/^Query timed out/i, "stopped"],
+  [/TIMEOUT_MAX/, "over_timeout_cap"],
+  [/NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i, "refused_login"],
+  [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
+  [/^(OOM|MISCONF|NOREPLICAS|READONLY|CLUSTERDOWN)\b|max pending queries|exceeded capacity|max number of clients/i, "refused"],
+  [/empty key|invalid graph/i, "no_graph"],
+  [/already indexed|already exists/i, "exists"],
+  [/unknown command/i, "no_module"]
+]
+
+const refusedLogin = replyReasons[2]![0]
+
+const reasonOfReply = (message: string): DatabaseFailure | undefined =>
+  replyReasons.find(([pattern]) => pattern.test(message))?.[1]
+
+const detailOf = (cause: unknown) =>
+  cause instanceof Error ? `${cause.constructor.name}: ${cause.message}` : String(cause)
+
+/** Sorts anything the driver threw into a DatabaseError; a reply of no known kind is `refused`. */
+export const classify = (cause: unknown): DatabaseError => {
+  const detail = detailOf(cause)
+  if (cause instanceof ReplicasShortfall) return new DatabaseError({ reason: "not_replicated", detail })
+  if (cause instanceof ErrorReply) return new DatabaseError({ reason: reasonOfReply(cause.message) ?? "refused", detail })
+  // A login refused while connecting may come wrapped by the client rather than as the reply itself.
+  return new DatabaseError({ reason: refusedLogin.test(detail) ? "refused_login" : "unreachable", detail })
+}
+
+/** The server refused the query itself (a Cypher or constraint error): Relay's bug, not an outage. */
+class QueryRejected extends Error {
+  override readonly name = "QueryRejected"
+}
+
+/** For a query: a reply of no known kind is a defect (the client sees `internal`), not an outage. */
+export const classifyQuery = (cause: unknown): Effect.Effect<never, DatabaseError> =>
+  cause instanceof ErrorReply && reasonOfReply(cause.message) === undefined
+    ? Effect.die(new QueryRejected(`FalkorDB rejected a query: ${cause.message}`))
+    : Effect.fail(classify(cause))
+
+/** Relay's own timer ran out on `what`. */
+export const timedOut = (what: string) => () => new DatabaseError({ reason: "timeout", detail: `${what} timed out` })
