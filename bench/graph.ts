@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
-import { ensureSchema } from "../src/layers/schema.js"
+import { ensureSchema } from "../src/layers/graphIndexes.js"
 
 /**
  * A realistic shared memory: many threads of varied depth and branching, forks under some

@@ -5,8 +5,8 @@ import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
 import { serveHttp } from "./http/serveHttp.js"
 import { RelayLive } from "./layers/RelayLive.js"
 import { TeamLive } from "./layers/TeamLive.js"
-import { guardDriverErrors } from "./mcp/driverGuard.js"
-import { serveStdio } from "./mcp/McpServer.js"
+import { guardDriverErrors } from "./layers/driverGuard.js"
+import { serveStdio } from "./mcp/serveStdio.js"
 import { warmUp } from "./mcp/warmUp.js"
 
 /** stdout belongs to the MCP protocol: every log line goes to stderr. */

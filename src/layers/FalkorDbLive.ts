@@ -8,7 +8,7 @@ import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { readConfig } from "./readConfig.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
-import { ensureSchema } from "./schema.js"
+import { ensureSchema } from "./graphIndexes.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 
 const connectTimeout = Duration.millis(1500)

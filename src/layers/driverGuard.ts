@@ -1,16 +1,17 @@
+import {
+  ClientClosedError,
+  ConnectionTimeoutError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError
+} from "@redis/client"
 import { Effect } from "effect"
 
-const connectionNames = new Set([
-  "SocketClosedUnexpectedlyError",
-  "ConnectionTimeoutError",
-  "ClientClosedError",
-  "SocketTimeoutError"
-])
 const connectionCodes = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOENT", "EHOSTUNREACH"])
 
 const isConnectionError = (error: unknown): boolean =>
-  error instanceof Error &&
-  (connectionNames.has(error.constructor.name) || connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
+  error instanceof SocketClosedUnexpectedlyError || error instanceof ConnectionTimeoutError ||
+  error instanceof ClientClosedError || error instanceof SocketTimeoutError ||
+  (error instanceof Error && connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
 
 /**
  * The falkordb client forwards socket errors to an emitter that has no listener until connect()
