@@ -6,6 +6,15 @@ import { findModule, probe } from "../../src/layers/embedded/serverBinary.js"
 import * as Path from "node:path"
 import { cli, parseStatus, serverPids, tempDataDir } from "./helpers.js"
 
+// Where the bundled redis-server runs (glibc 2.38+) there is always a binary, so the test of a missing
+// one cannot be set up: it is reported as skipped there, not as passed.
+const bundledServerRuns = await Effect.runPromise(
+  Effect.gen(function*() {
+    const modulePath = yield* findModule
+    return Option.isSome(modulePath) && Option.isSome(yield* probe(Path.join(Path.dirname(modulePath.value), "redis-server")))
+  }).pipe(Effect.provide(NodeContext.layer))
+)
+
 layer(NodeContext.layer, { excludeTestServices: true })("db CLI (separate Node processes)", (it) => {
   it.scoped("four processes starting at the same moment yield exactly one server", () =>
     Effect.gen(function*() {
@@ -42,14 +51,10 @@ layer(NodeContext.layer, { excludeTestServices: true })("db CLI (separate Node p
       expect(yield* serverPids(dir)).toEqual([])
     }))
 
-  it.scoped("without a runnable server binary, fails with one sentence naming the command to run", () =>
+  it.scoped.skipIf(bundledServerRuns)("without a runnable server binary, fails with one sentence naming the command to run", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const dir = yield* tempDataDir()
-      // Where the bundled redis-server runs (glibc 2.38+), there is always a binary: nothing to test.
-      const modulePath = Option.getOrThrow(yield* findModule)
-      const bundled = yield* probe(Path.join(Path.dirname(modulePath), "redis-server"))
-      if (Option.isSome(bundled)) return
       // An empty PATH: no valkey-server or redis-server can be found (node is run by its absolute path).
       const emptyBin = yield* fs.makeTempDirectoryScoped({ prefix: "relay-empty-path-" })
       const r = yield* cli(dir, ["start"], { PATH: emptyBin })
