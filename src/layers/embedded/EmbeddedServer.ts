@@ -12,60 +12,28 @@
  */
 import { Command, type CommandExecutor, FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
-import { resolveDataDir } from "./dataDir.js"
+import { Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { sendCommands } from "../serverCommands.js"
 import { EmbeddedServerError } from "./EmbeddedServerError.js"
-import { type EmbeddedLayout, layoutFor } from "./layout.js"
+import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
-import { ensurePassword, readPassword } from "./password.js"
-import { livePidFromFile, pidAlive, signalPid } from "./processes.js"
-import { ErrorReply, sendCommands, type Reply } from "../serverCommands.js"
-import { infoField, moduleVersion, serverVersion } from "../serverInfo.js"
+import { ensurePassword } from "./password.js"
+import { type EmbeddedEndpoint, endpoint, probeServer, tryJoin } from "./probe.js"
+import { livePidFromFile, pidAlive } from "./processes.js"
 import { runCommand } from "./runCommand.js"
 import { renderConfig, runtimeConfig } from "./serverConfig.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
+import { JOIN_WAIT, NotYet, POLL, START_TIMEOUT } from "./waiting.js"
 
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
-export type { EmbeddedLayout } from "./layout.js"
-
-export interface EmbeddedEndpoint {
-  readonly socketPath: string
-  readonly password: Redacted.Redacted<string>
-}
-
-export interface EmbeddedStatus {
-  readonly dataDir: string
-  readonly socketPath: string
-  readonly running: boolean
-  readonly pid: Option.Option<number>
-  /** FalkorDB module version, e.g. "4.16.3". */
-  readonly moduleVersion: Option.Option<string>
-  /** e.g. "valkey 8.0.1" */
-  readonly serverVersion: Option.Option<string>
-}
-
-export interface StopResult {
-  readonly dataDir: string
-  readonly wasRunning: boolean
-  readonly pid: Option.Option<number>
-}
+export { currentLayout, type EmbeddedLayout } from "./layout.js"
+export type { EmbeddedEndpoint } from "./probe.js"
+export { embeddedStatus, type EmbeddedStatus } from "./status.js"
+export { stopEmbeddedServer, type StopResult } from "./stop.js"
 
 type Env = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
-/** How long a start may take before the server answers; also the losers' wait. */
-const START_TIMEOUT = Duration.seconds(10)
-const JOIN_WAIT = Duration.seconds(12)
-const POLL = Schedule.spaced("100 millis")
-
-/** Internal: the server is not answering yet; retried by the wait loops. */
-class NotYet extends Schema.TaggedError<NotYet>()("NotYet", {}) {}
-
 const fail = (message: string) => new EmbeddedServerError({ message })
-
-/** The layout of the data dir this process uses (RELAY_DATA_DIR or the platform default). */
-export const currentLayout: Effect.Effect<EmbeddedLayout, EmbeddedServerError, Path.Path> = resolveDataDir.pipe(
-  Effect.flatMap(layoutFor)
-)
 
 const prepareDirectories = Effect.fn("relay/embedded/prepareDirectories")(function*(layout: EmbeddedLayout) {
   const fs = yield* FileSystem.FileSystem
@@ -99,40 +67,6 @@ const underPrivateUmask = (command: string, ...args: ReadonlyArray<string>) =>
   process.platform === "win32"
     ? Command.make(command, ...args)
     : Command.make("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", command, ...args)
-
-type Probe = "ready" | "absent" | "busy"
-
-const isReply = (v: Reply): v is ErrorReply => v instanceof ErrorReply
-
-/** Authenticated PING: ready, absent (nothing listens), busy (e.g. LOADING); fails if the password is refused. */
-const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
-  sendCommands(layout.socketPath, password, [["PING"]], "1 second").pipe(
-    Effect.flatMap(([reply]): Effect.Effect<Probe, EmbeddedServerError> => {
-      if (reply === "PONG") return Effect.succeed("ready")
-      if (isReply(reply) && /^(WRONGPASS|NOAUTH|ERR invalid password)/.test(reply.message)) {
-        return Effect.fail(
-          fail(
-            `A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}; stop that server (its pid is in ${layout.pidFile}) and start again.`
-          )
-        )
-      }
-      return Effect.succeed("busy")
-    }),
-    Effect.catchTag("ServerUnreachable", () => Effect.succeed<Probe>("absent"))
-  )
-
-const endpoint = (layout: EmbeddedLayout, password: Redacted.Redacted<string>): EmbeddedEndpoint => ({
-  socketPath: layout.socketPath,
-  password
-})
-
-/** Some(endpoint) if a server answers with the stored password now. */
-const tryJoin = Effect.fn("relay/embedded/tryJoin")(function*(layout: EmbeddedLayout) {
-  const password = yield* readPassword(layout.passwordFile)
-  if (Option.isNone(password)) return Option.none<EmbeddedEndpoint>()
-  const state = yield* probeServer(layout, password.value)
-  return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
-})
 
 const lastLogLine = (layout: EmbeddedLayout) =>
   FileSystem.FileSystem.pipe(
@@ -241,85 +175,3 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
   }
 ).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
 
-/** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
-export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
-  .gen(function*() {
-    const layout = yield* currentLayout
-    const base = { dataDir: layout.dataDir, socketPath: layout.socketPath }
-    const livePid = yield* livePidFromFile(layout.pidFile, layout.socketPath)
-    const stopped: EmbeddedStatus = {
-      ...base,
-      running: false,
-      pid: livePid,
-      moduleVersion: Option.none(),
-      serverVersion: Option.none()
-    }
-    const password = yield* readPassword(layout.passwordFile)
-    if (Option.isNone(password)) return stopped
-    const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]]).pipe(
-      Effect.option
-    )
-    if (Option.isNone(replies)) return stopped
-    const [modules, info] = replies.value
-    if (isReply(modules) || isReply(info)) {
-      return yield* fail(`A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`)
-    }
-    return {
-      ...base,
-      running: true,
-      pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
-      moduleVersion: moduleVersion(modules),
-      serverVersion: serverVersion(info)
-    }
-  }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))
-
-const waitGone = (pid: number, within: Duration.DurationInput) =>
-  pidAlive(pid).pipe(
-    Effect.flatMap((alive) => alive ? Effect.fail(new NotYet()) : Effect.void),
-    Effect.retry(POLL.pipe(Schedule.upTo(within))),
-    Effect.as(true),
-    Effect.orElseSucceed(() => false)
-  )
-
-/** Holds the start lock while running `effect`, so no process starts the server meanwhile. */
-const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Effect<A, E, R>) =>
-  tryAcquire(layout.lockFile).pipe(
-    Effect.flatMap(Option.match({
-      onSome: Effect.succeed,
-      onNone: () => breakIfStale(layout.lockFile).pipe(Effect.zipRight(Effect.fail(new NotYet())))
-    })),
-    Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
-    Effect.catchTag("NotYet", () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))),
-    Effect.flatMap((token) => effect.pipe(Effect.ensuring(release(token))))
-  )
-
-/**
- * Stops the embedded server of this data dir: SHUTDOWN (which fsyncs the AOF),
- * then SIGTERM if it is still alive after 10 s. A stopped server is not an error.
- */
-export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
-  .gen(function*() {
-    const layout = yield* currentLayout
-    return yield* withStartLock(
-      layout,
-      Effect.gen(function*() {
-        const status = yield* embeddedStatus.pipe(Effect.option)
-        const pid = Option.flatMap(status, (s) => s.pid)
-        const running = Option.exists(status, (s) => s.running)
-        if (running) {
-          const password = yield* readPassword(layout.passwordFile)
-          if (Option.isSome(password)) {
-            yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
-          }
-        }
-        if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
-        if (!(yield* waitGone(pid.value, running ? "10 seconds" : "0 millis"))) {
-          yield* signalPid(pid.value, "SIGTERM")
-          if (!(yield* waitGone(pid.value, "10 seconds"))) {
-            return yield* fail(`The embedded FalkorDB server (pid ${pid.value}) did not stop within 20 seconds.`)
-          }
-        }
-        return { dataDir: layout.dataDir, wasRunning: true, pid }
-      })
-    )
-  }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))

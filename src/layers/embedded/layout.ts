@@ -9,6 +9,8 @@ import { Path } from "@effect/platform"
 import { Effect } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
+import { resolveDataDir } from "./dataDir.js"
+import type { EmbeddedServerError } from "./EmbeddedServerError.js"
 
 export interface EmbeddedLayout {
   readonly dataDir: string
@@ -47,3 +49,9 @@ export const layoutFor = Effect.fn("relay/embedded/layoutFor")(function*(dataDir
     lockFile: path.join(dataDir, "start.lock")
   }
 })
+
+/** The layout of the data dir this process uses (RELAY_DATA_DIR or the platform default). */
+export const currentLayout: Effect.Effect<EmbeddedLayout, EmbeddedServerError, Path.Path> = resolveDataDir.pipe(
+  Effect.flatMap(layoutFor)
+)
+

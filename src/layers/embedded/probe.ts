@@ -1,0 +1,48 @@
+import type { Redacted } from "effect"
+import { Effect, Option } from "effect"
+import { ErrorReply, type Reply, sendCommands } from "../serverCommands.js"
+import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import type { EmbeddedLayout } from "./layout.js"
+import { readPassword } from "./password.js"
+
+export interface EmbeddedEndpoint {
+  readonly socketPath: string
+  readonly password: Redacted.Redacted<string>
+}
+
+const fail = (message: string) => new EmbeddedServerError({ message })
+
+type Probe = "ready" | "absent" | "busy"
+
+export const isReply = (v: Reply): v is ErrorReply => v instanceof ErrorReply
+
+/** Authenticated PING: ready, absent (nothing listens), busy (e.g. LOADING); fails if the password is refused. */
+export const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
+  sendCommands(layout.socketPath, password, [["PING"]], "1 second").pipe(
+    Effect.flatMap(([reply]): Effect.Effect<Probe, EmbeddedServerError> => {
+      if (reply === "PONG") return Effect.succeed("ready")
+      if (isReply(reply) && /^(WRONGPASS|NOAUTH|ERR invalid password)/.test(reply.message)) {
+        return Effect.fail(
+          fail(
+            `A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}; stop that server (its pid is in ${layout.pidFile}) and start again.`
+          )
+        )
+      }
+      return Effect.succeed("busy")
+    }),
+    Effect.catchTag("ServerUnreachable", () => Effect.succeed<Probe>("absent"))
+  )
+
+export const endpoint = (layout: EmbeddedLayout, password: Redacted.Redacted<string>): EmbeddedEndpoint => ({
+  socketPath: layout.socketPath,
+  password
+})
+
+/** Some(endpoint) if a server answers with the stored password now. */
+export const tryJoin = Effect.fn("relay/embedded/tryJoin")(function*(layout: EmbeddedLayout) {
+  const password = yield* readPassword(layout.passwordFile)
+  if (Option.isNone(password)) return Option.none<EmbeddedEndpoint>()
+  const state = yield* probeServer(layout, password.value)
+  return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
+})
+

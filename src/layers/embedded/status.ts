@@ -1,0 +1,55 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { sendCommands } from "../serverCommands.js"
+import { infoField, moduleVersion, serverVersion } from "../serverInfo.js"
+import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import { currentLayout } from "./layout.js"
+import { readPassword } from "./password.js"
+import { isReply } from "./probe.js"
+import { livePidFromFile } from "./processes.js"
+
+export interface EmbeddedStatus {
+  readonly dataDir: string
+  readonly socketPath: string
+  readonly running: boolean
+  readonly pid: Option.Option<number>
+  /** FalkorDB module version, e.g. "4.16.3". */
+  readonly moduleVersion: Option.Option<string>
+  /** e.g. "valkey 8.0.1" */
+  readonly serverVersion: Option.Option<string>
+}
+
+const fail = (message: string) => new EmbeddedServerError({ message })
+
+/** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
+export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
+  .gen(function*() {
+    const layout = yield* currentLayout
+    const base = { dataDir: layout.dataDir, socketPath: layout.socketPath }
+    const livePid = yield* livePidFromFile(layout.pidFile, layout.socketPath)
+    const stopped: EmbeddedStatus = {
+      ...base,
+      running: false,
+      pid: livePid,
+      moduleVersion: Option.none(),
+      serverVersion: Option.none()
+    }
+    const password = yield* readPassword(layout.passwordFile)
+    if (Option.isNone(password)) return stopped
+    const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]]).pipe(
+      Effect.option
+    )
+    if (Option.isNone(replies)) return stopped
+    const [modules, info] = replies.value
+    if (isReply(modules) || isReply(info)) {
+      return yield* fail(`A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`)
+    }
+    return {
+      ...base,
+      running: true,
+      pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
+      moduleVersion: moduleVersion(modules),
+      serverVersion: serverVersion(info)
+    }
+  }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))
+
