@@ -36,7 +36,9 @@ beforeAll(async () => {
   const started = startHttpRelay(env)
   const [bobToken, readerToken] = await Promise.all([createToken(env, bob, acme), createToken(env, uniqueName("ro"), acme, true)])
   relay = await started
-  ;[a, b, reader] = await Promise.all([aliceToken, bobToken, readerToken].map((t) => connectHttp(relay.url, t!)))
+  a = await connectHttp(relay.url, aliceToken)
+  b = await connectHttp(relay.url, bobToken)
+  reader = await connectHttp(relay.url, readerToken)
   clients.push(a, b, reader)
 }, 180_000)
 
