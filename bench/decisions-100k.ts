@@ -231,7 +231,7 @@ const main = async () => {
       yield* time("relay_resolve_conflict (again)", () =>
         store.resolve({ callId: crypto.randomUUID(), winnerId: done.children[0]!.id, loserId: done.children[1]!.id, reason: "bench", resolvedBy: "bench" }), (r) =>
         `already_resolved ${r.alreadyResolved}`)
-      yield* time("relay_get_briefing (24 h default)", () => store.briefing({ reader: "cursor", since: null, limit: 50, after: null }), (b) =>
+      yield* time("relay_get_briefing (automatic: from the cursor)", () => store.briefing({ reader: "cursor", since: null, limit: 50, after: null }), (b) =>
         `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
       let since = Date.now()
       yield* time("relay_get_briefing (chained)", () =>

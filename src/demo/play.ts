@@ -165,7 +165,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   const decision = briefing.decisions.find((d) => d.winner.id === resolved.winner.id && d.loser.id === resolved.loser.id)
   yield* check("reading the briefing", decision !== undefined, "the briefing is missing the decision")
   yield* check("reading the briefing", briefing.open_conflicts.length === 0, "the briefing still shows an open conflict")
-  yield* out(`  ${briefing.new_facts.length} new fact(s) by others in the last 24 hours (as of ${briefing.as_of}):`)
+  yield* out(`  ${briefing.new_facts.length} new fact(s) by others since its last briefing (as of ${briefing.as_of}):`)
   for (const f of briefing.new_facts) yield* out(`    + ${q(f.content)} ${style.dim(`· ${f.written_by}`)}`)
   for (const d of briefing.decisions) {
     yield* out(`  decision by ${d.resolved_by}: ${q(d.winner.content)} over ${q(d.loser.content)}, ${q(d.reason)}`)

@@ -54,7 +54,9 @@ export const ResolveConflictInput = Schema.Struct({
 
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your own name: your facts and decisions are left out" }),
-  since: Schema.optional(IsoTimestamp),
+  since: Schema.optional(IsoTimestamp.annotations({
+    description: "Usually left out. An ISO 8601 time with zone to read from instead (your saved position is then left alone)"
+  })),
   limit: pageLimit(50, 200, "How many of each list to return"),
   cursor: Schema.optional(Cursor.annotations({
     description: "next_cursor of the previous page: continues the same window (since is then ignored)",

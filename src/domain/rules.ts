@@ -187,11 +187,31 @@ export const resolutionMessage = {
 export const nextStamp = (last: number | null, now: number): number =>
   last === null || now > last ? now : last + 1
 
-/** The briefing window `since < created_at <= asOf`; without `since`, the 24 hours before asOf. */
-export const briefingWindow = (asOf: number, since: number | null): { since: number; asOf: number } => ({
-  since: since ?? asOf - 24 * 60 * 60 * 1000,
+/** How far back the first briefing of a name reaches. */
+export const firstBriefingSpan = 7 * 24 * 60 * 60 * 1000
+
+/**
+ * The briefing window `since < created_at <= asOf`. Without `since` it starts at the name's cursor
+ * (where its last briefing ended), or, for a name's first briefing, `firstBriefingSpan` before asOf.
+ * A cursor never starts past asOf (none is set beyond a fence; an empty window is the safe answer).
+ */
+export const briefingWindow = (
+  asOf: number,
+  since: number | null,
+  cursor: number | null = null
+): { since: number; asOf: number } => ({
+  since: since ?? Math.min(cursor ?? asOf - firstBriefingSpan, asOf),
   asOf
 })
+
+/**
+ * Where a name's cursor may move after a page of an automatic briefing: every fact and decision by
+ * others stamped at or before the lower of the two list positions has been served (each list is read
+ * in stamp order, and stamps never repeat). Conflicts are a snapshot, not a window, so they do not count.
+ * The stored cursor is the max of what every session of the name served, so it only moves forward.
+ */
+export const briefingServed = (position: { readonly factAfter: number; readonly decisionAfter: number }): number =>
+  Math.min(position.factAfter, position.decisionAfter)
 
 /**
  * Connected components over BUILDS_ON and SUPERSEDES, direction ignored: largest first, ties by the

@@ -12,6 +12,7 @@ const indexes: ReadonlyArray<{ readonly key: string; readonly create: string }> 
   { key: "NODE Fact created_at", create: "CREATE INDEX FOR (f:Fact) ON (f.created_at)" },
   { key: "NODE Fact session_id", create: "CREATE INDEX FOR (f:Fact) ON (f.session_id)" },
   { key: "NODE RelayClock id", create: "CREATE INDEX FOR (c:RelayClock) ON (c.id)" },
+  { key: "NODE BriefingCursor name", create: "CREATE INDEX FOR (c:BriefingCursor) ON (c.name)" },
   { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" }
 ]
 

@@ -90,10 +90,13 @@ export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolRes
  * so it spends the rate limit (before, 2,000 of them in 0.7 s cost nothing). The name is the
  * caller's text: only a short prefix of it is echoed.
  */
-export const callUnknownTool = (name: string) =>
-  Effect.fail(new InvalidInput({ message: `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}` })).pipe(
+export const callUnknownTool = (name: string) => callRefused("tool", `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}`)
+
+/** A request refused as `invalid_input` before any tool runs (an unknown tool, prompt or resource), through the policies. */
+export const callRefused = (what: string, message: string) =>
+  Effect.fail(new InvalidInput({ message })).pipe(
     applyPolicies,
-    Effect.catchAll((e) => Effect.as(Effect.logInfo(`unknown tool: ${e.code}`), toFailureResult(null, e)))
+    Effect.catchAll((e) => Effect.as(Effect.logInfo(`unknown ${what}: ${e.code}`), toFailureResult(null, e)))
   )
 
 /**

@@ -124,13 +124,13 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     open_conflicts: ReadonlyArray<Conflict>
     next_cursor: string | null
   }) => [
-    `Briefing from ${o.since} (exclusive) to ${o.as_of}; pass as_of as since next time.`,
+    `Briefing from ${o.since} (exclusive) to ${o.as_of}.`,
     ...list("New facts by others", o.new_facts, renderFact, "none"),
     ...list("Decisions by others", o.decisions, decision, "none"),
     ...list("Open conflicts", o.open_conflicts, conflict, "none"),
     ...(o.next_cursor === null
       ? []
-      : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on), then use as_of as since.`])
+      : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on).`])
   ],
   relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }>; next_cursor: string | null }) => [
     ...list("Most built-upon facts", o.facts, (x) => `score ${x.score.toFixed(4)}: ${renderFact(x.fact)}`, "none yet"),

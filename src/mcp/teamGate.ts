@@ -50,6 +50,7 @@ const refuse = (message: string) => ({ refused: toFailureResult(null, new Forbid
  */
 export const teamGate = (caller: Caller): CallGate => ({
   listing: httpListing,
+  self: caller.name,
   admit: (tool: AnyTool, args: unknown) => {
     if (caller.readOnly && !tool.annotations.readOnlyHint) {
       return refuse(`${tool.name}: this token is read-only; ask for a token that may write`)

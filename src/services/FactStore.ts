@@ -88,6 +88,8 @@ export interface BriefingAfter {
   readonly factAfter: number
   readonly decisionAfter: number
   readonly conflicts: ConflictsAfter
+  /** An automatic briefing (no `since`): each page moves the reader's cursor to what it served. */
+  readonly tracked: boolean
 }
 
 export interface Briefing {
@@ -159,7 +161,10 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly resolve: (
     resolution: Resolution
   ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
-  /** A new briefing (fenced) when `after` is null, else the next page of the same window. */
+  /**
+   * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
+   * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.
+   */
   readonly briefing: (
     options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
   ) => Effect.Effect<Briefing, DatabaseError>

@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { InvalidInput } from "../domain/errors.js"
 import { BriefingInput } from "../domain/inputs.js"
 import { BriefingOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
@@ -6,19 +8,31 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { defineTool, readOnly, untrustedNote } from "./Tool.js"
 
+/**
+ * A page cursor of an automatic briefing moves its reader's cursor, so it names that reader: 48 bits
+ * of SHA-256 of the name (never 0, which marks a briefing with `since`, whose pages move nothing).
+ * A page asked for under another my_name would otherwise move that name's cursor past facts it
+ * filtered differently.
+ */
+const readerTag = (name: string): number =>
+  Math.max(1, createHash("sha256").update(name).digest().readUIntBE(0, 6))
+
+const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor of a briefing for this my_name" })
+
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description: "Start every session with this: what other assistants saved and decided since your last briefing, " +
-    "plus every open conflict. Pass your own name (your own facts and decisions are left out) and, as `since`, " +
-    "the `as_of` of your previous briefing; without `since` you get the last 24 hours. While next_cursor is set, " +
-    "call again with it as `cursor` for the rest of the same window. Keep `as_of` for next time: chaining them " +
-    "shows every fact exactly once. Empty lists mean nothing new. Next: relay_resolve_conflict for open " +
+  description: "Start every session with this: what others saved and decided since your last briefing, plus " +
+    "every open conflict. Pass your own name (your own facts and decisions are left out). Leave `since` out: " +
+    "Relay remembers where your name's last briefing ended (the first covers 7 days). While next_cursor is set, " +
+    "call again with it as `cursor`. Empty lists mean nothing new. Next: relay_resolve_conflict for open " +
     "conflicts. " + untrustedNote,
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,
   handler: Effect.fn("relay_get_briefing")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 6)
+    const at = yield* cursorNumbers(input.cursor, 7)
+    const tag = at?.[6]
+    if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader
     const b = yield* (yield* FactStore).briefing({
       reader: input.my_name,
       since: input.since ?? null,
@@ -28,7 +42,8 @@ export const getBriefing = defineTool({
         asOf: at[1]!,
         factAfter: at[2]!,
         decisionAfter: at[3]!,
-        conflicts: { snap: at[1]!, key: at[4]!, child: at[5]! }
+        conflicts: { snap: at[1]!, key: at[4]!, child: at[5]! },
+        tracked: tag !== 0
       }
     })
     const n = b.next
@@ -38,9 +53,15 @@ export const getBriefing = defineTool({
       new_facts: b.newFacts,
       decisions: b.decisions,
       open_conflicts: b.openConflicts,
-      next_cursor: n === null
-        ? null
-        : encodeCursor([n.since, n.asOf, n.factAfter, n.decisionAfter, n.conflicts.key, n.conflicts.child])
+      next_cursor: n === null ? null : encodeCursor([
+        n.since,
+        n.asOf,
+        n.factAfter,
+        n.decisionAfter,
+        n.conflicts.key,
+        n.conflicts.child,
+        n.tracked ? readerTag(input.my_name) : 0
+      ])
     }
   })
 })

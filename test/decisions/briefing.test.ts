@@ -15,7 +15,7 @@ const brief = (my_name: string, since?: string) => ok("relay_get_briefing", sinc
 const contents = (b: any) => b.new_facts.map((f: any) => f.content)
 
 layer(relayTestLayer("brief_window"))("briefing window", (it) => {
-  it.effect("default is the last 24 h: exclusive at since, inclusive at as_of; own facts left out", () =>
+  it.effect("explicit since: exclusive at since, inclusive at as_of; own facts left out", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const f1 = yield* save("cursor at T0", "cursor")
@@ -24,16 +24,13 @@ layer(relayTestLayer("brief_window"))("briefing window", (it) => {
       yield* save("cursor at T0+1h", "cursor")
       yield* save("claude at T0+1h", "claude-desktop")
 
-      // Exactly 24 h after the first fact: since = T0 excludes it.
       yield* TestClock.setTime(T0 + 24 * hour)
-      const b1 = yield* brief("claude-desktop")
+      const b1 = yield* brief("claude-desktop", iso(T0))
       expect(b1.as_of).toBe(iso(T0 + 24 * hour))
       expect(b1.since).toBe(iso(T0))
       expect(contents(b1)).toEqual(["cursor at T0+1h"])
-
-      // One hour later, the boundary moves past the second fact, stamped exactly at since.
-      yield* TestClock.adjust(hour)
-      expect(contents(yield* brief("claude-desktop"))).toEqual([])
+      // A since exactly at the second fact leaves it out.
+      expect(contents(yield* brief("claude-desktop", iso(T0 + hour)))).toEqual([])
       // The other assistant sees claude's fact, not its own.
       expect(contents(yield* brief("cursor", iso(T0)))).toEqual(["claude at T0+1h"])
 

@@ -62,6 +62,25 @@ describe("4,000 long facts in a day", () => {
     expect(next.structuredContent.next_cursor).toBeNull()
   }, 240_000)
 
+  it("the start-session prompt and the briefing resource stay under 1 MiB; each next one starts where the last ended", async () => {
+    const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x))
+    const uuids = (text: string) => new Set(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])
+    const prompt = await relay.client.getPrompt({ name: "start-session", arguments: { name: "prompt-reader" } })
+    expect(bytes(prompt)).toBeLessThan(replyCap)
+    const first = uuids((prompt.messages[0]!.content as { text: string }).text)
+    const resource = await relay.client.readResource({ uri: "relay://briefing/prompt-reader" })
+    expect(bytes(resource)).toBeLessThan(replyCap)
+    const second = uuids((resource.contents[0] as { text: string }).text)
+    expect(first.size).toBeGreaterThan(0)
+    expect(second.size).toBeGreaterThan(0)
+    // The resource read went on from where the prompt's page ended: no fact in both.
+    expect([...first].filter((id) => second.has(id))).toEqual([])
+    const order = new Map(facts.map((f, i) => [f.id, i]))
+    const last = Math.max(...[...first].map((id) => order.get(id) ?? -1))
+    expect(Math.min(...[...second].map((id) => order.get(id) ?? Infinity))).toBe(last + 1)
+    console.log(`start-session prompt at 4,000 long facts: ${bytes(prompt)} bytes, ${first.size} facts`)
+  }, 120_000)
+
   it("every other read tool at its largest page stays under 1 MiB and reads on", async () => {
     const calls: Array<[string, Record<string, unknown>]> = [
       ["relay_get_current_state", { limit: 100 }],

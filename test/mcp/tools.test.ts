@@ -201,7 +201,7 @@ describe("all nine tools over stdio", () => {
     // both fork pairs involve the superseded cookies fact, so neither is open any more
     expect(b.open_conflicts).toEqual([])
     const l = lines(mine)
-    expect(l[1]).toBe(`Briefing from ${b.since} (exclusive) to ${b.as_of}; pass as_of as since next time.`)
+    expect(l[1]).toBe(`Briefing from ${b.since} (exclusive) to ${b.as_of}.`)
     expect(l).toContain("New facts by others (3):")
     expect(l).toContain("Decisions by others (1):")
     expect(l).toContain(`- cursor at ${b.decisions[0].created_at}: ${ids.redis} supersedes ${ids.cookies} because "Redis wins because we need instant revocation"`)

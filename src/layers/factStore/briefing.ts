@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Decision } from "../../domain/fact.js"
 import { fitting, replyBudgetBytes, replyCost } from "../../domain/paging.js"
-import { briefingWindow } from "../../domain/rules.js"
+import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { toIso } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -17,6 +17,24 @@ export const fenceQuery = `MERGE (clk:RelayClock {id: 0}) ` +
   `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
   `SET clk.last = asOf RETURN asOf`
 
+/**
+ * The fence of an automatic briefing, with the reader's cursor read in the same statement: a cursor
+ * is only ever set to a position at or before some earlier fence, so it is read here at or before
+ * this as_of, and (as writes run one at a time) no other session can move it in between.
+ */
+export const trackedFenceQuery = `MERGE (clk:RelayClock {id: 0}) ` +
+  `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
+  `SET clk.last = asOf ` +
+  `WITH asOf OPTIONAL MATCH (c:BriefingCursor {name: $reader}) RETURN asOf, c.as_of AS cursor`
+
+/**
+ * Moves the reader's cursor to what a page served, never back: two sessions of one name briefing at
+ * once each serve from where the cursor stood, and the cursor keeps the furthest of them (everything
+ * at or before it was served to some session of that name). One node per name, made by MERGE.
+ */
+export const advanceCursorQuery = `MERGE (c:BriefingCursor {name: $reader}) ` +
+  `SET c.as_of = CASE WHEN c.as_of IS NULL OR $served > c.as_of THEN $served ELSE c.as_of END`
+
 /** From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest first. */
 export const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $after AND f.created_at <= $asOf ` +
   `AND f.written_by <> $reader ` +
@@ -28,6 +46,12 @@ export const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
   `WITH w, r, l ORDER BY r.created_at LIMIT $limit ` +
   `RETURN ${factMap("w")} AS winner, ${factMap("l")} AS loser, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at`
+
+interface FenceRow {
+  readonly asOf: number
+  /** Only the tracked fence reads it: null for a name that never briefed. */
+  readonly cursor?: number | null
+}
 
 interface DecisionRow {
   readonly winner: FactRow
@@ -47,6 +71,10 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
  * list reads `limit` + 1 by keyset on its own created_at; the page then spends one reply budget on
  * new facts, then decisions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
  * so a list may be cut, even to nothing, and continue on the next page.
+ *
+ * An automatic briefing (no `since`) starts at the reader's BriefingCursor and moves it after every
+ * page to what that page served, not at once to as_of: a session that stops paging leaves the cursor
+ * where it stopped, so its next automatic briefing repeats at most part of a page and skips nothing.
  */
 export const briefing = Effect.fn("FactStore.briefing")(function*(
   db: GraphDatabase["Type"],
@@ -54,11 +82,21 @@ export const briefing = Effect.fn("FactStore.briefing")(function*(
   options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
 ) {
     const { limit, reader } = options
+    const tracked = options.since === null
     const at: BriefingAfter = options.after ?? (yield* Effect.map(
-      db.write<{ asOf: number }>(fenceQuery, { now }),
+      tracked
+        ? db.write<FenceRow>(trackedFenceQuery, { now, reader })
+        : db.write<FenceRow>(fenceQuery, { now }),
       (fence) => {
-        const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since)
-        return { since, asOf, factAfter: since, decisionAfter: since, conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 } }
+        const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since, fence[0]?.cursor ?? null)
+        return {
+          since,
+          asOf,
+          factAfter: since,
+          decisionAfter: since,
+          conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 },
+          tracked
+        }
       }
     ))
     const { asOf } = at
@@ -99,7 +137,14 @@ export const briefing = Effect.fn("FactStore.briefing")(function*(
       asOf,
       factAfter: stop(factRows.map((r) => r.fact), newFacts.length, at.factAfter),
       decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
-      conflicts: conflicts.next ?? conflictsDone(asOf)
+      conflicts: conflicts.next ?? conflictsDone(asOf),
+      tracked: at.tracked
+    }
+    // Written after the reads, so a page that fails before it is served moves nothing; the first page
+    // always writes (even an empty window), so a name's first briefing makes its cursor.
+    const served = briefingServed(next)
+    if (at.tracked && (options.after === null || served > briefingServed(at))) {
+      yield* db.write(advanceCursorQuery, { reader, served })
     }
     const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.conflicts.key === 0
     const result: Briefing = {
