@@ -42,7 +42,7 @@ const make = Effect.gen(function*() {
   // Two CLIs may race to make the index: the loser's "already indexed" is the outcome both wanted.
   yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
     Effect.asVoid,
-    Effect.catchAllDefect((d) => d instanceof Error && /already indexed/i.test(d.message) ? Effect.void : Effect.die(d))
+    Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
   )
   return TokenStore.of({
     create: ({ name, readOnly, workspace }) =>
