@@ -55,6 +55,10 @@ export const startHttpRelay = (env: DatabaseEnv): Promise<HttpRelay> =>
       env: { RELAY_HTTP_PORT: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
+    // A test file whose setup failed before it kept the handle must not leave the server running.
+    const reap = () => child.kill("SIGKILL")
+    process.once("exit", reap)
+    child.once("exit", () => process.off("exit", reap))
     let stderr = ""
     child.stdout.resume()
     child.stderr.on("data", (chunk: Buffer) => {
