@@ -80,7 +80,7 @@ export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsReque
 /**
  * One page of what readConflicts read: at most `limit` parents, cut to `budget` bytes of reply (at
  * least `atLeast` parents, so a page moves forward; the briefing passes 0 when an earlier list spent
- * the budget). A parent with more children than shown continues on the next page.
+ * the budget). A parent with more children than shown is the page's last and continues on the next.
  */
 export const conflictsPage = (
   items: ReadonlyArray<ConflictItem>,
@@ -88,7 +88,10 @@ export const conflictsPage = (
   budget = replyBudgetBytes,
   atLeast = 1
 ): ConflictsPage => {
-  const candidates = items.slice(0, request.limit)
+  // A parent whose children did not all fit ends the page: the cursor then points inside it, and no
+  // later parent may come first (the cursor after a later parent would skip the rest of its children).
+  const cut = items.findIndex((i) => i.child > 0)
+  const candidates = items.slice(0, Math.min(request.limit, cut === -1 ? Infinity : cut + 1))
   const kept = candidates.slice(0, fitting(candidates.map((i) => i.conflict), budget, atLeast))
   const last = kept[kept.length - 1]
   const next: ConflictsAfter | null = last === undefined
