@@ -7,28 +7,36 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
-/** A child counts when stamped at or before the snapshot and not superseded by a decision stamped by then. */
-const openChild = (c: string, carry: string) =>
-  `${c}.created_at <= snap ` +
-  `WITH ${carry}, ${c}, size([(${c})<-[${c}_r:SUPERSEDES]-() WHERE ${c}_r.created_at <= snap | 1]) AS ${c}_lost ` +
-  `WHERE ${c}_lost = 0`
+/**
+ * A child counts when stamped at or before the snapshot and not superseded by a decision stamped by
+ * then. `late` holds the node ids of the losers of decisions stamped after the snapshot (one entry a
+ * decision; none on a first page), so a child is open when every SUPERSEDES into it is late. Most
+ * children were never superseded and indegree() answers them without a pattern: a pattern per child
+ * (with the stamp test inside, FalkorDB scanned the SUPERSEDES stamp index once per child) took
+ * 688 ms at 100k facts.
+ */
+const openChild = (c: string) =>
+  `${c}.created_at <= snap AND (indegree(${c}, 'SUPERSEDES') = 0 OR ` +
+  `(size(late) > 0 AND indegree(${c}, 'SUPERSEDES') <= size([x IN late WHERE x = id(${c})])))`
 
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp (the graph's last stamp on a
  * first page, carried by the cursor after): every later write is stamped after it, so pages never
  * shift. The walk starts at the parents a ForkMark points at (made by the save that made the fork,
  * see saveFact.ts), never at every fact. A parent is open when its open children say at least two
- * different things; its key is its newest open child's created_at (unique), newest key first.
- * Only the page's parents have their children mapped, at most `$children` + 1 each (the extra one
- * says that more remain); keys and counts are plain numbers over every open child.
+ * different things; its key is its newest open child's created_at (stamps are unique: see
+ * stampClause), newest key first. Only the page's parents have their children mapped, at most
+ * `$children` + 1 each (the extra one says that more remain); keys and counts are plain numbers over
+ * every open child.
  */
 export const openConflictsQuery = `MATCH (clk:RelayClock {id: 0}) WITH coalesce($snap, clk.last) AS snap ` +
-  `MATCH (:ForkMark)-[:MARKS]->(p:Fact) WITH DISTINCT snap, p ` +
-  `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE ${openChild("c", "snap, p")} ` +
-  `WITH snap, p, max(c.created_at) AS key, count(c) AS total, count(DISTINCT c.norm) AS norms ` +
+  `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(id(lost)) AS late ` +
+  `MATCH (:ForkMark)-[:MARKS]->(p:Fact) WITH DISTINCT snap, late, p ` +
+  `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE ${openChild("c")} ` +
+  `WITH snap, late, p, max(c.created_at) AS key, count(c) AS total, count(DISTINCT c.norm) AS norms ` +
   `WHERE norms > 1 AND (key < $afterKey OR (key = $afterKey AND $afterChild > 0)) ` +
-  `WITH snap, p, key, total ORDER BY key DESC LIMIT $parents ` +
-  `MATCH (p)<-[:BUILDS_ON]-(k:Fact) WHERE (key < $afterKey OR k.created_at < $afterChild) AND ${openChild("k", "snap, p, key, total")} ` +
+  `WITH snap, late, p, key, total ORDER BY key DESC LIMIT $parents ` +
+  `MATCH (p)<-[:BUILDS_ON]-(k:Fact) WHERE (key < $afterKey OR k.created_at < $afterChild) AND ${openChild("k")} ` +
   `WITH snap, p, key, total, k ORDER BY key DESC, k.created_at DESC ` +
   `WITH snap, p, key, total, collect(k)[0..$children] AS kids ` +
   `WITH snap, key, total, kids, ${factMap("p")} AS parent ` +
