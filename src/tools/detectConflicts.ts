@@ -18,7 +18,8 @@ export const detectConflicts = defineTool({
     const at = yield* cursorNumbers(input.cursor, 3)
     const found = yield* (yield* FactStore).openConflicts({
       limit: input.limit,
-      after: at === null ? null : { snap: at[0]!, key: at[1]!, child: at[2]! }
+      after: at === null ? null : { snap: at[0]!, key: at[1]!, child: at[2]! },
+      asOf: input.as_of ?? null
     })
     const next = found.next
     return {
