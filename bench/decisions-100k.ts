@@ -190,7 +190,7 @@ const main = async () => {
       const show = (lines: Array<string>) => lines.map((l) => `  ${l}`).join("\n")
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
       const profile = yield* Effect.promise(() =>
-        graph.profile(`CYPHER snap=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`)
+        graph.profile(`CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`)
       )
       console.log(show(profile))
       // GRAPH.PROFILE takes no parameters from this client: give them in Cypher's own prefix.

@@ -12,7 +12,7 @@ import {
   CurrentStateOutput,
   ImpactOutput,
   ImportantFactsOutput,
-  ResolveConflictOutput,
+  SupersedeOutput,
   SaveFactOutput
 } from "../domain/outputs.js"
 import { DemoFailed, type McpSession } from "./mcpSession.js"
@@ -117,7 +117,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 3: settle it.
   yield* heading(3, `${storyResolution.resolvedBy} settles it`, "relay_resolve_conflict")
-  const resolved = yield* call("resolving the conflict", "relay_resolve_conflict", resolveArguments(ids), ResolveConflictOutput)
+  const resolved = yield* call("resolving the conflict", "relay_resolve_conflict", resolveArguments(ids), SupersedeOutput)
   const staleKeys = storyStale.map((s) => id(s.key))
   yield* check(
     "resolving the conflict",

@@ -3,7 +3,7 @@
  * (input decoding, secret scanner, rate limit, FactStore), so nothing skips validation.
  */
 import { Console, Effect, Schema } from "effect"
-import { ResolveConflictOutput, SaveFactOutput } from "../domain/outputs.js"
+import { SupersedeOutput, SaveFactOutput } from "../domain/outputs.js"
 import { callTool } from "../mcp/callTool.js"
 import { resolveConflict } from "../tools/resolveConflict.js"
 import { saveFact } from "../tools/saveFact.js"
@@ -33,7 +33,7 @@ export const loadStory = Effect.gen(function*() {
     ids.set(fact.key, saved.fact.id)
     yield* Console.log(`  + ${saved.fact.id}  ${fact.writtenBy.padEnd(14)} ${q(fact.content)}`)
   }
-  const resolved = yield* run(resolveConflict, resolveArguments(ids), ResolveConflictOutput)
+  const resolved = yield* run(resolveConflict, resolveArguments(ids), SupersedeOutput)
   yield* Console.log(
     `  ★ ${q(resolved.winner.content)} supersedes ${q(resolved.loser.content)}: ${q(storyResolution.reason)}` +
       ` (${resolved.stale.length} facts now stale)`

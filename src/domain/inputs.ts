@@ -38,14 +38,38 @@ export const CurrentStateInput = Schema.Struct({
   cursor
 })
 
+const conflictsAsOf = "Answer as the memory stood at this time (ISO 8601 with zone); anything saved or decided later is invisible"
+
 export const ConflictsInput = Schema.Struct({
   limit: pageLimit(20, 100, "How many forked parents to return"),
-  cursor
+  cursor,
+  as_of: Schema.optional(IsoTimestamp.annotations({
+    description: conflictsAsOf,
+    jsonSchema: { type: "string", description: conflictsAsOf }
+  }))
 })
 
+const outcomeDescription = "supersede (default): the winner overrules the loser; compatible: the two siblings in fact_ids both stand"
+
 export const ResolveConflictInput = Schema.Struct({
-  winner_fact_id: FactId,
-  loser_fact_id: FactId,
+  outcome: Schema.optionalWith(
+    Schema.Literal("supersede", "compatible").annotations({
+      description: outcomeDescription,
+      jsonSchema: { type: "string", enum: ["supersede", "compatible"], default: "supersede", description: outcomeDescription }
+    }),
+    { default: () => "supersede" as const }
+  ),
+  winner_fact_id: Schema.optional(FactId.annotations({ description: "With outcome supersede: the fact that stands" })),
+  loser_fact_id: Schema.optional(FactId.annotations({ description: "With outcome supersede: the fact it overrules" })),
+  fact_ids: Schema.optional(
+    Schema.Array(FactId).pipe(Schema.itemsCount(2, { message: () => "must be two fact ids" })).annotations({
+      description: "With outcome compatible: the two sibling facts that both stand",
+      jsonSchema: {
+        type: "array", items: { type: "string" }, minItems: 2, maxItems: 2,
+        description: "With outcome compatible: the two sibling facts that both stand"
+      }
+    })
+  ),
   reason: Reason,
   resolved_by: AgentName,
   limit: staleLimit,

@@ -15,11 +15,39 @@ export interface ModelFact {
 export interface ModelResolution {
   readonly winner: string
   readonly loser: string
+  /** When the decision was stamped (only `asOf` needs it). */
+  readonly createdAt?: number
+}
+
+/** Two siblings recorded as compatible: both stand, and their pair is no conflict. */
+export interface ModelCompatible {
+  readonly a: string
+  readonly b: string
+  readonly createdAt?: number
+}
+
+/** A fact retracted (a Retraction record points at it). */
+export interface ModelRetraction {
+  readonly factId: string
+  readonly createdAt?: number
 }
 
 export interface GraphModel {
   readonly facts: ReadonlyArray<ModelFact>
   readonly supersedes: ReadonlyArray<ModelResolution>
+  readonly compatible?: ReadonlyArray<ModelCompatible>
+  readonly retractions?: ReadonlyArray<ModelRetraction>
+}
+
+/** The graph as it stood at `at`: everything stamped after it is left out (as_of). */
+export const asOf = (model: GraphModel, at: number): GraphModel => {
+  const seen = (x: { readonly createdAt?: number }) => (x.createdAt ?? Number.NEGATIVE_INFINITY) <= at
+  return {
+    facts: model.facts.filter(seen),
+    supersedes: model.supersedes.filter(seen),
+    compatible: (model.compatible ?? []).filter(seen),
+    retractions: (model.retractions ?? []).filter(seen)
+  }
 }
 
 export type Status = "active" | "superseded" | "stale"
@@ -61,26 +89,59 @@ export const status = (model: GraphModel, id: string): Status =>
 
 export interface ModelConflict {
   readonly parent: string
-  /** Every child of the parent that is not superseded, newest first. */
+  /** The children in some open pair, newest first. */
   readonly children: ReadonlyArray<string>
 }
 
+const pairKey = (x: string, y: string) => (x < y ? `${x} ${y}` : `${y} ${x}`)
+
 /**
- * Open conflicts, one per forked parent: its unsuperseded children, when they say at least two
- * different things (then each of them is in some open fork pair, and no other child is). The parent
- * whose newest such child is newest comes first (created_at is unique, so the order is total).
+ * Open conflicts, one per forked parent. The children that take part are those neither superseded
+ * nor retracted; two of them form an open pair when they say different things (once normalised) and
+ * no compatible record joins them. A parent is listed when it has an open pair, with exactly the
+ * children that are in some open pair, newest first. The parent whose newest listed child is newest
+ * comes first (created_at is unique, so the order is total).
  */
 export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
   const superseded = supersededIds(model)
-  const out: Array<{ parent: string; live: Array<ModelFact> }> = []
+  const retracted = new Set((model.retractions ?? []).map((r) => r.factId))
+  const compatible = new Set((model.compatible ?? []).map((c) => pairKey(c.a, c.b)))
+  const out: Array<{ parent: string; listed: Array<ModelFact> }> = []
   for (const [parent, kids] of childrenOf(model)) {
-    const live = kids.filter((k) => !superseded.has(k.id)).sort((x, y) => y.createdAt - x.createdAt)
-    if (new Set(live.map((k) => normaliseContent(k.content))).size > 1) out.push({ parent, live })
+    const live = kids.filter((k) => !superseded.has(k.id) && !retracted.has(k.id))
+    const listed = live
+      .filter((x) =>
+        live.some((y) => normaliseContent(x.content) !== normaliseContent(y.content) && !compatible.has(pairKey(x.id, y.id)))
+      )
+      .sort((x, y) => y.createdAt - x.createdAt)
+    if (listed.length > 0) out.push({ parent, listed })
   }
   return out
-    .sort((x, y) => y.live[0]!.createdAt - x.live[0]!.createdAt)
-    .map(({ live, parent }) => ({ parent, children: live.map((k) => k.id) }))
+    .sort((x, y) => y.listed[0]!.createdAt - x.listed[0]!.createdAt)
+    .map(({ listed, parent }) => ({ parent, children: listed.map((k) => k.id) }))
 }
+
+export type CompatibleRule = "same_fact" | "fact_not_found" | "not_siblings" | "already_superseded"
+
+/** Whether `x` and `y` may be recorded as compatible now; undefined when they may (or already are). */
+export const compatibleViolation = (model: GraphModel, x: string, y: string): CompatibleRule | undefined => {
+  const facts = byId(model)
+  if (x === y) return "same_fact"
+  if (!facts.has(x) || !facts.has(y)) return "fact_not_found"
+  if ((model.compatible ?? []).some((c) => pairKey(c.a, c.b) === pairKey(x, y))) return undefined
+  const px = facts.get(x)!.parentId
+  if (px === null || px !== facts.get(y)!.parentId) return "not_siblings"
+  if (supersedesPath(model, x, y) || supersedesPath(model, y, x)) return "already_superseded"
+  return undefined
+}
+
+/** What a client is told when a compatible record breaks a rule. */
+export const compatibleMessage = {
+  same_fact: "fact_ids must be two different facts",
+  not_siblings: "fact_ids must be siblings (children of the same parent) to be recorded as compatible",
+  already_superseded:
+    "one of fact_ids already supersedes the other (directly or through other decisions); a compatible record cannot undo a decision"
+} as const satisfies Partial<Record<CompatibleRule, string>>
 
 /** Descendants through BUILDS_ON with their distance (1 = direct child), by distance then age. */
 export const impact = (model: GraphModel, id: string): Array<{ id: string; distance: number }> => {

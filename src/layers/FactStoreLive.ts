@@ -3,6 +3,7 @@ import { FactStore } from "../services/FactStore.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { briefing } from "./factStore/briefing.js"
 import { context, currentState, impact } from "./factStore/chains.js"
+import { compatible } from "./factStore/compatible.js"
 import { openConflicts } from "./factStore/conflicts.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
@@ -27,6 +28,7 @@ export const FactStoreLive = Layer.effect(
       currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),
       resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+      compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
       briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),

@@ -101,14 +101,19 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     ...more(o)
   ],
   relay_resolve_conflict: (o: {
-    winner: Fact
-    loser: Fact
+    outcome: "supersede" | "compatible"
+    winner?: Fact | undefined
+    loser?: Fact | undefined
+    facts?: ReadonlyArray<Fact> | undefined
     reason: string
     resolved_by: string
     already_resolved: boolean
     stale: ReadonlyArray<Dependent>
     stale_next_cursor: string | null
-  }) => [
+  }) => o.winner === undefined || o.loser === undefined ? [
+    `${o.already_resolved ? "Already recorded" : "Recorded"} as compatible by ${o.resolved_by} because ${quote(o.reason)}; both stand`,
+    ...(o.facts ?? []).map((f) => `Compatible: ${renderFact(f)}`)
+  ] : [
     `${o.already_resolved ? "Already resolved" : "Resolved"} by ${o.resolved_by} because ${quote(o.reason)}`,
     `Winner: ${renderFact(o.winner)}`,
     `Loser: ${renderFact(o.loser)}`,

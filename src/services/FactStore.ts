@@ -34,6 +34,23 @@ export interface Resolution {
   readonly staleLimit?: number | undefined
 }
 
+/** Two siblings to record as compatible: both stand, and their pair is no longer a conflict. */
+export interface Compatibility {
+  readonly callId: string
+  readonly factIds: readonly [string, string]
+  readonly reason: string
+  readonly resolvedBy: string
+}
+
+export interface CompatibleRecord {
+  /** The pair, the smaller id first (as stored). */
+  readonly facts: readonly [Fact, Fact]
+  readonly reason: string
+  readonly resolvedBy: string
+  readonly createdAt: number
+  readonly alreadyResolved: boolean
+}
+
 /** One page of a list and the cursor to the next, null on the last. */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -75,6 +92,8 @@ export interface ConflictsRequest {
   readonly after: ConflictsAfter | null
   /** Children shown per parent (default conflictChildrenShown). */
   readonly children?: number
+  /** Answer as the memory stood at this stamp (a first page only: the cursor carries it after). */
+  readonly asOf?: number | null
 }
 
 /**
@@ -161,6 +180,10 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly resolve: (
     resolution: Resolution
   ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
+  /** Records two siblings as compatible (idempotent: a repeat returns the first record). */
+  readonly compatible: (
+    compatibility: Compatibility
+  ) => Effect.Effect<CompatibleRecord, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   /**
    * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
    * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { InvalidInput } from "../domain/errors.js"
 import { ResolveConflictInput } from "../domain/inputs.js"
 import { ResolveConflictOutput } from "../domain/outputs.js"
 import { requestCallId } from "../domain/requestId.js"
@@ -8,6 +9,9 @@ import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
 import { defineTool, untrustedNote } from "./Tool.js"
 
+const needs = (field: string, outcome: string) => new InvalidInput({ message: `${field}: required with outcome ${outcome}` })
+const refuses = (field: string, outcome: string) => new InvalidInput({ message: `${field}: not taken with outcome ${outcome}` })
+
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
   description: "Record how a disagreement was settled: the winner supersedes the loser, with your reason. Use it " +
@@ -16,6 +20,8 @@ export const resolveConflict = defineTool({
     "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: the " +
     "facts built on the loser, which may now need revisiting (empty when none), up to `limit`; " +
     "stale_next_cursor reads on in relay_get_impact on the loser. Next: relay_get_impact on the loser. " +
+    "Use outcome compatible with fact_ids when two siblings do not contradict each other (both stand, nothing " +
+    "turns stale, the pair leaves the conflicts). " +
     "Send a request_id of your own and reuse it when retrying: a retry of a call that landed still answers " +
     "already_resolved: false. " + untrustedNote,
   annotations: {
@@ -33,8 +39,34 @@ export const resolveConflict = defineTool({
     yield* scanner.check("reason", reason)
     yield* scanner.check("resolved_by", input.resolved_by)
     const call = yield* ToolCall
-    const resolved = yield* (yield* FactStore).resolve({
-      callId: input.request_id === undefined ? call.id : requestCallId(input.resolved_by, input.request_id),
+    const callId = input.request_id === undefined ? call.id : requestCallId(input.resolved_by, input.request_id)
+    const store = yield* FactStore
+    if (input.outcome === "compatible") {
+      if (input.fact_ids === undefined) return yield* needs("fact_ids", "compatible")
+      if (input.winner_fact_id !== undefined) return yield* refuses("winner_fact_id", "compatible")
+      if (input.loser_fact_id !== undefined) return yield* refuses("loser_fact_id", "compatible")
+      const record = yield* store.compatible({
+        callId,
+        factIds: [input.fact_ids[0]!, input.fact_ids[1]!],
+        reason,
+        resolvedBy: input.resolved_by
+      })
+      return {
+        outcome: "compatible" as const,
+        facts: record.facts,
+        reason: record.reason,
+        resolved_by: record.resolvedBy,
+        created_at: toIso(record.createdAt),
+        already_resolved: record.alreadyResolved,
+        stale: [],
+        stale_next_cursor: null
+      }
+    }
+    if (input.fact_ids !== undefined) return yield* refuses("fact_ids", "supersede")
+    if (input.winner_fact_id === undefined) return yield* needs("winner_fact_id", "supersede")
+    if (input.loser_fact_id === undefined) return yield* needs("loser_fact_id", "supersede")
+    const resolved = yield* store.resolve({
+      callId,
       winnerId: input.winner_fact_id,
       loserId: input.loser_fact_id,
       reason,
@@ -42,6 +74,7 @@ export const resolveConflict = defineTool({
       staleLimit: input.limit
     })
     return {
+      outcome: "supersede" as const,
       winner: resolved.winner,
       loser: resolved.loser,
       reason: resolved.reason,

@@ -23,15 +23,6 @@ export const factFields = (v: string): string =>
   `id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
   `created_at: ${v}.created_at`
 
-/**
- * The map of an unsuperseded child `v` of a parent whose map is already bound as `parentMap`: its
- * parent_id is the parent's id and it is stale exactly when the parent is superseded or stale, so
- * no ancestor walk is needed (relay_detect_conflicts returns two such children per row).
- */
-export const liveChildMap = (v: string, parentMap: string): string =>
-  `{${factFields(v)}, parent_id: ${parentMap}.id, superseded: false, ` +
-  `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
-
 /** What `factFields` returns. */
 export interface FactFieldsRow {
   readonly id: string
