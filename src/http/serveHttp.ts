@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Context, Data, Effect, Exit, Runtime, Schedule, Scope } from "effect"
+import { Clock, Context, Data, Effect, Either, Exit, Runtime, Schedule, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,6 +9,8 @@ import { makeRateLimiter } from "../layers/RateLimiterLive.js"
 import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { teamGate } from "../mcp/teamGate.js"
+import { retryTransient } from "../policies/retry.js"
+import { withCallBudget } from "../policies/timeout.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
@@ -52,6 +54,20 @@ const readBody = (req: IncomingMessage) =>
     req.on("error", reject)
   })
 
+/**
+ * The database could not say whether the token is good (down, failing over, hung) even after the
+ * tool calls' retries and inside their time budget. 503 with Retry-After: the request was not read,
+ * so there is no JSON-RPC id to answer, and HTTP clients (the SDK's among them) surface a 503 as a
+ * failed request that may be sent again. The message is the tool contract's `unavailable`, with
+ * nothing of the cause.
+ */
+const unavailable = (res: ServerResponse) =>
+  json(res, 503, {
+    jsonrpc: "2.0",
+    error: { code: -32000, message: "unavailable: Relay cannot reach its database right now; try again shortly", data: { code: "unavailable" } },
+    id: null
+  }, { "retry-after": "2" })
+
 const bearer = (header: string | undefined): string | null => {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
   return match === null ? null : match[1]!
@@ -74,6 +90,15 @@ export const serveHttp = Effect.gen(function*() {
   const base = yield* Effect.runtime<SecretScanner>()
   const run = Runtime.runPromise(base)
   const sessions = new Map<string, Session>()
+  // Under the same policies as a tool call: transient failures (a failover, a dropped connection) are
+  // retried, and the whole check answers within the call budget whatever the database does.
+  const verify = (presented: string) =>
+    tokens.verify(presented).pipe(
+      retryTransient,
+      withCallBudget,
+      Effect.tapError((e) => Effect.logWarning("relay http: token check failed").pipe(Effect.annotateLogs({ detail: e._tag === "DatabaseError" ? e.detail : e._tag }))),
+      Effect.either
+    )
 
   const openSession = (caller: Caller, allowedHosts: Array<string>) =>
     Effect.gen(function*() {
@@ -121,7 +146,9 @@ export const serveHttp = Effect.gen(function*() {
       return rpcError(res, 403, -32000, "Origin not allowed (see RELAY_HTTP_ALLOWED_ORIGINS)")
     }
     const presented = bearer(req.headers.authorization)
-    const caller = presented === null ? null : await run(tokens.verify(presented))
+    const verified = presented === null ? Either.right(null) : await run(verify(presented))
+    if (Either.isLeft(verified)) return unavailable(res)
+    const caller = verified.right
     if (caller === null) {
       const challenge = presented === null ? `Bearer realm="relay"` : `Bearer realm="relay", error="invalid_token"`
       return rpcError(res, 401, -32001, "a valid bearer token is required", { "www-authenticate": challenge })
@@ -163,9 +190,9 @@ export const serveHttp = Effect.gen(function*() {
       let allowedHosts: Array<string> = []
       const made = createServer((req, res) => {
         handle(req, res, allowedHosts).catch((cause: unknown) => {
-          // Database down while checking the token: say so, with nothing of the cause.
+          // A session that could not be opened (its workspace's store) or a transport that threw.
           void run(Effect.logError("relay http: request failed", cause))
-          rpcError(res, 503, -32000, "Relay is unavailable right now; try again shortly", { "retry-after": "2" })
+          unavailable(res)
         })
       })
       made.once("error", (e: NodeJS.ErrnoException) =>
