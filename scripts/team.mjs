@@ -13,6 +13,7 @@ import { Effect, Redacted } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -49,6 +50,17 @@ const waitFor = (child, pattern, what) =>
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
+/** A port free on loopback now (the system's pick), for runs that must not collide with anything. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
 /** Asks one server a command; null when it does not answer. */
 export const ask = (port, password, command) =>
   Effect.runPromise(
@@ -64,13 +76,19 @@ const launch = (bin, args, ready, what) => {
 }
 
 /**
- * Starts the six processes. Ports are given or picked from `base` upward; returns their ports, the
+ * Starts the six processes. Ports are `base` upward (sentinels at base+20000..) when `base` is
+ * given, else free ports the system picks; returns their ports, the
  * environment Relay needs, `kill(role)` (SIGKILL) and `stop()`.
  */
-export const startTeam = async ({ base = 6391, password = randomBytes(18).toString("base64url"), dir } = {}) => {
+export const startTeam = async ({ base, password = randomBytes(18).toString("base64url"), dir } = {}) => {
   const root = dir ?? mkdtempSync(join(tmpdir(), "relay-team-"))
   const { bin, module } = await serverAndModule()
-  const ports = { primary: base, replica: base + 1, replica2: base + 2, sentinels: [base + 20000, base + 20001, base + 20002] }
+  const ports = base === undefined
+    ? await (async () => {
+      const [primary, replica, replica2, ...sentinels] = await Promise.all(Array.from({ length: 6 }, freePort))
+      return { primary, replica, replica2, sentinels }
+    })()
+    : { primary: base, replica: base + 1, replica2: base + 2, sentinels: [base + 20000, base + 20001, base + 20002] }
   const data = (name) => {
     const d = join(root, name)
     mkdirSync(d, { recursive: true })

@@ -23,7 +23,7 @@ const teamModule = new URL("../../scripts/team.mjs", import.meta.url).href
 const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
 const tokenCli = fileURLToPath(new URL("../../dist/cli/token.js", import.meta.url))
 
-/** mulberry32: the kill moment and ports from the seed alone. */
+/** mulberry32: the kill moment from the seed alone (the ports are free ones the system picks). */
 const prng = (seed: number) => () => {
   seed = (seed + 0x6D2B79F5) | 0
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
@@ -65,8 +65,9 @@ interface Outcome {
 
 const runSeed = async (seed: number) => {
   const random = prng(seed)
-  const { startTeam } = await import(teamModule) as { startTeam: (o: { base: number }) => Promise<Team> }
-  const team = await startTeam({ base: 11000 + Math.floor(random() * 400) * 50 })
+  const { startTeam } = await import(teamModule) as { startTeam: (o: { base?: number }) => Promise<Team> }
+  // Fixed offsets from a seeded base once landed a sentinel on a port in use: let the system pick.
+  const team = await startTeam({})
   const relays: Array<{ url: string; stop: () => Promise<void> }> = []
   const clients: Array<HttpClient> = []
   try {
