@@ -86,7 +86,16 @@ export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<Htt
   } finally {
     await httpClient.close().catch(() => undefined)
     await stdio.close().catch(() => undefined)
+    // Waited for, before the caller stops the database: a server still shutting down against a
+    // stopped database was once left running.
+    const exited = new Promise<void>((resolve) => {
+      if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve()
+      server.child.once("exit", () => resolve())
+    })
     server.child.kill("SIGTERM")
+    const forced = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
+    await exited
+    clearTimeout(forced)
   }
 }
 

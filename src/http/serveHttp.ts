@@ -28,8 +28,9 @@ interface Session {
 
 /** A session is a little memory and a connection share; a runaway client may not open without end. */
 const maxSessionsPerToken = 32
-/** Only an `initialize` is read here (every later request is read by the SDK's transport). */
+/** An `initialize` is small; any later message may be as large as the SDK's transport allows. */
 const maxInitializeBytes = 64 * 1024
+const maxMessageBytes = 4 * 1024 * 1024
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   if (res.headersSent) return
@@ -39,13 +40,13 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>) =>
   json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
 
-const readBody = (req: IncomingMessage) =>
+const readBody = (req: IncomingMessage, maxBytes: number) =>
   new Promise<string | null>((resolve, reject) => {
     let size = 0
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxInitializeBytes) {
+      if (size > maxBytes) {
         resolve(null)
         req.destroy()
       } else chunks.push(chunk)
@@ -134,6 +135,15 @@ export const serveHttp = Effect.gen(function*() {
     })
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: Array<string>) => {
+    const readJson = async (from: IncomingMessage, maxBytes: number): Promise<{ body: unknown } | { refused: () => void }> => {
+      const text = await readBody(from, maxBytes)
+      if (text === null) return { refused: () => rpcError(res, 413, -32000, "request too large") }
+      try {
+        return { body: JSON.parse(text) as unknown }
+      } catch {
+        return { refused: () => rpcError(res, 400, -32700, "Parse error") }
+      }
+    }
     const url = new URL(req.url ?? "/", "http://relay")
     if (url.pathname !== "/mcp") return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
     // Before the token: a page in a browser must learn nothing, not even whether a token is valid.
@@ -161,17 +171,16 @@ export const serveHttp = Effect.gen(function*() {
         return rpcError(res, 404, -32001, "Session not found")
       }
       session.lastSeen = await run(Clock.currentTimeMillis)
-      return session.transport.handleRequest(req, res)
+      if (req.method !== "POST") return session.transport.handleRequest(req, res)
+      // Read here with Node's own streams and handed over parsed: left to the SDK, the body goes
+      // through a Web Request and its stream, the costliest step of a small call (bench/http.ts).
+      const message = await readJson(req, maxMessageBytes)
+      return "refused" in message ? message.refused() : session.transport.handleRequest(req, res, message.body)
     }
     if (req.method !== "POST") return rpcError(res, 405, -32000, "start a session with a POST of initialize")
-    const text = await readBody(req)
-    if (text === null) return rpcError(res, 413, -32000, "request too large")
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return rpcError(res, 400, -32700, "Parse error")
-    }
+    const message = await readJson(req, maxInitializeBytes)
+    if ("refused" in message) return message.refused()
+    const body = message.body
     if (!isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")
     }
