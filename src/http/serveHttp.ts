@@ -40,18 +40,21 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>) =>
   json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
 
+/**
+ * The body as text, or null when it is over `maxBytes`. The rest of an oversized body is read and
+ * dropped rather than the socket cut, so the client gets its 413 (memory stays bounded; Node's
+ * request timeout bounds a body that never ends).
+ */
 const readBody = (req: IncomingMessage, maxBytes: number) =>
   new Promise<string | null>((resolve, reject) => {
     let size = 0
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBytes) {
-        resolve(null)
-        req.destroy()
-      } else chunks.push(chunk)
+      if (size <= maxBytes) chunks.push(chunk)
+      else chunks.length = 0
     })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(size > maxBytes ? null : Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
 
