@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npm run team`: a replicated FalkorDB on loopback for trying team mode: a primary, one replica and
-// three Valkey Sentinels (quorum 2), each on its own port. It prints the settings Relay needs and
+// `npm run team`: a replicated FalkorDB on loopback for trying team mode: a primary, two replicas and
+// three Valkey Sentinels (quorum 2), each on its own port. Two replicas, because with
+// RELAY_MIN_REPLICAS=1 a promoted replica with no replica of its own can confirm no write until the
+// killed primary comes back: the second replica is re-pointed at the new primary by the sentinels and
+// confirms writes again within a second of the promotion. It prints the settings Relay needs and
 // runs until Ctrl-C. `startTeam` is also what `npm run test:failover` starts.
 // Needs `npm run build` (it finds the server binary and module as Relay's embedded launcher does)
 // and a server that runs in sentinel mode: valkey-sentinel, or valkey-server/redis-server itself
@@ -10,6 +13,7 @@ import { Effect, Redacted } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -46,6 +50,17 @@ const waitFor = (child, pattern, what) =>
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
+/** A port free on loopback now (the system's pick), for runs that must not collide with anything. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
 /** Asks one server a command; null when it does not answer. */
 export const ask = (port, password, command) =>
   Effect.runPromise(
@@ -61,13 +76,19 @@ const launch = (bin, args, ready, what) => {
 }
 
 /**
- * Starts the five processes. Ports are given or picked from `base` upward; returns their ports, the
+ * Starts the six processes. Ports are `base` upward (sentinels at base+20000..) when `base` is
+ * given, else free ports the system picks; returns their ports, the
  * environment Relay needs, `kill(role)` (SIGKILL) and `stop()`.
  */
-export const startTeam = async ({ base = 6391, password = randomBytes(18).toString("base64url"), dir } = {}) => {
+export const startTeam = async ({ base, password = randomBytes(18).toString("base64url"), dir } = {}) => {
   const root = dir ?? mkdtempSync(join(tmpdir(), "relay-team-"))
   const { bin, module } = await serverAndModule()
-  const ports = { primary: base, replica: base + 1, sentinels: [base + 20000, base + 20001, base + 20002] }
+  const ports = base === undefined
+    ? await (async () => {
+      const [primary, replica, replica2, ...sentinels] = await Promise.all(Array.from({ length: 6 }, freePort))
+      return { primary, replica, replica2, sentinels }
+    })()
+    : { primary: base, replica: base + 1, replica2: base + 2, sentinels: [base + 20000, base + 20001, base + 20002] }
   const data = (name) => {
     const d = join(root, name)
     mkdirSync(d, { recursive: true })
@@ -80,15 +101,19 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
   const processes = {}
   const argsOf = {
     primary: serverArgs("primary", ports.primary),
-    replica: [...serverArgs("replica", ports.replica), "--replicaof", "127.0.0.1", String(ports.primary)]
+    replica: [...serverArgs("replica", ports.replica), "--replicaof", "127.0.0.1", String(ports.primary)],
+    replica2: [...serverArgs("replica2", ports.replica2), "--replicaof", "127.0.0.1", String(ports.primary)]
   }
   processes.primary = await launch(bin, argsOf.primary, /Ready to accept connections/i, "primary")
-  processes.replica = await launch(bin, argsOf.replica, /Ready to accept connections/i, "replica")
-  // The sentinels must see the replica in sync before they can promote it.
-  for (let i = 0; i < 100; i++) {
-    const info = await ask(ports.replica, password, ["INFO", "replication"])
-    if (typeof info === "string" && /master_link_status:up/.test(info)) break
-    await sleep(100)
+  ;[processes.replica, processes.replica2] = await Promise.all(["replica", "replica2"].map((role) =>
+    launch(bin, argsOf[role], /Ready to accept connections/i, role)))
+  // The sentinels must see the replicas in sync before they can promote one.
+  for (const role of ["replica", "replica2"]) {
+    for (let i = 0; i < 100; i++) {
+      const info = await ask(ports[role], password, ["INFO", "replication"])
+      if (typeof info === "string" && /master_link_status:up/.test(info)) break
+      await sleep(100)
+    }
   }
   const sentinel = sentinelCommand(bin)
   processes.sentinels = await Promise.all(ports.sentinels.map((port, i) => {
@@ -97,13 +122,16 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
       `port ${port}`, "bind 127.0.0.1", `dir ${data(`sentinel-${i}`)}`,
       `sentinel monitor relay 127.0.0.1 ${ports.primary} 2`,
       `sentinel auth-pass relay ${password}`,
+      // Down after 1 s without a reply. failover-timeout also spaces out a failover that must start
+      // again (a split vote waits twice it), so it is kept short: on loopback a promotion takes well
+      // under a second.
       "sentinel down-after-milliseconds relay 1000",
-      "sentinel failover-timeout relay 5000",
+      "sentinel failover-timeout relay 2000",
       "sentinel parallel-syncs relay 1"
     ].join("\n") + "\n")
     return launch(sentinel.bin, [conf, ...sentinel.args], /\+monitor master/, `sentinel ${port}`)
   }))
-  const all = () => [processes.primary, processes.replica, ...processes.sentinels]
+  const all = () => [processes.primary, processes.replica, processes.replica2, ...processes.sentinels]
   const stopOne = (child) =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve()
@@ -120,7 +148,7 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
       FALKORDB_PASSWORD: password,
       RELAY_MIN_REPLICAS: "1"
     },
-    /** SIGKILL one of the two data servers, as a crash would. */
+    /** SIGKILL one of the three data servers, as a crash would. */
     kill: (role) =>
       new Promise((resolve) => {
         const child = processes[role]
@@ -151,13 +179,14 @@ export const startTeam = async ({ base = 6391, password = randomBytes(18).toStri
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const team = await startTeam({ base: Number(process.env.RELAY_TEAM_BASE_PORT ?? 6391) })
   process.stdout.write([
-    `relay team: primary 127.0.0.1:${team.ports.primary}, replica 127.0.0.1:${team.ports.replica}, ` +
+    `relay team: primary 127.0.0.1:${team.ports.primary}, replicas 127.0.0.1:${team.ports.replica} and ` +
+      `127.0.0.1:${team.ports.replica2}, ` +
       `sentinels ${team.env.FALKORDB_SENTINELS} (data in ${team.dir})`,
     "Run Relay against it with:",
     ...Object.entries(team.env).map(([k, v]) => `  export ${k}=${v}`),
     "  npm run token -- create --name alice-cursor --workspace acme",
     "  npm run serve:http",
-    "Ctrl-C stops all five."
+    "Ctrl-C stops all six."
   ].join("\n") + "\n")
   const shutdown = () => team.stop().then(() => process.exit(0))
   process.once("SIGINT", shutdown)

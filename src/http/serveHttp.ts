@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Context, Data, Effect, Exit, Runtime, Schedule, Scope } from "effect"
+import { Clock, Context, Data, Effect, Either, Exit, Runtime, Schedule, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,6 +9,8 @@ import { makeRateLimiter } from "../layers/RateLimiterLive.js"
 import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { teamGate } from "../mcp/teamGate.js"
+import { retryTransient } from "../policies/retry.js"
+import { withCallBudget } from "../policies/timeout.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
@@ -26,8 +28,9 @@ interface Session {
 
 /** A session is a little memory and a connection share; a runaway client may not open without end. */
 const maxSessionsPerToken = 32
-/** Only an `initialize` is read here (every later request is read by the SDK's transport). */
+/** An `initialize` is small; any later message may be as large as the SDK's transport allows. */
 const maxInitializeBytes = 64 * 1024
+const maxMessageBytes = 4 * 1024 * 1024
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   if (res.headersSent) return
@@ -37,20 +40,37 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>) =>
   json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
 
-const readBody = (req: IncomingMessage) =>
+/**
+ * The body as text, or null when it is over `maxBytes`. The rest of an oversized body is read and
+ * dropped rather than the socket cut, so the client gets its 413 (memory stays bounded; Node's
+ * request timeout bounds a body that never ends).
+ */
+const readBody = (req: IncomingMessage, maxBytes: number) =>
   new Promise<string | null>((resolve, reject) => {
     let size = 0
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxInitializeBytes) {
-        resolve(null)
-        req.destroy()
-      } else chunks.push(chunk)
+      if (size <= maxBytes) chunks.push(chunk)
+      else chunks.length = 0
     })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(size > maxBytes ? null : Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
+
+/**
+ * The database could not say whether the token is good (down, failing over, hung) even after the
+ * tool calls' retries and inside their time budget. 503 with Retry-After: the request was not read,
+ * so there is no JSON-RPC id to answer, and HTTP clients (the SDK's among them) surface a 503 as a
+ * failed request that may be sent again. The message is the tool contract's `unavailable`, with
+ * nothing of the cause.
+ */
+const unavailable = (res: ServerResponse) =>
+  json(res, 503, {
+    jsonrpc: "2.0",
+    error: { code: -32000, message: "unavailable: Relay cannot reach its database right now; try again shortly", data: { code: "unavailable" } },
+    id: null
+  }, { "retry-after": "2" })
 
 const bearer = (header: string | undefined): string | null => {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -74,6 +94,15 @@ export const serveHttp = Effect.gen(function*() {
   const base = yield* Effect.runtime<SecretScanner>()
   const run = Runtime.runPromise(base)
   const sessions = new Map<string, Session>()
+  // Under the same policies as a tool call: transient failures (a failover, a dropped connection) are
+  // retried, and the whole check answers within the call budget whatever the database does.
+  const verify = (presented: string) =>
+    tokens.verify(presented).pipe(
+      retryTransient,
+      withCallBudget,
+      Effect.tapError((e) => Effect.logWarning("relay http: token check failed").pipe(Effect.annotateLogs({ detail: e._tag === "DatabaseError" ? e.detail : e._tag }))),
+      Effect.either
+    )
 
   const openSession = (caller: Caller, allowedHosts: Array<string>) =>
     Effect.gen(function*() {
@@ -109,6 +138,15 @@ export const serveHttp = Effect.gen(function*() {
     })
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: Array<string>) => {
+    const readJson = async (from: IncomingMessage, maxBytes: number): Promise<{ body: unknown } | { refused: () => void }> => {
+      const text = await readBody(from, maxBytes)
+      if (text === null) return { refused: () => rpcError(res, 413, -32000, "request too large") }
+      try {
+        return { body: JSON.parse(text) as unknown }
+      } catch {
+        return { refused: () => rpcError(res, 400, -32700, "Parse error") }
+      }
+    }
     const url = new URL(req.url ?? "/", "http://relay")
     if (url.pathname !== "/mcp") return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
     // Before the token: a page in a browser must learn nothing, not even whether a token is valid.
@@ -121,7 +159,9 @@ export const serveHttp = Effect.gen(function*() {
       return rpcError(res, 403, -32000, "Origin not allowed (see RELAY_HTTP_ALLOWED_ORIGINS)")
     }
     const presented = bearer(req.headers.authorization)
-    const caller = presented === null ? null : await run(tokens.verify(presented))
+    const verified = presented === null ? Either.right(null) : await run(verify(presented))
+    if (Either.isLeft(verified)) return unavailable(res)
+    const caller = verified.right
     if (caller === null) {
       const challenge = presented === null ? `Bearer realm="relay"` : `Bearer realm="relay", error="invalid_token"`
       return rpcError(res, 401, -32001, "a valid bearer token is required", { "www-authenticate": challenge })
@@ -134,17 +174,16 @@ export const serveHttp = Effect.gen(function*() {
         return rpcError(res, 404, -32001, "Session not found")
       }
       session.lastSeen = await run(Clock.currentTimeMillis)
-      return session.transport.handleRequest(req, res)
+      if (req.method !== "POST") return session.transport.handleRequest(req, res)
+      // Read here with Node's own streams and handed over parsed: left to the SDK, the body goes
+      // through a Web Request and its stream, the costliest step of a small call (bench/http.ts).
+      const message = await readJson(req, maxMessageBytes)
+      return "refused" in message ? message.refused() : session.transport.handleRequest(req, res, message.body)
     }
     if (req.method !== "POST") return rpcError(res, 405, -32000, "start a session with a POST of initialize")
-    const text = await readBody(req)
-    if (text === null) return rpcError(res, 413, -32000, "request too large")
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return rpcError(res, 400, -32700, "Parse error")
-    }
+    const message = await readJson(req, maxInitializeBytes)
+    if ("refused" in message) return message.refused()
+    const body = message.body
     if (!isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")
     }
@@ -163,9 +202,9 @@ export const serveHttp = Effect.gen(function*() {
       let allowedHosts: Array<string> = []
       const made = createServer((req, res) => {
         handle(req, res, allowedHosts).catch((cause: unknown) => {
-          // Database down while checking the token: say so, with nothing of the cause.
+          // A session that could not be opened (its workspace's store) or a transport that threw.
           void run(Effect.logError("relay http: request failed", cause))
-          rpcError(res, 503, -32000, "Relay is unavailable right now; try again shortly", { "retry-after": "2" })
+          unavailable(res)
         })
       })
       made.once("error", (e: NodeJS.ErrnoException) =>

@@ -36,9 +36,12 @@ const asAddress = (reply: Reply): Address | null =>
     : null
 
 /**
- * Where the master is now: the first sentinel that answers names it, and the named server must say
- * it is a master (ROLE) before Relay writes to it: just after a failover a sentinel may still name
- * the old one. Asked on every (re)connect, so after a failover the next call finds the new master.
+ * Where the master is now: every sentinel is asked at once, and the first address whose server
+ * says it is a master (ROLE) wins. Just after a failover one sentinel may still name the old master
+ * (sentinels learn the new one from each other within about 2 s): asking them in turn and taking
+ * the first answer would then try only the dead one, so an answer that ROLE does not confirm only
+ * counts that sentinel out. Asked on every (re)connect, so after a failover the next call finds the
+ * new master as soon as any sentinel names it.
  */
 const currentMaster = (
   sentinels: ReadonlyArray<Address>,
@@ -46,7 +49,7 @@ const currentMaster = (
   sentinelPassword: Redacted.Redacted<string> | null,
   password: Redacted.Redacted<string> | null
 ) =>
-  Effect.firstSuccessOf(sentinels.map((s) =>
+  Effect.raceAll(sentinels.map((s) =>
     sendCommands(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
       Effect.mapError((e) => transient(`sentinel ${s.host}:${s.port}: ${e.code}`)),
       Effect.flatMap(([reply]) => {
@@ -54,22 +57,21 @@ const currentMaster = (
         return found === null
           ? Effect.fail(transient(`sentinel ${s.host}:${s.port} knows no master named ${master}`))
           : Effect.succeed(found)
-      })
-    )
-  )).pipe(
-    Effect.tap((m) =>
-      sendCommands(m, password, [["ROLE"]], "1 second").pipe(
-        Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
-        Effect.flatMap(([role]) =>
-          Array.isArray(role) && role[0] === "master"
-            ? Effect.void
-            : Effect.fail(transient(
-              `${m.host}:${m.port} is not a master yet (${role instanceof ErrorReply ? role.message : "replica"})`
-            ))
+      }),
+      Effect.tap((m) =>
+        sendCommands(m, password, [["ROLE"]], "1 second").pipe(
+          Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
+          Effect.flatMap(([role]) =>
+            Array.isArray(role) && role[0] === "master"
+              ? Effect.void
+              : Effect.fail(transient(
+                `${m.host}:${m.port} is not a master yet (${role instanceof ErrorReply ? role.message : "replica"})`
+              ))
+          )
         )
       )
     )
-  )
+  ))
 
 /**
  * The database endpoint: through Valkey Sentinel when FALKORDB_SENTINELS is set, else as before

@@ -68,7 +68,9 @@ const namesDatabase = Config.all([
 ]).pipe(Config.map((keys) => keys.some((k) => Option.isSome(k) && k.value.trim() !== "")))
 
 const passwordOnly = Config.all({
-  password: Config.option(Config.string("FALKORDB_PASSWORD"))
+  password: Config.option(Config.string("FALKORDB_PASSWORD")),
+  // Through Sentinel (SentinelEndpoint) the password is the servers' own: set, and used.
+  sentinels: Config.option(Config.string("FALKORDB_SENTINELS"))
 })
 
 /**
@@ -83,7 +85,7 @@ export const readSettings = Effect.fn("readSettings")(function*(
 ) {
   const merged = env.pipe(ConfigProvider.orElse(() => file))
   const read = yield* Effect.withConfigProvider(settings, merged)
-  const { password } = yield* Effect.withConfigProvider(passwordOnly, merged)
+  const { password, sentinels } = yield* Effect.withConfigProvider(passwordOnly, merged)
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
   const databaseProvider = envOnly
     ? env.pipe(ConfigProvider.orElse(() =>
@@ -91,9 +93,11 @@ export const readSettings = Effect.fn("readSettings")(function*(
     ))
     : merged
   const database = yield* Effect.withConfigProvider(databaseTarget, databaseProvider)
-  if (database._tag === "Embedded" && Option.isSome(password)) {
+  const viaSentinels = Option.isSome(sentinels) && sentinels.value.trim() !== ""
+  if (database._tag === "Embedded" && Option.isSome(password) && !viaSentinels) {
     yield* Effect.logWarning(
-      "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT or FALKORDB_URL: it is ignored, and Relay uses its embedded server"
+      "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT, FALKORDB_URL or FALKORDB_SENTINELS: " +
+        "it is ignored, and Relay uses its embedded server"
     )
   }
   return { ...read, database, configProvider: merged }

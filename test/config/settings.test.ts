@@ -1,8 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Redacted } from "effect"
+import { ConfigProvider, Effect, Logger, Redacted } from "effect"
 import { readSettings } from "../../src/layers/SettingsLive.js"
 
 const provider = (entries: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(entries)))
+
+/** The warnings reading the settings logs. */
+const warningsOf = (env: Record<string, string>, file: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(String(message))
+    })
+    yield* readSettings(provider(env), provider(file)).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    return warnings
+  })
 
 describe("settings from the environment and .env", () => {
   it.effect("nothing configured: the embedded server, graph relay, 120 calls a minute", () =>
@@ -32,6 +43,14 @@ describe("settings from the environment and .env", () => {
       expect(s.database).toMatchObject({ _tag: "HostPort", host: "127.0.0.1", port: 7000 })
       expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password)).toBe("from-file")
       expect(s.graph).toBe("mine")
+    }))
+
+  it.effect("a password with no database named is warned about, but not when the sentinels use it", () =>
+    Effect.gen(function*() {
+      expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw" })).toEqual([expect.stringContaining("FALKORDB_PASSWORD is set")])
+      expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw", FALKORDB_SENTINELS: "127.0.0.1:26379" })).toEqual([])
+      expect(yield* warningsOf({ FALKORDB_SENTINELS: "127.0.0.1:26379" }, { FALKORDB_PASSWORD: "pw" })).toEqual([])
+      expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw", FALKORDB_SENTINELS: " " })).toHaveLength(1)
     }))
 
   it.effect("a URL wins over host and port from the same place; bad values are refused", () =>
