@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } from "./chainPaging.js"
 import { FactContent, Reason } from "./content.js"
-import { FactStatus } from "./fact.js"
+import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
@@ -35,6 +35,8 @@ export const ImpactInput = Schema.Struct({
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
+  status: StatusFilter,
+  written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
   cursor
 })
 
@@ -86,27 +88,10 @@ export const ClustersInput = Schema.Struct({
   cursor
 })
 
-const statusMessage = "must be \"any\", a status (active, superseded, stale) or a list of them"
-const SearchStatus = Schema.Union(
-  Schema.Literal("any", "active", "superseded", "stale"),
-  Schema.Array(FactStatus).pipe(Schema.minItems(1), Schema.maxItems(3))
-).annotations({
-  message: () => ({ message: statusMessage, override: true }),
-  description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
-  jsonSchema: {
-    description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
-    anyOf: [
-      { type: "string", enum: ["any", "active", "superseded", "stale"] },
-      { type: "array", items: { type: "string", enum: ["active", "superseded", "stale"] }, minItems: 1, maxItems: 3 }
-    ],
-    default: "active"
-  }
-})
-
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
-  status: Schema.optionalWith(SearchStatus, { default: () => "active" as const }),
+  status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
   since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),

@@ -113,6 +113,15 @@ export interface Clusters {
   readonly nextCursor: string | null
 }
 
+export interface CurrentStateOptions {
+  readonly limit: number
+  readonly sessionId: string | null
+  readonly before: number | null
+  /** Only facts of these statuses; null or left out: every status. */
+  readonly statuses?: ReadonlyArray<FactStatus> | null | undefined
+  readonly writtenBy?: string | null | undefined
+}
+
 export interface SearchOptions {
   /** A full-text query as domain/search.ts writes it (never the client's raw text). */
   readonly query: string
@@ -152,9 +161,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
     page: PageRequest<ImpactCursor>
   ) => Effect.Effect<Page<Dependent>, FactNotFound | DatabaseError>
   /** The newest facts older than `before` (null: from the newest). */
-  readonly currentState: (
-    options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
-  ) => Effect.Effect<Page<Fact>, DatabaseError>
+  readonly currentState: (options: CurrentStateOptions) => Effect.Effect<Page<Fact>, DatabaseError>
   readonly openConflicts: (request: ConflictsRequest) => Effect.Effect<ConflictsPage, DatabaseError>
   readonly resolve: (
     resolution: Resolution

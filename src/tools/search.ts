@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
-import type { FactStatus } from "../domain/fact.js"
+import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { SearchOutput } from "../domain/outputs.js"
 import { type CursorKey, page } from "../domain/paging.js"
@@ -18,9 +18,6 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
     : Effect.fail(badCursor)
 }
 
-const statuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
-  status === "any" ? null : typeof status === "string" ? [status] : status
-
 export const search = defineTool({
   name: "relay_search",
   description: "Find facts by their words, best match first: \"what did we decide about X\" in one call. " +
@@ -36,7 +33,7 @@ export const search = defineTool({
     const after = yield* searchKey(input.cursor)
     const rows = yield* (yield* FactStore).search({
       query: input.query,
-      statuses: statuses(input.status),
+      statuses: filterStatuses(input.status),
       writtenBy: input.written_by ?? null,
       sessionId: input.session_id ?? null,
       since: input.since ?? null,

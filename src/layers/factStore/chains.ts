@@ -4,9 +4,9 @@ import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain
 import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
 import type { Dependent, Fact } from "../../domain/fact.js"
 import { page } from "../../domain/paging.js"
-import type { Page } from "../../services/FactStore.js"
+import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, type FactFieldsRow, factMap, type FactRow, toFact } from "./projection.js"
+import { factFields, type FactFieldsRow, factMap, type FactRow, statusOf, toFact } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
 
@@ -111,42 +111,51 @@ export const impact = Effect.fn("FactStore.impact")(function*(
   return { items, next_cursor } satisfies Page<Dependent>
 })
 
+/**
+ * The newest facts of a window, filtered by writer and status before the LIMIT so a page is exact:
+ * one sort, then the status, then LIMIT, so the status is derived only until the page is full.
+ * The sort carries a LIMIT of its own that never cuts: without it FalkorDB 4.16 pushes the final
+ * `LIMIT $limit` into the sort, ahead of the status filter, and a page of active facts came back
+ * empty when the newest facts were stale (test/tools/status.test.ts).
+ */
 const recentQuery = (filter: "session" | "since") =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
-  `f.created_at < $before ` +
-  `WITH f ORDER BY f.created_at DESC LIMIT $limit ` +
-  `RETURN ${factMap("f")} AS fact`
+  `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `WITH f ORDER BY f.created_at DESC LIMIT ${Number.MAX_SAFE_INTEGER} ` +
+  `WITH f, ${factMap("f")} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
+  `WITH fact LIMIT $limit RETURN fact`
 
 const day = 24 * 60 * 60 * 1000
 
 /**
  * Windows tried first for the newest facts before `before`. FalkorDB 4.16 sorts every fact for
  * ORDER BY ... LIMIT (30-50 ms at 100k facts); a lower bound on created_at goes through the index
- * instead (~1.5 ms). When a window holds more than `limit` facts, the newest `limit` + 1 are all in
- * it; otherwise widen, and at last take everything from 0.
+ * instead (~1.5 ms). When a window holds more than `limit` matching facts, the newest `limit` + 1
+ * are all in it; otherwise widen, and at last take everything from 0.
  */
 const windows = [day, 32 * day, Number.MAX_SAFE_INTEGER]
 
-/** One page of the newest facts (optionally of one session) older than `before`, newest first. */
+/** One page of the newest facts (optionally of one session, writer or statuses) older than `before`, newest first. */
 export const currentState = (
   db: GraphDatabase["Type"],
   now: number,
-  options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
+  options: CurrentStateOptions
 ) => {
   const { limit, sessionId } = options
   const before = options.before ?? Number.MAX_SAFE_INTEGER
   const top = options.before ?? now
+  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null }
   const read = (rows: ReadonlyArray<{ fact: FactRow }>): Page<Fact> =>
     page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)])
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit: limit + 1, from, before }).pipe(
+    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit: limit + 1, from, before, ...filters }).pipe(
       Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
   const rows = sessionId !== null
-    ? db.read<{ fact: FactRow }>(recentQuery("session"), { limit: limit + 1, sessionId, before })
+    ? db.read<{ fact: FactRow }>(recentQuery("session"), { limit: limit + 1, sessionId, before, ...filters })
     : attempt(0)
   return Effect.map(rows, read)
 }

@@ -15,6 +15,10 @@ export const factMap = (v: string): string =>
   `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
   `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
 
+/** The status of a fact map bound as `m` (a factMap), as toFact derives it. */
+export const statusOf = (m: string): string =>
+  `CASE WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
+
 /**
  * A fact's stored fields, without parent_id and status: for queries that know those from the walk
  * they made (context and impact), where a pattern per fact would cost more than the walk itself.

@@ -3,7 +3,7 @@ import { characterCount } from "../../domain/content.js"
 import { toIso } from "../../domain/time.js"
 import type { SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { factMap, type FactRow, statusOf, toFact } from "./projection.js"
 
 /**
  * The most matches one search looks at: the best `candidateWindow` by score (ties: newest first).
@@ -37,7 +37,7 @@ export const searchQuery = `CALL db.idx.fulltext.queryNodes('Fact', $query) YIEL
   `AND ($until IS NULL OR f.created_at <= $until) ` +
   `WITH f, k, i, ${factMap("f")} AS fact ` +
   `WHERE $statuses IS NULL OR ` +
-  `(CASE WHEN fact.superseded THEN 'superseded' WHEN fact.stale THEN 'stale' ELSE 'active' END) IN $statuses ` +
+  `${statusOf("fact")} IN $statuses ` +
   `WITH f, k, i, fact LIMIT $take ` +
   `RETURN fact, k, i, ` +
   `[(f_w)-[f_lost:SUPERSEDES]->(f) | {id: f_w.id, content: f_w.content, reason: f_lost.reason, ` +

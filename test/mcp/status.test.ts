@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { type Admin, connectAdmin } from "../support/proof.js"
+import { checkedCaller } from "./protocol.js"
+
+/**
+ * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
+ * of relay_get_current_state. Every result is checked against its outputSchema by checkedCaller.
+ */
+describe("fact status over stdio", () => {
+  let relay: RelayClient
+  let admin: Admin
+  let mcp: Awaited<ReturnType<typeof checkedCaller>>
+  const ids: Record<string, string> = {}
+
+  const save = async (key: string, content: string, by: string, parent?: string) => {
+    const r = await mcp.ok("relay_save_fact", {
+      content,
+      written_by: by,
+      session_id: "status-1",
+      ...(parent === undefined ? {} : { parent_fact_id: ids[parent] })
+    })
+    ids[key] = r.fact.id
+    return r
+  }
+  const state = async (args: Record<string, unknown>) =>
+    ((await mcp.ok("relay_get_current_state", args)).facts as Array<any>).map((f) => [f.id, f.status])
+
+  beforeAll(async () => {
+    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    mcp = await checkedCaller(relay)
+    await save("root", "Refresh tokens need a store", "claude-desktop")
+    await save("redis", "Store them in Redis", "cursor", "root")
+    await save("cookies", "Store them in httpOnly cookies", "claude-desktop", "root")
+    await save("ttl", "Redis TTL equals the token lifetime", "cursor", "redis")
+    await mcp.ok("relay_resolve_conflict", {
+      winner_fact_id: ids.cookies,
+      loser_fact_id: ids.redis,
+      reason: "No extra service to run",
+      resolved_by: "claude-desktop"
+    })
+  })
+  afterAll(async () => {
+    await relay?.close()
+    if (relay !== undefined) await admin?.command(["GRAPH.DELETE", relay.graph]).catch(() => undefined)
+    await admin?.close()
+  })
+
+  it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
+    const { tools } = await relay.client.listTools()
+    const props = (tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as any).properties
+    expect(props.status.default).toBe("active")
+    expect(props.status.anyOf[0].enum).toContain("any")
+    expect(props.written_by.type).toBe("string")
+  })
+
+  it("relay_get_current_state: active only by default; status and written_by filter", async () => {
+    expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    expect(await state({ status: ["superseded", "stale"] })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
+    expect((await state({ status: "any" })).map(([id]) => id)).toEqual([ids.ttl, ids.cookies, ids.redis, ids.root])
+    expect(await state({ status: "any", written_by: "cursor" })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
+    const page = await mcp.ok("relay_get_current_state", { limit: 1 })
+    expect(page.facts.map((f: any) => f.id)).toEqual([ids.cookies])
+    const next = await mcp.ok("relay_get_current_state", { limit: 1, cursor: page.next_cursor })
+    expect(next.facts.map((f: any) => f.id)).toEqual([ids.root])
+    expect(next.next_cursor).toBeNull()
+    const bad = await mcp.call("relay_get_current_state", { status: "deleted" })
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent.error.code).toBe("invalid_input")
+    expect(bad.structuredContent.error.message).toMatch(/^status: /)
+  })
+})
