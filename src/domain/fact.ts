@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-export const factStatuses = ["active", "superseded", "stale"] as const
+export const factStatuses = ["active", "superseded", "stale", "retracted"] as const
 export const FactStatus = Schema.Literal(...factStatuses)
 export type FactStatus = typeof FactStatus.Type
 
@@ -33,7 +33,10 @@ export const StatusFilter = Schema.optionalWith(
 export const filterStatuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
   status === "any" ? null : typeof status === "string" ? [status] : status
 
-/** A fact as every tool shows it; status is derived from edges when read, never stored. */
+/**
+ * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:
+ * retracted > superseded > stale > active.
+ */
 export const Fact = Schema.Struct({
   id: Schema.String,
   content: Schema.String,

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } from "./chainPaging.js"
-import { FactContent, Reason } from "./content.js"
+import { FactContent, Reason, RetractReason } from "./content.js"
 import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, pageLimit } from "./paging.js"
@@ -50,6 +50,14 @@ export const ResolveConflictInput = Schema.Struct({
   loser_fact_id: FactId,
   reason: Reason,
   resolved_by: AgentName,
+  limit: staleLimit,
+  request_id: Schema.optional(RequestId)
+})
+
+export const RetractFactInput = Schema.Struct({
+  fact_id: FactId,
+  reason: RetractReason,
+  retracted_by: AgentName,
   limit: staleLimit,
   request_id: Schema.optional(RequestId)
 })

@@ -6,6 +6,7 @@ import { context, currentState, impact } from "./factStore/chains.js"
 import { openConflicts } from "./factStore/conflicts.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
+import { retract } from "./factStore/retract.js"
 import { saveFact } from "./factStore/saveFact.js"
 import { search } from "./factStore/search.js"
 
@@ -27,6 +28,7 @@ export const FactStoreLive = Layer.effect(
       currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),
       resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+      retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
       briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),

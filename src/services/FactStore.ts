@@ -34,6 +34,27 @@ export interface Resolution {
   readonly staleLimit?: number | undefined
 }
 
+export interface Retraction {
+  /** The Retraction's id: the tool call's, or the one derived from the client's request_id. */
+  readonly callId: string
+  readonly factId: string
+  readonly reason: string
+  readonly retractedBy: string
+  /** How many of the fact's dependents `stale` holds (default 100). */
+  readonly staleLimit?: number | undefined
+}
+
+export interface Retracted {
+  readonly id: string
+  readonly fact: Fact
+  readonly reason: string
+  readonly retractedBy: string
+  readonly createdAt: number
+  readonly alreadyRetracted: boolean
+  readonly stale: ReadonlyArray<Dependent>
+  readonly staleNextCursor: string | null
+}
+
 /** One page of a list and the cursor to the next, null on the last. */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -166,6 +187,8 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly resolve: (
     resolution: Resolution
   ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
+  /** Retracts a fact (once: a repeat answers the first retraction); its dependents turn stale. */
+  readonly retract: (retraction: Retraction) => Effect.Effect<Retracted, FactNotFound | InvalidInput | DatabaseError>
   /** A new briefing (fenced) when `after` is null, else the next page of the same window. */
   readonly briefing: (
     options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }

@@ -5,7 +5,7 @@ import { checkedCaller } from "./protocol.js"
 
 /**
  * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
- * of relay_get_current_state. Every result is checked against its outputSchema by checkedCaller.
+ * of relay_get_current_state, and relay_retract_fact. Every result is checked against its outputSchema by checkedCaller.
  */
 describe("fact status over stdio", () => {
   let relay: RelayClient
@@ -68,5 +68,30 @@ describe("fact status over stdio", () => {
     expect(bad.isError).toBe(true)
     expect(bad.structuredContent.error.code).toBe("invalid_input")
     expect(bad.structuredContent.error.message).toMatch(/^status: /)
+  })
+
+  it("relay_retract_fact: the fact is retracted, its dependents stale, default reads leave it out; a repeat answers the first", async () => {
+    const { tools } = await relay.client.listTools()
+    const tool = tools.find((t) => t.name === "relay_retract_fact")!
+    expect((tool.inputSchema as any).required).toEqual(["fact_id", "reason", "retracted_by"])
+    expect(tool.description).toMatch(/operator/)
+    await save("a", "Sessions expire after 30 minutes", "zed")
+    await save("b", "Idle timer resets on each request", "zed", "a")
+    const r = await mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
+    expect(r.structuredContent.fact.status).toBe("retracted")
+    expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
+    expect(r.content[0]!.text).toContain(`Retracted by zed at ${r.structuredContent.created_at} because "Wrong: it is 8 hours"`)
+    expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    expect(await state({ status: "retracted" })).toEqual([[ids.a, "retracted"]])
+    expect((await mcp.ok("relay_search", { query: "sessions expire" })).hits).toEqual([])
+    const again = await mcp.ok("relay_retract_fact", { fact_id: ids.a, reason: "other", retracted_by: "cursor" })
+    expect([again.already_retracted, again.reason, again.retracted_by]).toEqual([true, "Wrong: it is 8 hours", "zed"])
+    // Append-only: the fact is still there, unchanged, with one retraction.
+    const stored = await admin.query<{ content: string; n: number }>(
+      relay.graph,
+      "MATCH (f:Fact {id: $id})<-[:RETRACTS]-(r:Retraction) RETURN f.content AS content, count(r) AS n",
+      { id: ids.a }
+    )
+    expect(stored).toEqual([{ content: "Sessions expire after 30 minutes", n: 1 }])
   })
 })

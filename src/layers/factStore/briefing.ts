@@ -17,9 +17,12 @@ export const fenceQuery = `MERGE (clk:RelayClock {id: 0}) ` +
   `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
   `SET clk.last = asOf RETURN asOf`
 
-/** From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest first. */
+/**
+ * From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest
+ * first; a retracted fact is left out (filtered before the LIMIT, so pages stay exact).
+ */
 export const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $after AND f.created_at <= $asOf ` +
-  `AND f.written_by <> $reader ` +
+  `AND f.written_by <> $reader AND indegree(f, 'RETRACTS') = 0 ` +
   `WITH f ORDER BY f.created_at LIMIT $limit RETURN ${factMap("f")} AS fact`
 
 /** Unlabelled ends (only facts carry SUPERSEDES), so the planner starts from the edge index on created_at. */

@@ -6,7 +6,7 @@ import type { Dependent, Fact } from "../../domain/fact.js"
 import { page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, type FactFieldsRow, factMap, type FactRow, statusOf, toFact } from "./projection.js"
+import { factFields, type FactFieldsRow, factMap, type FactRow, statusOf, tainting, toFact } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
 
@@ -17,19 +17,20 @@ const notFound = (field: string, id: string) => new FactNotFound({ message: `${f
  * - a parent is always stamped before its child (saveFact stamps inside the statement that links
  *   the new fact to its existing parent), so along a chain created_at orders the facts, and a page
  *   is a LIMIT over one walk;
- * - a fact on the chain is stale iff a superseded fact sits above it, i.e. iff the oldest superseded
- *   strict ancestor of x is older than it: one more walk finds that stamp.
+ * - a fact on the chain is stale iff a superseded or retracted fact sits above it, i.e. iff the
+ *   oldest such strict ancestor of x is older than it: one more walk finds that stamp.
  * Cost: two walks up x's chain (linear in its depth) and `$take` facts mapped.
  */
 export const contextQuery = `MATCH (x:Fact {id: $id}) ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s) WHERE indegree(s, 'SUPERSEDES') > 0 ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s) WHERE ${tainting("s")} ` +
   `WITH x, min(s.created_at) AS firstSuperseded ` +
   `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
   `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
+  `retracted: indegree(a, 'RETRACTS') > 0, ` +
   `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
 
-type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly stale: boolean }
+type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly retracted: boolean; readonly stale: boolean }
 
 export const context = (
   db: GraphDatabase["Type"],
@@ -55,17 +56,19 @@ export const context = (
   )
 
 /**
- * The subtree below x as edges between node ids, and whether x or a fact above it is superseded:
+ * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
+ * retracted:
  * all impact needs to place every dependent (domain/descendants.ts). Bounded by the size of x's
  * subtree, which the page does not bound: the order (distance, then age) is only known once every
  * dependent is placed. Each row is four numbers, and no fact is mapped here.
  */
 export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, indegree(x, 'SUPERSEDES') > 0 OR ` +
-  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE indegree(x_anc, 'SUPERSEDES') > 0 | 1]) > 0 AS tainted ` +
+  `WITH x, ${tainting("x")} OR ` +
+  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE ${tainting("x_anc")} | 1]) > 0 AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) ` +
   `RETURN id(x) AS root, tainted, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES')] END) AS edges`
+  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
+  `indegree(d, 'RETRACTS')] END) AS edges`
 
 /**
  * The facts of one page, by node id, each with its parent's fact id. The ids are bound to plain
@@ -78,7 +81,7 @@ export const pageFactsQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS pare
 interface SubtreeRow {
   readonly root: number
   readonly tainted: boolean
-  readonly edges: ReadonlyArray<readonly [number, number, number, number]>
+  readonly edges: ReadonlyArray<readonly [number, number, number, number, number]>
 }
 
 export const impact = Effect.fn("FactStore.impact")(function*(
@@ -92,7 +95,13 @@ export const impact = Effect.fn("FactStore.impact")(function*(
   const placed = placeDescendants(
     found.root,
     found.tainted,
-    found.edges.map(([parent, child, createdAt, superseded]) => ({ parent, child, createdAt, superseded: superseded > 0 }))
+    found.edges.map(([parent, child, createdAt, superseded, retracted]) => ({
+      parent,
+      child,
+      createdAt,
+      superseded: superseded > 0,
+      retracted: retracted > 0
+    }))
   )
   const wanted = after(placed, request.cursor, request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
@@ -105,7 +114,7 @@ export const impact = Effect.fn("FactStore.impact")(function*(
     const fact = byNode.get(p.node)
     if (fact === undefined) return []
     keys.set(fact.id, impactKey(p))
-    return [{ fact: toFact({ ...fact, superseded: p.superseded, stale: p.stale }), distance: p.distance }]
+    return [{ fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }), distance: p.distance }]
   })
   const { items, next_cursor } = page(dependents, request.limit, (d) => keys.get(d.fact.id)!, chainBudgetBytes)
   return { items, next_cursor } satisfies Page<Dependent>

@@ -1,9 +1,10 @@
 /**
  * The map of a child `v` of a parent whose map is already bound as `parentMap` (see projection.ts):
- * its parent_id is the parent's id and it is stale exactly when the parent is superseded or stale, so
+ * its parent_id is the parent's id and it is stale exactly when the parent is superseded, retracted or stale, so
  * a list of children needs one ancestor walk, the parent's, not one per child.
  */
 export const childMap = (v: string, parentMap: string): string =>
   `{id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
   `created_at: ${v}.created_at, parent_id: ${parentMap}.id, superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
-  `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
+  `retracted: indegree(${v}, 'RETRACTS') > 0, ` +
+  `stale: ${parentMap}.superseded OR ${parentMap}.retracted OR ${parentMap}.stale}`

@@ -3,7 +3,8 @@ import { toIso } from "../../domain/time.js"
 
 /**
  * The Cypher map every query returns for a fact, with its status derived from edges at read time:
- * superseded = some incoming SUPERSEDES; stale = some BUILDS_ON ancestor is superseded.
+ * retracted = some incoming RETRACTS (from a Retraction); superseded = some incoming SUPERSEDES;
+ * stale = some BUILDS_ON ancestor is superseded or retracted (`taintTypes`).
  * (indegree() and a pattern comprehension, not exists(): FalkorDB 4.16's exists() in a projection is
  * always true; indegree(n, 'SUPERSEDES') is also several times cheaper than a pattern per fact.)
  * The comprehension variables are named after `v`: FalkorDB 4.16 binds a comprehension variable
@@ -12,12 +13,15 @@ import { toIso } from "../../domain/time.js"
  */
 export const factMap = (v: string): string =>
   `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
-  `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
+  `superseded: indegree(${v}, 'SUPERSEDES') > 0, retracted: indegree(${v}, 'RETRACTS') > 0, ` +
+  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0}`
+
+/** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
+export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
 
 /** The status of a fact map bound as `m` (a factMap), as toFact derives it. */
 export const statusOf = (m: string): string =>
-  `CASE WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
+  `CASE WHEN ${m}.retracted THEN 'retracted' WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
 
 /**
  * A fact's stored fields, without parent_id and status: for queries that know those from the walk
@@ -33,8 +37,8 @@ export const factFields = (v: string): string =>
  * no ancestor walk is needed (relay_detect_conflicts returns two such children per row).
  */
 export const liveChildMap = (v: string, parentMap: string): string =>
-  `{${factFields(v)}, parent_id: ${parentMap}.id, superseded: false, ` +
-  `stale: ${parentMap}.superseded OR ${parentMap}.stale}`
+  `{${factFields(v)}, parent_id: ${parentMap}.id, superseded: false, retracted: indegree(${v}, 'RETRACTS') > 0, ` +
+  `stale: ${parentMap}.superseded OR ${parentMap}.retracted OR ${parentMap}.stale}`
 
 /** What `factFields` returns. */
 export interface FactFieldsRow {
@@ -48,6 +52,7 @@ export interface FactFieldsRow {
 export interface FactRow extends FactFieldsRow {
   readonly parent_id: string | null
   readonly superseded: boolean
+  readonly retracted: boolean
   readonly stale: boolean
 }
 
@@ -58,7 +63,7 @@ export const toFact = (row: FactRow): Fact => ({
   session_id: row.session_id,
   created_at: toIso(row.created_at),
   parent_id: row.parent_id ?? null,
-  status: row.superseded ? "superseded" : row.stale ? "stale" : "active"
+  status: row.retracted ? "retracted" : row.superseded ? "superseded" : row.stale ? "stale" : "active"
 })
 
 /**
