@@ -20,10 +20,16 @@ export const SaveFactInput = Schema.Struct({
   request_id: Schema.optional(RequestId)
 })
 
+/** Time travel: the read answers as the memory stood at this time. */
+const asOf = Schema.optional(IsoTimestamp.annotations({
+  description: "Answer as the memory stood at this time (ISO 8601 with time and zone); later facts and decisions are left out"
+}))
+
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
   limit: contextLimit,
-  cursor: Schema.optional(ContextCursor)
+  cursor: Schema.optional(ContextCursor),
+  as_of: asOf
 })
 
 export const ImpactInput = Schema.Struct({
@@ -37,6 +43,7 @@ export const CurrentStateInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
+  as_of: asOf,
   cursor
 })
 
@@ -104,6 +111,7 @@ export const SearchInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
   since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),
   until: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created at or before this time (ISO 8601 with time and zone)" })),
+  as_of: asOf,
   limit: pageLimit(10, 50, "How many hits"),
   cursor: Schema.optional(Cursor)
 })

@@ -15,14 +15,23 @@ export interface ModelFact {
 export interface ModelResolution {
   readonly winner: string
   readonly loser: string
+  /** When it was recorded; only `asOf` reads it (left out: always there). */
+  readonly createdAt?: number
+}
+
+/** A fact withdrawn (relay_retract_fact); at most one per fact. */
+export interface ModelRetraction {
+  readonly fact: string
+  readonly createdAt: number
 }
 
 export interface GraphModel {
   readonly facts: ReadonlyArray<ModelFact>
   readonly supersedes: ReadonlyArray<ModelResolution>
+  readonly retractions?: ReadonlyArray<ModelRetraction>
 }
 
-export type Status = "active" | "superseded" | "stale"
+export type Status = "active" | "superseded" | "stale" | "retracted"
 
 const byId = (model: GraphModel) => new Map(model.facts.map((f) => [f.id, f]))
 
@@ -51,13 +60,41 @@ export const ancestors = (model: GraphModel, id: string): Array<string> => {
   return out
 }
 
+export const retractedIds = (model: GraphModel): Set<string> => new Set((model.retractions ?? []).map((r) => r.fact))
+
+/** Stale: some ancestor is superseded or retracted. */
 export const isStale = (model: GraphModel, id: string): boolean => {
   const superseded = supersededIds(model)
-  return ancestors(model, id).some((a) => superseded.has(a))
+  const retracted = retractedIds(model)
+  return ancestors(model, id).some((a) => superseded.has(a) || retracted.has(a))
 }
 
+/** Precedence: retracted > superseded > stale > active. */
 export const status = (model: GraphModel, id: string): Status =>
-  supersededIds(model).has(id) ? "superseded" : isStale(model, id) ? "stale" : "active"
+  retractedIds(model).has(id)
+    ? "retracted"
+    : supersededIds(model).has(id)
+    ? "superseded"
+    : isStale(model, id)
+    ? "stale"
+    : "active"
+
+/**
+ * The memory as it stood at `time` (as_of): what was stamped after it is invisible (facts,
+ * decisions, retractions); every rule then applies to what is left as usual.
+ */
+export const asOf = (model: GraphModel, time: number): GraphModel => ({
+  facts: model.facts.filter((f) => f.createdAt <= time),
+  supersedes: model.supersedes.filter((r) => r.createdAt === undefined || r.createdAt <= time),
+  retractions: (model.retractions ?? []).filter((r) => r.createdAt <= time)
+})
+
+/** relay_get_current_state: the facts of the given statuses (null: all), newest first. */
+export const currentState = (model: GraphModel, statuses: ReadonlyArray<Status> | null): Array<string> =>
+  [...model.facts]
+    .sort((x, y) => y.createdAt - x.createdAt)
+    .filter((f) => statuses === null || statuses.includes(status(model, f.id)))
+    .map((f) => f.id)
 
 export interface ModelConflict {
   readonly parent: string

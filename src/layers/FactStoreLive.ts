@@ -23,7 +23,7 @@ export const FactStoreLive = Layer.effect(
     const db = yield* GraphDatabase
     return FactStore.of({
       save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
-      context: (id, page) => context(db, id, page),
+      context: (id, page, asOf) => context(db, id, page, asOf ?? null),
       impact: (id, page) => impact(db, id, page),
       currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),

@@ -141,6 +141,8 @@ export interface CurrentStateOptions {
   /** Only facts of these statuses; null or left out: every status. */
   readonly statuses?: ReadonlyArray<FactStatus> | null | undefined
   readonly writtenBy?: string | null | undefined
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
 }
 
 export interface SearchOptions {
@@ -154,6 +156,8 @@ export interface SearchOptions {
   readonly since: number | null
   /** Inclusive, epoch ms. */
   readonly until: number | null
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
   /** How many hits at most (a page's limit + 1, to tell whether more remain). */
   readonly take: number
   /** The rank key of the last hit of the previous page. */
@@ -174,7 +178,9 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
   readonly context: (
     id: string,
-    page: PageRequest<ContextCursor>
+    page: PageRequest<ContextCursor>,
+    /** As the memory stood then (epoch ms); null or left out: now. */
+    asOf?: number | null
   ) => Effect.Effect<Page<Fact>, FactNotFound | DatabaseError>
   /** What builds on the fact, by distance then age, a page at a time. */
   readonly impact: (

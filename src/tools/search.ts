@@ -38,6 +38,7 @@ export const search = defineTool({
       sessionId: input.session_id ?? null,
       since: input.since ?? null,
       until: input.until ?? null,
+      asOf: input.as_of ?? null,
       take: input.limit + 1,
       after
     })

@@ -5,13 +5,16 @@ import { checkedCaller } from "./protocol.js"
 
 /**
  * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
- * of relay_get_current_state, and relay_retract_fact. Every result is checked against its outputSchema by checkedCaller.
+ * of relay_get_current_state, relay_retract_fact, and as_of (time travel) on context, current state
+ * and search. Every result is checked against its outputSchema by checkedCaller.
  */
 describe("fact status over stdio", () => {
   let relay: RelayClient
   let admin: Admin
   let mcp: Awaited<ReturnType<typeof checkedCaller>>
   const ids: Record<string, string> = {}
+  let resolvedAt = ""
+  let retractedAt = ""
 
   const save = async (key: string, content: string, by: string, parent?: string) => {
     const r = await mcp.ok("relay_save_fact", {
@@ -33,12 +36,12 @@ describe("fact status over stdio", () => {
     await save("redis", "Store them in Redis", "cursor", "root")
     await save("cookies", "Store them in httpOnly cookies", "claude-desktop", "root")
     await save("ttl", "Redis TTL equals the token lifetime", "cursor", "redis")
-    await mcp.ok("relay_resolve_conflict", {
+    resolvedAt = (await mcp.ok("relay_resolve_conflict", {
       winner_fact_id: ids.cookies,
       loser_fact_id: ids.redis,
       reason: "No extra service to run",
       resolved_by: "claude-desktop"
-    })
+    })).created_at
   })
   afterAll(async () => {
     await relay?.close()
@@ -79,6 +82,7 @@ describe("fact status over stdio", () => {
     await save("b", "Idle timer resets on each request", "zed", "a")
     const r = await mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
     expect(r.structuredContent.fact.status).toBe("retracted")
+    retractedAt = r.structuredContent.created_at
     expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
     expect(r.content[0]!.text).toContain(`Retracted by zed at ${r.structuredContent.created_at} because "Wrong: it is 8 hours"`)
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
@@ -93,5 +97,38 @@ describe("fact status over stdio", () => {
       { id: ids.a }
     )
     expect(stored).toEqual([{ content: "Sessions expire after 30 minutes", n: 1 }])
+  })
+
+  it("as_of: context, current state and search answer as the memory stood then", async () => {
+    const before = new Date(Date.parse(resolvedAt) - 1).toISOString()
+    // Just before the decision: nothing superseded or stale, and nothing saved later exists.
+    expect(await state({ as_of: before, status: "any" })).toEqual([
+      [ids.ttl, "active"], [ids.cookies, "active"], [ids.redis, "active"], [ids.root, "active"]
+    ])
+    expect(await state({ as_of: resolvedAt })).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    const chain = await mcp.ok("relay_get_context", { fact_id: ids.ttl, as_of: before })
+    expect(chain.chain.map((f: any) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [ids.ttl, "active"]])
+    const now = await mcp.ok("relay_get_context", { fact_id: ids.ttl })
+    expect(now.chain.map((f: any) => f.status)).toEqual(["active", "superseded", "stale"])
+    const hit = async (as_of?: string) =>
+      (await mcp.ok("relay_search", { query: "Redis", status: "any", ...(as_of === undefined ? {} : { as_of }) })).hits
+        .find((h: any) => h.fact.id === ids.redis)
+    expect([(await hit(before)).fact.status, (await hit(before)).superseded_by]).toEqual(["active", []])
+    expect((await hit()).superseded_by.map((d: any) => d.winner_id)).toEqual([ids.cookies])
+    // A fact saved after as_of is unknown then; a retraction after it is not yet there.
+    const early = new Date(Date.parse(resolvedAt) + 0).toISOString()
+    const missing = await mcp.call("relay_get_context", { fact_id: ids.a, as_of: early })
+    expect(missing.structuredContent.error.code).toBe("fact_not_found")
+    const unretracted = new Date(Date.parse(retractedAt) - 1).toISOString()
+    expect((await state({ as_of: unretracted })).slice(0, 2)).toEqual([[ids.b, "active"], [ids.a, "active"]])
+    const found = await mcp.ok("relay_search", { query: "sessions expire", as_of: unretracted })
+    expect(found.hits.map((h: any) => [h.fact.id, h.fact.status])).toEqual([[ids.a, "active"]])
+    const bad = await mcp.call("relay_search", { query: "Redis", as_of: "yesterday" })
+    expect(bad.structuredContent.error.code).toBe("invalid_input")
+    expect(bad.structuredContent.error.message).toMatch(/^as_of: /)
+    const { tools } = await relay.client.listTools()
+    for (const name of ["relay_get_context", "relay_get_current_state", "relay_search"]) {
+      expect((tools.find((t) => t.name === name)!.inputSchema as any).properties.as_of.type).toBe("string")
+    }
   })
 })

@@ -6,7 +6,7 @@ import type { Dependent, Fact } from "../../domain/fact.js"
 import { page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, type FactFieldsRow, factMap, type FactRow, statusOf, tainting, toFact } from "./projection.js"
+import { factFields, type FactFieldsRow, factMap, type FactRow, ownStatusAsOf, statusOf, tainting, toFact } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
 
@@ -30,21 +30,37 @@ export const contextQuery = `MATCH (x:Fact {id: $id}) ` +
   `retracted: indegree(a, 'RETRACTS') > 0, ` +
   `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
 
+/**
+ * The same page as the memory stood at `$asOf`: x must have been saved by then (its ancestors are
+ * older still), and only decisions and retractions stamped by then count.
+ */
+export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s)<-[st:SUPERSEDES|RETRACTS]-() WHERE st.created_at <= $asOf ` +
+  `WITH x, min(s.created_at) AS firstSuperseded ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+  `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
+  `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
+  `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
+
 type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly retracted: boolean; readonly stale: boolean }
 
 export const context = (
   db: GraphDatabase["Type"],
   id: string,
   request: PageRequest<ContextCursor>,
+  asOf: number | null = null,
   field = "fact_id"
 ) =>
-  db.read<{ fact: ChainRow | null }>(contextQuery, {
+  db.read<{ fact: ChainRow | null }>(asOf === null ? contextQuery : contextAsOfQuery, {
     id,
     before: request.cursor?.[0] ?? null,
-    take: request.limit + 1
+    take: request.limit + 1,
+    asOf
   }).pipe(
     Effect.flatMap((rows) => {
-      if (rows.length === 0) return Effect.fail(notFound(field, id))
+      if (rows.length === 0) {
+        return Effect.fail(asOf === null ? notFound(field, id) : new FactNotFound({ message: `${field}: no fact with id ${id} at as_of` }))
+      }
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
       // Nearest first, so the page ends with x and the next one reads on toward the root. Each
       // fact's parent is the next one read (the root's is null: it is the last row there is).
@@ -127,11 +143,11 @@ export const impact = Effect.fn("FactStore.impact")(function*(
  * `LIMIT $limit` into the sort, ahead of the status filter, and a page of active facts came back
  * empty when the newest facts were stale (test/tools/status.test.ts).
  */
-const recentQuery = (filter: "session" | "since") =>
+const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
   `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
   `WITH f ORDER BY f.created_at DESC LIMIT ${Number.MAX_SAFE_INTEGER} ` +
-  `WITH f, ${factMap("f")} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
+  `WITH f, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
   `WITH fact LIMIT $limit RETURN fact`
 
 const day = 24 * 60 * 60 * 1000
@@ -151,20 +167,22 @@ export const currentState = (
   options: CurrentStateOptions
 ) => {
   const { limit, sessionId } = options
-  const before = options.before ?? Number.MAX_SAFE_INTEGER
-  const top = options.before ?? now
-  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null }
+  const asOf = options.asOf ?? null
+  // As of a time: nothing stamped after it (before is exclusive, stamps are whole milliseconds).
+  const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
+  const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
+  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
   const read = (rows: ReadonlyArray<{ fact: FactRow }>): Page<Fact> =>
     page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)])
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit: limit + 1, from, before, ...filters }).pipe(
+    return db.read<{ fact: FactRow }>(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }).pipe(
       Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
   const rows = sessionId !== null
-    ? db.read<{ fact: FactRow }>(recentQuery("session"), { limit: limit + 1, sessionId, before, ...filters })
+    ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters })
     : attempt(0)
   return Effect.map(rows, read)
 }
