@@ -9,8 +9,9 @@ import { defineTool, readOnly, untrustedNote } from "./Tool.js"
 export const getCurrentState = defineTool({
   name: "relay_get_current_state",
   description: "List the most recent facts, newest first (default 20, at most 100; pass next_cursor as cursor for older ones), optionally only one session's or writer's. " +
-    "Only active facts unless `status` asks for superseded (lost a decision), stale (builds on a superseded fact) or \"any\". " +
-    "An empty list means nothing has been saved yet. For what changed since your last visit, prefer " +
+    "Only active facts unless `status` asks for superseded (lost a decision), stale (builds on a superseded or " +
+    "retracted fact), retracted (withdrawn) or \"any\". " +
+    "An empty list means nothing matches. For what changed since your last visit, prefer " +
     "relay_get_briefing. " + untrustedNote,
   annotations: readOnly("Get the current state"),
   input: CurrentStateInput,

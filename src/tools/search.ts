@@ -22,7 +22,7 @@ export const search = defineTool({
   name: "relay_search",
   description: "Find facts by their words, best match first: \"what did we decide about X\" in one call. " +
     "Each hit has its fact (status, parent_id), a score, and the decisions it lost (superseded_by: winner, reason) " +
-    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded and stale " +
+    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded, stale and retracted " +
     "ones. Filters: written_by, session_id, since/until. Only the 1,000 best-scoring matches are considered: if a " +
     "filter leaves too few, use more specific words. Page on with next_cursor; scores may shift while others " +
     "write, so a page may then repeat or miss a hit. Next: relay_get_context on a hit for its chain. " + untrustedNote,

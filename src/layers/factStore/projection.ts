@@ -15,7 +15,7 @@ export const factMap = (v: string, asOf = false): string =>
   `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
   (asOf
     ? `${ownStatusAsOf(v)}, ` +
-      `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-() ` +
+      `stale: size([(${v})-[${v}_path:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-(${v}_by) ` +
       `WHERE ${v}_t.created_at <= $asOf | 1]) > 0}`
     : `superseded: indegree(${v}, 'SUPERSEDES') > 0, retracted: indegree(${v}, 'RETRACTS') > 0, ` +
       `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0}`)
@@ -23,12 +23,13 @@ export const factMap = (v: string, asOf = false): string =>
 /**
  * As the memory stood at `$asOf` (time travel): only SUPERSEDES and RETRACTS edges stamped by then
  * count. indegree() cannot filter by stamp, so these are pattern comprehensions, used only when a
- * read asks for a past time. (A comprehension's variables must be unique in the query: FalkorDB
- * 4.16 binds a reused one once and then answers nothing for the second.)
+ * read asks for a past time. Every node and edge in them is named, uniquely in the query: FalkorDB
+ * 4.16 binds a reused comprehension variable once and then answers nothing for the second. They
+ * name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
  */
 export const ownStatusAsOf = (v: string): string =>
-  `superseded: size([(${v})<-[${v}_s:SUPERSEDES]-() WHERE ${v}_s.created_at <= $asOf | 1]) > 0, ` +
-  `retracted: size([(${v})<-[${v}_x:RETRACTS]-() WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
+  `superseded: size([(${v})<-[${v}_s:SUPERSEDES]-(${v}_sw) WHERE ${v}_s.created_at <= $asOf | 1]) > 0, ` +
+  `retracted: size([(${v})<-[${v}_x:RETRACTS]-(${v}_xr) WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
 
 /** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
 export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
