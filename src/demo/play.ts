@@ -201,7 +201,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   }
 
   // The memory as it stands now.
-  const state = yield* call("reading the current state", "relay_get_current_state", { limit: 100 }, CurrentStateOutput)
+  const state = yield* call("reading the current state", "relay_get_current_state", { limit: 100, status: "any" }, CurrentStateOutput)
   const expected = (key: string) =>
     key === storyResolution.loser ? "superseded" : storyStale.some((s) => s.key === key) ? "stale" : "active"
   yield* check(

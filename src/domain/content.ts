@@ -39,3 +39,4 @@ const trimmedLength = (min: number, max: number, what: string) =>
 /** Lengths count after trimming, so "   " is empty and padding cannot sneak past the cap. */
 export const FactContent = trimmedLength(1, 2000, "The fact, decision or finding, in one or a few sentences")
 export const Reason = trimmedLength(1, 500, "Why the winner wins")
+export const RetractReason = trimmedLength(1, 500, "Why the fact is withdrawn")

@@ -1,7 +1,7 @@
 /**
  * The facts below one fact, placed in one pass over its BUILDS_ON subtree: each with its distance
  * and status, in impact order (distance, then age). The database sends only the subtree's edges
- * (node ids, stamps, whether superseded); paths are never materialised, which made impact
+ * (node ids, stamps, whether superseded or retracted); paths are never materialised, which made impact
  * quadratic in the depth.
  */
 export interface SubtreeEdge {
@@ -10,6 +10,7 @@ export interface SubtreeEdge {
   readonly child: number
   readonly createdAt: number
   readonly superseded: boolean
+  readonly retracted: boolean
 }
 
 export interface Placed {
@@ -18,6 +19,7 @@ export interface Placed {
   readonly distance: number
   readonly createdAt: number
   readonly superseded: boolean
+  readonly retracted: boolean
   readonly stale: boolean
 }
 
@@ -29,9 +31,9 @@ export const impactKey = (p: Placed): ImpactKey => [p.distance, p.createdAt, p.n
 const compareKeys = (a: ImpactKey, b: ImpactKey): number => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]
 
 /**
- * `rootTainted`: the root is superseded or stale. A dependent is stale exactly when some fact above
- * it is superseded: the root or one of its ancestors (rootTainted), or a fact between the root and
- * it. So one BFS from the root carries "something above is superseded" down to every child.
+ * `rootTainted`: the root is superseded, retracted or stale. A dependent is stale exactly when some
+ * fact above it is superseded or retracted: the root or one of its ancestors (rootTainted), or a fact
+ * between the root and it. So one BFS from the root carries "something above taints" down to every child.
  */
 export const placeDescendants = (
   root: number,
@@ -53,8 +55,16 @@ export const placeDescendants = (
       for (const e of children.get(at.node) ?? []) {
         if (seen.has(e.child)) continue
         seen.add(e.child)
-        out.push({ node: e.child, parent: e.parent, distance, createdAt: e.createdAt, superseded: e.superseded, stale: at.tainted })
-        next.push({ node: e.child, tainted: at.tainted || e.superseded })
+        out.push({
+          node: e.child,
+          parent: e.parent,
+          distance,
+          createdAt: e.createdAt,
+          superseded: e.superseded,
+          retracted: e.retracted,
+          stale: at.tainted
+        })
+        next.push({ node: e.child, tainted: at.tainted || e.superseded || e.retracted })
       }
     }
     frontier = next

@@ -1,9 +1,42 @@
 import { Schema } from "effect"
 
-export const FactStatus = Schema.Literal("active", "superseded", "stale")
+export const factStatuses = ["active", "superseded", "stale", "retracted"] as const
+export const FactStatus = Schema.Literal(...factStatuses)
 export type FactStatus = typeof FactStatus.Type
 
-/** A fact as every tool shows it; status is derived from edges when read, never stored. */
+const statusDescription = `Which facts: active (the default), ${factStatuses.slice(1).join(", ")}, a list of them, or "any"`
+
+/**
+ * The `status` filter of list reads: a status, a list of them, or "any"; active when left out, so
+ * a read of what is current shows only what is current. Decodes to the statuses, null for any.
+ */
+export const StatusFilter = Schema.optionalWith(
+  Schema.Union(
+    Schema.Literal("any", ...factStatuses),
+    Schema.Array(FactStatus).pipe(Schema.minItems(1), Schema.maxItems(factStatuses.length))
+  ).annotations({
+    message: () => ({ message: `must be "any", a status (${factStatuses.join(", ")}) or a list of them`, override: true }),
+    description: statusDescription,
+    jsonSchema: {
+      description: statusDescription,
+      anyOf: [
+        { type: "string", enum: ["any", ...factStatuses] },
+        { type: "array", items: { type: "string", enum: [...factStatuses] }, minItems: 1, maxItems: factStatuses.length }
+      ],
+      default: "active"
+    }
+  }),
+  { default: () => "active" as const }
+)
+
+/** The statuses a filter admits; null: every status. */
+export const filterStatuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
+  status === "any" ? null : typeof status === "string" ? [status] : status
+
+/**
+ * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:
+ * retracted > superseded > stale > active.
+ */
 export const Fact = Schema.Struct({
   id: Schema.String,
   content: Schema.String,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } from "./chainPaging.js"
-import { FactContent, Reason } from "./content.js"
-import { FactStatus } from "./fact.js"
+import { FactContent, Reason, RetractReason } from "./content.js"
+import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
@@ -20,10 +20,16 @@ export const SaveFactInput = Schema.Struct({
   request_id: Schema.optional(RequestId)
 })
 
+/** Time travel: the read answers as the memory stood at this time. */
+const asOf = Schema.optional(IsoTimestamp.annotations({
+  description: "Answer as the memory stood at this time (ISO 8601 with time and zone); later facts and decisions are left out"
+}))
+
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
   limit: contextLimit,
-  cursor: Schema.optional(ContextCursor)
+  cursor: Schema.optional(ContextCursor),
+  as_of: asOf
 })
 
 export const ImpactInput = Schema.Struct({
@@ -35,6 +41,9 @@ export const ImpactInput = Schema.Struct({
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
+  status: StatusFilter,
+  written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
+  as_of: asOf,
   cursor
 })
 
@@ -76,6 +85,14 @@ export const ResolveConflictInput = Schema.Struct({
   request_id: Schema.optional(RequestId)
 })
 
+export const RetractFactInput = Schema.Struct({
+  fact_id: FactId,
+  reason: RetractReason,
+  retracted_by: AgentName,
+  limit: staleLimit,
+  request_id: Schema.optional(RequestId)
+})
+
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your own name: your facts and decisions are left out" }),
   since: Schema.optional(IsoTimestamp.annotations({
@@ -112,31 +129,15 @@ export const ClustersInput = Schema.Struct({
   cursor
 })
 
-const statusMessage = "must be \"any\", a status (active, superseded, stale) or a list of them"
-const SearchStatus = Schema.Union(
-  Schema.Literal("any", "active", "superseded", "stale"),
-  Schema.Array(FactStatus).pipe(Schema.minItems(1), Schema.maxItems(3))
-).annotations({
-  message: () => ({ message: statusMessage, override: true }),
-  description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
-  jsonSchema: {
-    description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
-    anyOf: [
-      { type: "string", enum: ["any", "active", "superseded", "stale"] },
-      { type: "array", items: { type: "string", enum: ["active", "superseded", "stale"] }, minItems: 1, maxItems: 3 }
-    ],
-    default: "active"
-  }
-})
-
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
-  status: Schema.optionalWith(SearchStatus, { default: () => "active" as const }),
+  status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
   since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),
   until: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created at or before this time (ISO 8601 with time and zone)" })),
+  as_of: asOf,
   limit: pageLimit(10, 50, "How many hits"),
   cursor: Schema.optional(Cursor)
 })

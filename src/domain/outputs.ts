@@ -57,6 +57,19 @@ export const SupersedeOutput = Schema.Struct({
   })
 })
 
+export const RetractFactOutput = Schema.Struct({
+  retraction_id: Schema.String,
+  fact: Fact,
+  reason: Schema.String,
+  retracted_by: Schema.String,
+  created_at: Schema.String,
+  already_retracted: Schema.Boolean,
+  stale: Schema.Array(Dependent),
+  stale_next_cursor: NextCursor.annotations({
+    description: "More stale facts: pass as cursor to relay_get_impact on this fact; null if none"
+  })
+})
+
 export const BriefingOutput = Schema.Struct({
   as_of: Schema.String,
   since: Schema.String,

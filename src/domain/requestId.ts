@@ -19,7 +19,8 @@ export const RequestId = Schema.String.pipe(
 /** Fixed, so the same key maps to the same id in every process and release. */
 const namespaces = {
   fact: "6f0d2a8e-3b1c-4e57-9a40-5c1f7d2b9e13",
-  resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840"
+  resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840",
+  retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95"
 } as const
 
 /**
@@ -44,9 +45,15 @@ export const requestFactId = (writtenBy: string, requestId: string): string =>
 export const requestCallId = (resolvedBy: string, requestId: string): string =>
   derivedId(namespaces.resolution, resolvedBy, requestId)
 
+/** The id of the Retraction a retract with this request_id makes. */
+export const requestRetractionId = (retractedBy: string, requestId: string): string =>
+  derivedId(namespaces.retraction, retractedBy, requestId)
+
 export const requestIdMessage = {
   save: "request_id: was already used for a different fact (other content, session or parent); " +
     "use a new request_id for a new fact",
   resolve: "request_id: was already used to resolve this pair with another reason; " +
+    "use a new request_id for a new call",
+  retract: "request_id: was already used to retract this fact with another reason; " +
     "use a new request_id for a new call"
 } as const

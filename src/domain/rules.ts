@@ -15,7 +15,7 @@ export interface ModelFact {
 export interface ModelResolution {
   readonly winner: string
   readonly loser: string
-  /** When the decision was stamped (only `asOf` needs it). */
+  /** When the decision was stamped; only `asOf` reads it (left out: always there). */
   readonly createdAt?: number
 }
 
@@ -26,10 +26,10 @@ export interface ModelCompatible {
   readonly createdAt?: number
 }
 
-/** A fact retracted (a Retraction record points at it). */
+/** A fact withdrawn (relay_retract_fact); at most one per fact. */
 export interface ModelRetraction {
-  readonly factId: string
-  readonly createdAt?: number
+  readonly fact: string
+  readonly createdAt: number
 }
 
 export interface GraphModel {
@@ -39,18 +39,7 @@ export interface GraphModel {
   readonly retractions?: ReadonlyArray<ModelRetraction>
 }
 
-/** The graph as it stood at `at`: everything stamped after it is left out (as_of). */
-export const asOf = (model: GraphModel, at: number): GraphModel => {
-  const seen = (x: { readonly createdAt?: number }) => (x.createdAt ?? Number.NEGATIVE_INFINITY) <= at
-  return {
-    facts: model.facts.filter(seen),
-    supersedes: model.supersedes.filter(seen),
-    compatible: (model.compatible ?? []).filter(seen),
-    retractions: (model.retractions ?? []).filter(seen)
-  }
-}
-
-export type Status = "active" | "superseded" | "stale"
+export type Status = "active" | "superseded" | "stale" | "retracted"
 
 const byId = (model: GraphModel) => new Map(model.facts.map((f) => [f.id, f]))
 
@@ -79,13 +68,45 @@ export const ancestors = (model: GraphModel, id: string): Array<string> => {
   return out
 }
 
+export const retractedIds = (model: GraphModel): Set<string> => new Set((model.retractions ?? []).map((r) => r.fact))
+
+/** Stale: some ancestor is superseded or retracted. */
 export const isStale = (model: GraphModel, id: string): boolean => {
   const superseded = supersededIds(model)
-  return ancestors(model, id).some((a) => superseded.has(a))
+  const retracted = retractedIds(model)
+  return ancestors(model, id).some((a) => superseded.has(a) || retracted.has(a))
 }
 
+/** Precedence: retracted > superseded > stale > active. */
 export const status = (model: GraphModel, id: string): Status =>
-  supersededIds(model).has(id) ? "superseded" : isStale(model, id) ? "stale" : "active"
+  retractedIds(model).has(id)
+    ? "retracted"
+    : supersededIds(model).has(id)
+    ? "superseded"
+    : isStale(model, id)
+    ? "stale"
+    : "active"
+
+/**
+ * The memory as it stood at `time` (as_of): what was stamped after it is invisible (facts,
+ * decisions, compatible records, retractions); every rule then applies to what is left as usual.
+ */
+export const asOf = (model: GraphModel, time: number): GraphModel => {
+  const seen = (x: { readonly createdAt?: number }) => x.createdAt === undefined || x.createdAt <= time
+  return {
+    facts: model.facts.filter(seen),
+    supersedes: model.supersedes.filter(seen),
+    compatible: (model.compatible ?? []).filter(seen),
+    retractions: (model.retractions ?? []).filter(seen)
+  }
+}
+
+/** relay_get_current_state: the facts of the given statuses (null: all), newest first. */
+export const currentState = (model: GraphModel, statuses: ReadonlyArray<Status> | null): Array<string> =>
+  [...model.facts]
+    .sort((x, y) => y.createdAt - x.createdAt)
+    .filter((f) => statuses === null || statuses.includes(status(model, f.id)))
+    .map((f) => f.id)
 
 export interface ModelConflict {
   readonly parent: string
@@ -104,7 +125,7 @@ const pairKey = (x: string, y: string) => (x < y ? `${x} ${y}` : `${y} ${x}`)
  */
 export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
   const superseded = supersededIds(model)
-  const retracted = new Set((model.retractions ?? []).map((r) => r.factId))
+  const retracted = retractedIds(model)
   const compatible = new Set((model.compatible ?? []).map((c) => pairKey(c.a, c.b)))
   const out: Array<{ parent: string; listed: Array<ModelFact> }> = []
   for (const [parent, kids] of childrenOf(model)) {

@@ -7,6 +7,7 @@ import { compatible } from "./factStore/compatible.js"
 import { openConflicts } from "./factStore/conflicts.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
+import { retract } from "./factStore/retract.js"
 import { saveFact } from "./factStore/saveFact.js"
 import { search } from "./factStore/search.js"
 
@@ -23,12 +24,13 @@ export const FactStoreLive = Layer.effect(
     const db = yield* GraphDatabase
     return FactStore.of({
       save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
-      context: (id, page) => context(db, id, page),
+      context: (id, page, asOf) => context(db, id, page, asOf ?? null),
       impact: (id, page) => impact(db, id, page),
       currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
       openConflicts: (request) => openConflicts(db, request),
       resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
       compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
+      retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
       briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),

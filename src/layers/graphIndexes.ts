@@ -13,7 +13,11 @@ const indexes: ReadonlyArray<{ readonly key: string; readonly create: string }> 
   { key: "NODE Fact session_id", create: "CREATE INDEX FOR (f:Fact) ON (f.session_id)" },
   { key: "NODE RelayClock id", create: "CREATE INDEX FOR (c:RelayClock) ON (c.id)" },
   { key: "NODE BriefingCursor name", create: "CREATE INDEX FOR (c:BriefingCursor) ON (c.name)" },
-  { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" }
+  { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" },
+  // Also makes the RETRACTS type exist before any query is compiled: FalkorDB 4.16 caches a plan that
+  // names a relationship type the graph does not have yet as matching nothing, and keeps answering
+  // so after the first retraction (as_of statuses stayed active; found by the property test).
+  { key: "RELATIONSHIP RETRACTS created_at", create: "CREATE INDEX FOR ()-[r:RETRACTS]-() ON (r.created_at)" }
 ]
 
 /**

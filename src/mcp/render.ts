@@ -121,6 +121,21 @@ const renderers: Record<string, (o: never) => Array<string>> = {
     ...(o.stale_next_cursor === null ? [] :
       [`More stale facts: relay_get_impact on ${o.loser.id} with cursor ${quote(o.stale_next_cursor)}.`])
   ],
+  relay_retract_fact: (o: {
+    fact: Fact
+    reason: string
+    retracted_by: string
+    created_at: string
+    already_retracted: boolean
+    stale: ReadonlyArray<Dependent>
+    stale_next_cursor: string | null
+  }) => [
+    `${o.already_retracted ? "Already retracted" : "Retracted"} by ${o.retracted_by} at ${o.created_at} because ${quote(o.reason)}`,
+    `Fact: ${renderFact(o.fact)}`,
+    ...list("Now stale (built on it)", o.stale, dependent, "none"),
+    ...(o.stale_next_cursor === null ? [] :
+      [`More stale facts: relay_get_impact on ${o.fact.id} with cursor ${quote(o.stale_next_cursor)}.`])
+  ],
   relay_get_briefing: (o: {
     as_of: string
     since: string

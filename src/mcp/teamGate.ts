@@ -8,14 +8,20 @@ import { type CallGate, listing } from "./mcpHandlers.js"
  * The fields that name who writes, decides or reads. Over HTTP they are the token's name: a client
  * may leave them out (the server fills them in) or send that same name; any other name is refused.
  */
-const identityFields = ["written_by", "resolved_by", "my_name"] as const
+const identityFields = ["written_by", "resolved_by", "my_name", "retracted_by"] as const
 
 const propertiesOf = (schema: { readonly [k: string]: unknown }) =>
   Object.keys((schema["properties"] ?? {}) as Record<string, unknown>)
 
+/**
+ * A read tool's `written_by` is a filter (current_state, search: "facts written by this name"), not
+ * the caller's identity: filling it from the token made a reader see only their own facts.
+ */
 const identityFieldsOf = new Map(listing.map((t) => [
   t.name,
-  identityFields.filter((f) => propertiesOf(t.inputSchema).includes(f))
+  identityFields.filter((f) =>
+    propertiesOf(t.inputSchema).includes(f) && !(f === "written_by" && t.annotations.readOnlyHint)
+  )
 ]))
 
 /**

@@ -51,6 +51,27 @@ export interface CompatibleRecord {
   readonly alreadyResolved: boolean
 }
 
+export interface Retraction {
+  /** The Retraction's id: the tool call's, or the one derived from the client's request_id. */
+  readonly callId: string
+  readonly factId: string
+  readonly reason: string
+  readonly retractedBy: string
+  /** How many of the fact's dependents `stale` holds (default 100). */
+  readonly staleLimit?: number | undefined
+}
+
+export interface Retracted {
+  readonly id: string
+  readonly fact: Fact
+  readonly reason: string
+  readonly retractedBy: string
+  readonly createdAt: number
+  readonly alreadyRetracted: boolean
+  readonly stale: ReadonlyArray<Dependent>
+  readonly staleNextCursor: string | null
+}
+
 /** One page of a list and the cursor to the next, null on the last. */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -134,6 +155,17 @@ export interface Clusters {
   readonly nextCursor: string | null
 }
 
+export interface CurrentStateOptions {
+  readonly limit: number
+  readonly sessionId: string | null
+  readonly before: number | null
+  /** Only facts of these statuses; null or left out: every status. */
+  readonly statuses?: ReadonlyArray<FactStatus> | null | undefined
+  readonly writtenBy?: string | null | undefined
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
+}
+
 export interface SearchOptions {
   /** A full-text query as domain/search.ts writes it (never the client's raw text). */
   readonly query: string
@@ -145,6 +177,8 @@ export interface SearchOptions {
   readonly since: number | null
   /** Inclusive, epoch ms. */
   readonly until: number | null
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
   /** How many hits at most (a page's limit + 1, to tell whether more remain). */
   readonly take: number
   /** The rank key of the last hit of the previous page. */
@@ -165,7 +199,9 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
   readonly context: (
     id: string,
-    page: PageRequest<ContextCursor>
+    page: PageRequest<ContextCursor>,
+    /** As the memory stood then (epoch ms); null or left out: now. */
+    asOf?: number | null
   ) => Effect.Effect<Page<Fact>, FactNotFound | DatabaseError>
   /** What builds on the fact, by distance then age, a page at a time. */
   readonly impact: (
@@ -173,9 +209,7 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
     page: PageRequest<ImpactCursor>
   ) => Effect.Effect<Page<Dependent>, FactNotFound | DatabaseError>
   /** The newest facts older than `before` (null: from the newest). */
-  readonly currentState: (
-    options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
-  ) => Effect.Effect<Page<Fact>, DatabaseError>
+  readonly currentState: (options: CurrentStateOptions) => Effect.Effect<Page<Fact>, DatabaseError>
   readonly openConflicts: (request: ConflictsRequest) => Effect.Effect<ConflictsPage, DatabaseError>
   readonly resolve: (
     resolution: Resolution
@@ -184,6 +218,8 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
   readonly compatible: (
     compatibility: Compatibility
   ) => Effect.Effect<CompatibleRecord, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
+  /** Retracts a fact (once: a repeat answers the first retraction); its dependents turn stale. */
+  readonly retract: (retraction: Retraction) => Effect.Effect<Retracted, FactNotFound | InvalidInput | DatabaseError>
   /**
    * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
    * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.

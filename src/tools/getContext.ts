@@ -14,7 +14,11 @@ export const getContext = defineTool({
   input: ContextInput,
   output: ContextOutput,
   handler: Effect.fn("relay_get_context")(function*(input) {
-    const chain = yield* (yield* FactStore).context(input.fact_id, { limit: input.limit, cursor: input.cursor ?? null })
+    const chain = yield* (yield* FactStore).context(
+      input.fact_id,
+      { limit: input.limit, cursor: input.cursor ?? null },
+      input.as_of ?? null
+    )
     return { chain: chain.items, next_cursor: chain.next_cursor }
   })
 })

@@ -6,6 +6,7 @@ import { getCurrentState } from "./getCurrentState.js"
 import { getImpact } from "./getImpact.js"
 import { getImportantFacts } from "./getImportantFacts.js"
 import { resolveConflict } from "./resolveConflict.js"
+import { retractFact } from "./retractFact.js"
 import { saveFact } from "./saveFact.js"
 import { search } from "./search.js"
 import type { AnyTool } from "./Tool.js"
@@ -19,6 +20,7 @@ export const tools: ReadonlyArray<AnyTool> = [
   search,
   detectConflicts,
   resolveConflict,
+  retractFact,
   getBriefing,
   getImportantFacts,
   getClusters

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
-import type { FactStatus } from "../domain/fact.js"
+import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { SearchOutput } from "../domain/outputs.js"
 import { type CursorKey, page } from "../domain/paging.js"
@@ -18,14 +18,11 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
     : Effect.fail(badCursor)
 }
 
-const statuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
-  status === "any" ? null : typeof status === "string" ? [status] : status
-
 export const search = defineTool({
   name: "relay_search",
   description: "Find facts by their words, best match first: \"what did we decide about X\" in one call. " +
     "Each hit has its fact (status, parent_id), a score, and the decisions it lost (superseded_by: winner, reason) " +
-    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded and stale " +
+    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded, stale and retracted " +
     "ones. Filters: written_by, session_id, since/until. Only the 1,000 best-scoring matches are considered: if a " +
     "filter leaves too few, use more specific words. Page on with next_cursor; scores may shift while others " +
     "write, so a page may then repeat or miss a hit. Next: relay_get_context on a hit for its chain. " + untrustedNote,
@@ -36,11 +33,12 @@ export const search = defineTool({
     const after = yield* searchKey(input.cursor)
     const rows = yield* (yield* FactStore).search({
       query: input.query,
-      statuses: statuses(input.status),
+      statuses: filterStatuses(input.status),
       writtenBy: input.written_by ?? null,
       sessionId: input.session_id ?? null,
       since: input.since ?? null,
       until: input.until ?? null,
+      asOf: input.as_of ?? null,
       take: input.limit + 1,
       after
     })

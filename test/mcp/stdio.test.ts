@@ -5,20 +5,21 @@ import { connectRelay, serverEntry } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
 
 describe("dist/server.js over stdio", () => {
-  it("lists the ten tools with derived schemas and annotations", async () => {
+  it("lists the eleven tools with derived schemas and annotations", async () => {
     const relay = await connectRelay()
     try {
       const { tools } = await relay.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual([
         "relay_detect_conflicts", "relay_get_briefing", "relay_get_clusters", "relay_get_context",
         "relay_get_current_state", "relay_get_impact", "relay_get_important_facts", "relay_resolve_conflict",
-        "relay_save_fact", "relay_search"
+        "relay_retract_fact", "relay_save_fact", "relay_search"
       ])
       const save = tools.find((t) => t.name === "relay_save_fact")!
       expect(save.inputSchema.required).toEqual(["content", "written_by", "session_id"])
       expect(save.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
       expect(tools.find((t) => t.name === "relay_resolve_conflict")!.annotations).toMatchObject({ idempotentHint: true })
-      for (const t of tools.filter((t) => !["relay_save_fact", "relay_resolve_conflict"].includes(t.name))) {
+      expect(tools.find((t) => t.name === "relay_retract_fact")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true })
+      for (const t of tools.filter((t) => !["relay_save_fact", "relay_resolve_conflict", "relay_retract_fact"].includes(t.name))) {
         expect(t.annotations?.readOnlyHint).toBe(true)
         expect(t.outputSchema?.type).toBe("object")
       }

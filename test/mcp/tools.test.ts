@@ -28,7 +28,7 @@ describe("all nine tools over stdio", () => {
   })
 
   it("declares plain JSON Schema objects: no $ref, and output schemas that reject a wrong result", () => {
-    expect(mcp.tools).toHaveLength(10)
+    expect(mcp.tools).toHaveLength(11)
     for (const tool of mcp.tools) {
       expect(tool.inputSchema.type).toBe("object")
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)

@@ -11,8 +11,8 @@ import { relayTestLayer } from "../support/testLayer.js"
 
 /**
  * The Cypher against the pure model: random forests written through the real FactStore, random
- * resolution attempts interleaved with the saves, and after every step the database must answer
- * exactly what src/domain/rules.ts computes.
+ * resolution and retraction attempts interleaved with the saves, and after every step the database
+ * must answer exactly what src/domain/rules.ts computes; at the end also as of earlier times.
  */
 
 // Contents that often collide once normalised: a few bases, random case, padding and whitespace runs.
@@ -33,7 +33,8 @@ const writers = ["claude-desktop", "cursor", "zed"] as const
 const step = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("save" as const), parentPick: fc.nat(), content: contentArb, writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 1, 7) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("faster", "simpler", "team call"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 3) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("both hold", "different layers"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 2) }) }
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("both hold", "different layers"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 2) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat(), reason: fc.constantFrom("wrong", "never adopted"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 2) }) }
 )
 
 const scenarioArb = fc.array(step, { minLength: 1, maxLength: 22 })
@@ -44,6 +45,7 @@ interface Model {
   facts: Array<Rules.ModelFact>
   supersedes: Array<Rules.ModelResolution & { reason: string; createdAt: number }>
   compatible: Array<Rules.ModelCompatible & { reason: string; createdAt: number }>
+  retractions: Array<Rules.ModelRetraction & { reason: string }>
   last: number | null
 }
 
@@ -71,7 +73,7 @@ const allPages = <A, K, E>(
     throw new Error("paging did not end")
   })
 
-const expectFactMatches = (model: Model, fact: Fact) => {
+const expectFactMatches = (model: Rules.GraphModel, fact: Fact) => {
   const m = model.facts.find((f) => f.id === fact.id)
   expect(m, `fact ${fact.id} is in the model`).toBeDefined()
   expect(fact.parent_id).toBe(m!.parentId)
@@ -109,7 +111,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     yield* db.write("MATCH (n) DETACH DELETE n")
     yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
 
-    const model: Model = { facts: [], supersedes: [], compatible: [], last: null }
+    const model: Model = { facts: [], supersedes: [], compatible: [], retractions: [], last: null }
     // Ids for every fact the scenario may ever save, plus one that never exists.
     const planned = steps.filter((s) => s.kind === "save").map(() => randomUUID())
     const ghost = randomUUID()
@@ -167,6 +169,29 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
             expect(result.left.message).toBe(Rules.compatibleMessage[rule])
           }
         }
+      } else if (s.kind === "retract") {
+        const target = pick(s.f)
+        const result = yield* Effect.either(store.retract({ callId: randomUUID(), factId: target, reason: s.reason, retractedBy: s.writer }))
+        if (!model.facts.some((f) => f.id === target)) {
+          expect(result._tag === "Left" && result.left._tag).toBe("FactNotFound")
+          continue
+        }
+        expect(result._tag, `retraction of ${target} is accepted`).toBe("Right")
+        if (result._tag !== "Right") continue
+        const before = model.retractions.find((r) => r.fact === target)
+        expect(result.right.alreadyRetracted).toBe(before !== undefined)
+        if (before === undefined) {
+          const createdAt = Rules.nextStamp(model.last, now)
+          model.last = createdAt
+          model.retractions.push({ fact: target, createdAt, reason: s.reason })
+        }
+        const first = model.retractions.find((r) => r.fact === target)!
+        expect([result.right.createdAt, result.right.reason]).toEqual([first.createdAt, first.reason])
+        expectFactMatches(model, result.right.fact)
+        expect(result.right.stale.map((d) => [d.fact.id, d.distance])).toEqual(
+          Rules.impact(model, target).map((d) => [d.id, d.distance])
+        )
+        for (const d of result.right.stale) expectFactMatches(model, d.fact)
       } else {
         const winner = pick(s.w)
         const loser = pick(s.l)
@@ -229,6 +254,53 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       before = Date.parse(p.items[p.items.length - 1]!.created_at)
     }
     expect(ids(paged)).toEqual(ids(all))
+    // The default of the tool: active only, exact in pages of 2.
+    const activePaged: Array<Fact> = []
+    for (let before: number | null = null, pages = 0; pages < 100; pages++) {
+      const p = yield* store.currentState({ limit: 2, sessionId: null, before, statuses: ["active"] })
+      activePaged.push(...p.items)
+      if (p.next_cursor === null) break
+      before = Date.parse(p.items[p.items.length - 1]!.created_at)
+    }
+    expect(ids(activePaged)).toEqual(Rules.currentState(model, ["active"]))
+
+    // As of earlier times (the first stamp, the middle one, just before the last): the graph
+    // filtered to what was stamped by then, then the usual rules. Reuses this graph.
+    const stamps = [...model.facts, ...model.supersedes, ...model.compatible, ...model.retractions]
+      .map((x) => x.createdAt).sort((a, b) => a - b)
+    const times = stamps.length === 0 ? [] :
+      [...new Set([stamps[0]!, stamps[Math.floor(stamps.length / 2)]!, stamps[stamps.length - 1]! - 1])]
+    for (const t of times) {
+      const then = Rules.asOf(model, t)
+      const state = (yield* store.currentState({ limit: 100, sessionId: null, before: null, asOf: t })).items
+      expect(ids(state), `current state as of ${t}`).toEqual(Rules.currentState(then, null))
+      for (const f of state) expectFactMatches(then, f)
+      const active = yield* store.currentState({ limit: 100, sessionId: null, before: null, asOf: t, statuses: ["active"] })
+      expect(ids(active.items)).toEqual(Rules.currentState(then, ["active"]))
+      yield* Effect.forEach(then.facts.filter((_, i) => i % 3 === 0), (f) =>
+        Effect.gen(function*() {
+          const chain = yield* store.context(f.id, { limit: 500, cursor: null }, t)
+          expect(ids(chain.items), `context of ${f.id} as of ${t}`).toEqual(Rules.context(then, f.id))
+          for (const c of chain.items) expectFactMatches(then, c)
+        }), { concurrency: 4, discard: true })
+      const later = model.facts.find((f) => f.createdAt > t)
+      if (later !== undefined) {
+        const missing = yield* Effect.either(store.context(later.id, { limit: 500, cursor: null }, t))
+        expect(missing._tag === "Left" && missing.left._tag).toBe("FactNotFound")
+      }
+      const hits = yield* store.search({
+        query: "postgres", statuses: null, writtenBy: null, sessionId: null, since: null, until: null, asOf: t, take: 100, after: null
+      })
+      const postgres = then.facts.filter((f) => f.content.toLowerCase().includes("postgres")).map((f) => f.id)
+      expect(hits.map((h) => h.hit.fact.id).sort(), `search as of ${t}`).toEqual([...postgres].sort())
+      for (const h of hits) {
+        expectFactMatches(then, h.hit.fact)
+        // Up to 3 decisions a hit, only those made by then.
+        const winners = then.supersedes.filter((r) => r.loser === h.hit.fact.id).map((r) => r.winner)
+        expect(h.hit.superseded_by).toHaveLength(Math.min(3, winners.length))
+        for (const d of h.hit.superseded_by) expect(winners).toContain(d.winner_id)
+      }
+    }
 
     const conflicts = yield* allConflicts(store, 100)
     // Pages of 2 parents x 2 children, merged back, say exactly what one page says.
@@ -238,9 +310,10 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
 
     // as_of: the conflicts as the memory stood at a few past stamps (and before anything), paged, are the
     // model's after leaving out everything stamped later; statuses are those of that earlier graph.
-    const stamps = [...new Set([...model.facts, ...model.supersedes, ...model.compatible].map((x) => x.createdAt))].sort((a, b) => a - b)
-    const times = stamps.length === 0 ? [] : [stamps[0]! - 1, ...[0.25, 0.5, 0.75].map((q) => stamps[Math.floor(q * stamps.length)]!)]
-    for (const t of times) {
+    const pastStamps = [...new Set(stamps)]
+    const pastTimes = pastStamps.length === 0 ? [] :
+      [pastStamps[0]! - 1, ...[0.25, 0.5, 0.75].map((q) => pastStamps[Math.floor(q * pastStamps.length)]!)]
+    for (const t of pastTimes) {
       const then = Rules.asOf(model, t)
       const past = yield* allConflicts(store, 2, t)
       expect(past.map((c) => [c.parent.id, ids(c.children), c.total])).toEqual(
@@ -264,10 +337,10 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const dependents = yield* allPages(ImpactCursor, (cursor) => store.impact(f.id, { limit, cursor }))
         expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(Rules.impact(model, f.id).map((d) => [d.id, d.distance]))
         for (const d of dependents) expectFactMatches(model, d.fact)
-        // Law: stale exactly when some ancestor is superseded (as the database itself reports them).
-        const stale = chain.slice(0, -1).some((a) => a.status === "superseded")
+        // Law: stale exactly when some ancestor is superseded or retracted (as the database itself reports them).
+        const stale = chain.slice(0, -1).some((a) => a.status === "superseded" || a.status === "retracted")
         const self = chain[chain.length - 1]!
-        if (self.status !== "superseded") expect(self.status === "stale").toBe(stale)
+        if (self.status !== "superseded" && self.status !== "retracted") expect(self.status === "stale").toBe(stale)
         expect(Rules.isStale(model, f.id)).toBe(stale)
       }), { concurrency: 4, discard: true })
 

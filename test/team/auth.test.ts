@@ -106,6 +106,13 @@ describe("team mode over Streamable HTTP", () => {
       winner_fact_id: ids[0], loser_fact_id: ids[1], reason: "test", resolved_by: "mallory"
     })
     expect(errorCode(resolved)).toBe("forbidden")
+    const spoofRetract = await a.call("relay_retract_fact", { fact_id: ids[1], reason: "test", retracted_by: "mallory" })
+    expect(errorCode(spoofRetract)).toBe("forbidden")
+    expect(spoofRetract.structuredContent.error.message).toMatch(/^retracted_by: /)
+    const retracted = await a.call("relay_retract_fact", { fact_id: ids[1], reason: "wrong database" })
+    expect(retracted.isError).toBeFalsy()
+    expect(retracted.structuredContent.retracted_by).toBe(alice)
+    expect(retracted.structuredContent.fact.status).toBe("retracted")
     // my_name filled in from the token: alice's own facts are left out of her briefing.
     const own = await a.call("relay_get_briefing", {})
     expect(own.isError).toBeFalsy()
@@ -118,6 +125,9 @@ describe("team mode over Streamable HTTP", () => {
     const r = await connect(tokens.reader!)
     const save = await r.call("relay_save_fact", { content: "reader tries", session_id: "s2" })
     expect(errorCode(save)).toBe("forbidden")
+    const fridays = (await factsIn(acme)).find((f) => f.content === "acme ships on Fridays")!
+    const retract = await r.call("relay_retract_fact", { fact_id: fridays.id, reason: "reader tries" })
+    expect(errorCode(retract)).toBe("forbidden")
     const state = await r.call("relay_get_current_state", {})
     expect(state.isError).toBeFalsy()
     expect(JSON.stringify(state.structuredContent)).toContain("acme ships on Fridays")

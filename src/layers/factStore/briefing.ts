@@ -35,9 +35,12 @@ export const trackedFenceQuery = `MERGE (clk:RelayClock {id: 0}) ` +
 export const advanceCursorQuery = `MERGE (c:BriefingCursor {name: $reader}) ` +
   `SET c.as_of = CASE WHEN c.as_of IS NULL OR $served > c.as_of THEN $served ELSE c.as_of END`
 
-/** From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest first. */
+/**
+ * From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest
+ * first; a retracted fact is left out (filtered before the LIMIT, so pages stay exact).
+ */
 export const newFactsQuery = `MATCH (f:Fact) WHERE f.created_at > $after AND f.created_at <= $asOf ` +
-  `AND f.written_by <> $reader ` +
+  `AND f.written_by <> $reader AND indegree(f, 'RETRACTS') = 0 ` +
   `WITH f ORDER BY f.created_at LIMIT $limit RETURN ${factMap("f")} AS fact`
 
 /** Unlabelled ends (only facts carry SUPERSEDES), so the planner starts from the edge index on created_at. */

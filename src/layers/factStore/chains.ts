@@ -4,9 +4,9 @@ import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain
 import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
 import type { Dependent, Fact } from "../../domain/fact.js"
 import { page } from "../../domain/paging.js"
-import type { Page } from "../../services/FactStore.js"
+import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, type FactFieldsRow, factMap, type FactRow, toFact } from "./projection.js"
+import { factFields, type FactFieldsRow, factMap, type FactRow, ownStatusAsOf, statusOf, tainting, toFact } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
 
@@ -17,33 +17,50 @@ const notFound = (field: string, id: string) => new FactNotFound({ message: `${f
  * - a parent is always stamped before its child (saveFact stamps inside the statement that links
  *   the new fact to its existing parent), so along a chain created_at orders the facts, and a page
  *   is a LIMIT over one walk;
- * - a fact on the chain is stale iff a superseded fact sits above it, i.e. iff the oldest superseded
- *   strict ancestor of x is older than it: one more walk finds that stamp.
+ * - a fact on the chain is stale iff a superseded or retracted fact sits above it, i.e. iff the
+ *   oldest such strict ancestor of x is older than it: one more walk finds that stamp.
  * Cost: two walks up x's chain (linear in its depth) and `$take` facts mapped.
  */
 export const contextQuery = `MATCH (x:Fact {id: $id}) ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s) WHERE indegree(s, 'SUPERSEDES') > 0 ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s) WHERE ${tainting("s")} ` +
   `WITH x, min(s.created_at) AS firstSuperseded ` +
   `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
   `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
+  `retracted: indegree(a, 'RETRACTS') > 0, ` +
   `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
 
-type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly stale: boolean }
+/**
+ * The same page as the memory stood at `$asOf`: x must have been saved by then (its ancestors are
+ * older still), and only decisions and retractions stamped by then count.
+ */
+export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s)<-[st:SUPERSEDES|RETRACTS]-() WHERE st.created_at <= $asOf ` +
+  `WITH x, min(s.created_at) AS firstSuperseded ` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+  `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
+  `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
+  `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
+
+type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly retracted: boolean; readonly stale: boolean }
 
 export const context = (
   db: GraphDatabase["Type"],
   id: string,
   request: PageRequest<ContextCursor>,
+  asOf: number | null = null,
   field = "fact_id"
 ) =>
-  db.read<{ fact: ChainRow | null }>(contextQuery, {
+  db.read<{ fact: ChainRow | null }>(asOf === null ? contextQuery : contextAsOfQuery, {
     id,
     before: request.cursor?.[0] ?? null,
-    take: request.limit + 1
+    take: request.limit + 1,
+    asOf
   }).pipe(
     Effect.flatMap((rows) => {
-      if (rows.length === 0) return Effect.fail(notFound(field, id))
+      if (rows.length === 0) {
+        return Effect.fail(asOf === null ? notFound(field, id) : new FactNotFound({ message: `${field}: no fact with id ${id} at as_of` }))
+      }
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
       // Nearest first, so the page ends with x and the next one reads on toward the root. Each
       // fact's parent is the next one read (the root's is null: it is the last row there is).
@@ -55,17 +72,19 @@ export const context = (
   )
 
 /**
- * The subtree below x as edges between node ids, and whether x or a fact above it is superseded:
+ * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
+ * retracted:
  * all impact needs to place every dependent (domain/descendants.ts). Bounded by the size of x's
  * subtree, which the page does not bound: the order (distance, then age) is only known once every
  * dependent is placed. Each row is four numbers, and no fact is mapped here.
  */
 export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, indegree(x, 'SUPERSEDES') > 0 OR ` +
-  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE indegree(x_anc, 'SUPERSEDES') > 0 | 1]) > 0 AS tainted ` +
+  `WITH x, ${tainting("x")} OR ` +
+  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE ${tainting("x_anc")} | 1]) > 0 AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) ` +
   `RETURN id(x) AS root, tainted, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES')] END) AS edges`
+  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
+  `indegree(d, 'RETRACTS')] END) AS edges`
 
 /**
  * The facts of one page, by node id, each with its parent's fact id. The ids are bound to plain
@@ -78,7 +97,7 @@ export const pageFactsQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS pare
 interface SubtreeRow {
   readonly root: number
   readonly tainted: boolean
-  readonly edges: ReadonlyArray<readonly [number, number, number, number]>
+  readonly edges: ReadonlyArray<readonly [number, number, number, number, number]>
 }
 
 export const impact = Effect.fn("FactStore.impact")(function*(
@@ -92,7 +111,13 @@ export const impact = Effect.fn("FactStore.impact")(function*(
   const placed = placeDescendants(
     found.root,
     found.tainted,
-    found.edges.map(([parent, child, createdAt, superseded]) => ({ parent, child, createdAt, superseded: superseded > 0 }))
+    found.edges.map(([parent, child, createdAt, superseded, retracted]) => ({
+      parent,
+      child,
+      createdAt,
+      superseded: superseded > 0,
+      retracted: retracted > 0
+    }))
   )
   const wanted = after(placed, request.cursor, request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
@@ -105,48 +130,59 @@ export const impact = Effect.fn("FactStore.impact")(function*(
     const fact = byNode.get(p.node)
     if (fact === undefined) return []
     keys.set(fact.id, impactKey(p))
-    return [{ fact: toFact({ ...fact, superseded: p.superseded, stale: p.stale }), distance: p.distance }]
+    return [{ fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }), distance: p.distance }]
   })
   const { items, next_cursor } = page(dependents, request.limit, (d) => keys.get(d.fact.id)!, chainBudgetBytes)
   return { items, next_cursor } satisfies Page<Dependent>
 })
 
-const recentQuery = (filter: "session" | "since") =>
+/**
+ * The newest facts of a window, filtered by writer and status before the LIMIT so a page is exact:
+ * one sort, then the status, then LIMIT, so the status is derived only until the page is full.
+ * The sort carries a LIMIT of its own that never cuts: without it FalkorDB 4.16 pushes the final
+ * `LIMIT $limit` into the sort, ahead of the status filter, and a page of active facts came back
+ * empty when the newest facts were stale (test/tools/status.test.ts).
+ */
+const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
-  `f.created_at < $before ` +
-  `WITH f ORDER BY f.created_at DESC LIMIT $limit ` +
-  `RETURN ${factMap("f")} AS fact`
+  `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `WITH f ORDER BY f.created_at DESC LIMIT ${Number.MAX_SAFE_INTEGER} ` +
+  `WITH f, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
+  `WITH fact LIMIT $limit RETURN fact`
 
 const day = 24 * 60 * 60 * 1000
 
 /**
  * Windows tried first for the newest facts before `before`. FalkorDB 4.16 sorts every fact for
  * ORDER BY ... LIMIT (30-50 ms at 100k facts); a lower bound on created_at goes through the index
- * instead (~1.5 ms). When a window holds more than `limit` facts, the newest `limit` + 1 are all in
- * it; otherwise widen, and at last take everything from 0.
+ * instead (~1.5 ms). When a window holds more than `limit` matching facts, the newest `limit` + 1
+ * are all in it; otherwise widen, and at last take everything from 0.
  */
 const windows = [day, 32 * day, Number.MAX_SAFE_INTEGER]
 
-/** One page of the newest facts (optionally of one session) older than `before`, newest first. */
+/** One page of the newest facts (optionally of one session, writer or statuses) older than `before`, newest first. */
 export const currentState = (
   db: GraphDatabase["Type"],
   now: number,
-  options: { readonly limit: number; readonly sessionId: string | null; readonly before: number | null }
+  options: CurrentStateOptions
 ) => {
   const { limit, sessionId } = options
-  const before = options.before ?? Number.MAX_SAFE_INTEGER
-  const top = options.before ?? now
+  const asOf = options.asOf ?? null
+  // As of a time: nothing stamped after it (before is exclusive, stamps are whole milliseconds).
+  const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
+  const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
+  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
   const read = (rows: ReadonlyArray<{ fact: FactRow }>): Page<Fact> =>
     page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)])
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read<{ fact: FactRow }>(recentQuery("since"), { limit: limit + 1, from, before }).pipe(
+    return db.read<{ fact: FactRow }>(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }).pipe(
       Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
   const rows = sessionId !== null
-    ? db.read<{ fact: FactRow }>(recentQuery("session"), { limit: limit + 1, sessionId, before })
+    ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters })
     : attempt(0)
   return Effect.map(rows, read)
 }

@@ -24,10 +24,14 @@ const openChild = (c: string) =>
 /** Superseded as of the snapshot: some SUPERSEDES into `v` is not late. */
 const supersededAt = (v: string) => `indegree(${v}, 'SUPERSEDES') > size([x IN late WHERE x = id(${v})])`
 
+/** Retracted as of the snapshot: some RETRACTS into `v` is not late. */
+const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN lateOut WHERE x = id(${v})])`
+
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
   `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), superseded: ${supersededAt(v)}, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} | 1]) > 0}`
+  `retracted: ${retractedAt(v)}, ` +
+  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} OR ${retractedAt(`${v}_anc`)} | 1]) > 0}`
 
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp: `$asOf` or the graph's last stamp,
@@ -48,23 +52,23 @@ export const openConflictsQuery = `MATCH (clk:RelayClock {id: 0}) ` +
   `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
   `MATCH (:ForkMark)-[:MARKS]->(p:Fact) WITH DISTINCT snap, late, lateOut, p ` +
   `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE ${openChild("c")} ` +
-  `WITH snap, late, p, collect(c) AS open WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
+  `WITH snap, late, lateOut, p, collect(c) AS open WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   `UNWIND open AS a ` +
   // type(), not [cr:COMPATIBLE]: a plan made while the graph had no COMPATIBLE edge would never see one.
   `OPTIONAL MATCH (a)-[cr]-(b) WHERE type(cr) = 'COMPATIBLE' AND cr.created_at <= snap ` +
-  `WITH snap, late, p, a, collect(id(b)) AS fine ` +
-  `WITH snap, late, p, collect([a, fine]) AS entries ` +
-  `WITH snap, late, p, [e IN entries WHERE any(f IN entries WHERE e[0].norm <> f[0].norm AND NOT id(f[0]) IN e[1]) | e[0]] AS listed ` +
+  `WITH snap, late, lateOut, p, a, collect(id(b)) AS fine ` +
+  `WITH snap, late, lateOut, p, collect([a, fine]) AS entries ` +
+  `WITH snap, late, lateOut, p, [e IN entries WHERE any(f IN entries WHERE e[0].norm <> f[0].norm AND NOT id(f[0]) IN e[1]) | e[0]] AS listed ` +
   `WHERE size(listed) > 0 ` +
-  `WITH snap, late, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +
+  `WITH snap, late, lateOut, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +
   `WHERE key < $afterKey OR (key = $afterKey AND $afterChild > 0) ` +
-  `WITH snap, late, p, key, listed ORDER BY key DESC LIMIT $parents ` +
+  `WITH snap, late, lateOut, p, key, listed ORDER BY key DESC LIMIT $parents ` +
   `UNWIND listed AS k ` +
-  `WITH snap, late, p, key, size(listed) AS total, k WHERE key < $afterKey OR k.created_at < $afterChild ` +
-  `WITH snap, late, p, key, total, k ORDER BY key DESC, k.created_at DESC ` +
-  `WITH snap, late, p, key, total, collect(k)[0..$children] AS kids ` +
+  `WITH snap, late, lateOut, p, key, size(listed) AS total, k WHERE key < $afterKey OR k.created_at < $afterChild ` +
+  `WITH snap, late, lateOut, p, key, total, k ORDER BY key DESC, k.created_at DESC ` +
+  `WITH snap, late, lateOut, p, key, total, collect(k)[0..$children] AS kids ` +
   `WITH snap, key, total, kids, ${parentMapAt("p")} AS parent ` +
-  `RETURN snap, key, total, parent, [x IN kids | ${childMap("x", "parent", "false")}] AS children ` +
+  `RETURN snap, key, total, parent, [x IN kids | ${childMap("x", "parent", "false", "false")}] AS children ` +
   `ORDER BY key DESC`
 
 interface Row {

@@ -3,17 +3,40 @@ import { toIso } from "../../domain/time.js"
 
 /**
  * The Cypher map every query returns for a fact, with its status derived from edges at read time:
- * superseded = some incoming SUPERSEDES; stale = some BUILDS_ON ancestor is superseded.
+ * retracted = some incoming RETRACTS (from a Retraction); superseded = some incoming SUPERSEDES;
+ * stale = some BUILDS_ON ancestor is superseded or retracted (`taintTypes`).
  * (indegree() and a pattern comprehension, not exists(): FalkorDB 4.16's exists() in a projection is
  * always true; indegree(n, 'SUPERSEDES') is also several times cheaper than a pattern per fact.)
  * The comprehension variables are named after `v`: FalkorDB 4.16 binds a comprehension variable
  * once per query, so two maps sharing `(up)` made the second an Expand Into the first's node and
  * answered a null parent (found by test/rules/properties.test.ts on conflicts).
  */
-export const factMap = (v: string): string =>
+export const factMap = (v: string, asOf = false): string =>
   `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
-  `superseded: indegree(${v}, 'SUPERSEDES') > 0, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE indegree(${v}_anc, 'SUPERSEDES') > 0 | 1]) > 0}`
+  (asOf
+    ? `${ownStatusAsOf(v)}, ` +
+      `stale: size([(${v})-[${v}_path:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-(${v}_by) ` +
+      `WHERE ${v}_t.created_at <= $asOf | 1]) > 0}`
+    : `superseded: indegree(${v}, 'SUPERSEDES') > 0, retracted: indegree(${v}, 'RETRACTS') > 0, ` +
+      `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0}`)
+
+/**
+ * As the memory stood at `$asOf` (time travel): only SUPERSEDES and RETRACTS edges stamped by then
+ * count. indegree() cannot filter by stamp, so these are pattern comprehensions, used only when a
+ * read asks for a past time. Every node and edge in them is named, uniquely in the query: FalkorDB
+ * 4.16 binds a reused comprehension variable once and then answers nothing for the second. They
+ * name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
+ */
+export const ownStatusAsOf = (v: string): string =>
+  `superseded: size([(${v})<-[${v}_s:SUPERSEDES]-(${v}_sw) WHERE ${v}_s.created_at <= $asOf | 1]) > 0, ` +
+  `retracted: size([(${v})<-[${v}_x:RETRACTS]-(${v}_xr) WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
+
+/** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
+export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
+
+/** The status of a fact map bound as `m` (a factMap), as toFact derives it. */
+export const statusOf = (m: string): string =>
+  `CASE WHEN ${m}.retracted THEN 'retracted' WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
 
 /**
  * A fact's stored fields, without parent_id and status: for queries that know those from the walk
@@ -35,6 +58,7 @@ export interface FactFieldsRow {
 export interface FactRow extends FactFieldsRow {
   readonly parent_id: string | null
   readonly superseded: boolean
+  readonly retracted: boolean
   readonly stale: boolean
 }
 
@@ -45,7 +69,7 @@ export const toFact = (row: FactRow): Fact => ({
   session_id: row.session_id,
   created_at: toIso(row.created_at),
   parent_id: row.parent_id ?? null,
-  status: row.superseded ? "superseded" : row.stale ? "stale" : "active"
+  status: row.retracted ? "retracted" : row.superseded ? "superseded" : row.stale ? "stale" : "active"
 })
 
 /**

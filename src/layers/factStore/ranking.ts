@@ -8,12 +8,12 @@ import { factMap, type FactRow, toFact } from "./projection.js"
 
 /**
  * PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older
- * first. Pages go by keyset on (rank, created_at): rank is the score in whole 1e-12 units, because
+ * first. A retracted fact keeps its place in the rank of others but is not listed. Pages go by keyset on (rank, created_at): rank is the score in whole 1e-12 units, because
  * a score sent back as text loses its last bits and would not compare equal to itself.
  */
 export const importantQuery = `CALL algo.pageRank('Fact', 'BUILDS_ON') YIELD node, score ` +
   `WITH node, score, toInteger(round(score * 1000000000000)) AS rank ` +
-  `WHERE rank < $rank OR (rank = $rank AND node.created_at > $at) ` +
+  `WHERE (rank < $rank OR (rank = $rank AND node.created_at > $at)) AND indegree(node, 'RETRACTS') = 0 ` +
   `WITH node, score, rank ORDER BY rank DESC, node.created_at ASC LIMIT $limit ` +
   `RETURN ${factMap("node")} AS fact, score, rank`
 

@@ -3,7 +3,7 @@ import { characterCount } from "../../domain/content.js"
 import { toIso } from "../../domain/time.js"
 import type { SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { factMap, type FactRow, statusOf, toFact } from "./projection.js"
 
 /**
  * The most matches one search looks at: the best `candidateWindow` by score (ties: newest first).
@@ -26,8 +26,10 @@ const otherTextLength = 160
  * status is derived only until the page is full. (A second ORDER BY after the status filter made
  * FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
  * Comprehension variables are named after `f` (see projection.ts on FalkorDB 4.16's binding).
+ * As of a time, facts and decisions stamped after it are left out, but the text score is today's
+ * (the index ranks by the words of every fact it holds now).
  */
-export const searchQuery = `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
+export const searchQueryFor = (asOf: boolean) => `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
   `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i ORDER BY k DESC, i DESC LIMIT $window ` +
   `WITH node AS f, k, i ` +
   `WHERE ($afterK IS NULL OR k < $afterK OR (k = $afterK AND i < $afterI)) ` +
@@ -35,15 +37,19 @@ export const searchQuery = `CALL db.idx.fulltext.queryNodes('Fact', $query) YIEL
   `AND ($sessionId IS NULL OR f.session_id = $sessionId) ` +
   `AND ($since IS NULL OR f.created_at > $since) ` +
   `AND ($until IS NULL OR f.created_at <= $until) ` +
-  `WITH f, k, i, ${factMap("f")} AS fact ` +
+  `AND ($asOf IS NULL OR f.created_at <= $asOf) ` +
+  `WITH f, k, i, ${factMap("f", asOf)} AS fact ` +
   `WHERE $statuses IS NULL OR ` +
-  `(CASE WHEN fact.superseded THEN 'superseded' WHEN fact.stale THEN 'stale' ELSE 'active' END) IN $statuses ` +
+  `${statusOf("fact")} IN $statuses ` +
   `WITH f, k, i, fact LIMIT $take ` +
   `RETURN fact, k, i, ` +
-  `[(f_w)-[f_lost:SUPERSEDES]->(f) | {id: f_w.id, content: f_w.content, reason: f_lost.reason, ` +
+  `[(f_w)-[f_lost:SUPERSEDES]->(f) WHERE $asOf IS NULL OR f_lost.created_at <= $asOf | {id: f_w.id, content: f_w.content, reason: f_lost.reason, ` +
   `resolved_by: f_lost.resolved_by, created_at: f_lost.created_at}][..${decisionsPerHit}] AS lost, ` +
-  `[(f)-[f_won:SUPERSEDES]->(f_l) | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
+  `[(f)-[f_won:SUPERSEDES]->(f_l) WHERE $asOf IS NULL OR f_won.created_at <= $asOf | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
   `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerHit}] AS won`
+
+export const searchQuery = searchQueryFor(false)
+const searchAsOfQuery = searchQueryFor(true)
 
 interface DecisionRow {
   readonly id: string
@@ -68,7 +74,7 @@ const short = (text: string): string =>
 const byTime = (a: DecisionRow, b: DecisionRow) => a.created_at - b.created_at
 
 export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
-  db.read<Row>(searchQuery, {
+  db.read<Row>(o.asOf == null ? searchQuery : searchAsOfQuery, {
     query: o.query,
     window: candidateWindow,
     afterK: o.after?.[0] ?? null,
@@ -77,6 +83,7 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
     sessionId: o.sessionId,
     since: o.since,
     until: o.until,
+    asOf: o.asOf ?? null,
     statuses: o.statuses,
     take: o.take
   }).pipe(

@@ -1,0 +1,63 @@
+import { Effect } from "effect"
+import { staleDefault } from "../../domain/chainPaging.js"
+import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { requestIdMessage } from "../../domain/requestId.js"
+import type { Retracted, Retraction } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { impact } from "./chains.js"
+import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+
+/**
+ * Retracts a fact in one statement: `(:Retraction {id, reason, retracted_by, created_at})-[:RETRACTS]->(f)`,
+ * made only when the fact has none, so concurrent calls leave one and every later call answers the
+ * first (FalkorDB runs one write statement at a time per graph). The edge carries the stamp too, so
+ * a read as of a time can filter it without reading the node. The Fact itself is never changed.
+ * `existing` is read before the write; the Retraction keeps the id of the call that made it, so a
+ * retry of that call (its first try landed, the reply was lost) still answers already_retracted: false.
+ */
+export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
+  `OPTIONAL MATCH (f)<-[:RETRACTS]-(old:Retraction) ` +
+  `WITH f, head(collect(old)) AS old ` +
+  `${stampClause(["f", "old"])} ` +
+  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | ` +
+  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: ts})-[:RETRACTS {created_at: ts}]->(f) ` +
+  `SET clk.last = ts) ` +
+  `WITH f, old ` +
+  `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
+  `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
+  `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
+
+interface Row {
+  readonly existing: boolean
+  readonly id: string
+  readonly reason: string
+  readonly retracted_by: string
+  readonly created_at: number
+  readonly fact: FactRow
+}
+
+export const retract = Effect.fn("FactStore.retract")(function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
+  const rows = yield* db.write<Row>(retractQuery, {
+    factId: r.factId,
+    id: r.callId,
+    reason: r.reason,
+    retractedBy: r.retractedBy,
+    now
+  })
+  const row = rows[0]
+  if (row === undefined) return yield* new FactNotFound({ message: `fact_id: no fact with id ${r.factId}` })
+  // This call's id on a retraction with another reason: the request_id was used before with that reason.
+  if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
+  const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
+  const retracted: Retracted = {
+    id: row.id,
+    fact: toFact(row.fact),
+    reason: row.reason,
+    retractedBy: row.retracted_by,
+    createdAt: row.created_at,
+    alreadyRetracted: row.existing,
+    stale: stale.items,
+    staleNextCursor: stale.next_cursor
+  }
+  return retracted
+})

@@ -1,0 +1,51 @@
+import { Effect } from "effect"
+import { RetractFactInput } from "../domain/inputs.js"
+import { RetractFactOutput } from "../domain/outputs.js"
+import { requestRetractionId } from "../domain/requestId.js"
+import { toIso } from "../domain/time.js"
+import { FactStore } from "../services/FactStore.js"
+import { SecretScanner } from "../services/SecretScanner.js"
+import { ToolCall } from "../services/ToolCall.js"
+import { defineTool, untrustedNote } from "./Tool.js"
+
+export const retractFact = defineTool({
+  name: "relay_retract_fact",
+  description: "Withdraw a fact that is wrong, with your reason: it gets status retracted and leaves default " +
+    "reads and search; what builds on it turns stale (returned in `stale`, as in relay_resolve_conflict). " +
+    "The record stays; retracting again answers the first retraction (already_retracted: true). " +
+    "A secret saved by mistake is hidden from reads but stays in the graph: ask the operator to purge it. " +
+    untrustedNote,
+  annotations: {
+    title: "Retract a fact",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false
+  },
+  input: RetractFactInput,
+  output: RetractFactOutput,
+  handler: Effect.fn("relay_retract_fact")(function*(input) {
+    const reason = input.reason.trim()
+    const scanner = yield* SecretScanner
+    yield* scanner.check("reason", reason)
+    yield* scanner.check("retracted_by", input.retracted_by)
+    const call = yield* ToolCall
+    const r = yield* (yield* FactStore).retract({
+      callId: input.request_id === undefined ? call.id : requestRetractionId(input.retracted_by, input.request_id),
+      factId: input.fact_id,
+      reason,
+      retractedBy: input.retracted_by,
+      staleLimit: input.limit
+    })
+    return {
+      retraction_id: r.id,
+      fact: r.fact,
+      reason: r.reason,
+      retracted_by: r.retractedBy,
+      created_at: toIso(r.createdAt),
+      already_retracted: r.alreadyRetracted,
+      stale: r.stale,
+      stale_next_cursor: r.staleNextCursor
+    }
+  })
+})

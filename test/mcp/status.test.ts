@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { type Admin, connectAdmin } from "../support/proof.js"
+import { checkedCaller } from "./protocol.js"
+
+/**
+ * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
+ * of relay_get_current_state, relay_retract_fact, and as_of (time travel) on context, current state
+ * and search. Every result is checked against its outputSchema by checkedCaller.
+ */
+describe("fact status over stdio", () => {
+  let relay: RelayClient
+  let admin: Admin
+  let mcp: Awaited<ReturnType<typeof checkedCaller>>
+  const ids: Record<string, string> = {}
+  let resolvedAt = ""
+  let retractedAt = ""
+
+  const save = async (key: string, content: string, by: string, parent?: string) => {
+    const r = await mcp.ok("relay_save_fact", {
+      content,
+      written_by: by,
+      session_id: "status-1",
+      ...(parent === undefined ? {} : { parent_fact_id: ids[parent] })
+    })
+    ids[key] = r.fact.id
+    return r
+  }
+  const state = async (args: Record<string, unknown>) =>
+    ((await mcp.ok("relay_get_current_state", args)).facts as Array<any>).map((f) => [f.id, f.status])
+
+  beforeAll(async () => {
+    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    mcp = await checkedCaller(relay)
+    await save("root", "Refresh tokens need a store", "claude-desktop")
+    await save("redis", "Store them in Redis", "cursor", "root")
+    await save("cookies", "Store them in httpOnly cookies", "claude-desktop", "root")
+    await save("ttl", "Redis TTL equals the token lifetime", "cursor", "redis")
+    resolvedAt = (await mcp.ok("relay_resolve_conflict", {
+      winner_fact_id: ids.cookies,
+      loser_fact_id: ids.redis,
+      reason: "No extra service to run",
+      resolved_by: "claude-desktop"
+    })).created_at
+  })
+  afterAll(async () => {
+    await relay?.close()
+    if (relay !== undefined) await admin?.command(["GRAPH.DELETE", relay.graph]).catch(() => undefined)
+    await admin?.close()
+  })
+
+  it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
+    const { tools } = await relay.client.listTools()
+    const props = (tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as any).properties
+    expect(props.status.default).toBe("active")
+    expect(props.status.anyOf[0].enum).toContain("any")
+    expect(props.written_by.type).toBe("string")
+  })
+
+  it("relay_get_current_state: active only by default; status and written_by filter", async () => {
+    expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    expect(await state({ status: ["superseded", "stale"] })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
+    expect((await state({ status: "any" })).map(([id]) => id)).toEqual([ids.ttl, ids.cookies, ids.redis, ids.root])
+    expect(await state({ status: "any", written_by: "cursor" })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
+    const page = await mcp.ok("relay_get_current_state", { limit: 1 })
+    expect(page.facts.map((f: any) => f.id)).toEqual([ids.cookies])
+    const next = await mcp.ok("relay_get_current_state", { limit: 1, cursor: page.next_cursor })
+    expect(next.facts.map((f: any) => f.id)).toEqual([ids.root])
+    expect(next.next_cursor).toBeNull()
+    const bad = await mcp.call("relay_get_current_state", { status: "deleted" })
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent.error.code).toBe("invalid_input")
+    expect(bad.structuredContent.error.message).toMatch(/^status: /)
+  })
+
+  it("relay_retract_fact: the fact is retracted, its dependents stale, default reads leave it out; a repeat answers the first", async () => {
+    const { tools } = await relay.client.listTools()
+    const tool = tools.find((t) => t.name === "relay_retract_fact")!
+    expect((tool.inputSchema as any).required).toEqual(["fact_id", "reason", "retracted_by"])
+    expect(tool.description).toMatch(/operator/)
+    await save("a", "Sessions expire after 30 minutes", "zed")
+    await save("b", "Idle timer resets on each request", "zed", "a")
+    const r = await mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
+    expect(r.structuredContent.fact.status).toBe("retracted")
+    retractedAt = r.structuredContent.created_at
+    expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
+    expect(r.content[0]!.text).toContain(`Retracted by zed at ${r.structuredContent.created_at} because "Wrong: it is 8 hours"`)
+    expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    expect(await state({ status: "retracted" })).toEqual([[ids.a, "retracted"]])
+    expect((await mcp.ok("relay_search", { query: "sessions expire" })).hits).toEqual([])
+    const again = await mcp.ok("relay_retract_fact", { fact_id: ids.a, reason: "other", retracted_by: "cursor" })
+    expect([again.already_retracted, again.reason, again.retracted_by]).toEqual([true, "Wrong: it is 8 hours", "zed"])
+    // Append-only: the fact is still there, unchanged, with one retraction.
+    const stored = await admin.query<{ content: string; n: number }>(
+      relay.graph,
+      "MATCH (f:Fact {id: $id})<-[:RETRACTS]-(r:Retraction) RETURN f.content AS content, count(r) AS n",
+      { id: ids.a }
+    )
+    expect(stored).toEqual([{ content: "Sessions expire after 30 minutes", n: 1 }])
+  })
+
+  it("as_of: context, current state and search answer as the memory stood then", async () => {
+    const before = new Date(Date.parse(resolvedAt) - 1).toISOString()
+    // Just before the decision: nothing superseded or stale, and nothing saved later exists.
+    expect(await state({ as_of: before, status: "any" })).toEqual([
+      [ids.ttl, "active"], [ids.cookies, "active"], [ids.redis, "active"], [ids.root, "active"]
+    ])
+    expect(await state({ as_of: resolvedAt })).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
+    const chain = await mcp.ok("relay_get_context", { fact_id: ids.ttl, as_of: before })
+    expect(chain.chain.map((f: any) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [ids.ttl, "active"]])
+    const now = await mcp.ok("relay_get_context", { fact_id: ids.ttl })
+    expect(now.chain.map((f: any) => f.status)).toEqual(["active", "superseded", "stale"])
+    const hit = async (as_of?: string) =>
+      (await mcp.ok("relay_search", { query: "Redis", status: "any", ...(as_of === undefined ? {} : { as_of }) })).hits
+        .find((h: any) => h.fact.id === ids.redis)
+    expect([(await hit(before)).fact.status, (await hit(before)).superseded_by]).toEqual(["active", []])
+    expect((await hit()).superseded_by.map((d: any) => d.winner_id)).toEqual([ids.cookies])
+    // A fact saved after as_of is unknown then; a retraction after it is not yet there.
+    const early = new Date(Date.parse(resolvedAt) + 0).toISOString()
+    const missing = await mcp.call("relay_get_context", { fact_id: ids.a, as_of: early })
+    expect(missing.structuredContent.error.code).toBe("fact_not_found")
+    const unretracted = new Date(Date.parse(retractedAt) - 1).toISOString()
+    expect((await state({ as_of: unretracted })).slice(0, 2)).toEqual([[ids.b, "active"], [ids.a, "active"]])
+    const found = await mcp.ok("relay_search", { query: "sessions expire", as_of: unretracted })
+    expect(found.hits.map((h: any) => [h.fact.id, h.fact.status])).toEqual([[ids.a, "active"]])
+    const bad = await mcp.call("relay_search", { query: "Redis", as_of: "yesterday" })
+    expect(bad.structuredContent.error.code).toBe("invalid_input")
+    expect(bad.structuredContent.error.message).toMatch(/^as_of: /)
+    const { tools } = await relay.client.listTools()
+    for (const name of ["relay_get_context", "relay_get_current_state", "relay_search"]) {
+      expect((tools.find((t) => t.name === name)!.inputSchema as any).properties.as_of.type).toBe("string")
+    }
+  })
+})

@@ -1,0 +1,215 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { failed, ok } from "../support/runTool.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+/**
+ * Status and writer filters on relay_get_current_state, in-process (decode, policies, handler):
+ * a small memory with a superseded fact and a stale one under it, two writers, and facts spread
+ * over days so the store's widening windows are crossed by the filters.
+ */
+const day = 24 * 60 * 60 * 1000
+
+const save = (content: string, extra: Record<string, unknown> = {}) =>
+  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra }).pipe(
+    Effect.map((r) => r.fact.id as string)
+  )
+
+const state = (args: Record<string, unknown>) =>
+  ok("relay_get_current_state", { limit: 100, ...args }).pipe(
+    Effect.map((r) => (r.facts as Array<any>).map((f): [string, string] => [f.id, f.status]))
+  )
+
+/** Every page of current_state with `limit`, through next_cursor. */
+const allPages = (args: Record<string, unknown>, limit: number) =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    let cursor: string | undefined
+    for (let i = 0; i < 100; i++) {
+      const r = yield* ok("relay_get_current_state", { ...args, limit, ...(cursor === undefined ? {} : { cursor }) })
+      out.push(...(r.facts as Array<any>).map((f) => f.id as string))
+      if (r.next_cursor === null) return out
+      expect(r.facts.length).toBeGreaterThan(0)
+      cursor = r.next_cursor
+    }
+    throw new Error("paging did not end")
+  })
+
+layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
+  it.effect("active only by default, other statuses on request, writer filter, exact pages", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-03-01T00:00:00.000Z"))
+      // Old active facts, three days back: a filtered page must widen its window to reach them.
+      const old1 = yield* save("old one", { written_by: "zed" })
+      const old2 = yield* save("old two")
+      const old3 = yield* save("old three", { written_by: "zed" })
+      yield* TestClock.adjust(3 * day)
+      const root = yield* save("Refresh tokens need a store")
+      const redis = yield* save("Store them in Redis", { parent_fact_id: root, written_by: "cursor" })
+      const cookies = yield* save("Store them in cookies", { parent_fact_id: root })
+      const ttl = yield* save("Redis TTL is the token lifetime", { parent_fact_id: redis, written_by: "cursor" })
+      const ttl2 = yield* save("TTL refreshed on use", { parent_fact_id: ttl, written_by: "zed" })
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: cookies,
+        loser_fact_id: redis,
+        reason: "no extra service",
+        resolved_by: "claude-desktop"
+      })
+
+      const active = [cookies, root, old3, old2, old1]
+      expect(yield* state({})).toEqual(active.map((id) => [id, "active"]))
+      expect(yield* state({ status: "active" })).toEqual(active.map((id) => [id, "active"]))
+      expect(yield* state({ status: "superseded" })).toEqual([[redis, "superseded"]])
+      expect(yield* state({ status: ["stale", "superseded"] })).toEqual([
+        [ttl2, "stale"], [ttl, "stale"], [redis, "superseded"]
+      ])
+      expect((yield* state({ status: "any" })).map(([id]) => id)).toEqual([
+        ttl2, ttl, cookies, redis, root, old3, old2, old1
+      ])
+
+      // Pages of 1 and 2 over the filtered list: the same facts, each once, in the same order.
+      expect(yield* allPages({}, 1)).toEqual(active)
+      expect(yield* allPages({}, 2)).toEqual(active)
+      expect(yield* allPages({ status: "stale" }, 1)).toEqual([ttl2, ttl])
+
+      expect(yield* state({ written_by: "zed" })).toEqual([[old3, "active"], [old1, "active"]])
+      expect(yield* state({ written_by: "zed", status: "any" })).toEqual([
+        [ttl2, "stale"], [old3, "active"], [old1, "active"]
+      ])
+      expect(yield* allPages({ written_by: "zed", status: "any" }, 1)).toEqual([ttl2, old3, old1])
+      expect(yield* state({ written_by: "cursor" })).toEqual([])
+      expect(yield* state({ written_by: "cursor", session_id: "s1", status: "any" })).toEqual([
+        [ttl, "stale"], [redis, "superseded"]
+      ])
+      expect(yield* state({ written_by: "nobody" })).toEqual([])
+    }))
+
+  it.effect("a bad status or writer is invalid_input naming the field, never echoing it", () =>
+    Effect.gen(function*() {
+      for (const status of ["gone", [], ["active", "nope"], 3, ["active", "active", "active", "active", "active"]]) {
+        const e = yield* failed("relay_get_current_state", { status })
+        expect(e.code).toBe("invalid_input")
+        expect(e.message).toMatch(/^status: /)
+        expect(e.message).not.toContain("nope")
+      }
+      const w = yield* failed("relay_get_current_state", { written_by: "bad name!" })
+      expect(w.code).toBe("invalid_input")
+      expect(w.message).toMatch(/^written_by: /)
+      expect(w.message).not.toContain("bad name!")
+    }))
+})
+
+const retract = (factId: string, extra: Record<string, unknown> = {}) =>
+  ok("relay_retract_fact", { fact_id: factId, reason: "it was wrong", retracted_by: "zed", ...extra })
+
+layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
+  it.effect("retracted drops out of default reads, its dependents at any depth turn stale, the record stays", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-04-01T00:00:00.000Z"))
+      const root = yield* save("Queue: we use Kafka for jobs")
+      const mid = yield* save("Kafka topics are partitioned by tenant", { parent_fact_id: root })
+      const deep = yield* save("Tenant partitions are rebalanced weekly", { parent_fact_id: mid, written_by: "cursor" })
+      const deeper = yield* save("Rebalancing runs on Sundays", { parent_fact_id: deep, written_by: "cursor" })
+      const other = yield* save("Postgres is the main database")
+      yield* TestClock.adjust(1000)
+
+      const r = yield* retract(mid, { reason: "  We never adopted Kafka  " })
+      expect(r.fact.id).toBe(mid)
+      expect(r.fact.status).toBe("retracted")
+      expect(r.reason).toBe("We never adopted Kafka")
+      expect(r.retracted_by).toBe("zed")
+      expect(r.created_at).toBe("2026-04-01T00:00:01.000Z")
+      expect(r.already_retracted).toBe(false)
+      expect(r.stale.map((d: any) => [d.fact.id, d.distance, d.fact.status])).toEqual([[deep, 1, "stale"], [deeper, 2, "stale"]])
+      expect(r.stale_next_cursor).toBeNull()
+
+      // Default reads: only what stands.
+      expect(yield* state({})).toEqual([[other, "active"], [root, "active"]])
+      expect(yield* state({ status: "retracted" })).toEqual([[mid, "retracted"]])
+      expect(yield* state({ status: "stale" })).toEqual([[deeper, "stale"], [deep, "stale"]])
+      const search = (args: Record<string, unknown>) =>
+        ok("relay_search", args).pipe(Effect.map((s) => (s.hits as Array<any>).map((h) => [h.fact.id, h.fact.status])))
+      expect(yield* search({ query: "topics" })).toEqual([])
+      expect(yield* search({ query: "topics", status: "retracted" })).toEqual([[mid, "retracted"]])
+      expect(yield* search({ query: "topics", status: "any" })).toEqual([[mid, "retracted"]])
+      // Its stale dependent is out of the default too.
+      expect(yield* search({ query: "tenant", status: "stale" })).toEqual([[deep, "stale"]])
+      const briefing = yield* ok("relay_get_briefing", { my_name: "nobody", since: "2026-03-31T00:00:00.000Z" })
+      expect((briefing.new_facts as Array<any>).map((f) => f.id)).toEqual([root, deep, deeper, other])
+      const important = yield* ok("relay_get_important_facts", { limit: 100 })
+      expect((important.facts as Array<any>).map((f) => f.fact.id)).not.toContain(mid)
+      expect(important.facts).toHaveLength(4)
+
+      // Reads by id show it, marked.
+      const chain = yield* ok("relay_get_context", { fact_id: deeper })
+      expect((chain.chain as Array<any>).map((f) => [f.id, f.status])).toEqual([
+        [root, "active"], [mid, "retracted"], [deep, "stale"], [deeper, "stale"]
+      ])
+      const impact = yield* ok("relay_get_impact", { fact_id: root })
+      expect((impact.dependents as Array<any>).map((d) => [d.fact.id, d.fact.status])).toEqual([
+        [mid, "retracted"], [deep, "stale"], [deeper, "stale"]
+      ])
+      const clusters = yield* ok("relay_get_clusters", {})
+      expect((clusters.clusters[0].facts as Array<any>).map((f) => f.status)).toEqual(["active", "retracted", "stale", "stale"])
+
+      // Idempotent: the first record answers, nothing new is written.
+      const again = yield* retract(mid, { reason: "changed my mind", retracted_by: "cursor" })
+      expect(again.already_retracted).toBe(true)
+      expect([again.retraction_id, again.reason, again.retracted_by, again.created_at]).toEqual([
+        r.retraction_id, "We never adopted Kafka", "zed", r.created_at
+      ])
+      // Saving under a retracted fact is allowed; the new fact is stale at once.
+      const under = yield* ok("relay_save_fact", { content: "more on it", written_by: "zed", session_id: "s1", parent_fact_id: mid })
+      expect(under.fact.status).toBe("stale")
+    }))
+
+  it.effect("precedence: retracted over superseded over stale; a request_id retry answers like the first try", () =>
+    Effect.gen(function*() {
+      const root = yield* save("Cache needs a store")
+      const a = yield* save("Cache in Redis", { parent_fact_id: root })
+      const b = yield* save("Cache in memory", { parent_fact_id: root })
+      const c = yield* save("Memory cache is 1 GB", { parent_fact_id: b })
+      yield* ok("relay_resolve_conflict", { winner_fact_id: a, loser_fact_id: b, reason: "shared", resolved_by: "zed" })
+      yield* retract(b, { request_id: "retract-b-1" })
+      const retry = yield* retract(b, { request_id: "retract-b-1" })
+      expect(retry.already_retracted).toBe(false)
+      const changed = yield* failed("relay_retract_fact", {
+        fact_id: b, reason: "another reason", retracted_by: "zed", request_id: "retract-b-1"
+      })
+      expect(changed.code).toBe("invalid_input")
+      expect(changed.message).toMatch(/^request_id: /)
+      yield* retract(a)
+      yield* retract(root)
+      const all = yield* state({ status: "any" })
+      expect(all.filter(([id]) => [root, a, b, c].includes(id))).toEqual([
+        [c, "stale"], [b, "retracted"], [a, "retracted"], [root, "retracted"]
+      ])
+      // Stale: under a superseded or a retracted fact, whichever; superseded shows unless retracted.
+      const d = yield* save("Cache eviction is LRU", { parent_fact_id: a })
+      const e = yield* save("Cache eviction is LFU", { parent_fact_id: a })
+      yield* ok("relay_resolve_conflict", { winner_fact_id: d, loser_fact_id: e, reason: "simpler", resolved_by: "zed" })
+      expect(yield* state({ status: ["superseded", "stale"] }).pipe(Effect.map((l) => l.filter(([id]) => [d, e].includes(id)))))
+        .toEqual([[e, "superseded"], [d, "stale"]])
+    }))
+
+  it.effect("bad input, an unknown fact or a secret in the reason: a contract code and nothing written", () =>
+    Effect.gen(function*() {
+      const f = yield* save("Deploys go through the staging cluster first")
+      const missing = yield* failed("relay_retract_fact", {
+        fact_id: "00000000-0000-4000-8000-000000000000", reason: "x", retracted_by: "zed"
+      })
+      expect(missing.code).toBe("fact_not_found")
+      expect(missing.message).toMatch(/^fact_id: /)
+      const secret = yield* failed("relay_retract_fact", {
+        fact_id: f, reason: "leaked ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 here", retracted_by: "zed"
+      })
+      expect(secret.code).toBe("secret_detected")
+      expect(secret.message).toMatch(/^reason /)
+      expect(secret.message).not.toContain("ghp_R4nd0m")
+      for (const bad of [{ reason: "   " }, { reason: "x".repeat(501) }, { retracted_by: "no spaces allowed" }, { fact_id: "nope" }]) {
+        const e = yield* failed("relay_retract_fact", { fact_id: f, reason: "fine", retracted_by: "zed", ...bad })
+        expect(e.code).toBe("invalid_input")
+      }
+      expect(yield* state({ status: "retracted" }).pipe(Effect.map((l) => l.map(([id]) => id)))).not.toContain(f)
+    }))
+})
