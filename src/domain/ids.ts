@@ -30,3 +30,6 @@ export const SessionId = Schema.String.pipe(
   }),
   Schema.annotations({ description: "The conversation or thread this fact came from" })
 )
+
+/** The fewest characters of a fact id that replies show and that inputs accept in its place. */
+export const factIdPrefixMin = 8

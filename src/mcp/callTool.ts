@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
@@ -127,10 +127,11 @@ export const callTool = (tool: AnyTool, args: unknown) =>
     Effect.flatMap((exit) =>
       Exit.match(exit, {
         onSuccess: (output): Effect.Effect<ToolResult> =>
-          boundedReply(tool.name, {
-            content: [{ type: "text", text: renderResult(tool.name, output) }],
-            structuredContent: output as Record<string, unknown>
-          }),
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            boundedReply(tool.name, {
+              content: [{ type: "text", text: renderResult(tool.name, output, now) }],
+              structuredContent: output as Record<string, unknown>
+            })),
         onFailure: (cause) => {
           const error = Cause.failureOption(cause)
           if (Option.isSome(error)) {
