@@ -4,6 +4,7 @@ import { GraphDatabase } from "../services/GraphDatabase.js"
 import { briefing } from "./factStore/briefing.js"
 import { context, currentState, impact } from "./factStore/chains.js"
 import { openConflicts } from "./factStore/conflicts.js"
+import { matchPrefixes } from "./factStore/prefixes.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
 import { saveFact } from "./factStore/saveFact.js"
@@ -30,7 +31,8 @@ export const FactStoreLive = Layer.effect(
       briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),
-      search: (options) => search(db, options)
+      search: (options) => search(db, options),
+      idsStartingWith: (prefixes) => matchPrefixes(db, prefixes)
     })
   })
 )

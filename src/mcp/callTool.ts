@@ -5,6 +5,7 @@ import type { ErrorCode } from "../domain/errors.js"
 import { replicationDetail } from "../layers/replication.js"
 import { jsonBytes, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
+import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { renderResult } from "./render.js"
@@ -120,6 +121,7 @@ export const boundedReply = (tool: string, result: ToolResult): Effect.Effect<To
  */
 export const callTool = (tool: AnyTool, args: unknown) =>
   decodeInput(tool, args).pipe(
+    Effect.flatMap(resolveFactIdPrefixes(tool)),
     Effect.flatMap((input) => tool.handler(input)),
     applyPolicies,
     Effect.provideService(ToolCall, { id: randomUUID() }),
