@@ -3,7 +3,7 @@ import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } fr
 import { FactContent, Reason } from "./content.js"
 import { FactStatus } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
-import { Cursor, pageLimit } from "./paging.js"
+import { Cursor, MaxTokens, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
 import { RequestId } from "./requestId.js"
 import { IsoTimestamp } from "./time.js"
@@ -23,24 +23,28 @@ export const SaveFactInput = Schema.Struct({
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
   limit: contextLimit,
-  cursor: Schema.optional(ContextCursor)
+  cursor: Schema.optional(ContextCursor),
+  max_tokens: MaxTokens
 })
 
 export const ImpactInput = Schema.Struct({
   fact_id: FactId,
   limit: impactLimit,
-  cursor: Schema.optional(ImpactCursor)
+  cursor: Schema.optional(ImpactCursor),
+  max_tokens: MaxTokens
 })
 
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
   session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
-  cursor
+  cursor,
+  max_tokens: MaxTokens
 })
 
 export const ConflictsInput = Schema.Struct({
   limit: pageLimit(20, 100, "How many forked parents to return"),
-  cursor
+  cursor,
+  max_tokens: MaxTokens
 })
 
 export const ResolveConflictInput = Schema.Struct({
@@ -59,10 +63,11 @@ export const BriefingInput = Schema.Struct({
   cursor: Schema.optional(Cursor.annotations({
     description: "next_cursor of the previous page: continues the same window (since is then ignored)",
     jsonSchema: { type: "string", maxLength: 512, description: "next_cursor of the previous page: continues the same window (since is then ignored)" }
-  }))
+  })),
+  max_tokens: MaxTokens
 })
 
-export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor })
+export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor, max_tokens: MaxTokens })
 
 const atMost = (max: number, what: string) =>
   Schema.optional(
@@ -83,7 +88,8 @@ const atMost = (max: number, what: string) =>
 export const ClustersInput = Schema.Struct({
   limit: atMost(1000, "At most this many clusters, largest first (default: all that fit the answer)"),
   facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)"),
-  cursor
+  cursor,
+  max_tokens: MaxTokens
 })
 
 const statusMessage = "must be \"any\", a status (active, superseded, stale) or a list of them"
@@ -112,5 +118,6 @@ export const SearchInput = Schema.Struct({
   since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),
   until: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created at or before this time (ISO 8601 with time and zone)" })),
   limit: pageLimit(10, 50, "How many hits"),
-  cursor: Schema.optional(Cursor)
+  cursor: Schema.optional(Cursor),
+  max_tokens: MaxTokens
 })

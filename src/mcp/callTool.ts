@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
 import { replicationDetail } from "../layers/replication.js"
-import { jsonBytes, replyMaxBytes } from "../domain/paging.js"
+import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -44,6 +44,12 @@ const describeParseError = (error: ParseResult.ParseError): string => {
   const message = first._tag === "Unexpected" ? "is not a field of this tool" :
     first._tag === "Missing" ? "is required" : withoutValue(first.message)
   return `${field}: ${message}`
+}
+
+/** A call's `max_tokens`, where its tool has one, becomes the budget every list of the call is cut to. */
+const withTokenBudget = <A, E, R>(input: unknown, handler: Effect.Effect<A, E, R>) => {
+  const maxTokens = (input as { readonly max_tokens?: unknown }).max_tokens
+  return typeof maxTokens === "number" ? Effect.locally(handler, replyBudget, budgetForTokens(maxTokens)) : handler
 }
 
 type Decoder = (args: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
@@ -122,7 +128,7 @@ export const boundedReply = (tool: string, result: ToolResult): Effect.Effect<To
 export const callTool = (tool: AnyTool, args: unknown) =>
   decodeInput(tool, args).pipe(
     Effect.flatMap(resolveFactIdPrefixes(tool)),
-    Effect.flatMap((input) => tool.handler(input)),
+    Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
     applyPolicies,
     Effect.provideService(ToolCall, { id: randomUUID() }),
     Effect.exit,

@@ -3,7 +3,7 @@ import { InvalidInput } from "../domain/errors.js"
 import type { FactStatus } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { SearchOutput } from "../domain/outputs.js"
-import { type CursorKey, page } from "../domain/paging.js"
+import { currentBudget, type CursorKey, page } from "../domain/paging.js"
 import { FactStore, type SearchKey } from "../services/FactStore.js"
 import { defineTool, readOnly, untrustedNote } from "./Tool.js"
 
@@ -44,7 +44,7 @@ export const search = defineTool({
       take: input.limit + 1,
       after
     })
-    const { items, next_cursor } = page(rows, input.limit, (r) => r.key)
+    const { items, next_cursor } = page(rows, input.limit, (r) => r.key, yield* currentBudget())
     return { hits: items.map((r) => r.hit), next_cursor }
   })
 })
