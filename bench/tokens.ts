@@ -108,6 +108,11 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     add("24-hour briefing (first page)", 8000, briefing,
       `${b.new_facts.length} facts, ${b.decisions.length} decisions, ${b.open_conflicts.length} conflicts`)
 
+    const budgeted = await call("relay_get_briefing", { my_name: "bench-reader", since, max_tokens: 6000 })
+    const bb = budgeted.structuredContent as typeof b
+    add("24-hour briefing, max_tokens 6000", 8000, budgeted,
+      `${bb.new_facts.length} facts, ${bb.decisions.length} decisions, ${bb.open_conflicts.length} conflicts`)
+
     const empty = await call("relay_get_briefing", { my_name: "bench-reader", since: b.as_of })
     const e = empty.structuredContent as { open_conflicts: Array<unknown> }
     add("briefing with nothing new", 150, empty, `${e.open_conflicts.length} open conflicts still listed`)

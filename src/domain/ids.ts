@@ -22,13 +22,13 @@ export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference"
  */
 export const FactId = Schema.compose(
   Schema.String.pipe(Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
-    // The JSON Schema says the length only: the pattern would cost every listing ~60 tokens a field.
-    jsonSchema: { minLength: factIdPrefixMin, maxLength: 36 }
+    // The rule is in the description: the pattern would cost the listing ~60 tokens a field.
+    jsonSchema: {}
   })),
   Schema.Lowercase
 ).pipe(
   Schema.brand("FactId"),
-  Schema.annotations({ [FactIdReference]: true, description: "A fact id, or its first 8+ characters" })
+  Schema.annotations({ [FactIdReference]: true, description: "Fact id or its first 8+ characters" })
 )
 export type FactId = typeof FactId.Type
 
@@ -37,7 +37,7 @@ export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Name of the assistant, e.g. claude-desktop or cursor" })
+  Schema.annotations({ description: "Your name, the same in every call" })
 )
 
 export const SessionId = Schema.String.pipe(
@@ -45,5 +45,5 @@ export const SessionId = Schema.String.pipe(
     message: () =>
       "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "The conversation or thread this fact came from" })
+  Schema.annotations({ description: "Choose one per conversation and reuse it" })
 )

@@ -15,7 +15,7 @@ export const SaveFactInput = Schema.Struct({
   written_by: AgentName,
   session_id: SessionId,
   parent_fact_id: Schema.optional(
-    FactId.annotations({ description: "The fact this one builds on (its provenance); omit for a new thread" })
+    FactId.annotations({ description: "The fact this builds on; omit to start a thread" })
   ),
   request_id: Schema.optional(RequestId)
 })
@@ -36,13 +36,13 @@ export const ImpactInput = Schema.Struct({
 
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
   cursor,
   max_tokens: MaxTokens
 })
 
 export const ConflictsInput = Schema.Struct({
-  limit: pageLimit(20, 100, "How many forked parents to return"),
+  limit: pageLimit(20, 100),
   cursor,
   max_tokens: MaxTokens
 })
@@ -57,12 +57,12 @@ export const ResolveConflictInput = Schema.Struct({
 })
 
 export const BriefingInput = Schema.Struct({
-  my_name: AgentName.annotations({ description: "Your own name: your facts and decisions are left out" }),
-  since: Schema.optional(IsoTimestamp),
-  limit: pageLimit(50, 200, "How many of each list to return"),
+  my_name: AgentName.annotations({ description: "Your name; your own facts are left out" }),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "Time with zone to start after: your last as_of" })),
+  limit: pageLimit(50, 200, "Page size of each list"),
   cursor: Schema.optional(Cursor.annotations({
-    description: "next_cursor of the previous page: continues the same window (since is then ignored)",
-    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor of the previous page: continues the same window (since is then ignored)" }
+    description: "next_cursor of the previous page (same window; since is ignored)",
+    jsonSchema: { type: "string", description: "next_cursor of the previous page (same window; since is ignored)" }
   })),
   max_tokens: MaxTokens
 })
@@ -86,8 +86,8 @@ const atMost = (max: number, what: string) =>
  * cluster and fact is returned, up to the answer's budget of facts (see domain/clusters.ts).
  */
 export const ClustersInput = Schema.Struct({
-  limit: atMost(1000, "At most this many clusters, largest first (default: all that fit the answer)"),
-  facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)"),
+  limit: atMost(1000, "Most clusters to return"),
+  facts_per_cluster: atMost(1000, "Most facts per cluster"),
   cursor,
   max_tokens: MaxTokens
 })
@@ -98,13 +98,11 @@ const SearchStatus = Schema.Union(
   Schema.Array(FactStatus).pipe(Schema.minItems(1), Schema.maxItems(3))
 ).annotations({
   message: () => ({ message: statusMessage, override: true }),
-  description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
+  description: "active, superseded, stale, a list of them, or \"any\"",
+  // The values are in the description; the listing does not spell them out twice.
   jsonSchema: {
-    description: "Which facts to include: active (the default), superseded, stale, a list of them, or \"any\"",
-    anyOf: [
-      { type: "string", enum: ["any", "active", "superseded", "stale"] },
-      { type: "array", items: { type: "string", enum: ["active", "superseded", "stale"] }, minItems: 1, maxItems: 3 }
-    ],
+    description: "active, superseded, stale, a list of them, or \"any\"",
+    type: ["string", "array"],
     default: "active"
   }
 })
@@ -113,11 +111,11 @@ const SearchStatus = Schema.Union(
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
   status: Schema.optionalWith(SearchStatus, { default: () => "active" as const }),
-  written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
-  since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),
-  until: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created at or before this time (ISO 8601 with time and zone)" })),
-  limit: pageLimit(10, 50, "How many hits"),
+  written_by: Schema.optional(AgentName.annotations({ description: "Only this writer's facts" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "Only after this time (with zone)" })),
+  until: Schema.optional(IsoTimestamp.annotations({ description: "Only at or before this time (with zone)" })),
+  limit: pageLimit(10, 50),
   cursor: Schema.optional(Cursor),
   max_tokens: MaxTokens
 })

@@ -22,8 +22,8 @@ export const Cursor = Schema.String.pipe(
   Schema.compose(CursorJson),
   Schema.annotations({
     message: () => ({ message: cursorMessage, override: true }),
-    description: "next_cursor from the previous page, to read on",
-    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor from the previous page, to read on" }
+    description: "next_cursor to read on",
+    jsonSchema: { type: "string", description: "next_cursor to read on" }
   })
 )
 
@@ -44,21 +44,16 @@ export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(Cursor
  * The `limit` input field of a list: a whole number from 1 to `max`, `fallback` when left out.
  * The JSON Schema carries a top-level `type` and the `default`, so every client sends a number.
  */
-export const pageLimit = (fallback: number, max: number, what = "How many to return") =>
+export const pageLimit = (fallback: number, max: number, what = "Page size") =>
   Schema.optionalWith(
     Schema.Int.pipe(
       Schema.between(1, max),
       Schema.annotations({
         // One message for every way to miss: "5", 1.5, 0 and max+1 all get the rule, never the value.
         message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
-        description: `${what} (1-${max}, default ${fallback})`,
-        jsonSchema: {
-          type: "integer",
-          minimum: 1,
-          maximum: max,
-          default: fallback,
-          description: `${what} (1-${max}, default ${fallback})`
-        }
+        // The range and default are the schema's own keywords: the description does not repeat them.
+        description: what,
+        jsonSchema: { type: "integer", minimum: 1, maximum: max, default: fallback, description: what }
       })
     ),
     { default: () => fallback }
@@ -148,8 +143,8 @@ export const MaxTokens = Schema.optional(
     Schema.between(100, tokensMax),
     Schema.annotations({
       message: () => ({ message: `must be a whole number from 100 to ${tokensMax}`, override: true }),
-      description: "Cut the reply at whole facts to about this many tokens (at least one item); next_cursor reads on",
-      jsonSchema: { type: "integer", minimum: 100, maximum: tokensMax }
+      description: "Reply token budget",
+      jsonSchema: { type: "integer", minimum: 100, description: "Reply token budget" }
     })
   )
 )

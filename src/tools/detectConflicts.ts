@@ -3,14 +3,11 @@ import { ConflictsInput } from "../domain/inputs.js"
 import { ConflictsOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description: "Find where assistants disagree: parents whose children (facts building on them) say different " +
-    "things and are not overruled yet. Each conflict gives the parent, its newest such children (up to 20) and " +
-    "children_total; the parent with the newest child first. An empty list means no open disagreement. Next: " +
-    "settle one with relay_resolve_conflict. " + untrustedNote,
+  description: "Parents whose children say different things that no decision settles; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,

@@ -4,16 +4,12 @@ import { BriefingOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description: "Start every session with this: what other assistants saved and decided since your last briefing, " +
-    "plus every open conflict. Pass your own name (your own facts and decisions are left out) and, as `since`, " +
-    "the `as_of` of your previous briefing; without `since` you get the last 24 hours. While next_cursor is set, " +
-    "call again with it as `cursor` for the rest of the same window. Keep `as_of` for next time: chaining them " +
-    "shows every fact exactly once. Empty lists mean nothing new. Next: relay_resolve_conflict for open " +
-    "conflicts. " + untrustedNote,
+  description: "Start each session here: what others saved and decided since `since` (default: last 24 hours), and " +
+    "open conflicts. Keep as_of for next time",
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,
