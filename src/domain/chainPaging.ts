@@ -5,10 +5,10 @@ import { Cursor, type CursorKey, pageLimit, replyBudgetBytes } from "./paging.js
  * Pages of the BUILDS_ON family: relay_get_context reads a chain from the fact toward its root,
  * relay_get_impact (and relay_resolve_conflict's `stale`) the facts below one, nearest first.
  */
-export const contextLimit = pageLimit(50, 500, "Chain facts to return, nearest first")
-export const impactLimit = pageLimit(100, 500, "Dependents to return")
+export const contextLimit = pageLimit(50, 500)
+export const impactLimit = pageLimit(100, 500)
 export const staleDefault = 100
-export const staleLimit = pageLimit(staleDefault, 500, "Stale dependents to return")
+export const staleLimit = pageLimit(staleDefault, 500, "Most stale facts to list")
 
 /**
  * The JSON these lists may hold. The text block is JSON inside the reply's JSON, so a quote or a
@@ -24,7 +24,7 @@ const cursorMessage = "must be a next_cursor returned by this tool"
 const keyed = <A, I extends CursorKey>(key: Schema.Schema<A, I>) =>
   Schema.compose(Cursor, key, { strict: false }).annotations({
     message: () => ({ message: cursorMessage, override: true }),
-    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor from the previous page, to read on" }
+    jsonSchema: { type: "string", description: "next_cursor to read on" }
   })
 
 /** Context: created_at of the oldest fact returned; the next page holds its ancestors. */

@@ -33,10 +33,10 @@ const trimmedLength = (min: number, max: number, what: string) =>
       if (n < min || n > max) return `must be ${min}-${max} characters after trimming (got ${n})`
       return blank.test(s) ? "must contain visible text, not only whitespace, invisible or format characters" : undefined
     }),
-    Schema.annotations({ description: what, jsonSchema: { type: "string", minLength: min, maxLength: max } })
+    Schema.annotations({ description: what, jsonSchema: { type: "string", minLength: min, maxLength: max, description: what } })
   )
 
 /** Lengths count after trimming, so "   " is empty and padding cannot sneak past the cap. */
-export const FactContent = trimmedLength(1, 2000, "The fact, decision or finding, in one or a few sentences")
+export const FactContent = trimmedLength(1, 2000, "One fact, decision or finding")
 export const Reason = trimmedLength(1, 500, "Why the winner wins")
 export const RetractReason = trimmedLength(1, 500, "Why the fact is withdrawn")

@@ -1,17 +1,34 @@
 import { Schema } from "effect"
 
-const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+/** The fewest characters of a fact id that replies show and that inputs accept in its place. */
+export const factIdPrefixMin = 8
 
 /**
- * A fact id: a UUID made by Relay (clients only ever pass back ids they were given). Relay makes
- * them lower case; an upper-cased copy from a client is the same id, so it is lower-cased on decode.
+ * A whole UUID, or its first 8 or more characters: each group full before the next dash, so a
+ * prefix is always a prefix of some UUID.
+ */
+const idOrPrefix =
+  /^[0-9a-f]{8}(?:-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{0,12})?$/i
+
+/** Marks a Schema whose decoded value is a fact id or a prefix of one (policies/factIdPrefixes.ts finds such fields). */
+export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference")
+
+/**
+ * A fact id: a UUID made by Relay (clients only ever pass back ids they were given), or a unique
+ * prefix of one of at least factIdPrefixMin characters, as replies show them. Relay makes ids lower
+ * case; an upper-cased copy from a client is the same id, so it is lower-cased on decode. A prefix
+ * is replaced by the whole id before any tool sees it (policies/factIdPrefixes.ts), so handlers
+ * only ever get whole ids.
  */
 export const FactId = Schema.compose(
-  Schema.String.pipe(Schema.pattern(uuidPattern, { message: () => "must be a UUID" })),
+  Schema.String.pipe(Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
+    // The rule is in the description: the pattern would cost the listing ~60 tokens a field.
+    jsonSchema: {}
+  })),
   Schema.Lowercase
 ).pipe(
   Schema.brand("FactId"),
-  Schema.annotations({ description: "A fact id (UUID) returned by Relay" })
+  Schema.annotations({ [FactIdReference]: true, description: "Fact id or its first 8+ characters" })
 )
 export type FactId = typeof FactId.Type
 
@@ -20,7 +37,7 @@ export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Name of the assistant, e.g. claude-desktop or cursor" })
+  Schema.annotations({ description: "Your name, the same in every call" })
 )
 
 export const SessionId = Schema.String.pipe(
@@ -28,5 +45,5 @@ export const SessionId = Schema.String.pipe(
     message: () =>
       "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "The conversation or thread this fact came from" })
+  Schema.annotations({ description: "Choose one per conversation and reuse it" })
 )

@@ -3,7 +3,7 @@ import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } fr
 import { FactContent, Reason, RetractReason } from "./content.js"
 import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
-import { Cursor, pageLimit } from "./paging.js"
+import { Cursor, MaxTokens, pageLimit } from "./paging.js"
 import { SearchQuery } from "./search.js"
 import { RequestId } from "./requestId.js"
 import { IsoTimestamp } from "./time.js"
@@ -15,47 +15,44 @@ export const SaveFactInput = Schema.Struct({
   written_by: AgentName,
   session_id: SessionId,
   parent_fact_id: Schema.optional(
-    FactId.annotations({ description: "The fact this one builds on (its provenance); omit for a new thread" })
+    FactId.annotations({ description: "The fact this builds on; omit to start a thread" })
   ),
   request_id: Schema.optional(RequestId)
 })
 
 /** Time travel: the read answers as the memory stood at this time. */
-const asOf = Schema.optional(IsoTimestamp.annotations({
-  description: "Answer as the memory stood at this time (ISO 8601 with time and zone); later facts and decisions are left out"
-}))
+const asOf = Schema.optional(IsoTimestamp.annotations({ description: "Answer as the memory stood at this time (with zone)" }))
 
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
   limit: contextLimit,
   cursor: Schema.optional(ContextCursor),
-  as_of: asOf
+  as_of: asOf,
+  max_tokens: MaxTokens
 })
 
 export const ImpactInput = Schema.Struct({
   fact_id: FactId,
   limit: impactLimit,
-  cursor: Schema.optional(ImpactCursor)
+  cursor: Schema.optional(ImpactCursor),
+  max_tokens: MaxTokens
 })
 
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
   status: StatusFilter,
-  written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
+  written_by: Schema.optional(AgentName.annotations({ description: "Only this writer's facts" })),
   as_of: asOf,
-  cursor
+  cursor,
+  max_tokens: MaxTokens
 })
 
-const conflictsAsOf = "Answer as the memory stood at this time (ISO 8601 with zone); anything saved or decided later is invisible"
-
 export const ConflictsInput = Schema.Struct({
-  limit: pageLimit(20, 100, "How many forked parents to return"),
+  limit: pageLimit(20, 100),
   cursor,
-  as_of: Schema.optional(IsoTimestamp.annotations({
-    description: conflictsAsOf,
-    jsonSchema: { type: "string", description: conflictsAsOf }
-  }))
+  as_of: asOf,
+  max_tokens: MaxTokens
 })
 
 const outcomeDescription = "supersede (default): the winner overrules the loser; compatible: the two siblings in fact_ids both stand"
@@ -94,18 +91,19 @@ export const RetractFactInput = Schema.Struct({
 })
 
 export const BriefingInput = Schema.Struct({
-  my_name: AgentName.annotations({ description: "Your own name: your facts and decisions are left out" }),
+  my_name: AgentName.annotations({ description: "Your name; your own facts are left out" }),
   since: Schema.optional(IsoTimestamp.annotations({
-    description: "Usually left out. An ISO 8601 time with zone to read from instead (your saved position is then left alone)"
+    description: "Usually left out (Relay keeps your place). A time with zone to read after instead"
   })),
-  limit: pageLimit(50, 200, "How many of each list to return"),
+  limit: pageLimit(50, 200, "Page size of each list"),
   cursor: Schema.optional(Cursor.annotations({
-    description: "next_cursor of the previous page: continues the same window (since is then ignored)",
-    jsonSchema: { type: "string", maxLength: 512, description: "next_cursor of the previous page: continues the same window (since is then ignored)" }
-  }))
+    description: "next_cursor of the previous page (same window; since is ignored)",
+    jsonSchema: { type: "string", description: "next_cursor of the previous page (same window; since is ignored)" }
+  })),
+  max_tokens: MaxTokens
 })
 
-export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor })
+export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor, max_tokens: MaxTokens })
 
 const atMost = (max: number, what: string) =>
   Schema.optional(
@@ -124,20 +122,22 @@ const atMost = (max: number, what: string) =>
  * cluster and fact is returned, up to the answer's budget of facts (see domain/clusters.ts).
  */
 export const ClustersInput = Schema.Struct({
-  limit: atMost(1000, "At most this many clusters, largest first (default: all that fit the answer)"),
-  facts_per_cluster: atMost(1000, "At most this many facts of each cluster, oldest first (default: all that fit)"),
-  cursor
+  limit: atMost(1000, "Most clusters to return"),
+  facts_per_cluster: atMost(1000, "Most facts per cluster"),
+  cursor,
+  max_tokens: MaxTokens
 })
 
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
   status: StatusFilter,
-  written_by: Schema.optional(AgentName.annotations({ description: "Only facts written by this name" })),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only facts from this session" })),
-  since: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created after this time (ISO 8601 with time and zone)" })),
-  until: Schema.optional(IsoTimestamp.annotations({ description: "Only facts created at or before this time (ISO 8601 with time and zone)" })),
+  written_by: Schema.optional(AgentName.annotations({ description: "Only this writer's facts" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "Only after this time (with zone)" })),
+  until: Schema.optional(IsoTimestamp.annotations({ description: "Only at or before this time (with zone)" })),
   as_of: asOf,
-  limit: pageLimit(10, 50, "How many hits"),
-  cursor: Schema.optional(Cursor)
+  limit: pageLimit(10, 50),
+  cursor: Schema.optional(Cursor),
+  max_tokens: MaxTokens
 })

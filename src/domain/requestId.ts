@@ -11,8 +11,7 @@ export const RequestId = Schema.String.pipe(
       "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
   Schema.annotations({
-    description: "Optional id you choose for this write (e.g. a UUID); reuse it when retrying: a write that " +
-      "already landed is then returned instead of made twice. Use a new one for every new write."
+    description: "Reuse to retry this write"
   })
 )
 

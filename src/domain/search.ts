@@ -130,8 +130,7 @@ export const toFullTextQuery = (input: string): string | null => {
 }
 
 export const queryDescription =
-  "Words to find (1-200 characters); all must match, stemmed (\"tokens\" finds \"token\"). Also: word* (prefix), " +
-  "%word% (one typo away), \"exact phrase\", a|b (either). Other punctuation separates words."
+  "Words, all must match (stemmed); word* prefix, %word% one typo, \"phrase\", a|b either"
 
 const noWordMessage = "must contain a word of letters or digits"
 

@@ -39,7 +39,7 @@ export const parseIsoTimestamp = (stamp: string): number | undefined => {
 export const IsoTimestamp = Schema.transformOrFail(
   Schema.String.pipe(
     Schema.pattern(isoPattern, { message: () => "must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z" }),
-    Schema.annotations({ description: "ISO 8601 timestamp, e.g. the as_of of your previous briefing" })
+    Schema.annotations({ description: "A time with zone, e.g. 2026-01-31T12:00:00Z" })
   ),
   Schema.Number,
   {

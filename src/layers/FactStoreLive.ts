@@ -5,6 +5,7 @@ import { briefing } from "./factStore/briefing.js"
 import { context, currentState, impact } from "./factStore/chains.js"
 import { compatible } from "./factStore/compatible.js"
 import { openConflicts } from "./factStore/conflicts.js"
+import { matchPrefixes } from "./factStore/prefixes.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
 import { retract } from "./factStore/retract.js"
@@ -34,7 +35,8 @@ export const FactStoreLive = Layer.effect(
       briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
       important: (options) => important(db, options),
       clusters: (options) => clusters(db, options),
-      search: (options) => search(db, options)
+      search: (options) => search(db, options),
+      idsStartingWith: (prefixes) => matchPrefixes(db, prefixes)
     })
   })
 )

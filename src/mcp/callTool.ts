@@ -1,9 +1,10 @@
-import { Cause, Effect, Exit, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
-import { jsonBytes, replyMaxBytes } from "../domain/paging.js"
+import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
+import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { renderResult } from "./render.js"
@@ -42,6 +43,12 @@ const describeParseError = (error: ParseResult.ParseError): string => {
   const message = first._tag === "Unexpected" ? "is not a field of this tool" :
     first._tag === "Missing" ? "is required" : withoutValue(first.message)
   return `${field}: ${message}`
+}
+
+/** A call's `max_tokens`, where its tool has one, becomes the budget every list of the call is cut to. */
+const withTokenBudget = <A, E, R>(input: unknown, handler: Effect.Effect<A, E, R>) => {
+  const maxTokens = (input as { readonly max_tokens?: unknown }).max_tokens
+  return typeof maxTokens === "number" ? Effect.locally(handler, replyBudget, budgetForTokens(maxTokens)) : handler
 }
 
 type Decoder = (args: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
@@ -122,17 +129,19 @@ export const boundedReply = (tool: string, result: ToolResult): Effect.Effect<To
  */
 export const callTool = (tool: AnyTool, args: unknown) =>
   decodeInput(tool, args).pipe(
-    Effect.flatMap((input) => tool.handler(input)),
+    Effect.flatMap(resolveFactIdPrefixes(tool)),
+    Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
     applyPolicies,
     Effect.provideService(ToolCall, { id: randomUUID() }),
     Effect.exit,
     Effect.flatMap((exit) =>
       Exit.match(exit, {
         onSuccess: (output): Effect.Effect<ToolResult> =>
-          boundedReply(tool.name, {
-            content: [{ type: "text", text: renderResult(tool.name, output) }],
-            structuredContent: output as Record<string, unknown>
-          }),
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            boundedReply(tool.name, {
+              content: [{ type: "text", text: renderResult(tool.name, output, now) }],
+              structuredContent: output as Record<string, unknown>
+            })),
         onFailure: (cause) => {
           const error = Cause.failureOption(cause)
           if (Option.isSome(error)) {

@@ -114,12 +114,34 @@ const withDefaults = (derived: Record<string, unknown>, defaults: ReadonlyMap<st
 }
 
 /**
+ * A model pays for every token of a listing, on every turn: the regexes of names, ids and stamps
+ * (each field's description says the rule in words, and a refused value gets a message naming it)
+ * and an empty `required` are left out of what is advertised; decoding still applies them. Ranges,
+ * defaults and `additionalProperties: false` stay, so a client that validates agrees with the decoder.
+ */
+const lean = (schema: Record<string, unknown>): Record<string, unknown> => {
+  const { required, properties, ...rest } = schema
+  const fields = isNode(properties)
+    ? Object.fromEntries(Object.entries(properties).map(([name, field]) => {
+      if (!isNode(field)) return [name, field]
+      const { pattern: _pattern, ...kept } = field
+      return [name, kept]
+    }))
+    : properties
+  return {
+    ...rest,
+    ...(Array.isArray(required) && required.length === 0 ? {} : { required }),
+    ...(properties === undefined ? {} : { properties: fields })
+  }
+}
+
+/**
  * What clients see as a tool's inputSchema: derived from the same Schema that decodes the call, with
  * a top-level `type` and the `default` on every field that has one, and no titles of Effect's own.
  */
 export const inputJsonSchema = (tool: AnyTool): JsonObject => ({
   type: "object",
-  ...withDefaults(derive(tool.input), defaultsOf(tool.input))
+  ...lean(withDefaults(derive(tool.input), defaultsOf(tool.input)))
 })
 
 /**

@@ -232,6 +232,10 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
     options: { readonly limit: number; readonly after: readonly [number, number] | null }
   ) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
   readonly search: (options: SearchOptions) => Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError>
+  /** For each prefix, the ids of at most two facts that start with it (none: no such fact). */
+  readonly idsStartingWith: (
+    prefixes: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<string>>, DatabaseError>
   readonly clusters: (
     options: {
       readonly limit?: number | undefined

@@ -3,15 +3,11 @@ import { ConflictsInput } from "../domain/inputs.js"
 import { ConflictsOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description: "Find where assistants disagree: parents whose children (facts building on them) say different " +
-    "things and are neither overruled nor recorded compatible yet. Each conflict gives the parent, its newest such " +
-    "children (up to 20) and children_total; the parent with the newest child first. An empty list means no open " +
-    "disagreement. as_of answers as the memory stood then. Next: settle one with relay_resolve_conflict " +
-    "(supersede when one is right, compatible when both hold). " + untrustedNote,
+  description: "Parents whose children say different things that no decision settles; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,

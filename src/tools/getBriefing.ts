@@ -6,7 +6,7 @@ import { BriefingOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 /**
  * A page cursor of an automatic briefing moves its reader's cursor, so it names that reader: 48 bits
@@ -21,11 +21,8 @@ const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor o
 
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description: "Start every session with this: what others saved and decided since your last briefing, plus " +
-    "every open conflict. Pass your own name (your own facts and decisions are left out). Leave `since` out: " +
-    "Relay remembers where your name's last briefing ended (the first covers 7 days). While next_cursor is set, " +
-    "call again with it as `cursor`. Empty lists mean nothing new. Next: relay_resolve_conflict for open " +
-    "conflicts. " + untrustedNote,
+  description: "Start each session here: what others saved and decided since your last briefing (Relay keeps your " +
+    "place; the first covers 7 days), and open conflicts",
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,

@@ -3,16 +3,11 @@ import { ClustersInput } from "../domain/inputs.js"
 import { ClustersOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const getClusters = defineTool({
   name: "relay_get_clusters",
-  description: "Group the memory into topics: facts connected by building on or superseding each other form one " +
-    "cluster (direction ignored), largest first, each with its facts oldest first; a fact on its own is a cluster " +
-    "of one. Returns the clusters and facts that fit one answer (next_cursor reads on), or fewer with `limit` and " +
-    "`facts_per_cluster`; `size` counts the whole cluster and `total_clusters` all clusters. An empty list means " +
-    "nothing has been saved. Next: relay_get_important_facts for what matters most. " +
-    untrustedNote,
+  description: "Threads of facts linked by building on or superseding (not topics), largest first",
   annotations: readOnly("Get the clusters"),
   input: ClustersInput,
   output: ClustersOutput,

@@ -2,14 +2,11 @@ import { Effect } from "effect"
 import { ContextInput } from "../domain/inputs.js"
 import { ContextOutput } from "../domain/outputs.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const getContext = defineTool({
   name: "relay_get_context",
-  description: "Read why a fact exists: the chain of facts it builds on, from the root of its thread down to the " +
-    "fact itself (last). Use it before relying on or contradicting a fact. A root fact returns a chain of one. " +
-    "A long chain comes in pages: the first ends with the fact; next_cursor reads on toward the root. " +
-    "Unknown ids answer fact_not_found. Next: relay_get_impact to see what builds on it. " + untrustedNote,
+  description: "The chain of facts a fact builds on, root first: read before relying on or contradicting it",
   annotations: readOnly("Get a fact's context"),
   input: ContextInput,
   output: ContextOutput,

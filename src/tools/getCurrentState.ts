@@ -4,15 +4,11 @@ import { CurrentStateInput } from "../domain/inputs.js"
 import { CurrentStateOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const getCurrentState = defineTool({
   name: "relay_get_current_state",
-  description: "List the most recent facts, newest first (default 20, at most 100; pass next_cursor as cursor for older ones), optionally only one session's or writer's. " +
-    "Only active facts unless `status` asks for superseded (lost a decision), stale (builds on a superseded or " +
-    "retracted fact), retracted (withdrawn) or \"any\". " +
-    "An empty list means nothing matches. For what changed since your last visit, prefer " +
-    "relay_get_briefing. " + untrustedNote,
+  description: "The newest facts, active only unless `status` says otherwise (what is new to you: relay_get_briefing)",
   annotations: readOnly("Get the current state"),
   input: CurrentStateInput,
   output: CurrentStateOutput,

@@ -3,14 +3,11 @@ import { ImportantFactsInput } from "../domain/inputs.js"
 import { ImportantFactsOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 export const getImportantFacts = defineTool({
   name: "relay_get_important_facts",
-  description: "The facts the most other work rests on (PageRank over what builds on what), highest score first, " +
-    "ties to the older fact; default 10, at most 100. Use it to learn the load-bearing decisions of a project " +
-    "before changing anything. An empty list means nothing has been saved. Next: relay_get_impact on one of them. " +
-    untrustedNote,
+  description: "Facts the most others build on (PageRank over builds-on links), highest first",
   annotations: readOnly("Get the important facts"),
   input: ImportantFactsInput,
   output: ImportantFactsOutput,

@@ -7,23 +7,15 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
-import { defineTool, untrustedNote } from "./Tool.js"
+import { defineTool } from "./Tool.js"
 
 const needs = (field: string, outcome: string) => new InvalidInput({ message: `${field}: required with outcome ${outcome}` })
 const refuses = (field: string, outcome: string) => new InvalidInput({ message: `${field}: not taken with outcome ${outcome}` })
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
-  description: "Record how a disagreement was settled: the winner supersedes the loser, with your reason. Use it " +
-    "after relay_detect_conflicts (the two facts need not be siblings, but neither may build on the other and a " +
-    "decision cannot be reversed into a cycle: such calls answer invalid_resolution). Calling it again for the " +
-    "same pair changes nothing and answers already_resolved: true with the first reason. Returns `stale`: the " +
-    "facts built on the loser, which may now need revisiting (empty when none), up to `limit`; " +
-    "stale_next_cursor reads on in relay_get_impact on the loser. Next: relay_get_impact on the loser. " +
-    "Use outcome compatible with fact_ids when two siblings do not contradict each other (both stand, nothing " +
-    "turns stale, the pair leaves the conflicts). " +
-    "Send a request_id of your own and reuse it when retrying: a retry of a call that landed still answers " +
-    "already_resolved: false. " + untrustedNote,
+  description: "Record that the winner supersedes the loser, and why (facts built on it turn stale, listed); or, " +
+    "with outcome compatible, that two sibling fact_ids both stand",
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,

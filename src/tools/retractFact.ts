@@ -6,15 +6,12 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
-import { defineTool, untrustedNote } from "./Tool.js"
+import { defineTool } from "./Tool.js"
 
 export const retractFact = defineTool({
   name: "relay_retract_fact",
-  description: "Withdraw a fact that is wrong, with your reason: it gets status retracted and leaves default " +
-    "reads and search; what builds on it turns stale (returned in `stale`, as in relay_resolve_conflict). " +
-    "The record stays; retracting again answers the first retraction (already_retracted: true). " +
-    "A secret saved by mistake is hidden from reads but stays in the graph: ask the operator to purge it. " +
-    untrustedNote,
+  description: "Withdraw a wrong fact, with your reason: it leaves default reads, what builds on it turns stale. " +
+    "A leaked secret stays in the graph: ask the operator to purge it",
   annotations: {
     title: "Retract a fact",
     readOnlyHint: false,

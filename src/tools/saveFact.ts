@@ -5,18 +5,12 @@ import { requestFactId } from "../domain/requestId.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
-import { defineTool, untrustedNote } from "./Tool.js"
+import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save one fact, decision or finding to the memory shared by every assistant on this machine. " +
-    "Pass parent_fact_id when it builds on an earlier fact (that is its provenance); omit it to start a new thread. " +
-    "Returns the saved fact; `fork` lists the 20 latest siblings under the same parent that say something " +
-    "different, with siblings_total (null when there are none: then call relay_detect_conflicts to see all disagreements), and `duplicate_of` " +
-    "the sibling that already says the same (null when none). Facts are never edited: to change your mind, save a " +
-    "new fact and settle it with relay_resolve_conflict. Never save credentials. Send a request_id of your own " +
-    "and reuse it when retrying: a save answered `unavailable` may have landed, and a retry with the same " +
-    "request_id returns that fact instead of saving it twice. " + untrustedNote,
+  description: "Save a fact, decision or finding. Returns it, `fork` (differing siblings, or null) and `duplicate_of`. " +
+    "Facts are never edited: save a new one and resolve",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,

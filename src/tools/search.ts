@@ -3,9 +3,9 @@ import { InvalidInput } from "../domain/errors.js"
 import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { SearchOutput } from "../domain/outputs.js"
-import { type CursorKey, page } from "../domain/paging.js"
+import { currentBudget, type CursorKey, page } from "../domain/paging.js"
 import { FactStore, type SearchKey } from "../services/FactStore.js"
-import { defineTool, readOnly, untrustedNote } from "./Tool.js"
+import { defineTool, readOnly } from "./Tool.js"
 
 const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
 
@@ -20,12 +20,8 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Find facts by their words, best match first: \"what did we decide about X\" in one call. " +
-    "Each hit has its fact (status, parent_id), a score, and the decisions it lost (superseded_by: winner, reason) " +
-    "or won (supersedes). By default only active facts; pass status \"any\" or a list to see superseded, stale and retracted " +
-    "ones. Filters: written_by, session_id, since/until. Only the 1,000 best-scoring matches are considered: if a " +
-    "filter leaves too few, use more specific words. Page on with next_cursor; scores may shift while others " +
-    "write, so a page may then repeat or miss a hit. Next: relay_get_context on a hit for its chain. " + untrustedNote,
+  description: "Find facts by words, best first, with decisions each won or lost: \"what did we decide about " +
+    "X\" in one call",
   annotations: readOnly("Search the memory"),
   input: SearchInput,
   output: SearchOutput,
@@ -42,7 +38,7 @@ export const search = defineTool({
       take: input.limit + 1,
       after
     })
-    const { items, next_cursor } = page(rows, input.limit, (r) => r.key)
+    const { items, next_cursor } = page(rows, input.limit, (r) => r.key, yield* currentBudget())
     return { hits: items.map((r) => r.hit), next_cursor }
   })
 })

@@ -63,7 +63,7 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
       minimum: 1,
       maximum: 100,
       default: 20,
-      description: "How many to return (1-100, default 20)"
+      description: "Page size"
     })
   })
 

@@ -22,7 +22,7 @@ const refused: ReadonlyArray<readonly [string, unknown, string]> = [
   // ids are UUIDs
   ["relay_get_context", { fact_id: "not-a-uuid" }, "fact_id"],
   ["relay_get_context", { fact_id: "" }, "fact_id"],
-  ["relay_get_context", { fact_id: uuid.slice(0, -1) }, "fact_id"],
+  ["relay_get_context", { fact_id: uuid.slice(0, 7) }, "fact_id"],
   ["relay_get_context", { fact_id: `${uuid}0` }, "fact_id"],
   ["relay_get_context", { fact_id: `{${uuid}}` }, "fact_id"],
   ["relay_get_context", { fact_id: uuid.replace(/-/g, "") }, "fact_id"],
@@ -174,7 +174,7 @@ describe("validation through the MCP client", () => {
     const relay = await connectRelay()
     try {
       const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
-        ["relay_get_context", { fact_id: "nope" }, "fact_id: must be a UUID"],
+        ["relay_get_context", { fact_id: "nope" }, "fact_id: must be an id Relay returned, or its first 8 or more characters"],
         ["relay_get_clusters", { extra: 1 }, "extra: is not a field of this tool"],
         ["relay_get_current_state", { limit: "5" }, "limit: must be a whole number from 1 to 100"],
         ["relay_save_fact", save({ content: "x".repeat(2001) }), "content: must be 1-2000 characters after trimming (got 2001)"],

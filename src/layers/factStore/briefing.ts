@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Decision } from "../../domain/fact.js"
-import { fitting, replyBudgetBytes, replyCost } from "../../domain/paging.js"
+import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { toIso } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, ConflictsAfter } from "../../services/FactStore.js"
@@ -112,7 +112,7 @@ export const briefing = Effect.fn("FactStore.briefing")(function*(
       at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
     ], { concurrency: "unbounded" })
 
-    let left = replyBudgetBytes
+    let left = yield* currentBudget()
     let shown = 0
     /** The first `limit` rows that fit what is left of the budget (at least one if nothing is shown yet). */
     const cut = <A>(rows: ReadonlyArray<A>): ReadonlyArray<A> => {

@@ -3,7 +3,7 @@ import { chainBudgetBytes, type ContextCursor, type ImpactCursor, type PageReque
 import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain/descendants.js"
 import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
 import type { Dependent, Fact } from "../../domain/fact.js"
-import { page } from "../../domain/paging.js"
+import { currentBudget, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { factFields, type FactFieldsRow, factMap, type FactRow, ownStatusAsOf, statusOf, tainting, toFact } from "./projection.js"
@@ -57,7 +57,8 @@ export const context = (
     take: request.limit + 1,
     asOf
   }).pipe(
-    Effect.flatMap((rows) => {
+    Effect.zip(currentBudget(chainBudgetBytes)),
+    Effect.flatMap(([rows, budget]) => {
       if (rows.length === 0) {
         return Effect.fail(asOf === null ? notFound(field, id) : new FactNotFound({ message: `${field}: no fact with id ${id} at as_of` }))
       }
@@ -66,7 +67,7 @@ export const context = (
       // fact's parent is the next one read (the root's is null: it is the last row there is).
       const facts = chain.map((f, i) => toFact({ ...f, parent_id: chain[i + 1]?.id ?? null }))
       const stamps = new Map(chain.map((f) => [f.id, f.created_at]))
-      const { items, next_cursor } = page(facts, request.limit, (f) => [stamps.get(f.id)!], chainBudgetBytes)
+      const { items, next_cursor } = page(facts, request.limit, (f) => [stamps.get(f.id)!], budget)
       return Effect.succeed<Page<Fact>>({ items: [...items].reverse(), next_cursor })
     })
   )
@@ -132,7 +133,7 @@ export const impact = Effect.fn("FactStore.impact")(function*(
     keys.set(fact.id, impactKey(p))
     return [{ fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }), distance: p.distance }]
   })
-  const { items, next_cursor } = page(dependents, request.limit, (d) => keys.get(d.fact.id)!, chainBudgetBytes)
+  const { items, next_cursor } = page(dependents, request.limit, (d) => keys.get(d.fact.id)!, yield* currentBudget(chainBudgetBytes))
   return { items, next_cursor } satisfies Page<Dependent>
 })
 
@@ -172,8 +173,8 @@ export const currentState = (
   const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
   const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
   const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
-  const read = (rows: ReadonlyArray<{ fact: FactRow }>): Page<Fact> =>
-    page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)])
+  const read = ([rows, budget]: readonly [ReadonlyArray<{ fact: FactRow }>, number]): Page<Fact> =>
+    page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)], budget)
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
@@ -184,5 +185,5 @@ export const currentState = (
   const rows = sessionId !== null
     ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters })
     : attempt(0)
-  return Effect.map(rows, read)
+  return Effect.map(Effect.zip(rows, currentBudget()), read)
 }

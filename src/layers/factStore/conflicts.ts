@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Conflict } from "../../domain/fact.js"
-import { fitting, replyBudgetBytes } from "../../domain/paging.js"
+import { currentBudget, fitting, replyBudgetBytes } from "../../domain/paging.js"
 import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -140,4 +140,7 @@ export const conflictsPage = (
 }
 
 export const openConflicts = (db: GraphDatabase["Type"], request: ConflictsRequest) =>
-  readConflicts(db, request).pipe(Effect.map((items) => conflictsPage(items, request)))
+  readConflicts(db, request).pipe(
+    Effect.zip(currentBudget()),
+    Effect.map(([items, budget]) => conflictsPage(items, request, budget))
+  )

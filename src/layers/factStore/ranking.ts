@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { chooseClusters, clusterFactBudget, type ClusterSizes } from "../../domain/clusters.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Fact } from "../../domain/fact.js"
-import { encodeCursor, fitting, page, replyBudgetBytes, replyCost } from "../../domain/paging.js"
+import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, Page } from "../../services/FactStore.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
@@ -26,8 +26,9 @@ export const important = (
     rank: options.after?.[0] ?? Number.MAX_SAFE_INTEGER,
     at: options.after?.[1] ?? 0
   }).pipe(
-    Effect.map((rows): Page<{ fact: Fact; score: number }> => {
-      const cut = page(rows, options.limit, (r) => [r.rank, r.fact.created_at])
+    Effect.zip(currentBudget()),
+    Effect.map(([rows, budget]): Page<{ fact: Fact; score: number }> => {
+      const cut = page(rows, options.limit, (r) => [r.rank, r.fact.created_at], budget)
       return { items: cut.items.map((r) => ({ fact: toFact(r.fact), score: r.score })), next_cursor: cut.next_cursor }
     })
   )
@@ -61,6 +62,7 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
     readonly after?: readonly [number, number] | null | undefined
   }
 ) {
+    const budget = yield* currentBudget()
     const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
     const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
     const after = options.after ?? null
@@ -70,7 +72,7 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
     const ids = chosen.flatMap((c) => c.ids)
     const byId = new Map<string, Fact>()
     let cost = 0
-    for (let i = 0; i < ids.length && cost <= replyBudgetBytes; i += factBatch) {
+    for (let i = 0; i < ids.length && cost <= budget; i += factBatch) {
       const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
       for (const r of rows) {
         const fact = toFact(r.fact)
@@ -91,10 +93,10 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
     // always the first, cut to the facts that fit.
     const whole = shaped.findIndex((c, i) => i > 0 && c.facts.length < chosen[i]!.ids.length)
     const complete = whole === -1 ? shaped : shaped.slice(0, whole)
-    const kept = complete.slice(0, fitting(complete, replyBudgetBytes))
+    const kept = complete.slice(0, fitting(complete, budget))
     const first = kept[0]
-    if (kept.length === 1 && first !== undefined && replyCost(first) > replyBudgetBytes) {
-      kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, replyBudgetBytes - 100)) }
+    if (kept.length === 1 && first !== undefined && replyCost(first) > budget) {
+      kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, Math.max(budget - 100, 0))) }
     }
     const last = chosen[kept.length - 1]
     const result: Clusters = {

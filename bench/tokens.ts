@@ -1,0 +1,148 @@
+/**
+ * What Relay costs an assistant in context tokens, counted with a real tokenizer (o200k, the GPT-4o
+ * family's; gpt-tokenizer, pure JS), on a generated realistic 220-fact memory in a graph of its own
+ * (dropped after): the story's auth and migration threads among bench/graph.ts's threads of other
+ * work, squeezed into the last 23 hours so a 24-hour briefing sees all of it.
+ *
+ *   npm run bench:tokens
+ *
+ * Two readings of every reply are counted, because clients differ in what they hand the model:
+ * - text: the reply's text content block (Claude.ai, ChatGPT and most clients give the model this);
+ * - json: JSON.stringify(structuredContent) (Claude Code hands the model only this whenever
+ *   structuredContent is present: anthropics/claude-code issues 55677 and 79944).
+ * tools/list is counted as names, descriptions and input schemas (JSON), what a model is shown of a tool.
+ */
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { randomBytes } from "node:crypto"
+import { resolveArguments, saveArguments, storyFacts } from "../src/demo/story.js"
+import { callTool, type ToolResult } from "../src/mcp/callTool.js"
+import { listing } from "../src/mcp/mcpHandlers.js"
+import { tools } from "../src/tools/registry.js"
+import { bareClient, openDatabase } from "./db.js"
+import { type GeneratedGraph, generateGraph, loadGraph } from "./graph.js"
+import { recordedRelay } from "./relay.js"
+
+const hour = 60 * 60 * 1000
+
+/** The generator's four weeks, squeezed into the `hours` before `endAt` (order and shape kept). */
+const squeeze = (g: GeneratedGraph, endAt: number, hours: number): GeneratedGraph => {
+  const first = g.facts[0]?.created_at ?? endAt
+  const span = Math.max(1, endAt - first)
+  const at = (t: number) => endAt - Math.ceil(((endAt - t) / span) * hours * hour)
+  return {
+    ...g,
+    facts: g.facts.map((f) => ({ ...f, created_at: at(f.created_at) })),
+    supersedes: g.supersedes.map((s) => ({ ...s, created_at: at(s.created_at) })),
+    lastStamp: at(g.lastStamp)
+  }
+}
+
+export interface Row {
+  readonly what: string
+  readonly target: number
+  readonly text: number
+  readonly json: number
+  readonly note: string
+}
+
+export const toolsListTokens = () =>
+  listing.map((t) => ({
+    name: t.name,
+    tokens: countTokens(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+  }))
+
+const textOf = (r: ToolResult) => r.content.map((c) => c.text).join("\n")
+
+export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples: Record<string, string> }> => {
+  const db = await openDatabase()
+  const name = `bench_tokens_${randomBytes(4).toString("hex")}`
+  const client = await bareClient(db)
+  const { runtime } = recordedRelay(db, name)
+  const byName = new Map(tools.map((t) => [t.name, t]))
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const r = await runtime.runPromise(callTool(byName.get(tool)!, args))
+    if (r.isError === true) throw new Error(`${tool}: ${textOf(r)}`)
+    return r
+  }
+  const rows: Array<Row> = []
+  const samples: Record<string, string> = {}
+  const add = (what: string, target: number, r: ToolResult, note: string) => {
+    rows.push({ what, target, text: countTokens(textOf(r)), json: countTokens(JSON.stringify(r.structuredContent)), note })
+    samples[what] = textOf(r)
+  }
+  try {
+    const chainDepth = 20
+    const now = Date.now()
+    const others = squeeze(generateGraph(220 - storyFacts.length - chainDepth, now - hour), now - 2 * 60_000, 23)
+    await loadGraph(client, name, others)
+    const ids = new Map<string, string>()
+    for (const fact of storyFacts) {
+      const r = await call("relay_save_fact", saveArguments(fact, ids))
+      ids.set(fact.key, (r.structuredContent.fact as { id: string }).id)
+    }
+    await call("relay_resolve_conflict", resolveArguments(ids))
+    let parent: string | undefined
+    for (let i = 0; i < chainDepth; i++) {
+      const r = await call("relay_save_fact", {
+        content: `Ingest step ${i + 1}: ${["validate the CSV header", "dedupe rows by checksum", "batch 500 rows per insert",
+          "retry a failed batch twice with backoff", "write an audit line per batch"][i % 5]} before the nightly export`,
+        written_by: i % 2 === 0 ? "codex-cli" : "cursor",
+        session_id: "codex-cli:ingest-plan",
+        ...(parent === undefined ? {} : { parent_fact_id: parent })
+      })
+      parent = (r.structuredContent.fact as { id: string }).id
+    }
+    const total = await client.selectGraph(name).roQuery<{ n: number }>("MATCH (f:Fact) RETURN count(f) AS n")
+    console.error(`memory: ${total.data?.[0]?.n} facts, ${others.supersedes.length + 1} SUPERSEDES edges`)
+
+    const perTool = toolsListTokens()
+    const listTokens = countTokens(JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))))
+    rows.push({ what: "tools/list", target: 1500, text: listTokens, json: listTokens, note: perTool.map((t) => `${t.name.replace("relay_", "")} ${t.tokens}`).join(", ") })
+
+    const search = await call("relay_search", { query: "refresh tokens" })
+    add("search \"refresh tokens\"", 600, search, `${(search.structuredContent.hits as Array<unknown>).length} hits`)
+
+    const since = new Date(now - 24 * hour).toISOString()
+    const briefing = await call("relay_get_briefing", { my_name: "bench-reader", since })
+    const b = briefing.structuredContent as { as_of: string; new_facts: Array<unknown>; decisions: Array<unknown>; open_conflicts: Array<unknown> }
+    add("24-hour briefing (first page)", 8000, briefing,
+      `${b.new_facts.length} facts, ${b.decisions.length} decisions, ${b.open_conflicts.length} conflicts`)
+
+    const budgeted = await call("relay_get_briefing", { my_name: "bench-reader", since, max_tokens: 6000 })
+    const bb = budgeted.structuredContent as typeof b
+    add("24-hour briefing, max_tokens 6000", 8000, budgeted,
+      `${bb.new_facts.length} facts, ${bb.decisions.length} decisions, ${bb.open_conflicts.length} conflicts`)
+
+    const empty = await call("relay_get_briefing", { my_name: "bench-reader", since: b.as_of })
+    const e = empty.structuredContent as { open_conflicts: Array<unknown> }
+    add("briefing with nothing new", 150, empty, `${e.open_conflicts.length} open conflicts still listed`)
+
+    const context = await call("relay_get_context", { fact_id: parent })
+    add("context of a 20-deep chain", 900, context, `${(context.structuredContent.chain as Array<unknown>).length} facts`)
+  } finally {
+    await runtime.dispose()
+    await client.selectGraph(name).delete().catch(() => undefined)
+    await client.close().catch(() => undefined)
+    await db.stop()
+  }
+  return { rows, samples }
+}
+
+export const printTable = (rows: ReadonlyArray<Row>) => {
+  const pad = (s: string | number, n: number) => String(s).padStart(n)
+  console.log(`${"what the model reads".padEnd(32)} ${pad("target", 7)} ${pad("text", 7)} ${pad("json", 7)}  ok  note`)
+  for (const r of rows) {
+    const ok = r.text <= r.target ? (r.json <= r.target ? "both" : "text") : r.json <= r.target ? "json" : "NO"
+    console.log(`${r.what.padEnd(32)} ${pad(r.target, 7)} ${pad(r.text, 7)} ${pad(r.json, 7)}  ${ok.padEnd(4)} ${r.note}`)
+  }
+  console.log("\ntokens: o200k (gpt-tokenizer). text = the reply's text block; json = JSON.stringify(structuredContent)," +
+    " which Claude Code gives the model instead of the text.\ntools/list = names, descriptions and input schemas as JSON (the same in both columns).")
+}
+
+if (process.argv[1]?.endsWith("tokens.ts") === true) {
+  const { rows, samples } = await measureAll()
+  printTable(rows)
+  if (process.argv.includes("--show")) {
+    for (const [what, text] of Object.entries(samples)) console.log(`\n=== ${what} (text) ===\n${text}`)
+  }
+}

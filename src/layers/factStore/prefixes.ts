@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+
+/**
+ * The ids that start with each prefix, at most two each (two already make a prefix ambiguous).
+ * A range over the id index, not STARTS WITH: FalkorDB 4.16 plans STARTS WITH as a label scan and
+ * the range as an index scan. Ids are lower-case hex and dashes, all below "g", so every id with
+ * the prefix p lies in [p, p + "g").
+ */
+export const prefixQuery = `UNWIND $prefixes AS p ` +
+  `OPTIONAL MATCH (f:Fact) WHERE f.id >= p AND f.id < p + 'g' ` +
+  `WITH p, collect(f.id) AS ids RETURN p AS prefix, ids[..2] AS ids`
+
+export const matchPrefixes = (db: GraphDatabase["Type"], prefixes: ReadonlyArray<string>) =>
+  prefixes.length === 0
+    ? Effect.succeed(new Map<string, ReadonlyArray<string>>())
+    : db.read<{ prefix: string; ids: ReadonlyArray<string> }>(prefixQuery, { prefixes: [...new Set(prefixes)] }).pipe(
+      Effect.map((rows) => new Map(rows.map((r) => [r.prefix, r.ids])))
+    )

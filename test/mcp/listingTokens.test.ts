@@ -1,0 +1,37 @@
+import { describe, expect, it } from "@effect/vitest"
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { listing } from "../../src/mcp/mcpHandlers.js"
+
+/**
+ * tools/list is read by the model on every turn (issue 10): names, descriptions and input schemas
+ * stay within 1,500 o200k tokens, every field is described, no regex is advertised, and no note is
+ * repeated across the descriptions.
+ */
+describe("tools/list as the model reads it", () => {
+  const seen = listing.map((t) => JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+
+  it("fits 1,500 tokens", () => {
+    const perTool = Object.fromEntries(listing.map((t, i) => [t.name, countTokens(seen[i]!)]))
+    const total = countTokens(JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))))
+    expect(total, JSON.stringify(perTool)).toBeLessThanOrEqual(1500)
+  })
+
+  it("describes every input field, advertises no pattern, and says one thing once", () => {
+    for (const tool of listing) {
+      for (const [field, spec] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, any>)) {
+        expect(typeof spec.description, `${tool.name}.${field}`).toBe("string")
+        expect(spec.pattern, `${tool.name}.${field}`).toBeUndefined()
+      }
+    }
+    // No sentence of one description appears in another.
+    const sentences = listing.flatMap((t) => t.description.split(/[.:;] /).map((s) => [t.name, s.trim()] as const))
+    for (const [name, s] of sentences) {
+      const elsewhere = listing.filter((t) => t.name !== name && t.description.includes(s))
+      expect(elsewhere.map((t) => t.name), `"${s}" of ${name}`).toEqual([])
+    }
+    // The identity fields are described alike, and session_id says how to choose it.
+    const props = (name: string) => listing.find((t) => t.name === name)!.inputSchema.properties as Record<string, any>
+    expect(props("relay_resolve_conflict").resolved_by.description).toBe(props("relay_save_fact").written_by.description)
+    expect(props("relay_save_fact").session_id.description).toBe("Choose one per conversation and reuse it")
+  })
+})
