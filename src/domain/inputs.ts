@@ -21,21 +21,19 @@ export const SaveFactInput = Schema.Struct({
 })
 
 /** Time travel: the read answers as the memory stood at this time. */
-const asOf = Schema.optional(IsoTimestamp.annotations({ description: "Answer as the memory stood at this time (with zone)" }))
+const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time (with zone)" }))
 
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
   limit: contextLimit,
   cursor: Schema.optional(ContextCursor),
-  as_of: asOf,
-  max_tokens: MaxTokens
+  as_of: asOf
 })
 
 export const ImpactInput = Schema.Struct({
   fact_id: FactId,
   limit: impactLimit,
-  cursor: Schema.optional(ImpactCursor),
-  max_tokens: MaxTokens
+  cursor: Schema.optional(ImpactCursor)
 })
 
 export const CurrentStateInput = Schema.Struct({
@@ -55,7 +53,7 @@ export const ConflictsInput = Schema.Struct({
   max_tokens: MaxTokens
 })
 
-const outcomeDescription = "supersede (default): the winner overrules the loser; compatible: the two siblings in fact_ids both stand"
+const outcomeDescription = "compatible: fact_ids both stand"
 
 export const ResolveConflictInput = Schema.Struct({
   outcome: Schema.optionalWith(
@@ -65,14 +63,14 @@ export const ResolveConflictInput = Schema.Struct({
     }),
     { default: () => "supersede" as const }
   ),
-  winner_fact_id: Schema.optional(FactId.annotations({ description: "With outcome supersede: the fact that stands" })),
-  loser_fact_id: Schema.optional(FactId.annotations({ description: "With outcome supersede: the fact it overrules" })),
+  winner_fact_id: Schema.optional(FactId.annotations({ description: "The fact that stands" })),
+  loser_fact_id: Schema.optional(FactId.annotations({ description: "The fact it overrules" })),
   fact_ids: Schema.optional(
     Schema.Array(FactId).pipe(Schema.itemsCount(2, { message: () => "must be two fact ids" })).annotations({
-      description: "With outcome compatible: the two sibling facts that both stand",
+      description: "The two siblings (outcome compatible)",
       jsonSchema: {
         type: "array", items: { type: "string" }, minItems: 2, maxItems: 2,
-        description: "With outcome compatible: the two sibling facts that both stand"
+        description: "The two siblings (outcome compatible)"
       }
     })
   ),
@@ -93,12 +91,12 @@ export const RetractFactInput = Schema.Struct({
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your name; your own facts are left out" }),
   since: Schema.optional(IsoTimestamp.annotations({
-    description: "Usually left out (Relay keeps your place). A time with zone to read after instead"
+    description: "Left out: from your last briefing. Or a time with zone"
   })),
   limit: pageLimit(50, 200, "Page size of each list"),
   cursor: Schema.optional(Cursor.annotations({
-    description: "next_cursor of the previous page (same window; since is ignored)",
-    jsonSchema: { type: "string", description: "next_cursor of the previous page (same window; since is ignored)" }
+    description: "next_cursor to read on",
+    jsonSchema: { type: "string", description: "next_cursor to read on" }
   })),
   max_tokens: MaxTokens
 })

@@ -143,8 +143,8 @@ export const MaxTokens = Schema.optional(
     Schema.between(100, tokensMax),
     Schema.annotations({
       message: () => ({ message: `must be a whole number from 100 to ${tokensMax}`, override: true }),
-      description: "Reply token budget",
-      jsonSchema: { type: "integer", minimum: 100, description: "Reply token budget" }
+      description: "Token budget",
+      jsonSchema: { type: "integer", minimum: 100, description: "Token budget" }
     })
   )
 )

@@ -130,7 +130,7 @@ export const toFullTextQuery = (input: string): string | null => {
 }
 
 export const queryDescription =
-  "Words, all must match (stemmed); word* prefix, %word% one typo, \"phrase\", a|b either"
+  "All words match; word* prefix, %word% typo, \"phrase\", a|b"
 
 const noWordMessage = "must contain a word of letters or digits"
 

@@ -10,8 +10,8 @@ import { defineTool } from "./Tool.js"
 
 export const retractFact = defineTool({
   name: "relay_retract_fact",
-  description: "Withdraw a wrong fact, with your reason: it leaves default reads, what builds on it turns stale. " +
-    "A leaked secret stays in the graph: ask the operator to purge it",
+  description: "Withdraw a wrong fact: it leaves default reads, its dependents turn stale. A leaked secret stays " +
+    "stored: ask the operator",
   annotations: {
     title: "Retract a fact",
     readOnlyHint: false,

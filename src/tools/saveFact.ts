@@ -9,8 +9,8 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save a fact, decision or finding. Returns it, `fork` (differing siblings, or null) and `duplicate_of`. " +
-    "Facts are never edited: save a new one and resolve",
+  description: "Save a fact, decision or finding; it is never edited. Says which siblings differ (`fork`) or " +
+    "which fact it repeats",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,

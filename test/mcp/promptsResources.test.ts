@@ -72,7 +72,6 @@ describe("prompts and resources over stdio", () => {
     // The prompt and the tool share the cursor: the tool's next briefing starts after the prompt's.
     const tool = await relay.call("relay_get_briefing", { my_name: "claude" })
     expect(tool.structuredContent.new_facts).toEqual([])
-    expect(second).toContain(`to ${tool.structuredContent.since}.`)
   })
 
   it("relay://briefing/{name}: the same briefing as a resource, moving the same cursor", async () => {
@@ -86,7 +85,7 @@ describe("prompts and resources over stdio", () => {
     expect(content.text).toContain(JSON.stringify("Decision: logs go to Loki"))
     const again = (await relay.client.readResource({ uri })).contents[0] as { text: string }
     expect(again.text).not.toContain("logs go to Loki")
-    expect(again.text).toContain("New facts by others: none")
+    expect(again.text).toContain("Nothing new from others.")
   })
 
   it("relay://fact/{id}: the fact and its current status as JSON", async () => {
@@ -122,7 +121,7 @@ describe("prompts and resources over stdio", () => {
     const secret = "sk-live-" + "x".repeat(40)
     const malformed = await rpcError(relay.client.readResource({ uri: `relay://fact/${secret}` }))
     expect(malformed).toMatchObject({ code: -32602, data: { code: "invalid_input" } })
-    expect(malformed.message).toContain("invalid_input: uri: must be a UUID")
+    expect(malformed.message).toContain("invalid_input: uri: must be an id Relay returned")
     const elsewhere = await rpcError(relay.client.readResource({ uri: `file:///etc/${secret}` }))
     expect(elsewhere).toMatchObject({ code: -32002, data: { code: "invalid_input" } })
     const badName = await rpcError(relay.client.readResource({ uri: `relay://briefing/${secret}%20x` }))

@@ -53,7 +53,7 @@ describe("fact status over stdio", () => {
     const { tools } = await relay.client.listTools()
     const props = (tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as any).properties
     expect(props.status.default).toBe("active")
-    expect(props.status.anyOf[0].enum).toContain("any")
+    expect(props.status.description).toContain("\"any\"")
     expect(props.written_by.type).toBe("string")
   })
 
@@ -84,7 +84,7 @@ describe("fact status over stdio", () => {
     expect(r.structuredContent.fact.status).toBe("retracted")
     retractedAt = r.structuredContent.created_at
     expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
-    expect(r.content[0]!.text).toContain(`Retracted by zed at ${r.structuredContent.created_at} because "Wrong: it is 8 hours"`)
+    expect(r.content[0]!.text).toContain(`Retracted by zed just now because "Wrong: it is 8 hours"`)
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     expect(await state({ status: "retracted" })).toEqual([[ids.a, "retracted"]])
     expect((await mcp.ok("relay_search", { query: "sessions expire" })).hits).toEqual([])
