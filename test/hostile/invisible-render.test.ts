@@ -57,7 +57,7 @@ describe("rendering of invisible characters through the MCP client (issue 9)", (
     const replies = {
       save: saved,
       context: await relay.call("relay_get_context", { fact_id: id }),
-      state: await relay.call("relay_get_current_state", {}),
+      state: await relay.call("relay_get_current_state", { status: "any" }),
       resolve: resolved,
       briefing: await relay.call("relay_get_briefing", { my_name: "reader", since: "1970-01-01T00:00:00Z" })
     }

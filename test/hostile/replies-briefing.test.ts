@@ -64,7 +64,9 @@ describe("4,000 long facts in a day", () => {
 
   it("the start-session prompt and the briefing resource stay under 1 MiB; each next one starts where the last ended", async () => {
     const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x))
-    const uuids = (text: string) => new Set(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])
+    // The text names each fact by a short prefix of its id at the start of its line.
+    const uuids = (text: string) =>
+      new Set([...text.matchAll(/^\s*([0-9a-f]{8}[0-9a-f-]*) /gm)].map((m) => facts.find((f) => f.id.startsWith(m[1]!))?.id ?? m[1]!))
     const prompt = await relay.client.getPrompt({ name: "start-session", arguments: { name: "prompt-reader" } })
     expect(bytes(prompt)).toBeLessThan(replyCap)
     const first = uuids((prompt.messages[0]!.content as { text: string }).text)

@@ -77,7 +77,7 @@ describe("briefings in team mode", () => {
     expect(text).toContain(JSON.stringify("bob: deploys on Tuesdays"))
     expect(text).not.toContain("v2 drops XML")
     const same = await a.client.getPrompt({ name: "start-session", arguments: { name: alice } })
-    expect((same.messages[0]!.content as { text: string }).text).toContain("New facts by others: none")
+    expect((same.messages[0]!.content as { text: string }).text).toContain("Nothing new from others.")
     const other = await rpcError(a.client.getPrompt({ name: "start-session", arguments: { name: bob } }))
     expect(other).toMatchObject({ code: -32602, data: { code: "forbidden" } })
     expect(other.message).toContain("forbidden: name: over HTTP it is your token's name")
