@@ -12,8 +12,9 @@ import {
   CurrentStateOutput,
   ImpactOutput,
   ImportantFactsOutput,
-  SupersedeOutput,
-  SaveFactOutput
+  SaveFactOutput,
+  SearchOutput,
+  SupersedeOutput
 } from "../domain/outputs.js"
 import { DemoFailed, type McpSession } from "./mcpSession.js"
 import {
@@ -172,8 +173,23 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   }
   yield* out(`  open conflicts: ${briefing.open_conflicts.length === 0 ? "none" : briefing.open_conflicts.length}`)
 
-  // Step 6: what most later work rests on.
-  yield* heading(6, "the facts most work rests on", "relay_get_important_facts")
+  // Step 6: a session that knows no id asks what was decided, in one call.
+  yield* heading(6, `${storyBriefing.reader} asks what was decided about refresh tokens`, "relay_search")
+  const found = yield* call("searching", "relay_search", { query: "refresh tokens", limit: 3 }, SearchOutput)
+  const winnerHit = found.hits.find((h) => h.fact.id === resolved.winner.id)
+  yield* check(
+    "searching",
+    winnerHit !== undefined && winnerHit.supersedes.some((d) => d.loser_id === resolved.loser.id) &&
+      found.hits.every((h) => h.fact.status === "active"),
+    "relay_search should find the winner among active facts, with the decision it won"
+  )
+  for (const h of found.hits) {
+    yield* out(`  ${q(h.fact.content)} ${style.dim(`· ${h.fact.written_by}`)}`)
+    for (const d of h.supersedes) yield* out(`    won over ${q(d.loser_content)} because ${q(d.reason)}`)
+  }
+
+  // Step 7: what most later work rests on.
+  yield* heading(7, "the facts most work rests on", "relay_get_important_facts")
   const important = yield* call("reading the important facts", "relay_get_important_facts", { limit: 3 }, ImportantFactsOutput)
   yield* check(
     "reading the important facts",
@@ -184,8 +200,8 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
     yield* out(`  ${i + 1}. ${x.score.toFixed(3)}  ${q(x.fact.content)}`)
   }
 
-  // Step 7: the threads, as connected groups.
-  yield* heading(7, "the separate threads of work", "relay_get_clusters")
+  // Step 8: the threads, as connected groups.
+  yield* heading(8, "the separate threads of work", "relay_get_clusters")
   const clusters = yield* call("reading the clusters", "relay_get_clusters", {}, ClustersOutput)
   yield* check(
     "reading the clusters",

@@ -80,6 +80,7 @@ describe("npm run demo", () => {
       expect(out).toMatch(/decision by claude-desktop: "Store refresh tokens in Redis" over .*"Redis wins because we need instant revocation"/)
       // The stale branch, from relay_get_impact and in the final tree.
       expect(out).toContain("⚠ distance 1  \"Guard the refresh endpoint with SameSite=Strict and a CSRF token\"")
+      expect(out).toMatch(/"Store refresh tokens in Redis" · cursor\n {4}won over "Store refresh tokens in httpOnly cookies" because "Redis wins because we need instant revocation"/)
       expect(out).toContain("⚠ distance 2  \"Rotate the refresh cookie on every use\"")
       expect(out).toMatch(/└─ ⚠ "Rotate the refresh cookie on every use" · claude-desktop stale/)
       expect(out).toMatch(/✗ "Store refresh tokens in httpOnly cookies" · claude-desktop superseded \(loser\)/)
