@@ -8,19 +8,19 @@ import { ReplicasShortfall } from "./replication.js"
  * is the server speaking: its text says why. Anything else thrown is the connection failing. The
  * original text stays in `detail`, for the log only.
  */
+const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
+
 const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
   // Before the generic "timeout" below: the server stopped the query at its TIMEOUT.
   [/^Query timed out/i, "stopped"],
   [/TIMEOUT_MAX/, "over_timeout_cap"],
-  [/NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i, "refused_login"],
+  [refusedLogin, "refused_login"],
   [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
   [/^(OOM|MISCONF|NOREPLICAS|READONLY|CLUSTERDOWN)\b|max pending queries|exceeded capacity|max number of clients/i, "refused"],
   [/empty key|invalid graph/i, "no_graph"],
   [/already indexed|already exists/i, "exists"],
   [/unknown command/i, "no_module"]
 ]
-
-const refusedLogin = replyReasons[2]![0]
 
 const reasonOfReply = (message: string): DatabaseFailure | undefined =>
   replyReasons.find(([pattern]) => pattern.test(message))?.[1]

@@ -14,7 +14,7 @@ import { Command, type CommandExecutor, FileSystem, Path } from "@effect/platfor
 import type { PlatformError } from "@effect/platform/Error"
 import { Duration, Effect, Option, Redacted, Schedule } from "effect"
 import { sendCommands } from "../serverCommands.js"
-import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { ensurePassword } from "./password.js"
@@ -33,7 +33,6 @@ export { stopEmbeddedServer, type StopResult } from "./stop.js"
 
 type Env = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
-const fail = (message: string) => new EmbeddedServerError({ message })
 
 const prepareDirectories = Effect.fn("relay/embedded/prepareDirectories")(function*(layout: EmbeddedLayout) {
   const fs = yield* FileSystem.FileSystem

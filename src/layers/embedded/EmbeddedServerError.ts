@@ -7,3 +7,6 @@ import { Schema } from "effect"
 export class EmbeddedServerError extends Schema.TaggedError<EmbeddedServerError>()("EmbeddedServerError", {
   message: Schema.String
 }) {}
+
+/** The failure of one step, with the sentence to show. */
+export const fail = (message: string) => new EmbeddedServerError({ message })

@@ -1,7 +1,7 @@
 import type { Redacted } from "effect"
 import { Effect, Option } from "effect"
 import { ErrorReply, type Reply, sendCommands } from "../serverCommands.js"
-import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import type { EmbeddedLayout } from "./layout.js"
 import { readPassword } from "./password.js"
 
@@ -10,7 +10,6 @@ export interface EmbeddedEndpoint {
   readonly password: Redacted.Redacted<string>
 }
 
-const fail = (message: string) => new EmbeddedServerError({ message })
 
 type Probe = "ready" | "absent" | "busy"
 

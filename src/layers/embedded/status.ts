@@ -2,7 +2,7 @@ import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { sendCommands } from "../serverCommands.js"
 import { infoField, moduleVersion, serverVersion } from "../serverInfo.js"
-import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout } from "./layout.js"
 import { readPassword } from "./password.js"
 import { isReply } from "./probe.js"
@@ -19,7 +19,6 @@ export interface EmbeddedStatus {
   readonly serverVersion: Option.Option<string>
 }
 
-const fail = (message: string) => new EmbeddedServerError({ message })
 
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
 export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect

@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { type Duration, Effect, Option, Schedule } from "effect"
 import { sendCommands } from "../serverCommands.js"
-import { EmbeddedServerError } from "./EmbeddedServerError.js"
+import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { readPassword } from "./password.js"
@@ -15,7 +15,6 @@ export interface StopResult {
   readonly pid: Option.Option<number>
 }
 
-const fail = (message: string) => new EmbeddedServerError({ message })
 
 const waitGone = (pid: number, within: Duration.DurationInput) =>
   pidAlive(pid).pipe(

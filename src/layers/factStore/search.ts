@@ -73,6 +73,9 @@ const short = (text: string): string =>
 
 const byTime = (a: DecisionRow, b: DecisionRow) => a.created_at - b.created_at
 
+/** What a hit's decision says whichever side the hit was on. */
+const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: toIso(d.created_at) })
+
 export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
   db.read<Row>(o.asOf == null ? searchQuery : searchAsOfQuery, {
     query: o.query,
@@ -93,20 +96,8 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
         hit: {
           fact: toFact(r.fact),
           score: r.k / 1000,
-          superseded_by: [...r.lost].sort(byTime).map((d) => ({
-            winner_id: d.id,
-            winner_content: short(d.content),
-            reason: d.reason,
-            resolved_by: d.resolved_by,
-            created_at: toIso(d.created_at)
-          })),
-          supersedes: [...r.won].sort(byTime).map((d) => ({
-            loser_id: d.id,
-            loser_content: short(d.content),
-            reason: d.reason,
-            resolved_by: d.resolved_by,
-            created_at: toIso(d.created_at)
-          }))
+          superseded_by: [...r.lost].sort(byTime).map((d) => ({ winner_id: d.id, winner_content: short(d.content), ...decided(d) })),
+          supersedes: [...r.won].sort(byTime).map((d) => ({ loser_id: d.id, loser_content: short(d.content), ...decided(d) }))
         }
       }))
     )
