@@ -15,9 +15,9 @@ import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
 import { normaliseContent } from "../src/domain/content.js"
 import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../src/layers/FactStoreLive.js"
-import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
+import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
+import { FactStoreLive } from "../src/layers/FactStoreLive.js"
 import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
@@ -115,7 +115,11 @@ const settle = (children: Map<string, Array<Row>>, openShare: number) => {
 
 const stats = (xs: Array<number>) => {
   const s = [...xs].sort((a, b) => a - b)
-  return { median: s[Math.floor(s.length / 2)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]!, min: s[0]! }
+  return {
+    median: s[Math.floor(s.length / 2)]!,
+    p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]!,
+    min: s[0]!
+  }
 }
 const fmt = (x: number) => x.toFixed(1).padStart(7)
 
@@ -147,7 +151,11 @@ const main = async () => {
     let t0 = performance.now()
     const { children, rows } = generate(end)
     const { edges, forkParents } = settle(children, 0.04)
-    console.log(`generated ${rows.length} facts, ${forkParents} parents with a fork, ${edges.length} SUPERSEDES in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    console.log(
+      `generated ${rows.length} facts, ${forkParents} parents with a fork, ${edges.length} SUPERSEDES in ${
+        ((performance.now() - t0) / 1000).toFixed(1)
+      } s`
+    )
 
     const program = Effect.gen(function*() {
       const store = yield* FactStore
@@ -160,23 +168,33 @@ const main = async () => {
       for (let i = 0; i < rows.length; i += batch) {
         const part = rows.slice(i, i + batch).map(({ parent: _p, ...r }) => r)
         yield* Effect.promise(() =>
-          graph.query(`UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`, { params: { rows: part as never } })
+          graph.query(
+            `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`,
+            { params: { rows: part as never } }
+          )
         )
       }
       for (let i = 0; i < forked.length; i += batch) {
         yield* Effect.promise(() =>
-          graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, { params: { ids: forked.slice(i, i + batch) as never } })
+          graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {
+            params: { ids: forked.slice(i, i + batch) as never }
+          })
         )
       }
       const links = rows.filter((r) => r.parent !== null).map((r) => ({ c: r.id, p: r.parent }))
       for (let i = 0; i < links.length; i += batch) {
         yield* Effect.promise(() =>
-          graph.query("UNWIND $links AS e MATCH (c:Fact {id: e.c}), (p:Fact {id: e.p}) CREATE (c)-[:BUILDS_ON]->(p)", { params: { links: links.slice(i, i + batch) as never } })
+          graph.query("UNWIND $links AS e MATCH (c:Fact {id: e.c}), (p:Fact {id: e.p}) CREATE (c)-[:BUILDS_ON]->(p)", {
+            params: { links: links.slice(i, i + batch) as never }
+          })
         )
       }
       for (let i = 0; i < edges.length; i += batch) {
         yield* Effect.promise(() =>
-          graph.query("UNWIND $edges AS e MATCH (w:Fact {id: e.w}), (l:Fact {id: e.l}) CREATE (w)-[:SUPERSEDES {reason: 'settled in review', resolved_by: e.by, created_at: e.t}]->(l)", { params: { edges: edges.slice(i, i + batch) as never } })
+          graph.query(
+            "UNWIND $edges AS e MATCH (w:Fact {id: e.w}), (l:Fact {id: e.l}) CREATE (w)-[:SUPERSEDES {reason: 'settled in review', resolved_by: e.by, created_at: e.t}]->(l)",
+            { params: { edges: edges.slice(i, i + batch) as never } }
+          )
         )
       }
       const last = Math.max(rows[rows.length - 1]!.created_at, ...edges.map((e) => e.t))
@@ -185,12 +203,18 @@ const main = async () => {
         graph.roQuery<{ facts: number }>("MATCH (f:Fact) RETURN count(f) AS facts")
       )
       if (process.env.BENCH_ONLY_LOAD === "1") return
-      console.log(`loaded ${counts.data?.[0]?.facts} facts, ${links.length} BUILDS_ON, ${edges.length} SUPERSEDES in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      console.log(
+        `loaded ${counts.data?.[0]?.facts} facts, ${links.length} BUILDS_ON, ${edges.length} SUPERSEDES in ${
+          ((performance.now() - t0) / 1000).toFixed(1)
+        } s`
+      )
 
       const show = (lines: Array<string>) => lines.map((l) => `  ${l}`).join("\n")
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
       const profile = yield* Effect.promise(() =>
-        graph.profile(`CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`)
+        graph.profile(
+          `CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`
+        )
       )
       console.log(show(profile))
       // GRAPH.PROFILE takes no parameters from this client: give them in Cypher's own prefix.
@@ -208,41 +232,82 @@ const main = async () => {
             const s = performance.now()
             const r = yield* Effect.either(make(i))
             if (r._tag === "Left") {
-              console.log(`${label.padEnd(34)} FAILED after ${fmt(performance.now() - s)} ms: ${String((r.left as { detail?: string }).detail ?? r.left)}`)
+              console.log(
+                `${label.padEnd(34)} FAILED after ${fmt(performance.now() - s)} ms: ${
+                  String((r.left as { detail?: string }).detail ?? r.left)
+                }`
+              )
               return
             }
             out = r.right
             if (i >= 0) ms.push(performance.now() - s)
           }
           const { median, min, p95 } = stats(ms)
-          console.log(`${label.padEnd(34)} median ${fmt(median)} ms  p95 ${fmt(p95)} ms  min ${fmt(min)} ms   ${describe(out!)}`)
+          console.log(
+            `${label.padEnd(34)} median ${fmt(median)} ms  p95 ${fmt(p95)} ms  min ${fmt(min)} ms   ${describe(out!)}`
+          )
         })
 
       console.log(`\n${RUNS} timed runs each after 2 warm-ups (ms, wall clock, in-process through FactStore):`)
-      yield* time("relay_detect_conflicts (first 20)", () => store.openConflicts({ limit: 20, after: null }), (c) =>
-        `${c.conflicts.length} forked parents`)
+      yield* time(
+        "relay_detect_conflicts (first 20)",
+        () => store.openConflicts({ limit: 20, after: null }),
+        (c) => `${c.conflicts.length} forked parents`
+      )
       // Resolve children of different parents each run (a page of 100 parents outlasts the runs).
       const open = (yield* store.openConflicts({ limit: 100, after: null })).conflicts
       yield* time("relay_resolve_conflict (new)", (i) => {
         const c = open[(i + 2) % open.length]!
-        return store.resolve({ callId: crypto.randomUUID(), winnerId: c.children[0]!.id, loserId: c.children[1]!.id, reason: "bench", resolvedBy: "bench" })
+        return store.resolve({
+          callId: crypto.randomUUID(),
+          winnerId: c.children[0]!.id,
+          loserId: c.children[1]!.id,
+          reason: "bench",
+          resolvedBy: "bench"
+        })
       }, (r) => `${r.stale.length} stale`)
       const done = open[0]!
-      yield* time("relay_resolve_conflict (again)", () =>
-        store.resolve({ callId: crypto.randomUUID(), winnerId: done.children[0]!.id, loserId: done.children[1]!.id, reason: "bench", resolvedBy: "bench" }), (r) =>
-        `already_resolved ${r.alreadyResolved}`)
-      yield* time("relay_get_briefing (automatic: from the cursor)", () => store.briefing({ reader: "cursor", since: null, limit: 50, after: null }), (b) =>
-        `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
+      yield* time(
+        "relay_resolve_conflict (again)",
+        () =>
+          store.resolve({
+            callId: crypto.randomUUID(),
+            winnerId: done.children[0]!.id,
+            loserId: done.children[1]!.id,
+            reason: "bench",
+            resolvedBy: "bench"
+          }),
+        (r) => `already_resolved ${r.alreadyResolved}`
+      )
+      yield* time(
+        "relay_get_briefing (automatic: from the cursor)",
+        () => store.briefing({ reader: "cursor", since: null, limit: 50, after: null }),
+        (b) => `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`
+      )
       let since = Date.now()
-      yield* time("relay_get_briefing (chained)", () =>
-        store.briefing({ reader: "cursor", since, limit: 50, after: null }).pipe(Effect.tap((b) => Effect.sync(() => (since = b.asOf)))), (b) =>
-        `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`)
-      yield* time("relay_get_important_facts (10)", () => store.important({ limit: 10, after: null }), (r) =>
-        `top score ${r.items[0]?.score.toFixed(4)}`)
-      yield* time("relay_get_important_facts (100)", () => store.important({ limit: 100, after: null }), (r) => `${r.items.length} facts`)
-      yield* time("relay_get_clusters (50 x 50)", () => store.clusters({ limit: 50, factsPerCluster: 50 }), (c) =>
-        `${c.total} clusters, largest ${c.clusters[0]?.size}`)
-
+      yield* time(
+        "relay_get_briefing (chained)",
+        () =>
+          store.briefing({ reader: "cursor", since, limit: 50, after: null }).pipe(
+            Effect.tap((b) => Effect.sync(() => (since = b.asOf)))
+          ),
+        (b) => `${b.newFacts.length} facts, ${b.decisions.length} decisions, ${b.openConflicts.length} conflicts`
+      )
+      yield* time(
+        "relay_get_important_facts (10)",
+        () => store.important({ limit: 10, after: null }),
+        (r) => `top score ${r.items[0]?.score.toFixed(4)}`
+      )
+      yield* time(
+        "relay_get_important_facts (100)",
+        () => store.important({ limit: 100, after: null }),
+        (r) => `${r.items.length} facts`
+      )
+      yield* time(
+        "relay_get_clusters (50 x 50)",
+        () => store.clusters({ limit: 50, factsPerCluster: 50 }),
+        (c) => `${c.total} clusters, largest ${c.clusters[0]?.size}`
+      )
     })
     await Effect.runPromise(program.pipe(Effect.provide(live), Effect.scoped))
   } finally {

@@ -116,15 +116,33 @@ try {
     ["active", "superseded", "stale"].map((s) => `${xs.filter((x) => x.status === s).length} ${s}`).join(", ")
 
   console.log(`\nmedian of ${RUNS} runs after 2 warm-ups; db = FalkorDB's own execution time of the same statements`)
-  await measure(`context of a ${DEPTH}-deep leaf (limit 50)`, () => context(50), (p) => `${p.items.length} facts: ${statuses(p.items)}`)
+  await measure(
+    `context of a ${DEPTH}-deep leaf (limit 50)`,
+    () => context(50),
+    (p) => `${p.items.length} facts: ${statuses(p.items)}`
+  )
   await measure(`context of a ${DEPTH}-deep leaf (limit 500)`, () => context(500), (p) => `${p.items.length} facts`)
-  await measure(`impact of the chain's root (limit 100)`, () => impact(ids.chainRoot, 100), (p) =>
-    `${p.items.length} dependents: ${statuses(p.items.map((d) => d.fact))}`)
-  await measure(`impact of a root with ${WIDTH} children (100)`, () => impact(ids.wideRoot, 100), (p) => `${p.items.length} dependents`)
-  await measure(`impact of a root with ${WIDTH} children (500)`, () => impact(ids.wideRoot, 500), (p) => `${p.items.length} dependents`)
+  await measure(
+    `impact of the chain's root (limit 100)`,
+    () => impact(ids.chainRoot, 100),
+    (p) => `${p.items.length} dependents: ${statuses(p.items.map((d) => d.fact))}`
+  )
+  await measure(
+    `impact of a root with ${WIDTH} children (100)`,
+    () => impact(ids.wideRoot, 100),
+    (p) => `${p.items.length} dependents`
+  )
+  await measure(
+    `impact of a root with ${WIDTH} children (500)`,
+    () => impact(ids.wideRoot, 500),
+    (p) => `${p.items.length} dependents`
+  )
 
   // Whole lists, page by page, as a client reading to the end would.
-  const pages = async <K, A>(schema: Schema.Schema<K, string>, read: (c: K | null) => Promise<{ items: ReadonlyArray<A>; next_cursor: string | null }>) => {
+  const pages = async <K, A>(
+    schema: Schema.Schema<K, string>,
+    read: (c: K | null) => Promise<{ items: ReadonlyArray<A>; next_cursor: string | null }>
+  ) => {
     let cursor: K | null = null
     let n = 0
     let calls = 0
@@ -138,10 +156,18 @@ try {
   }
   t = performance.now()
   const c = await pages(ContextCursor, (cursor) => context(500, cursor))
-  console.log(`context paged to the root (500 a page)      ${c.n} facts in ${c.calls} calls, ${(performance.now() - t).toFixed(0)} ms`)
+  console.log(
+    `context paged to the root (500 a page)      ${c.n} facts in ${c.calls} calls, ${
+      (performance.now() - t).toFixed(0)
+    } ms`
+  )
   t = performance.now()
   const d = await pages(ImpactCursor, (cursor) => impact(ids.chainRoot, 500, cursor))
-  console.log(`impact of the chain's root paged (500)       ${d.n} dependents in ${d.calls} calls, ${(performance.now() - t).toFixed(0)} ms`)
+  console.log(
+    `impact of the chain's root paged (500)       ${d.n} dependents in ${d.calls} calls, ${
+      (performance.now() - t).toFixed(0)
+    } ms`
+  )
 } finally {
   await runtime.dispose()
   await graph.delete().catch(() => undefined)

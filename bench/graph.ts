@@ -56,12 +56,43 @@ export const uuidFrom = (rand: () => number) => {
 
 const writers = ["claude-desktop", "cursor", "zed-agent", "codex-cli", "copilot", "windsurf", "aider"]
 const verbs = ["Decided to use", "Switched to", "Benchmarked", "Ruled out", "Keep", "Migrated the service to", "Pinned"]
-const things = ["PostgreSQL 16", "FalkorDB", "Redis streams", "gRPC", "the REST gateway", "Effect 3", "pnpm",
-  "esbuild", "a token bucket", "JSONL snapshots", "OpenTelemetry", "Vitest", "the job queue", "S3 lifecycle rules"]
-const areas = ["billing", "search", "auth", "the ingest pipeline", "nightly exports", "the admin UI", "rate limits",
-  "session storage", "audit logs", "the mobile API"]
-const reasons = ["p99 latency dropped", "it halves memory", "the team already knows it", "licensing is simpler",
-  "the old path lost writes under load", "it removes a network hop", "CI got 40% faster"]
+const things = [
+  "PostgreSQL 16",
+  "FalkorDB",
+  "Redis streams",
+  "gRPC",
+  "the REST gateway",
+  "Effect 3",
+  "pnpm",
+  "esbuild",
+  "a token bucket",
+  "JSONL snapshots",
+  "OpenTelemetry",
+  "Vitest",
+  "the job queue",
+  "S3 lifecycle rules"
+]
+const areas = [
+  "billing",
+  "search",
+  "auth",
+  "the ingest pipeline",
+  "nightly exports",
+  "the admin UI",
+  "rate limits",
+  "session storage",
+  "audit logs",
+  "the mobile API"
+]
+const reasons = [
+  "p99 latency dropped",
+  "it halves memory",
+  "the team already knows it",
+  "licensing is simpler",
+  "the old path lost writes under load",
+  "it removes a network hop",
+  "CI got 40% faster"
+]
 
 const day = 24 * 60 * 60 * 1000
 
@@ -102,8 +133,10 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
       const recent = threads.length - 1 - Math.floor(Math.pow(rand(), 3) * Math.min(threads.length, 400))
       const thread = threads[recent] as Array<number>
       const q = rand()
-      parent = q < 0.8 ? (thread[thread.length - 1] as number)
-        : q < 0.97 ? (thread[Math.floor(rand() * thread.length)] as number)
+      parent = q < 0.8 ?
+        (thread[thread.length - 1] as number)
+        : q < 0.97 ?
+        (thread[Math.floor(rand() * thread.length)] as number)
         : Math.floor(rand() * i)
     }
     let content = `${pick(verbs)} ${pick(things)} for ${pick(areas)}: ${pick(reasons)} (#${i}).`
@@ -114,7 +147,14 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
       content = `  ${twin.content.toUpperCase().replace(/ /g, "  ")} `
       duplicates++
     }
-    facts.push({ id, content, norm: normaliseContent(content), written_by: writer, session_id: session, created_at: createdAt })
+    facts.push({
+      id,
+      content,
+      norm: normaliseContent(content),
+      written_by: writer,
+      session_id: session,
+      created_at: createdAt
+    })
     const t = parent === null ? threads.length - 1 : threadOf[parent] as number
     threads[t]!.push(i)
     threadOf.push(t)
@@ -142,8 +182,13 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
     for (const k of kids) {
       const loser = facts[k]!
       if (loser.norm === winner.norm) continue
-      supersedes.push({ from: winner.id, to: loser.id, reason: `${pick(reasons)}, so ${pick(things)} wins`,
-        resolved_by: pick(writers), created_at: at })
+      supersedes.push({
+        from: winner.id,
+        to: loser.id,
+        reason: `${pick(reasons)}, so ${pick(things)} wins`,
+        resolved_by: pick(writers),
+        created_at: at
+      })
       lastStamp = Math.max(lastStamp, at)
     }
   })
@@ -151,11 +196,23 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
   const leaves = facts.filter((f) => !children.has(f.id)).map((f) => f.id)
   const forked = new Set(forkParents.map(([p]) => p))
   return {
-    facts, buildsOn, supersedes, lastStamp, leaves, parentOf, forked,
+    facts,
+    buildsOn,
+    supersedes,
+    lastStamp,
+    leaves,
+    parentOf,
+    forked,
     stats: {
-      facts: facts.length, roots: threads.length, builds_on: buildsOn.length, fork_parents: forkParents.length,
-      open_fork_parents: Math.min(20, forkParents.length), supersedes: supersedes.length, duplicates,
-      leaves: leaves.length, sessions: sessionNo + 1
+      facts: facts.length,
+      roots: threads.length,
+      builds_on: buildsOn.length,
+      fork_parents: forkParents.length,
+      open_fork_parents: Math.min(20, forkParents.length),
+      supersedes: supersedes.length,
+      duplicates,
+      leaves: leaves.length,
+      sessions: sessionNo + 1
     }
   }
 }
@@ -206,7 +263,11 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
 export const makeForkPairs = async (client: FalkorDB, name: string, count: number, at: number, seed: number) => {
   const rand = rng(seed)
   const pairs = Array.from({ length: count }, (_, i) => ({
-    p: uuidFrom(rand), w: uuidFrom(rand), l: uuidFrom(rand), c: uuidFrom(rand), i
+    p: uuidFrom(rand),
+    w: uuidFrom(rand),
+    l: uuidFrom(rand),
+    c: uuidFrom(rand),
+    i
   }))
   const graph = client.selectGraph(name)
   for (const rows of batches(pairs, 2000)) {

@@ -8,12 +8,12 @@
  * that workspace; relay_save_fact and relay_get_context are called on both, alternating call by call so
  * drift hits both alike. The issue asks for HTTP p50 within 1 ms of stdio's.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type BenchDatabase, openDatabase, relayEnv } from "./db.js"
 import { stdioClient } from "./relay.js"
 import { type Stats, summarise } from "./sampler.js"
@@ -44,15 +44,20 @@ const startHttpServer = (env: Record<string, string>) => {
 export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<HttpVsStdio> => {
   const workspace = `bench-${randomBytes(3).toString("hex")}`
   const env = { ...relayEnv(db, `relay_ws_${workspace}`), RELAY_TOKEN_GRAPH: `relay_tokens_${workspace}` }
-  const token = (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", "bench", "--workspace", workspace], { env }))
-    .stdout.trim()
+  const token =
+    (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", "bench", "--workspace", workspace], {
+      env
+    }))
+      .stdout.trim()
   const server = startHttpServer(env)
   const httpClient = new Client({ name: "relay-bench", version: "0.0.0" })
   const stdio = await stdioClient(env)
   try {
-    await httpClient.connect(new StreamableHTTPClientTransport(new URL(await server.url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } }
-    }))
+    await httpClient.connect(
+      new StreamableHTTPClientTransport(new URL(await server.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } }
+      })
+    )
     await httpClient.listTools() // as a real client does; the SDK then checks structuredContent against outputSchema
     const viaHttp = async (name: string, args: Record<string, unknown>) => {
       const r = await httpClient.callTool({ name, arguments: args })
@@ -60,7 +65,10 @@ export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<Htt
     }
     const root = await stdio.call("relay_save_fact", { content: "bench root", written_by: "bench", session_id: "b" })
     const rootId = root.fact.id as string
-    const samples = { stdio: { save: [] as Array<number>, context: [] as Array<number> }, http: { save: [] as Array<number>, context: [] as Array<number> } }
+    const samples = {
+      stdio: { save: [] as Array<number>, context: [] as Array<number> },
+      http: { save: [] as Array<number>, context: [] as Array<number> }
+    }
     const time = async (f: () => Promise<unknown>) => {
       const t = performance.now()
       await f()
@@ -68,8 +76,17 @@ export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<Htt
     }
     for (let i = 0; i < calls + 20; i++) {
       const keep = i >= 20
-      const s1 = await time(() => stdio.call("relay_save_fact", { content: `s ${i}`, written_by: "bench", session_id: "b", parent_fact_id: rootId }))
-      const h1 = await time(() => viaHttp("relay_save_fact", { content: `h ${i}`, session_id: "b", parent_fact_id: rootId }))
+      const s1 = await time(() =>
+        stdio.call("relay_save_fact", {
+          content: `s ${i}`,
+          written_by: "bench",
+          session_id: "b",
+          parent_fact_id: rootId
+        })
+      )
+      const h1 = await time(() =>
+        viaHttp("relay_save_fact", { content: `h ${i}`, session_id: "b", parent_fact_id: rootId })
+      )
       const s2 = await time(() => stdio.call("relay_get_context", { fact_id: rootId }))
       const h2 = await time(() => viaHttp("relay_get_context", { fact_id: rootId }))
       if (keep) {
@@ -101,7 +118,9 @@ export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<Htt
 
 export const httpTable = (r: HttpVsStdio): string => {
   const f = (s: Stats) => `${s.p50.toFixed(2)}/${s.p95.toFixed(2)}`
-  const head = `${"tool".padEnd(20)}${"stdio p50/95".padStart(16)}${"http p50/95".padStart(16)}${"http - stdio p50".padStart(20)}`
+  const head = `${"tool".padEnd(20)}${"stdio p50/95".padStart(16)}${"http p50/95".padStart(16)}${
+    "http - stdio p50".padStart(20)
+  }`
   const rows = (["save", "context"] as const).map((tool) =>
     `${`relay_${tool === "save" ? "save_fact" : "get_context"}`.padEnd(20)}${f(r[tool].stdio).padStart(16)}` +
     `${f(r[tool].http).padStart(16)}${`${(r[tool].http.p50 - r[tool].stdio.p50).toFixed(2)} ms`.padStart(20)}`

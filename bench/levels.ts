@@ -2,12 +2,14 @@ import type { FalkorDB, Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { type GeneratedGraph, makeForkPairs, rng } from "./graph.js"
 import { type inProcessRelay, replay, type StdioRelay } from "./relay.js"
-import type { ParentPool } from "./throughput.js"
 import { sample, type SampleOptions, type Stats } from "./sampler.js"
+import type { ParentPool } from "./throughput.js"
 
 export type Level = "floor" | "inproc" | "e2e"
 export const levels: ReadonlyArray<Level> = ["floor", "inproc", "e2e"]
-export interface Failed { readonly error: string }
+export interface Failed {
+  readonly error: string
+}
 export type ToolLatency = Record<Level, Stats | Failed>
 export const isFailed = (x: Stats | Failed): x is Failed => "error" in x
 
@@ -15,7 +17,11 @@ export const isFailed = (x: Stats | Failed): x is Failed => "error" in x
 const orFailed = (run: () => Promise<Stats>): Promise<Stats | Failed> =>
   run().catch((e: unknown) => {
     const m = String(e)
-    return { error: /ReadBuffer|Connection closed/i.test(m) ? "reply over the MCP SDK's 10 MB stdio message limit (connection closed)" : m.slice(0, 200) }
+    return {
+      error: /ReadBuffer|Connection closed/i.test(m)
+        ? "reply over the MCP SDK's 10 MB stdio message limit (connection closed)"
+        : m.slice(0, 200)
+    }
   })
 
 type Args = Record<string, unknown>
@@ -46,7 +52,10 @@ export interface LatencyContext {
   readonly pool: ParentPool
 }
 
-export const measureTools = async (cx: LatencyContext, log: (s: string) => void): Promise<Record<string, ToolLatency>> => {
+export const measureTools = async (
+  cx: LatencyContext,
+  log: (s: string) => void
+): Promise<Record<string, ToolLatency>> => {
   const graph: Graph = cx.client.selectGraph(cx.graphName)
   const rand = rng(cx.g.facts.length * 31)
   const targets = Array.from({ length: 512 }, () => cx.g.facts[Math.floor(rand() * cx.g.facts.length)]!.id)
@@ -57,8 +66,16 @@ export const measureTools = async (cx: LatencyContext, log: (s: string) => void)
   const pairBudget = 3 * (writeOptions.warmup + writeOptions.max) + 10
 
   const scenarios: ReadonlyArray<Scenario> = [
-    { tool: "relay_get_context", args: (i) => ({ fact_id: targets[i % targets.length] }), ids: (a) => [a.fact_id as string] },
-    { tool: "relay_get_impact", args: (i) => ({ fact_id: targets[i % targets.length] }), ids: (a) => [a.fact_id as string] },
+    {
+      tool: "relay_get_context",
+      args: (i) => ({ fact_id: targets[i % targets.length] }),
+      ids: (a) => [a.fact_id as string]
+    },
+    {
+      tool: "relay_get_impact",
+      args: (i) => ({ fact_id: targets[i % targets.length] }),
+      ids: (a) => [a.fact_id as string]
+    },
     { tool: "relay_get_current_state", args: () => ({ limit: 20 }), ids: () => [] },
     { tool: "relay_detect_conflicts", args: () => ({}), ids: () => [] },
     { tool: "relay_get_briefing", args: () => ({ my_name: "bench-reader", since }), ids: () => [] },
@@ -87,7 +104,12 @@ export const measureTools = async (cx: LatencyContext, log: (s: string) => void)
       args: () => {
         const p = pairs.shift()
         if (p === undefined) throw new Error("out of fork pairs")
-        return { winner_fact_id: p.winner, loser_fact_id: p.loser, reason: "Streams are enough at our volume", resolved_by: "bench-judge" }
+        return {
+          winner_fact_id: p.winner,
+          loser_fact_id: p.loser,
+          reason: "Streams are enough at our volume",
+          resolved_by: "bench-judge"
+        }
       },
       ids: (a) => [a.winner_fact_id as string, a.loser_fact_id as string]
     }
@@ -104,30 +126,40 @@ export const measureTools = async (cx: LatencyContext, log: (s: string) => void)
     const recordedIds = s.ids(firstArgs)
     const recordedNew: string | undefined = s.tool === "relay_save_fact" ? result.fact.id : undefined
 
-    const floor = await orFailed(() => sample(async (i) => {
-      const a = s.args(i)
-      const swap = new Map<string, string>()
-      s.ids(a).forEach((id, k) => swap.set(recordedIds[k] as string, id))
-      if (recordedNew !== undefined) {
-        const fresh = randomUUID()
-        swap.set(recordedNew, fresh)
-        s.after?.({ fact: { id: fresh } }, a)
-      }
-      await replay(graph, trace, swap)
-    }, o))
-    const inproc = await orFailed(() => sample(async (i) => {
-      const a = s.args(i)
-      const r = await cx.inproc.call(s.tool, a)
-      s.after?.(r, a)
-    }, o))
-    const e2e = await orFailed(() => sample(async (i) => {
-      const a = s.args(i)
-      const r = await cx.e2e.call(s.tool, a)
-      s.after?.(r, a)
-    }, o))
+    const floor = await orFailed(() =>
+      sample(async (i) => {
+        const a = s.args(i)
+        const swap = new Map<string, string>()
+        s.ids(a).forEach((id, k) => swap.set(recordedIds[k] as string, id))
+        if (recordedNew !== undefined) {
+          const fresh = randomUUID()
+          swap.set(recordedNew, fresh)
+          s.after?.({ fact: { id: fresh } }, a)
+        }
+        await replay(graph, trace, swap)
+      }, o)
+    )
+    const inproc = await orFailed(() =>
+      sample(async (i) => {
+        const a = s.args(i)
+        const r = await cx.inproc.call(s.tool, a)
+        s.after?.(r, a)
+      }, o)
+    )
+    const e2e = await orFailed(() =>
+      sample(async (i) => {
+        const a = s.args(i)
+        const r = await cx.e2e.call(s.tool, a)
+        s.after?.(r, a)
+      }, o)
+    )
     out[s.tool] = { floor, inproc, e2e }
     const p50 = (x: Stats | Failed) => isFailed(x) ? `failed (${x.error})` : `${x.p50.toFixed(2)} ms`
-    log(`  ${s.tool.padEnd(26)} floor ${p50(floor)}  in-process ${p50(inproc)}  e2e ${p50(e2e)} (p50, ${trace.flat().length} statements)`)
+    log(
+      `  ${s.tool.padEnd(26)} floor ${p50(floor)}  in-process ${p50(inproc)}  e2e ${
+        p50(e2e)
+      } (p50, ${trace.flat().length} statements)`
+    )
   }
   return out
 }

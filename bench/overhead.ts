@@ -35,7 +35,12 @@ try {
   const ids = g.facts.map((f) => f.id)
   let k = 0
   const nextId = () => ids[(k++ * 7919) % ids.length]!
-  const saveArgs = () => ({ content: `Overhead: TTL stays at ${k++ % 13} minutes`, written_by: "bench", session_id: "bench:o", parent_fact_id: nextId() })
+  const saveArgs = () => ({
+    content: `Overhead: TTL stays at ${k++ % 13} minutes`,
+    written_by: "bench",
+    session_id: "bench:o",
+    parent_fact_id: nextId()
+  })
 
   // Record each tool's statements once, for the floor and the GraphDatabase level.
   const rec = async (name: string, args: Record<string, unknown>) =>
@@ -53,15 +58,49 @@ try {
   type Level = readonly [string, () => Promise<unknown>]
   const suites: ReadonlyArray<readonly [string, ReadonlyArray<Level>]> = [
     ["relay_get_context", [
-      ["floor (bare client)", () => { const id = nextId(); return replay(graph, ctxTrace, new Map([[ctxArgs.fact_id, id]])) }],
-      ["GraphDatabase.read", () => runtime.runPromise(Effect.flatMap(GraphDatabase, (d) => d.read(ctxStmt.cypher, { ...ctxStmt.params, id: nextId() })))],
-      ["FactStore.context", () => runtime.runPromise(Effect.flatMap(FactStore, (s) => s.context(nextId(), { limit: 50, cursor: null })))],
-      ["handler", () => runtime.runPromise(tool("relay_get_context").handler({ fact_id: nextId(), limit: 50 }).pipe(Effect.provideService(ToolCall, { id: "x" })))],
+      ["floor (bare client)", () => {
+        const id = nextId()
+        return replay(graph, ctxTrace, new Map([[ctxArgs.fact_id, id]]))
+      }],
+      [
+        "GraphDatabase.read",
+        () =>
+          runtime.runPromise(
+            Effect.flatMap(GraphDatabase, (d) => d.read(ctxStmt.cypher, { ...ctxStmt.params, id: nextId() }))
+          )
+      ],
+      [
+        "FactStore.context",
+        () => runtime.runPromise(Effect.flatMap(FactStore, (s) => s.context(nextId(), { limit: 50, cursor: null })))
+      ],
+      [
+        "handler",
+        () =>
+          runtime.runPromise(
+            tool("relay_get_context").handler({ fact_id: nextId(), limit: 50 }).pipe(
+              Effect.provideService(ToolCall, { id: "x" })
+            )
+          )
+      ],
       ["callTool", () => runtime.runPromise(callTool(tool("relay_get_context"), { fact_id: nextId() })).then(expectOk)]
     ]],
     ["relay_save_fact", [
-      ["floor (bare client)", () => { const a = saveArgs(); return replay(graph, saveTrace, new Map([[saveA.parent_fact_id, a.parent_fact_id], [saveStmt.params!.id as string, randomUUID()]])) }],
-      ["GraphDatabase.write", () => runtime.runPromise(Effect.flatMap(GraphDatabase, (d) => d.write(saveStmt.cypher, { ...saveStmt.params!, id: randomUUID(), parentId: nextId(), now: Date.now() })))],
+      ["floor (bare client)", () => {
+        const a = saveArgs()
+        return replay(
+          graph,
+          saveTrace,
+          new Map([[saveA.parent_fact_id, a.parent_fact_id], [saveStmt.params!.id as string, randomUUID()]])
+        )
+      }],
+      [
+        "GraphDatabase.write",
+        () =>
+          runtime.runPromise(
+            Effect.flatMap(GraphDatabase, (d) =>
+              d.write(saveStmt.cypher, { ...saveStmt.params!, id: randomUUID(), parentId: nextId(), now: Date.now() }))
+          )
+      ],
       ["callTool", () => runtime.runPromise(callTool(tool("relay_save_fact"), saveArgs())).then(expectOk)]
     ]]
   ]
@@ -79,8 +118,10 @@ try {
     console.log(`${name} (${calls} calls per level, ms)`)
     levels.forEach(([label], l) => {
       const s = summarise(samples[l]!)
-      console.log(`  ${label.padEnd(22)} p50 ${s.p50.toFixed(3)}  mean ${s.mean.toFixed(3)}  ` +
-        `+p50 ${(s.p50 - floor.p50).toFixed(3)}  +mean ${(s.mean - floor.mean).toFixed(3)}`)
+      console.log(
+        `  ${label.padEnd(22)} p50 ${s.p50.toFixed(3)}  mean ${s.mean.toFixed(3)}  ` +
+          `+p50 ${(s.p50 - floor.p50).toFixed(3)}  +mean ${(s.mean - floor.mean).toFixed(3)}`
+      )
     })
   }
 } finally {

@@ -35,8 +35,7 @@ export class Recorder {
   inflight = 0
   group = 0
   wrap(db: GraphDatabase["Type"]): GraphDatabase["Type"] {
-    const through = (mode: Recorded["mode"]) =>
-    <Row>(cypher: string, params?: CypherParams) => {
+    const through = (mode: Recorded["mode"]) => <Row>(cypher: string, params?: CypherParams) => {
       const run = mode === "query" ? db.write<Row>(cypher, params) : db.read<Row>(cypher, params)
       if (this.active === null) return run
       return Effect.suspend(() => {
@@ -104,12 +103,18 @@ export const inProcessRelay = (db: BenchDatabase, graph: string) => {
 }
 
 /** Replays a recorded call on the bare client, with ids swapped and `now` taken fresh. */
-export const replay = async (graph: Graph, trace: ReadonlyArray<ReadonlyArray<Recorded>>, swap: ReadonlyMap<string, string>) => {
+export const replay = async (
+  graph: Graph,
+  trace: ReadonlyArray<ReadonlyArray<Recorded>>,
+  swap: ReadonlyMap<string, string>
+) => {
   const fix = (v: unknown, key?: string): unknown => {
     if (key === "now") return Date.now()
     if (typeof v === "string") return swap.get(v) ?? v
     if (Array.isArray(v)) return v.map((x) => fix(x))
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x, k)]))
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x, k)]))
+    }
     return v
   }
   for (const group of trace) {

@@ -17,7 +17,9 @@ import { comparisonTable, latencyTable, type SizeResult, throughputLine } from "
 import { writeResults } from "./results.js"
 import { countSession, ParentPool, saveThroughput, type Throughput } from "./throughput.js"
 
-const sizes = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0)
+const sizes = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map((s) => Number(s.trim())).filter((n) =>
+  n > 0
+)
 const log = (s: string) => process.stdout.write(`${s}\n`)
 const uptime = () => {
   try {
@@ -34,7 +36,9 @@ const results: Array<SizeResult> = []
 const comparisons: Array<Comparison> = []
 const loads: Array<string> = []
 const header = [
-  `CPU: ${cpus()[0]?.model ?? "unknown"} x ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, node ${process.version}`,
+  `CPU: ${cpus()[0]?.model ?? "unknown"} x ${cpus().length}, ${
+    (totalmem() / 2 ** 30).toFixed(0)
+  } GB RAM, node ${process.version}`,
   `FalkorDB ${await falkorVersion(client)}; load at start: ${uptime()}`
 ]
 header.forEach(log)
@@ -55,9 +59,17 @@ try {
     const pool = new ParentPool([...g.leaves].sort(() => rand() - 0.5))
     try {
       if (size <= 10_000) {
-        comparisons.push(await compareWithMemoryServer({
-          g, relay: e2e, spawnRelay: () => relayProcess(db, graphName), client, graphName, pool, log
-        }))
+        comparisons.push(
+          await compareWithMemoryServer({
+            g,
+            relay: e2e,
+            spawnRelay: () => relayProcess(db, graphName),
+            client,
+            graphName,
+            pool,
+            log
+          })
+        )
       }
       const tools = await measureTools({ client, graphName, g, inproc, e2e, pool }, log)
       const afterLatency = e2e.rssMb()
@@ -66,8 +78,12 @@ try {
       const ms = 2000
       const inprocTp: Array<Throughput> = []
       const stdioTp: Array<Throughput> = []
-      for (const callers of [1, 4, 16]) inprocTp.push(await saveThroughput([inproc.call], callers, pool, session("inproc"), ms))
-      for (const callers of [1, 4, 16]) stdioTp.push(await saveThroughput([e2e.call], callers, pool, session("stdio"), ms))
+      for (const callers of [1, 4, 16]) {
+        inprocTp.push(await saveThroughput([inproc.call], callers, pool, session("inproc"), ms))
+      }
+      for (const callers of [1, 4, 16]) {
+        stdioTp.push(await saveThroughput([e2e.call], callers, pool, session("stdio"), ms))
+      }
       const procs = await Promise.all([1, 2, 3].map(() => stdioClient(relayEnv(db, graphName))))
       const multi = session("procs")
       let processes: Throughput
@@ -80,7 +96,10 @@ try {
       if (landed !== processes.saved) log(`  !! 4 processes: ${processes.saved} acknowledged but ${landed} landed`)
       const afterThroughput = e2e.rssMb()
       const r: SizeResult = {
-        size, graph: g.stats, loadSeconds, tools,
+        size,
+        graph: g.stats,
+        loadSeconds,
+        tools,
         throughput: { inproc: inprocTp, stdio: stdioTp, processes },
         rssMb: { afterLatency, afterThroughput },
         ...(comparisons.at(-1)?.size === size ? { comparison: comparisons.at(-1) as Comparison } : {})
@@ -101,12 +120,22 @@ try {
 
   log(`\n${header.join("\n")}\nload during the run: ${loads.join(" | ")}`)
   for (const r of results) {
-    log(`\n-- ${r.size} facts: loaded in ${r.loadSeconds.toFixed(2)} s; latency in ms, ratio = p50 / floor p50, +in-proc = in-process p50 - floor p50`)
+    log(
+      `\n-- ${r.size} facts: loaded in ${
+        r.loadSeconds.toFixed(2)
+      } s; latency in ms, ratio = p50 / floor p50, +in-proc = in-process p50 - floor p50`
+    )
     log(latencyTable(r))
     log(throughputLine(r))
   }
-  log(`\n-- Streamable HTTP on loopback against stdio, latency in ms (the issue asks for p50 within 1 ms)\n${httpTable(http)}`)
-  if (comparisons.length > 0) log(`\n-- Relay vs @modelcontextprotocol/server-memory over the same MCP client\n${comparisonTable(comparisons)}`)
+  log(
+    `\n-- Streamable HTTP on loopback against stdio, latency in ms (the issue asks for p50 within 1 ms)\n${
+      httpTable(http)
+    }`
+  )
+  if (comparisons.length > 0) {
+    log(`\n-- Relay vs @modelcontextprotocol/server-memory over the same MCP client\n${comparisonTable(comparisons)}`)
+  }
   const file = writeResults({
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version, totalMemGb: totalmem() / 2 ** 30 },

@@ -57,8 +57,10 @@ const main = async () => {
       const t0 = performance.now()
       const g = withWords(generateGraph(N, Date.now() - 60_000))
       await loadGraph(client, name, g)
-      console.log(`loaded ${g.facts.length} facts (${g.supersedes.length} SUPERSEDES) with the full-text index in ` +
-        `${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      console.log(
+        `loaded ${g.facts.length} facts (${g.supersedes.length} SUPERSEDES) with the full-text index in ` +
+          `${((performance.now() - t0) / 1000).toFixed(1)} s`
+      )
     } else {
       console.log(`reusing ${existing} facts in ${name}`)
     }
@@ -86,8 +88,10 @@ const main = async () => {
       ["word in most facts", { query: "refresh" }]
     ]
     console.log(`\nrelay_search, ${RUNS} timed runs after 3 warm-ups (ms, in-process through the tool's own path):`)
-    console.log(`${"case".padEnd(20)} ${"query".padEnd(26)} ${"matches".padStart(8)} ${"hits".padStart(5)} ` +
-      `${"p50".padStart(7)} ${"p95".padStart(7)}   page 2 p50`)
+    console.log(
+      `${"case".padEnd(20)} ${"query".padEnd(26)} ${"matches".padStart(8)} ${"hits".padStart(5)} ` +
+        `${"p50".padStart(7)} ${"p95".padStart(7)}   page 2 p50`
+    )
     const medians: Array<number> = []
     for (const [label, args] of cases) {
       const ms: Array<number> = []
@@ -107,13 +111,23 @@ const main = async () => {
       }
       const p50 = percentile(ms, 0.5)
       medians.push(p50)
-      console.log(`${label.padEnd(20)} ${JSON.stringify(args.query).padEnd(26)} ${String(await matches(String(args.query))).padStart(8)} ` +
-        `${String(out.hits.length).padStart(5)} ${p50.toFixed(2).padStart(7)} ${percentile(ms, 0.95).toFixed(2).padStart(7)}   ` +
-        `${next.length === 0 ? "-" : percentile(next, 0.5).toFixed(2)}`)
+      console.log(
+        `${label.padEnd(20)} ${JSON.stringify(args.query).padEnd(26)} ${
+          String(await matches(String(args.query))).padStart(8)
+        } ` +
+          `${String(out.hits.length).padStart(5)} ${p50.toFixed(2).padStart(7)} ${
+            percentile(ms, 0.95).toFixed(2).padStart(7)
+          }   ` +
+          `${next.length === 0 ? "-" : percentile(next, 0.5).toFixed(2)}`
+      )
     }
     const typical = medians.slice(0, -2)
-    console.log(`\np50 over the ${typical.length} selective cases (median of medians): ${percentile(typical, 0.5).toFixed(2)} ms ` +
-      `(target < 10 ms); the last two rank every match (cost grows with the matches, see the README).`)
+    console.log(
+      `\np50 over the ${typical.length} selective cases (median of medians): ${
+        percentile(typical, 0.5).toFixed(2)
+      } ms ` +
+        `(target < 10 ms); the last two rank every match (cost grows with the matches, see the README).`
+    )
   } finally {
     await relay.dispose()
     if (keep === undefined) await graph.delete().catch(() => undefined)

@@ -50,7 +50,9 @@ export const saveThroughput = async (
       saved++
     }
   }
-  await Promise.all(calls.flatMap((call, c) => Array.from({ length: callersPerCall }, (_, k) => loop(call, c * 100 + k))))
+  await Promise.all(
+    calls.flatMap((call, c) => Array.from({ length: callersPerCall }, (_, k) => loop(call, c * 100 + k)))
+  )
   const seconds = (performance.now() - started) / 1000
   return { callers: callersPerCall * calls.length, processes: calls.length, saved, seconds, perSecond: saved / seconds }
 }

@@ -67,7 +67,13 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
   const rows: Array<Row> = []
   const samples: Record<string, string> = {}
   const add = (what: string, target: number, r: ToolResult, note: string) => {
-    rows.push({ what, target, text: countTokens(textOf(r)), json: countTokens(JSON.stringify(r.structuredContent)), note })
+    rows.push({
+      what,
+      target,
+      text: countTokens(textOf(r)),
+      json: countTokens(JSON.stringify(r.structuredContent)),
+      note
+    })
     samples[what] = textOf(r)
   }
   try {
@@ -84,8 +90,15 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     let parent: string | undefined
     for (let i = 0; i < chainDepth; i++) {
       const r = await call("relay_save_fact", {
-        content: `Ingest step ${i + 1}: ${["validate the CSV header", "dedupe rows by checksum", "batch 500 rows per insert",
-          "retry a failed batch twice with backoff", "write an audit line per batch"][i % 5]} before the nightly export`,
+        content: `Ingest step ${i + 1}: ${
+          [
+            "validate the CSV header",
+            "dedupe rows by checksum",
+            "batch 500 rows per insert",
+            "retry a failed batch twice with backoff",
+            "write an audit line per batch"
+          ][i % 5]
+        } before the nightly export`,
         written_by: i % 2 === 0 ? "codex-cli" : "cursor",
         session_id: "codex-cli:ingest-plan",
         ...(parent === undefined ? {} : { parent_fact_id: parent })
@@ -96,29 +109,55 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     console.error(`memory: ${total.data?.[0]?.n} facts, ${others.supersedes.length + 1} SUPERSEDES edges`)
 
     const perTool = toolsListTokens()
-    const listTokens = countTokens(JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))))
-    rows.push({ what: "tools/list", target: 1500, text: listTokens, json: listTokens, note: perTool.map((t) => `${t.name.replace("relay_", "")} ${t.tokens}`).join(", ") })
+    const listTokens = countTokens(
+      JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })))
+    )
+    rows.push({
+      what: "tools/list",
+      target: 1500,
+      text: listTokens,
+      json: listTokens,
+      note: perTool.map((t) => `${t.name.replace("relay_", "")} ${t.tokens}`).join(", ")
+    })
 
     const search = await call("relay_search", { query: "refresh tokens" })
     add("search \"refresh tokens\"", 600, search, `${(search.structuredContent.hits as Array<unknown>).length} hits`)
 
     const since = new Date(now - 24 * hour).toISOString()
     const briefing = await call("relay_get_briefing", { my_name: "bench-reader", since })
-    const b = briefing.structuredContent as { as_of: string; new_facts: Array<unknown>; decisions: Array<unknown>; open_conflicts: Array<unknown> }
-    add("24-hour briefing (first page)", 8000, briefing,
-      `${b.new_facts.length} facts, ${b.decisions.length} decisions, ${b.open_conflicts.length} conflicts`)
+    const b = briefing.structuredContent as {
+      as_of: string
+      new_facts: Array<unknown>
+      decisions: Array<unknown>
+      open_conflicts: Array<unknown>
+    }
+    add(
+      "24-hour briefing (first page)",
+      8000,
+      briefing,
+      `${b.new_facts.length} facts, ${b.decisions.length} decisions, ${b.open_conflicts.length} conflicts`
+    )
 
     const budgeted = await call("relay_get_briefing", { my_name: "bench-reader", since, max_tokens: 6000 })
     const bb = budgeted.structuredContent as typeof b
-    add("24-hour briefing, max_tokens 6000", 8000, budgeted,
-      `${bb.new_facts.length} facts, ${bb.decisions.length} decisions, ${bb.open_conflicts.length} conflicts`)
+    add(
+      "24-hour briefing, max_tokens 6000",
+      8000,
+      budgeted,
+      `${bb.new_facts.length} facts, ${bb.decisions.length} decisions, ${bb.open_conflicts.length} conflicts`
+    )
 
     const empty = await call("relay_get_briefing", { my_name: "bench-reader", since: b.as_of })
     const e = empty.structuredContent as { open_conflicts: Array<unknown> }
     add("briefing with nothing new", 150, empty, `${e.open_conflicts.length} open conflicts still listed`)
 
     const context = await call("relay_get_context", { fact_id: parent })
-    add("context of a 20-deep chain", 900, context, `${(context.structuredContent.chain as Array<unknown>).length} facts`)
+    add(
+      "context of a 20-deep chain",
+      900,
+      context,
+      `${(context.structuredContent.chain as Array<unknown>).length} facts`
+    )
   } finally {
     await runtime.dispose()
     await client.selectGraph(name).delete().catch(() => undefined)
@@ -133,10 +172,14 @@ export const printTable = (rows: ReadonlyArray<Row>) => {
   console.log(`${"what the model reads".padEnd(32)} ${pad("target", 7)} ${pad("text", 7)} ${pad("json", 7)}  ok  note`)
   for (const r of rows) {
     const ok = r.text <= r.target ? (r.json <= r.target ? "both" : "text") : r.json <= r.target ? "json" : "NO"
-    console.log(`${r.what.padEnd(32)} ${pad(r.target, 7)} ${pad(r.text, 7)} ${pad(r.json, 7)}  ${ok.padEnd(4)} ${r.note}`)
+    console.log(
+      `${r.what.padEnd(32)} ${pad(r.target, 7)} ${pad(r.text, 7)} ${pad(r.json, 7)}  ${ok.padEnd(4)} ${r.note}`
+    )
   }
-  console.log("\ntokens: o200k (gpt-tokenizer). text = the reply's text block; json = JSON.stringify(structuredContent)," +
-    " which Claude Code gives the model instead of the text.\ntools/list = names, descriptions and input schemas as JSON (the same in both columns).")
+  console.log(
+    "\ntokens: o200k (gpt-tokenizer). text = the reply's text block; json = JSON.stringify(structuredContent)," +
+      " which Claude Code gives the model instead of the text.\ntools/list = names, descriptions and input schemas as JSON (the same in both columns)."
+  )
 }
 
 if (process.argv[1]?.endsWith("tokens.ts") === true) {

@@ -30,13 +30,11 @@ const whatToDo = (db: DatabaseDescription): string => {
   }
 }
 
-
 const main = Effect.gen(function*() {
   const { database, graph } = yield* Settings
   const secrets = secretsOf(database)
   // Nothing printed here should hold a password; scrub anyway.
-  const say = (line: string) =>
-    Console.log(secrets.reduce((l, s) => (s === "" ? l : l.split(s).join("****")), line))
+  const say = (line: string) => Console.log(secrets.reduce((l, s) => (s === "" ? l : l.split(s).join("****")), line))
   const db = yield* describeDatabase(database)
   yield* say(`database:  ${db.where}`)
   const wasRunning = database._tag === "Embedded"
@@ -69,10 +67,21 @@ const main = Effect.gen(function*() {
   const { facts, versions } = started.value
   const joined = Option.match(wasRunning, {
     onNone: () => "yes",
-    onSome: (running) => (running ? "yes (the embedded server was running)" : "yes (started the embedded server; it keeps running for Relay)")
+    onSome: (
+      running
+    ) => (running
+      ? "yes (the embedded server was running)"
+      : "yes (started the embedded server; it keeps running for Relay)")
   })
   yield* say(`reachable: ${joined}`)
-  yield* say(`FalkorDB:  ${Option.getOrElse(versions.module, () => "unknown")}${Option.match(versions.server, { onNone: () => "", onSome: (s) => ` on ${s}` })}`)
+  yield* say(
+    `FalkorDB:  ${Option.getOrElse(versions.module, () => "unknown")}${
+      Option.match(versions.server, {
+        onNone: () => "",
+        onSome: (s) => ` on ${s}`
+      })
+    }`
+  )
   yield* say(`graph:     ${graph} (RELAY_GRAPH), ${facts} fact${facts === 1 ? "" : "s"}`)
 }).pipe(Effect.provide(SettingsLive))
 

@@ -44,44 +44,46 @@ const isLocal = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].inc
 
 /** Which database the settings point at, in words. */
 export const describeDatabase = Effect.fn("describeDatabase")(function*(target: DatabaseTarget) {
-    switch (target._tag) {
-      case "Embedded": {
-        // RELAY_DATA_DIR is read as Relay reads it: the environment, then .env.
-        const settings = yield* Effect.serviceOption(Settings)
-        const provider = Option.flatMap(settings, (s) => Option.fromNullable(s.configProvider))
-        const layout = yield* Option.isSome(provider)
-          ? Effect.withConfigProvider(currentLayout, provider.value)
-          : currentLayout
-        return {
-          kind: "embedded",
-          where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,
-          address: layout.socketPath
-        } satisfies DatabaseDescription
-      }
-      case "HostPort": {
-        const password = target.password === null ? "no password" : "password set"
-        const docker = target.port === DOCKER_PORT && isLocal(target.host)
-        return {
-          kind: docker ? "docker" : "configured",
-          where: docker
-            ? `Docker FalkorDB (docker-compose.yml) at ${target.host}:${target.port}, ${password}`
-            : `configured FalkorDB at ${target.host}:${target.port} (FALKORDB_HOST/FALKORDB_PORT), ${password}`,
-          address: `${target.host}:${target.port}`
-        } satisfies DatabaseDescription
-      }
-      case "Url": {
-        const url = Redacted.value(target.url)
-        const port = Option.getOrNull(Option.liftThrowable(() => new URL(url))().pipe(Option.map((u) => Number(u.port))))
-        const host = Option.getOrElse(Option.liftThrowable(() => new URL(url).hostname)(), () => "")
-        const docker = port === DOCKER_PORT && isLocal(host)
-        return {
-          kind: docker ? "docker" : "configured",
-          where: `${docker ? "Docker FalkorDB (docker-compose.yml)" : "configured FalkorDB"} at FALKORDB_URL ${maskUrl(url)}`,
-          address: maskUrl(url)
-        } satisfies DatabaseDescription
-      }
+  switch (target._tag) {
+    case "Embedded": {
+      // RELAY_DATA_DIR is read as Relay reads it: the environment, then .env.
+      const settings = yield* Effect.serviceOption(Settings)
+      const provider = Option.flatMap(settings, (s) => Option.fromNullable(s.configProvider))
+      const layout = yield* Option.isSome(provider)
+        ? Effect.withConfigProvider(currentLayout, provider.value)
+        : currentLayout
+      return {
+        kind: "embedded",
+        where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,
+        address: layout.socketPath
+      } satisfies DatabaseDescription
     }
-  })
+    case "HostPort": {
+      const password = target.password === null ? "no password" : "password set"
+      const docker = target.port === DOCKER_PORT && isLocal(target.host)
+      return {
+        kind: docker ? "docker" : "configured",
+        where: docker
+          ? `Docker FalkorDB (docker-compose.yml) at ${target.host}:${target.port}, ${password}`
+          : `configured FalkorDB at ${target.host}:${target.port} (FALKORDB_HOST/FALKORDB_PORT), ${password}`,
+        address: `${target.host}:${target.port}`
+      } satisfies DatabaseDescription
+    }
+    case "Url": {
+      const url = Redacted.value(target.url)
+      const port = Option.getOrNull(Option.liftThrowable(() => new URL(url))().pipe(Option.map((u) => Number(u.port))))
+      const host = Option.getOrElse(Option.liftThrowable(() => new URL(url).hostname)(), () => "")
+      const docker = port === DOCKER_PORT && isLocal(host)
+      return {
+        kind: docker ? "docker" : "configured",
+        where: `${docker ? "Docker FalkorDB (docker-compose.yml)" : "configured FalkorDB"} at FALKORDB_URL ${
+          maskUrl(url)
+        }`,
+        address: maskUrl(url)
+      } satisfies DatabaseDescription
+    }
+  }
+})
 
 /** The secrets of a target, to scrub from anything printed (belt and braces: nothing should hold them). */
 export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
@@ -92,7 +94,10 @@ export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
       return target.password === null ? [] : [Redacted.value(target.password)]
     case "Url": {
       const url = Redacted.value(target.url)
-      const password = Option.getOrElse(Option.liftThrowable(() => decodeURIComponent(new URL(url).password))(), () => "")
+      const password = Option.getOrElse(
+        Option.liftThrowable(() => decodeURIComponent(new URL(url).password))(),
+        () => ""
+      )
       return [url, ...(password === "" ? [] : [password])]
     }
   }
@@ -140,7 +145,9 @@ export const runCli = <E>(program: Effect.Effect<void, E, NodeContext.NodeContex
         return Console.error(describeFailure(e)).pipe(Effect.zipRight(exitWith(code)))
       }
       if (Cause.isInterruptedOnly(cause)) return exitWith(130)
-      return Console.error(`unexpected error: ${describeFailure(Cause.squash(cause))}`).pipe(Effect.zipRight(exitWith(1)))
+      return Console.error(`unexpected error: ${describeFailure(Cause.squash(cause))}`).pipe(
+        Effect.zipRight(exitWith(1))
+      )
     }),
     Effect.provide(NodeContext.layer),
     Effect.provide(StderrLogger),

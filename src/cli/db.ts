@@ -3,15 +3,15 @@
  * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
-import { configProvider } from "../layers/SettingsLive.js"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import {
-  embeddedStatus,
   type EmbeddedStatus,
+  embeddedStatus,
   ensureEmbeddedServer,
   stopEmbeddedServer
 } from "../layers/embedded/EmbeddedServer.js"
+import { configProvider } from "../layers/SettingsLive.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
 
@@ -49,7 +49,11 @@ const commands = Effect.gen(function*() {
       const pid = Option.getOrNull(r.pid)
       return yield* json
         ? Console.log(JSON.stringify({ stopped: r.wasRunning, pid, dataDir: r.dataDir }))
-        : Console.log(r.wasRunning ? `stopped the embedded FalkorDB server (pid ${pid ?? "?"})` : "the embedded FalkorDB server was not running")
+        : Console.log(
+          r.wasRunning
+            ? `stopped the embedded FalkorDB server (pid ${pid ?? "?"})`
+            : "the embedded FalkorDB server was not running"
+        )
     }
     default:
       yield* Console.error(USAGE)

@@ -8,12 +8,12 @@ import { Clock, Effect, Layer, Random } from "effect"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { makeStyle, wantsColour } from "../demo/style.js"
-import { DemoFailed } from "../demo/mcpSession.js"
 import { runDemo } from "../demo/demo.js"
+import { DemoFailed } from "../demo/mcpSession.js"
+import { makeStyle, wantsColour } from "../demo/style.js"
+import { SettingsLive } from "../layers/SettingsLive.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, describeDatabase, graphDatabaseLayer, runCli, settingsWithGraph } from "./common.js"
-import { SettingsLive } from "../layers/SettingsLive.js"
 
 const distDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -45,10 +45,12 @@ const main = Effect.gen(function*() {
   }).pipe(Effect.provide(graphDatabaseLayer.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
 }).pipe(
   Effect.catchTags({
-    DemoFailed: (e: DemoFailed) => new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),
+    DemoFailed: (e: DemoFailed) =>
+      new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),
     DatabaseError: () =>
       new CliFailure({
-        message: "demo failed: FalkorDB could not be reached; run `npm run check-db` to see which database Relay uses and what to do.",
+        message:
+          "demo failed: FalkorDB could not be reached; run `npm run check-db` to see which database Relay uses and what to do.",
         exitCode: 1
       })
   })

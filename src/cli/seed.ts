@@ -5,8 +5,8 @@
  * scanner apply.
  */
 import { Console, Effect } from "effect"
-import { RelayLive } from "../layers/RelayLive.js"
 import { loadStory } from "../demo/seed.js"
+import { RelayLive } from "../layers/RelayLive.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase } from "./common.js"
 import { runCli } from "./common.js"

@@ -5,14 +5,15 @@
  */
 import { Console, Effect, Layer, Schema } from "effect"
 import { parseArgs } from "node:util"
-import { TokenName, WorkspaceName, workspaceGraph } from "../domain/tokens.js"
+import { TokenName, workspaceGraph, WorkspaceName } from "../domain/tokens.js"
 import { DatabaseEndpointFromSettings } from "../layers/SentinelEndpoint.js"
 import { SettingsLive } from "../layers/SettingsLive.js"
 import { TokenStoreLive } from "../layers/TokenStoreLive.js"
 import { TokenStore } from "../services/TokenStore.js"
 import { CliFailure, runCli } from "./common.js"
 
-const USAGE = "usage: npm run token -- create --name <name> --workspace <workspace> [--read-only] | list [--json] | revoke <id or name>"
+const USAGE =
+  "usage: npm run token -- create --name <name> --workspace <workspace> [--read-only] | list [--json] | revoke <id or name>"
 
 const usage = (why: string) => new CliFailure({ message: `${why}\n${USAGE}`, exitCode: 2 })
 
@@ -20,23 +21,26 @@ const check = <A>(schema: Schema.Schema<A, string>, field: string, value: string
   value === undefined
     ? Effect.fail(usage(`--${field} is required`))
     : Schema.decode(schema)(value).pipe(
-      Effect.mapError((e) => usage(`--${field}: ${e.issue._tag === "Refinement" ? "has the wrong form" : "is not valid"}`))
+      Effect.mapError((e) =>
+        usage(`--${field}: ${e.issue._tag === "Refinement" ? "has the wrong form" : "is not valid"}`)
+      )
     )
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
 const main = Effect.gen(function*() {
   const { positionals, values } = yield* Effect.try({
-    try: () => parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      workspace: { type: "string" },
-      "read-only": { type: "boolean", default: false },
-      json: { type: "boolean", default: false }
-    }
-  }),
+    try: () =>
+      parseArgs({
+        args: process.argv.slice(2),
+        allowPositionals: true,
+        options: {
+          name: { type: "string" },
+          workspace: { type: "string" },
+          "read-only": { type: "boolean", default: false },
+          json: { type: "boolean", default: false }
+        }
+      }),
     catch: () => usage("unknown option")
   })
   const tokens = yield* TokenStore
@@ -58,8 +62,14 @@ const main = Effect.gen(function*() {
       if (all.length === 0) return yield* Console.log("no tokens yet (npm run token -- create ...)")
       for (const t of all) {
         yield* Console.log(
-          [t.id, t.name, t.workspace, t.readOnly ? "read-only" : "read-write", `created ${iso(t.createdAt)}`,
-            t.revokedAt === null ? "active" : `revoked ${iso(t.revokedAt)}`].join("  ")
+          [
+            t.id,
+            t.name,
+            t.workspace,
+            t.readOnly ? "read-only" : "read-write",
+            `created ${iso(t.createdAt)}`,
+            t.revokedAt === null ? "active" : `revoked ${iso(t.revokedAt)}`
+          ].join("  ")
         )
       }
       return
@@ -68,7 +78,9 @@ const main = Effect.gen(function*() {
       const key = positionals[1]
       if (key === undefined) return yield* usage("revoke needs a token id or name")
       const revoked = yield* tokens.revoke(key)
-      if (revoked.length === 0) return yield* new CliFailure({ message: "no active token has that id or name", exitCode: 1 })
+      if (revoked.length === 0) {
+        return yield* new CliFailure({ message: "no active token has that id or name", exitCode: 1 })
+      }
       return yield* Console.log(`revoked ${revoked.join(", ")}`)
     }
     default:
@@ -76,8 +88,10 @@ const main = Effect.gen(function*() {
   }
 }).pipe(
   Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointFromSettings), Layer.provideMerge(SettingsLive))),
-  Effect.catchTag("DatabaseError", () =>
-    new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 }))
+  Effect.catchTag(
+    "DatabaseError",
+    () => new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 })
+  )
 )
 
 runCli(main)

@@ -30,7 +30,11 @@ export const claudeDesktopConfigPath = (info: InstallInfo): string => {
     case "darwin":
       return Path.posix.join(info.home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
     case "win32":
-      return Path.win32.join(info.appData ?? Path.win32.join(info.home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json")
+      return Path.win32.join(
+        info.appData ?? Path.win32.join(info.home, "AppData", "Roaming"),
+        "Claude",
+        "claude_desktop_config.json"
+      )
     default:
       return Path.posix.join(info.home, ".config", "Claude", "claude_desktop_config.json")
   }

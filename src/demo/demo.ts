@@ -30,14 +30,22 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
   const { install, style } = options
   const { graph } = yield* Settings
   const db = yield* GraphDatabase
-  yield* Console.log([style.bold("Relay demo: two assistants, one shared memory"), `  database  ${options.database}`].join("\n"))
+  yield* Console.log(
+    [style.bold("Relay demo: two assistants, one shared memory"), `  database  ${options.database}`].join("\n")
+  )
   const versions = yield* db.versions
   const falkor = Option.match(versions.module, { onNone: () => "FalkorDB", onSome: (v) => `FalkorDB ${v}` })
   yield* Console.log([
     `  server    ${falkor}${Option.match(versions.server, { onNone: () => "", onSome: (s) => ` on ${s}` })}`,
-    `  graph     ${graph} ${style.dim(`(made for this demo and dropped at the end; your memory, graph "${options.userGraph}", is not touched)`)}`,
+    `  graph     ${graph} ${
+      style.dim(
+        `(made for this demo and dropped at the end; your memory, graph "${options.userGraph}", is not touched)`
+      )
+    }`,
     `  relay     ${install.nodePath} ${install.serverPath}`,
-    `            ${style.dim("driven through the MCP SDK Client over stdio, exactly as Claude Desktop and Cursor run it")}`
+    `            ${
+      style.dim("driven through the MCP SDK Client over stdio, exactly as Claude Desktop and Cursor run it")
+    }`
   ].join("\n"))
 
   yield* Effect.scoped(
@@ -46,7 +54,9 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
       yield* Effect.addFinalizer(() =>
         db.dropGraph.pipe(
           Effect.zipRight(Console.log(`Dropped the demo graph ${graph}.`)),
-          Effect.catchAll(() => Console.error(`Could not drop the demo graph ${graph}; drop it with GRAPH.DELETE ${graph}.`))
+          Effect.catchAll(() =>
+            Console.error(`Could not drop the demo graph ${graph}; drop it with GRAPH.DELETE ${graph}.`)
+          )
         )
       )
       const session = yield* connectServer({
@@ -54,7 +64,9 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
         serverPath: install.serverPath,
         env: { ...options.serverEnv, RELAY_GRAPH: graph }
       })
-      yield* Console.log(`            ${style.dim(`${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`)}`)
+      yield* Console.log(
+        `            ${style.dim(`${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`)}`
+      )
       if (session.toolNames.length !== tools.length) {
         return yield* new DemoFailed({
           step: "listing the tools",
@@ -64,16 +76,23 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
       const played = yield* playStory(session, style).pipe(
         Effect.tapError(() => {
           const log = tail(session.serverLog(), 8)
-          return log.length === 0 ? Effect.void : Console.error(["server log (last lines):", ...log.map((l) => `  ${l}`)].join("\n"))
+          return log.length === 0
+            ? Effect.void
+            : Console.error(["server log (last lines):", ...log.map((l) => `  ${l}`)].join("\n"))
         })
       )
       yield* Console.log(
-        "\n" + style.green(`✓ Every step showed what it should: ${played.calls} tool calls in ${(played.millis / 1000).toFixed(1)} s.`)
+        "\n" +
+          style.green(
+            `✓ Every step showed what it should: ${played.calls} tool calls in ${(played.millis / 1000).toFixed(1)} s.`
+          )
       )
     })
   )
   if (options.embedded) {
-    yield* Console.log(style.dim("The embedded FalkorDB keeps running for your assistants; `npm run db -- stop` stops it."))
+    yield* Console.log(
+      style.dim("The embedded FalkorDB keeps running for your assistants; `npm run db -- stop` stops it.")
+    )
   }
   yield* Console.log(["", ...clientConfigLines(install, style)].join("\n"))
 })

@@ -34,48 +34,49 @@ const detail = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Spawns the server and connects; the client is closed (and the server exits) with the scope. */
 export const connectServer = Effect.fn("connectServer")(function*(command: ServerCommand) {
-    let log = ""
-    const client = new Client({ name: "relay-demo", version: "0.1.0" })
-    const transport = new StdioClientTransport({
-      command: command.nodePath,
-      args: [command.serverPath],
-      env: command.env,
-      stderr: "pipe"
-    })
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      log += chunk.toString()
-    })
-    const serverLog = () => log
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => client.connect(transport),
-        catch: (e) => new DemoFailed({ step: "starting dist/server.js", message: `dist/server.js did not start: ${detail(e)}` })
-      }),
-      () => Effect.promise(() => client.close().catch(() => undefined))
-    )
-    const listed = yield* Effect.tryPromise({
-      try: () => client.listTools(),
-      catch: (e) => new DemoFailed({ step: "listing the tools", message: detail(e) })
-    })
-
-    const call = <A, I>(step: string, tool: string, args: Record<string, unknown>, output: Schema.Schema<A, I>) =>
-      Effect.tryPromise({
-        try: () => client.callTool({ name: tool, arguments: args }),
-        catch: (e) => new DemoFailed({ step, message: `${tool} did not answer: ${detail(e)}` })
-      }).pipe(
-        Effect.flatMap((result) => {
-          if (result.isError === true) {
-            const content = result.content as Array<{ type: string; text?: string }>
-            const text = content.find((c) => c.type === "text")?.text ?? "an error"
-            return Effect.fail(new DemoFailed({ step, message: `${tool} answered ${text}` }))
-          }
-          return Schema.decodeUnknown(output)(result.structuredContent).pipe(
-            Effect.mapError(() =>
-              new DemoFailed({ step, message: `${tool} returned a result that does not match its output schema` })
-            )
-          )
-        })
-      )
-
-    return { toolNames: listed.tools.map((t) => t.name), call, serverLog } satisfies McpSession
+  let log = ""
+  const client = new Client({ name: "relay-demo", version: "0.1.0" })
+  const transport = new StdioClientTransport({
+    command: command.nodePath,
+    args: [command.serverPath],
+    env: command.env,
+    stderr: "pipe"
   })
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    log += chunk.toString()
+  })
+  const serverLog = () => log
+  yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => client.connect(transport),
+      catch: (e) =>
+        new DemoFailed({ step: "starting dist/server.js", message: `dist/server.js did not start: ${detail(e)}` })
+    }),
+    () => Effect.promise(() => client.close().catch(() => undefined))
+  )
+  const listed = yield* Effect.tryPromise({
+    try: () => client.listTools(),
+    catch: (e) => new DemoFailed({ step: "listing the tools", message: detail(e) })
+  })
+
+  const call = <A, I>(step: string, tool: string, args: Record<string, unknown>, output: Schema.Schema<A, I>) =>
+    Effect.tryPromise({
+      try: () => client.callTool({ name: tool, arguments: args }),
+      catch: (e) => new DemoFailed({ step, message: `${tool} did not answer: ${detail(e)}` })
+    }).pipe(
+      Effect.flatMap((result) => {
+        if (result.isError === true) {
+          const content = result.content as Array<{ type: string; text?: string }>
+          const text = content.find((c) => c.type === "text")?.text ?? "an error"
+          return Effect.fail(new DemoFailed({ step, message: `${tool} answered ${text}` }))
+        }
+        return Schema.decodeUnknown(output)(result.structuredContent).pipe(
+          Effect.mapError(() =>
+            new DemoFailed({ step, message: `${tool} returned a result that does not match its output schema` })
+          )
+        )
+      })
+    )
+
+  return { toolNames: listed.tools.map((t) => t.name), call, serverLog } satisfies McpSession
+})

@@ -32,7 +32,8 @@ import { type DrawnDecision, drawTree, legend } from "./tree.js"
 
 const MAX_QUOTE = 72
 
-const q = (content: string) => JSON.stringify(content.length > MAX_QUOTE ? `${content.slice(0, MAX_QUOTE - 1)}…` : content)
+const q = (content: string) =>
+  JSON.stringify(content.length > MAX_QUOTE ? `${content.slice(0, MAX_QUOTE - 1)}…` : content)
 
 const indent = (lines: ReadonlyArray<string>) => lines.map((l) => (l === "" ? l : `  ${l}`))
 
@@ -118,7 +119,12 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 3: settle it.
   yield* heading(3, `${storyResolution.resolvedBy} settles it`, "relay_resolve_conflict")
-  const resolved = yield* call("resolving the conflict", "relay_resolve_conflict", resolveArguments(ids), SupersedeOutput)
+  const resolved = yield* call(
+    "resolving the conflict",
+    "relay_resolve_conflict",
+    resolveArguments(ids),
+    SupersedeOutput
+  )
   const staleKeys = storyStale.map((s) => id(s.key))
   yield* check(
     "resolving the conflict",
@@ -139,8 +145,17 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 4: what the decision made stale.
   yield* heading(4, "what rests on the losing answer", "relay_get_impact")
-  const impact = yield* call("reading the impact of the loser", "relay_get_impact", { fact_id: resolved.loser.id }, ImpactOutput)
-  yield* check("reading the impact of the loser", impact.dependents.length > 0, "the stale list is empty: nothing builds on the loser")
+  const impact = yield* call(
+    "reading the impact of the loser",
+    "relay_get_impact",
+    { fact_id: resolved.loser.id },
+    ImpactOutput
+  )
+  yield* check(
+    "reading the impact of the loser",
+    impact.dependents.length > 0,
+    "the stale list is empty: nothing builds on the loser"
+  )
   yield* check(
     "reading the impact of the loser",
     impact.dependents.length === storyStale.length &&
@@ -150,12 +165,19 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
     "relay_get_impact does not list the facts built on the loser as stale, nearest first"
   )
   for (const d of impact.dependents) {
-    yield* out(`  ${style.yellow("⚠")} distance ${d.distance}  ${q(d.fact.content)} ${style.dim(`· ${d.fact.written_by}`)}`)
+    yield* out(
+      `  ${style.yellow("⚠")} distance ${d.distance}  ${q(d.fact.content)} ${style.dim(`· ${d.fact.written_by}`)}`
+    )
   }
 
   // Step 5: cursor starts its next session with a briefing.
   yield* heading(5, `${storyBriefing.reader} starts its next session`, "relay_get_briefing")
-  const briefing = yield* call("reading the briefing", "relay_get_briefing", { my_name: storyBriefing.reader }, BriefingOutput)
+  const briefing = yield* call(
+    "reading the briefing",
+    "relay_get_briefing",
+    { my_name: storyBriefing.reader },
+    BriefingOutput
+  )
   const fromOthers = storyFacts.filter((f) => f.writtenBy === storyBriefing.learnsFrom).map((f) => id(f.key))
   yield* check(
     "reading the briefing",
@@ -163,9 +185,15 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
       briefing.new_facts.every((f) => f.written_by !== storyBriefing.reader),
     `the briefing for ${storyBriefing.reader} does not show exactly what ${storyBriefing.learnsFrom} saved`
   )
-  const decision = briefing.decisions.find((d) => d.winner.id === resolved.winner.id && d.loser.id === resolved.loser.id)
+  const decision = briefing.decisions.find((d) =>
+    d.winner.id === resolved.winner.id && d.loser.id === resolved.loser.id
+  )
   yield* check("reading the briefing", decision !== undefined, "the briefing is missing the decision")
-  yield* check("reading the briefing", briefing.open_conflicts.length === 0, "the briefing still shows an open conflict")
+  yield* check(
+    "reading the briefing",
+    briefing.open_conflicts.length === 0,
+    "the briefing still shows an open conflict"
+  )
   yield* out(`  ${briefing.new_facts.length} new fact(s) by others since its last briefing (as of ${briefing.as_of}):`)
   for (const f of briefing.new_facts) yield* out(`    + ${q(f.content)} ${style.dim(`· ${f.written_by}`)}`)
   for (const d of briefing.decisions) {
@@ -190,7 +218,12 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
 
   // Step 7: what most later work rests on.
   yield* heading(7, "the facts most work rests on", "relay_get_important_facts")
-  const important = yield* call("reading the important facts", "relay_get_important_facts", { limit: 3 }, ImportantFactsOutput)
+  const important = yield* call(
+    "reading the important facts",
+    "relay_get_important_facts",
+    { limit: 3 },
+    ImportantFactsOutput
+  )
   yield* check(
     "reading the important facts",
     important.facts[0]?.fact.id === id(storyThreads[0]!.root),
@@ -209,7 +242,9 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
       clusters.clusters.every((c, i) =>
         c.size === storyThreads[i]!.size && c.facts.some((f) => f.id === id(storyThreads[i]!.root))
       ),
-    `relay_get_clusters should find ${storyThreads.length} threads of ${storyThreads.map((t) => t.size).join(" and ")} facts`
+    `relay_get_clusters should find ${storyThreads.length} threads of ${
+      storyThreads.map((t) => t.size).join(" and ")
+    } facts`
   )
   for (const c of clusters.clusters) {
     const root = c.facts.find((f) => f.parent_id === null)
@@ -217,7 +252,12 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   }
 
   // The memory as it stands now.
-  const state = yield* call("reading the current state", "relay_get_current_state", { limit: 100, status: "any" }, CurrentStateOutput)
+  const state = yield* call(
+    "reading the current state",
+    "relay_get_current_state",
+    { limit: 100, status: "any" },
+    CurrentStateOutput
+  )
   const expected = (key: string) =>
     key === storyResolution.loser ? "superseded" : storyStale.some((s) => s.key === key) ? "stale" : "active"
   yield* check(

@@ -3,7 +3,7 @@
  * (input decoding, secret scanner, rate limit, FactStore), so nothing skips validation.
  */
 import { Console, Effect, Schema } from "effect"
-import { SupersedeOutput, SaveFactOutput } from "../domain/outputs.js"
+import { SaveFactOutput, SupersedeOutput } from "../domain/outputs.js"
 import { callTool } from "../mcp/callTool.js"
 import { resolveConflict } from "../tools/resolveConflict.js"
 import { saveFact } from "../tools/saveFact.js"

@@ -14,7 +14,14 @@ const plain = (s: string) => s
 
 export const makeStyle = (colour: boolean): Style =>
   colour
-    ? { bold: sgr(1, 22), dim: sgr(2, 22), green: sgr(32, 39), red: sgr(31, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) }
+    ? {
+      bold: sgr(1, 22),
+      dim: sgr(2, 22),
+      green: sgr(32, 39),
+      red: sgr(31, 39),
+      yellow: sgr(33, 39),
+      cyan: sgr(36, 39)
+    }
     : { bold: plain, dim: plain, green: plain, red: plain, yellow: plain, cyan: plain }
 
 /** Colour by the usual convention: stdout is a terminal and NO_COLOR is unset or empty. */

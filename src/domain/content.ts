@@ -31,9 +31,14 @@ const trimmedLength = (min: number, max: number, what: string) =>
       if (unstorable.test(s)) return "must not contain NUL characters or unpaired surrogates"
       const n = characterCount(s.trim())
       if (n < min || n > max) return `must be ${min}-${max} characters after trimming (got ${n})`
-      return blank.test(s) ? "must contain visible text, not only whitespace, invisible or format characters" : undefined
+      return blank.test(s)
+        ? "must contain visible text, not only whitespace, invisible or format characters"
+        : undefined
     }),
-    Schema.annotations({ description: what, jsonSchema: { type: "string", minLength: min, maxLength: max, description: what } })
+    Schema.annotations({
+      description: what,
+      jsonSchema: { type: "string", minLength: min, maxLength: max, description: what }
+    })
   )
 
 /** Lengths count after trimming, so "   " is empty and padding cannot sneak past the cap. */

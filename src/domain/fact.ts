@@ -15,7 +15,10 @@ export const StatusFilter = Schema.optionalWith(
     Schema.Literal("any", ...factStatuses),
     Schema.Array(FactStatus).pipe(Schema.minItems(1), Schema.maxItems(factStatuses.length))
   ).annotations({
-    message: () => ({ message: `must be "any", a status (${factStatuses.join(", ")}) or a list of them`, override: true }),
+    message: () => ({
+      message: `must be "any", a status (${factStatuses.join(", ")}) or a list of them`,
+      override: true
+    }),
     description: statusDescription,
     // The values are in the description; the listing does not spell them out twice.
     jsonSchema: {
@@ -28,8 +31,9 @@ export const StatusFilter = Schema.optionalWith(
 )
 
 /** The statuses a filter admits; null: every status. */
-export const filterStatuses = (status: "any" | FactStatus | ReadonlyArray<FactStatus>): ReadonlyArray<FactStatus> | null =>
-  status === "any" ? null : typeof status === "string" ? [status] : status
+export const filterStatuses = (
+  status: "any" | FactStatus | ReadonlyArray<FactStatus>
+): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
 /**
  * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:

@@ -21,10 +21,12 @@ export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference"
  * only ever get whole ids.
  */
 export const FactId = Schema.compose(
-  Schema.String.pipe(Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
-    // The rule is in the description: the pattern would cost the listing ~60 tokens a field.
-    jsonSchema: {}
-  })),
+  Schema.String.pipe(
+    Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
+      // The rule is in the description: the pattern would cost the listing ~60 tokens a field.
+      jsonSchema: {}
+    })
+  ),
   Schema.Lowercase
 ).pipe(
   Schema.brand("FactId"),
@@ -42,8 +44,7 @@ export const AgentName = Schema.String.pipe(
 
 export const SessionId = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
-    message: () =>
-      "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+    message: () => "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
   Schema.annotations({ description: "Choose one per conversation and reuse it" })
 )

@@ -4,8 +4,8 @@ import { FactContent, Reason, RetractReason } from "./content.js"
 import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit } from "./paging.js"
-import { SearchQuery } from "./search.js"
 import { RequestId } from "./requestId.js"
+import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
@@ -59,7 +59,12 @@ export const ResolveConflictInput = Schema.Struct({
   outcome: Schema.optionalWith(
     Schema.Literal("supersede", "compatible").annotations({
       description: outcomeDescription,
-      jsonSchema: { type: "string", enum: ["supersede", "compatible"], default: "supersede", description: outcomeDescription }
+      jsonSchema: {
+        type: "string",
+        enum: ["supersede", "compatible"],
+        default: "supersede",
+        description: outcomeDescription
+      }
     }),
     { default: () => "supersede" as const }
   ),
@@ -69,7 +74,10 @@ export const ResolveConflictInput = Schema.Struct({
     Schema.Array(FactId).pipe(Schema.itemsCount(2, { message: () => "must be two fact ids" })).annotations({
       description: "The two siblings (outcome compatible)",
       jsonSchema: {
-        type: "array", items: { type: "string" }, minItems: 2, maxItems: 2,
+        type: "array",
+        items: { type: "string" },
+        minItems: 2,
+        maxItems: 2,
         description: "The two siblings (outcome compatible)"
       }
     })

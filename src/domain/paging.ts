@@ -112,7 +112,10 @@ export const page = <A>(
 ): { readonly items: ReadonlyArray<A>; readonly next_cursor: string | null } => {
   const kept = rows.slice(0, Math.min(limit, fitting(rows.slice(0, limit), budget)))
   const last = kept[kept.length - 1]
-  return { items: kept, next_cursor: rows.length > kept.length && last !== undefined ? encodeCursor(keyOf(last)) : null }
+  return {
+    items: kept,
+    next_cursor: rows.length > kept.length && last !== undefined ? encodeCursor(keyOf(last)) : null
+  }
 }
 
 /**

@@ -7,8 +7,7 @@ import { createHash } from "node:crypto"
  */
 export const RequestId = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
-    message: () =>
-      "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+    message: () => "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
   Schema.annotations({
     description: "Reuse to retry this write"

@@ -132,7 +132,9 @@ export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
     const live = kids.filter((k) => !superseded.has(k.id) && !retracted.has(k.id))
     const listed = live
       .filter((x) =>
-        live.some((y) => normaliseContent(x.content) !== normaliseContent(y.content) && !compatible.has(pairKey(x.id, y.id)))
+        live.some((y) =>
+          normaliseContent(x.content) !== normaliseContent(y.content) && !compatible.has(pairKey(x.id, y.id))
+        )
       )
       .sort((x, y) => y.createdAt - x.createdAt)
     if (listed.length > 0) out.push({ parent, listed })
@@ -266,8 +268,7 @@ export const resolutionMessage = {
  * The commit-order stamp of a write: the Clock's now, or just past the graph's last stamp when the
  * Clock has not moved past it. A briefing's fence takes `max(now, last)` and makes it the last stamp.
  */
-export const nextStamp = (last: number | null, now: number): number =>
-  last === null || now > last ? now : last + 1
+export const nextStamp = (last: number | null, now: number): number => last === null || now > last ? now : last + 1
 
 /** How far back the first briefing of a name reaches. */
 export const firstBriefingSpan = 7 * 24 * 60 * 60 * 1000

@@ -129,8 +129,7 @@ export const toFullTextQuery = (input: string): string | null => {
   return groups.map((g) => g.length === 1 ? termText(g[0] as Term) : `(${g.map(termText).join("|")})`).join(" ")
 }
 
-export const queryDescription =
-  "All words match; word* prefix, %word% typo, \"phrase\", a|b"
+export const queryDescription = "All words match; word* prefix, %word% typo, \"phrase\", a|b"
 
 const noWordMessage = "must contain a word of letters or digits"
 
@@ -151,7 +150,9 @@ export const SearchQuery = Schema.transformOrFail(
     strict: true,
     decode: (s, _, ast) => {
       const engine = toFullTextQuery(s)
-      return engine === null ? ParseResult.fail(new ParseResult.Type(ast, s, noWordMessage)) : ParseResult.succeed(engine)
+      return engine === null
+        ? ParseResult.fail(new ParseResult.Type(ast, s, noWordMessage))
+        : ParseResult.succeed(engine)
     },
     // The engine's query is itself a valid query that reads back the same.
     encode: (engine) => ParseResult.succeed(engine)

@@ -19,12 +19,12 @@
  * inside a repeated group), so matching stays linear in the input length.
  */
 
-import { secretRules } from "./secrets/ruleTable.js"
 import { invisibleCharacters, scanCopy } from "./secrets/fold.js"
+import { secretRules } from "./secrets/ruleTable.js"
 
-export { type SecretRule, secretRules } from "./secrets/ruleTable.js"
-export { invisibleCharacters, scanCopy } from "./secrets/fold.js"
 export { looksLikeCommandPassword } from "./secrets/contextRules.js"
+export { invisibleCharacters, scanCopy } from "./secrets/fold.js"
+export { type SecretRule, secretRules } from "./secrets/ruleTable.js"
 export { looksLikePlaceholder, looksLikeSecretValue, shannonEntropy } from "./secrets/valueShape.js"
 
 /**

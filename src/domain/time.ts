@@ -17,7 +17,12 @@ export const parseIsoTimestamp = (stamp: string): number | undefined => {
   const m = isoFields.exec(stamp)
   if (m === null) return undefined
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map((f) => Number(f ?? "0")) as [
-    number, number, number, number, number, number
+    number,
+    number,
+    number,
+    number,
+    number,
+    number
   ]
   const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3))
   const offsetHours = Number(m[9] ?? "0")
@@ -47,7 +52,9 @@ export const IsoTimestamp = Schema.transformOrFail(
     decode: (s, _, ast) => {
       const millis = parseIsoTimestamp(s)
       return millis === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, s, "must be a real date and time (e.g. no 30 February, no hour 24)"))
+        ? ParseResult.fail(
+          new ParseResult.Type(ast, s, "must be a real date and time (e.g. no 30 February, no hour 24)")
+        )
         : ParseResult.succeed(millis)
     },
     encode: (n) => ParseResult.succeed(toIso(n))

@@ -12,7 +12,10 @@ const httpConfig = Config.all({
   // 0 picks a free port (tests): the one chosen is in the "ready" log line.
   port: Config.integer("RELAY_HTTP_PORT").pipe(
     Config.withDefault(8787),
-    Config.validate({ message: "RELAY_HTTP_PORT must be a port number (0 picks a free one)", validation: (n) => n >= 0 && n < 65536 })
+    Config.validate({
+      message: "RELAY_HTTP_PORT must be a port number (0 picks a free one)",
+      validation: (n) => n >= 0 && n < 65536
+    })
   ),
   /** Host headers accepted besides the bound address itself: the public name behind a reverse proxy. */
   extraHosts: list("RELAY_HTTP_ALLOWED_HOSTS"),
@@ -20,7 +23,10 @@ const httpConfig = Config.all({
   allowedOrigins: list("RELAY_HTTP_ALLOWED_ORIGINS"),
   sessionIdleMinutes: Config.integer("RELAY_HTTP_SESSION_IDLE_MINUTES").pipe(
     Config.withDefault(30),
-    Config.validate({ message: "RELAY_HTTP_SESSION_IDLE_MINUTES must be a positive whole number", validation: (n) => n > 0 })
+    Config.validate({
+      message: "RELAY_HTTP_SESSION_IDLE_MINUTES must be a positive whole number",
+      validation: (n) => n > 0
+    })
   )
 })
 

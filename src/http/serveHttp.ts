@@ -37,8 +37,13 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
 }
 
-const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>) =>
-  json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
+const rpcError = (
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>
+) => json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
 
 /**
  * The body as text, or null when it is over `maxBytes`. The rest of an oversized body is read and
@@ -68,7 +73,11 @@ const readBody = (req: IncomingMessage, maxBytes: number) =>
 const unavailable = (res: ServerResponse) =>
   json(res, 503, {
     jsonrpc: "2.0",
-    error: { code: -32000, message: "unavailable: Relay cannot reach its database right now; try again shortly", data: { code: "unavailable" } },
+    error: {
+      code: -32000,
+      message: "unavailable: Relay cannot reach its database right now; try again shortly",
+      data: { code: "unavailable" }
+    },
     id: null
   }, { "retry-after": "2" })
 
@@ -100,7 +109,11 @@ export const serveHttp = Effect.gen(function*() {
     tokens.verify(presented).pipe(
       retryTransient,
       withCallBudget,
-      Effect.tapError((e) => Effect.logWarning("relay http: token check failed").pipe(Effect.annotateLogs({ detail: e._tag === "DatabaseError" ? e.detail : e._tag }))),
+      Effect.tapError((e) =>
+        Effect.logWarning("relay http: token check failed").pipe(
+          Effect.annotateLogs({ detail: e._tag === "DatabaseError" ? e.detail : e._tag })
+        )
+      ),
       Effect.either
     )
 
@@ -138,7 +151,10 @@ export const serveHttp = Effect.gen(function*() {
     })
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: Array<string>) => {
-    const readJson = async (from: IncomingMessage, maxBytes: number): Promise<{ body: unknown } | { refused: () => void }> => {
+    const readJson = async (
+      from: IncomingMessage,
+      maxBytes: number
+    ): Promise<{ body: unknown } | { refused: () => void }> => {
       const text = await readBody(from, maxBytes)
       if (text === null) return { refused: () => rpcError(res, 413, -32000, "request too large") }
       try {
@@ -207,8 +223,15 @@ export const serveHttp = Effect.gen(function*() {
           unavailable(res)
         })
       })
-      made.once("error", (e: NodeJS.ErrnoException) =>
-        resume(Effect.fail(new ListenFailed({ message: `cannot listen on ${config.host}:${config.port} (${e.code ?? "error"})` }))))
+      made.once(
+        "error",
+        (e: NodeJS.ErrnoException) =>
+          resume(
+            Effect.fail(
+              new ListenFailed({ message: `cannot listen on ${config.host}:${config.port} (${e.code ?? "error"})` })
+            )
+          )
+      )
       made.listen(config.port, config.host, () => {
         const port = (made.address() as AddressInfo).port
         const own = config.host.includes(":") ? `[${config.host}]:${port}` : `${config.host}:${port}`

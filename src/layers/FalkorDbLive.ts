@@ -4,11 +4,11 @@ import { DatabaseError } from "../domain/errors.js"
 import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
-import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
+import { ensureSchema } from "./graphIndexes.js"
 import { readConfig } from "./readConfig.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
-import { ensureSchema } from "./graphIndexes.js"
+import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 
 const connectTimeout = Duration.millis(1500)
@@ -33,8 +33,13 @@ export const FalkorDbLive = Layer.scoped(
     // Set when the layer's scope closes. A call still running then (its connection just dropped by
     // the finalizer, so retried) must fail, not open a connection, or start a server, nobody closes.
     const shutDown = yield* Ref.make(false)
-    const refuseAfterShutdown = Effect.flatMap(Ref.get(shutDown), (down) =>
-      down ? Effect.fail(new DatabaseError({ reason: "shut_down", detail: "connection layer already shut down" })) : Effect.void)
+    const refuseAfterShutdown = Effect.flatMap(
+      Ref.get(shutDown),
+      (down) =>
+        down
+          ? Effect.fail(new DatabaseError({ reason: "shut_down", detail: "connection layer already shut down" }))
+          : Effect.void
+    )
 
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
@@ -91,14 +96,17 @@ export const FalkorDbLive = Layer.scoped(
     })
 
     /** The shared connection: made once even when many calls wait for it, re-made once it drops. */
-    const connection = SynchronizedRef.modifyEffect(current, (existing) =>
-      Option.isSome(existing) && existing.value.isOpen()
-        ? Effect.succeed([existing.value, existing] as const)
-        : Effect.gen(function*() {
-          if (Option.isSome(existing)) yield* closeQuietly(existing.value)
-          const made = yield* open
-          return [made, Option.some(made)] as const
-        }))
+    const connection = SynchronizedRef.modifyEffect(
+      current,
+      (existing) =>
+        Option.isSome(existing) && existing.value.isOpen()
+          ? Effect.succeed([existing.value, existing] as const)
+          : Effect.gen(function*() {
+            if (Option.isSome(existing)) yield* closeQuietly(existing.value)
+            const made = yield* open
+            return [made, Option.some(made)] as const
+          })
+    )
 
     const fastConnection = SynchronizedRef.get(current).pipe(
       Effect.flatMap((c) => Option.isSome(c) && c.value.isOpen() ? Effect.succeed(c.value) : connection)
@@ -122,7 +130,10 @@ export const FalkorDbLive = Layer.scoped(
     const withConnection = <A>(use: (db: FalkorDB, timeout: ServerTimeout) => Promise<A>) =>
       Effect.all([fastConnection, FiberRef.get(ownQueryTimeout)]).pipe(
         Effect.flatMap(([connection, timed]) => {
-          const query = Effect.tryPromise({ try: () => use(connection.db, connection.timeout), catch: (cause) => cause }).pipe(
+          const query = Effect.tryPromise({
+            try: () => use(connection.db, connection.timeout),
+            catch: (cause) => cause
+          }).pipe(
             Effect.catchAll(classifyQuery),
             Effect.tapError((e) => e.reason === "over_timeout_cap" ? forget(connection) : Effect.void)
           )
@@ -143,7 +154,10 @@ export const FalkorDbLive = Layer.scoped(
     const run = <Row>(mode: "query" | "roQuery", cypher: string, params: CypherParams | undefined) =>
       withConnection((db, timeout) => {
         const graph = db.selectGraph(graphName)
-        const options = { ...(params === undefined ? {} : { params: params as Record<string, never> }), TIMEOUT: timeout.millis }
+        const options = {
+          ...(params === undefined ? {} : { params: params as Record<string, never> }),
+          TIMEOUT: timeout.millis
+        }
         if (mode === "roQuery") return graph.roQuery<Row>(cypher, options)
         const { minReplicas, timeoutMillis } = replication
         return minReplicas === 0 ? graph.query<Row>(cypher, options) : graph.query<Row>(cypher, options).then(
@@ -176,4 +190,3 @@ export const FalkorDbLive = Layer.scoped(
     })
   })
 )
-

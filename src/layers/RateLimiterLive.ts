@@ -15,31 +15,31 @@ const minute = 60_000
  * refill is not quite one token.)
  */
 export const makeRateLimiter = Effect.fn("makeRateLimiter")(function*(perMinute: number) {
-    const cost = minute
-    const capacity = perMinute * cost
-    const start = yield* Clock.currentTimeMillis
-    const bucket = yield* Ref.make({ credit: capacity, at: start })
-    const take = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Ref.modify(bucket, ({ at, credit }) => {
-        const available = Math.min(capacity, credit + Math.max(0, now - at) * perMinute)
-        // A clock that went backwards keeps the later mark, so it cannot mint credit.
-        const mark = Math.max(at, now)
-        return available >= cost
-          ? [0, { credit: available - cost, at: mark }] as const
-          : [Math.ceil((cost - available) / perMinute), { credit: available, at: mark }] as const
-      })).pipe(
-        Effect.flatMap((waitMillis) =>
-          waitMillis === 0 ? Effect.void : Effect.fail(
-            new RateLimited({
-              message: `more than ${perMinute} calls a minute; retry after ${Math.ceil(waitMillis / 1000)} s` +
-                ` (${waitMillis} ms)`,
-              retryAfterMillis: waitMillis
-            })
-          )
+  const cost = minute
+  const capacity = perMinute * cost
+  const start = yield* Clock.currentTimeMillis
+  const bucket = yield* Ref.make({ credit: capacity, at: start })
+  const take = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Ref.modify(bucket, ({ at, credit }) => {
+      const available = Math.min(capacity, credit + Math.max(0, now - at) * perMinute)
+      // A clock that went backwards keeps the later mark, so it cannot mint credit.
+      const mark = Math.max(at, now)
+      return available >= cost
+        ? [0, { credit: available - cost, at: mark }] as const
+        : [Math.ceil((cost - available) / perMinute), { credit: available, at: mark }] as const
+    })).pipe(
+      Effect.flatMap((waitMillis) =>
+        waitMillis === 0 ? Effect.void : Effect.fail(
+          new RateLimited({
+            message: `more than ${perMinute} calls a minute; retry after ${Math.ceil(waitMillis / 1000)} s` +
+              ` (${waitMillis} ms)`,
+            retryAfterMillis: waitMillis
+          })
         )
       )
-    return RateLimiter.of({ take })
-  })
+    )
+  return RateLimiter.of({ take })
+})
 
 export const RateLimiterLive = Layer.effect(
   RateLimiter,

@@ -1,10 +1,10 @@
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
-import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { FactStoreLive } from "./FactStoreLive.js"
 import { FalkorDbLive } from "./FalkorDbLive.js"
 import { RateLimiterLive } from "./RateLimiterLive.js"
 import { SecretScannerLive } from "./SecretScannerLive.js"
+import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { SettingsLive } from "./SettingsLive.js"
 
 /** The database stack on given settings: endpoint → connection → FactStore. */

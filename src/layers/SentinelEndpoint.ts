@@ -1,8 +1,8 @@
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { DatabaseError } from "../domain/errors.js"
 import { DatabaseEndpoint, DatabaseEndpointLive } from "./DatabaseEndpoint.js"
-import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 import { readConfig } from "./readConfig.js"
+import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 
 interface Address {
   readonly host: string
@@ -49,29 +49,31 @@ const currentMaster = (
   sentinelPassword: Redacted.Redacted<string> | null,
   password: Redacted.Redacted<string> | null
 ) =>
-  Effect.raceAll(sentinels.map((s) =>
-    sendCommands(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
-      Effect.mapError((e) => transient(`sentinel ${s.host}:${s.port}: ${e.code}`)),
-      Effect.flatMap(([reply]) => {
-        const found = asAddress(reply)
-        return found === null
-          ? Effect.fail(transient(`sentinel ${s.host}:${s.port} knows no master named ${master}`))
-          : Effect.succeed(found)
-      }),
-      Effect.tap((m) =>
-        sendCommands(m, password, [["ROLE"]], "1 second").pipe(
-          Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
-          Effect.flatMap(([role]) =>
-            Array.isArray(role) && role[0] === "master"
-              ? Effect.void
-              : Effect.fail(transient(
-                `${m.host}:${m.port} is not a master yet (${role instanceof ErrorReply ? role.message : "replica"})`
-              ))
+  Effect.raceAll(
+    sentinels.map((s) =>
+      sendCommands(s, sentinelPassword, [["SENTINEL", "get-master-addr-by-name", master]], "1 second").pipe(
+        Effect.mapError((e) => transient(`sentinel ${s.host}:${s.port}: ${e.code}`)),
+        Effect.flatMap(([reply]) => {
+          const found = asAddress(reply)
+          return found === null
+            ? Effect.fail(transient(`sentinel ${s.host}:${s.port} knows no master named ${master}`))
+            : Effect.succeed(found)
+        }),
+        Effect.tap((m) =>
+          sendCommands(m, password, [["ROLE"]], "1 second").pipe(
+            Effect.mapError((e) => transient(`master ${m.host}:${m.port}: ${e.code}`)),
+            Effect.flatMap(([role]) =>
+              Array.isArray(role) && role[0] === "master"
+                ? Effect.void
+                : Effect.fail(transient(
+                  `${m.host}:${m.port} is not a master yet (${role instanceof ErrorReply ? role.message : "replica"})`
+                ))
+            )
           )
         )
       )
     )
-  ))
+  )
 
 /**
  * The database endpoint: through Valkey Sentinel when FALKORDB_SENTINELS is set, else as before
@@ -85,7 +87,10 @@ export const DatabaseEndpointFromSettings = Layer.unwrapEffect(
       const pw = Option.getOrNull(password)
       return Layer.succeed(DatabaseEndpoint, {
         options: currentMaster(list, master, Option.getOrNull(sentinelPassword), pw).pipe(
-          Effect.map((m) => ({ socket: { host: m.host, port: m.port }, ...(pw === null ? {} : { password: Redacted.value(pw) }) }))
+          Effect.map((m) => ({
+            socket: { host: m.host, port: m.port },
+            ...(pw === null ? {} : { password: Redacted.value(pw) })
+          }))
         )
       })
     })

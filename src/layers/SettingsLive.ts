@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
-import { parseEnv } from "node:util"
 import { fileURLToPath } from "node:url"
+import { parseEnv } from "node:util"
 import { type DatabaseTarget, Settings } from "../services/Settings.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
@@ -88,9 +88,11 @@ export const readSettings = Effect.fn("readSettings")(function*(
   const { password, sentinels } = yield* Effect.withConfigProvider(passwordOnly, merged)
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
   const databaseProvider = envOnly
-    ? env.pipe(ConfigProvider.orElse(() =>
-      ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
-    ))
+    ? env.pipe(
+      ConfigProvider.orElse(() =>
+        ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
+      )
+    )
     : merged
   const database = yield* Effect.withConfigProvider(databaseTarget, databaseProvider)
   const viaSentinels = Option.isSome(sentinels) && sentinels.value.trim() !== ""

@@ -1,7 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
-import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { SecretScannerLive } from "./SecretScannerLive.js"
+import { DatabaseEndpointFromSettings } from "./SentinelEndpoint.js"
 import { SettingsLive } from "./SettingsLive.js"
 import { TokenStoreLive } from "./TokenStoreLive.js"
 

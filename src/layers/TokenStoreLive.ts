@@ -1,6 +1,6 @@
 import { Clock, Config, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { type Caller, formatToken, hashToken, parseToken, type TokenRecord, tokenMatches } from "../domain/tokens.js"
+import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../domain/tokens.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { TokenStore } from "../services/TokenStore.js"

@@ -16,7 +16,10 @@ const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
   [/TIMEOUT_MAX/, "over_timeout_cap"],
   [refusedLogin, "refused_login"],
   [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
-  [/^(OOM|MISCONF|NOREPLICAS|READONLY|CLUSTERDOWN)\b|max pending queries|exceeded capacity|max number of clients/i, "refused"],
+  [
+    /^(OOM|MISCONF|NOREPLICAS|READONLY|CLUSTERDOWN)\b|max pending queries|exceeded capacity|max number of clients/i,
+    "refused"
+  ],
   [/empty key|invalid graph/i, "no_graph"],
   [/already indexed|already exists/i, "exists"],
   [/unknown command/i, "no_module"]
@@ -32,7 +35,9 @@ const detailOf = (cause: unknown) =>
 export const classify = (cause: unknown): DatabaseError => {
   const detail = detailOf(cause)
   if (cause instanceof ReplicasShortfall) return new DatabaseError({ reason: "not_replicated", detail })
-  if (cause instanceof ErrorReply) return new DatabaseError({ reason: reasonOfReply(cause.message) ?? "refused", detail })
+  if (cause instanceof ErrorReply) {
+    return new DatabaseError({ reason: reasonOfReply(cause.message) ?? "refused", detail })
+  }
   // A login refused while connecting may come wrapped by the client rather than as the reply itself.
   return new DatabaseError({ reason: refusedLogin.test(detail) ? "refused_login" : "unreachable", detail })
 }

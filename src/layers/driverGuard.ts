@@ -22,7 +22,9 @@ const isConnectionError = (error: unknown): boolean =>
 export const guardDriverErrors = Effect.sync(() => {
   process.on("uncaughtException", (error) => {
     if (isConnectionError(error)) {
-      process.stderr.write(`relay: ignored a database connection error outside a call (${(error as Error).constructor.name})\n`)
+      process.stderr.write(
+        `relay: ignored a database connection error outside a call (${(error as Error).constructor.name})\n`
+      )
       return
     }
     process.stderr.write(`relay: fatal: ${error instanceof Error ? error.constructor.name : typeof error}\n`)

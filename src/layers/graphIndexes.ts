@@ -32,7 +32,6 @@ const fullText = {
   create: "CALL db.idx.fulltext.createNodeIndex({label: 'Fact', language: 'english', stopwords: []}, 'content')"
 }
 
-
 interface Row {
   readonly entity: string
   readonly label: string
@@ -44,7 +43,9 @@ const existing = (graph: Graph, procedure: string, entity: string) =>
     try: () => graph.roQuery<Row>(`CALL ${procedure} RETURN ${entity} AS entity, label, properties`),
     catch: classify
   }).pipe(
-    Effect.map((reply) => new Set((reply.data ?? []).flatMap((r) => r.properties.map((p) => `${r.entity} ${r.label} ${p}`)))),
+    Effect.map((reply) =>
+      new Set((reply.data ?? []).flatMap((r) => r.properties.map((p) => `${r.entity} ${r.label} ${p}`)))
+    ),
     Effect.catchIf((e) => e.reason === "no_graph", () => Effect.succeed(new Set<string>()))
   )
 
@@ -68,12 +69,12 @@ const hasFullText = (graph: Graph) =>
   )
 
 export const ensureSchema = Effect.fn("ensureSchema")(function*(graph: Graph) {
-    const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
-    const missing = indexes.filter((i) => !haveIndexes.has(i.key))
-    yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
-    if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
-    const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
-    if (!haveConstraints.has("UNIQUE Fact id")) {
-      yield* ignoreExisting(() => graph.constraintCreate(ConstraintType.UNIQUE, EntityType.NODE, "Fact", "id"))
-    }
-  })
+  const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
+  const missing = indexes.filter((i) => !haveIndexes.has(i.key))
+  yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
+  if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
+  const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
+  if (!haveConstraints.has("UNIQUE Fact id")) {
+    yield* ignoreExisting(() => graph.constraintCreate(ConstraintType.UNIQUE, EntityType.NODE, "Fact", "id"))
+  }
+})

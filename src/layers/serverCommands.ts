@@ -19,7 +19,9 @@ export class ServerUnreachable extends Schema.TaggedError<ServerUnreachable>()("
 const unreachable = (cause: unknown) => {
   const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
     ? cause.code
-    : cause instanceof Error && /timeout/i.test(cause.name) ? "ETIMEDOUT" : "ECLOSED"
+    : cause instanceof Error && /timeout/i.test(cause.name)
+    ? "ETIMEDOUT"
+    : "ECLOSED"
   return new ServerUnreachable({ code })
 }
 
@@ -60,10 +62,12 @@ export const sendCommands = (
             if (e instanceof ErrorReply) return commands.map(() => e)
             throw e
           }
-          return Promise.all(commands.map((c) => client.sendCommand([...c]).catch((e: unknown) => {
-            if (e instanceof ErrorReply) return e
-            throw e
-          })))
+          return Promise.all(commands.map((c) =>
+            client.sendCommand([...c]).catch((e: unknown) => {
+              if (e instanceof ErrorReply) return e
+              throw e
+            })
+          ))
         },
         catch: unreachable
       }),

@@ -17,7 +17,9 @@ export const moduleVersion = (modules: unknown): Option.Option<string> => {
 
 /** One `key:value` line of an INFO reply. */
 export const infoField = (info: unknown, key: string): Option.Option<string> =>
-  typeof info === "string" ? Option.fromNullable(new RegExp(`^${key}:(.*)$`, "m").exec(info)?.[1]?.trim()) : Option.none()
+  typeof info === "string"
+    ? Option.fromNullable(new RegExp(`^${key}:(.*)$`, "m").exec(info)?.[1]?.trim())
+    : Option.none()
 
 /** The server's name and version in an INFO server reply, e.g. "valkey 8.0.1". */
 export const serverVersion = (info: unknown): Option.Option<string> =>

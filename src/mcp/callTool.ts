@@ -40,8 +40,11 @@ const describeParseError = (error: ParseResult.ParseError): string => {
   // A field name is the caller's text too: name it, but not at any length.
   const path = first.path.map(String).join(".")
   const field = path === "" ? "input" : path.length > 64 ? `${path.slice(0, 64)}...` : path
-  const message = first._tag === "Unexpected" ? "is not a field of this tool" :
-    first._tag === "Missing" ? "is required" : withoutValue(first.message)
+  const message = first._tag === "Unexpected" ?
+    "is not a field of this tool" :
+    first._tag === "Missing"
+    ? "is required"
+    : withoutValue(first.message)
   return `${field}: ${message}`
 }
 
@@ -89,15 +92,21 @@ export const internalMessage = "Relay hit an internal error; the details are in 
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
 export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolResult =>
-  error._tag !== "DatabaseError" ? failure(error.code, error.message) :
-  error.reason === "not_replicated" ? failure("unavailable", notReplicatedMessage) :
-  failure("unavailable", tool === null || tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage)
+  error._tag !== "DatabaseError" ?
+    failure(error.code, error.message) :
+    error.reason === "not_replicated" ?
+    failure("unavailable", notReplicatedMessage) :
+    failure(
+      "unavailable",
+      tool === null || tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage
+    )
 /**
  * A call to a name that is no tool: `invalid_input`, but through the same policies as a real call,
  * so it spends the rate limit (before, 2,000 of them in 0.7 s cost nothing). The name is the
  * caller's text: only a short prefix of it is echoed.
  */
-export const callUnknownTool = (name: string) => callRefused("tool", `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}`)
+export const callUnknownTool = (name: string) =>
+  callRefused("tool", `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}`)
 
 /** A request refused as `invalid_input` before any tool runs (an unknown tool, prompt or resource), through the policies. */
 export const callRefused = (what: string, message: string) =>

@@ -107,7 +107,9 @@ const withDefaults = (derived: Record<string, unknown>, defaults: ReadonlyMap<st
   if (!isNode(properties) || defaults.size === 0) return derived
   const filled = Object.fromEntries(
     Object.entries(properties).map(([name, field]) =>
-      isNode(field) && !("default" in field) && defaults.has(name) ? [name, { ...field, default: defaults.get(name) }] : [name, field]
+      isNode(field) && !("default" in field) && defaults.has(name)
+        ? [name, { ...field, default: defaults.get(name) }]
+        : [name, field]
     )
   )
   return { ...derived, properties: filled }
@@ -122,11 +124,13 @@ const withDefaults = (derived: Record<string, unknown>, defaults: ReadonlyMap<st
 const lean = (schema: Record<string, unknown>): Record<string, unknown> => {
   const { required, properties, ...rest } = schema
   const fields = isNode(properties)
-    ? Object.fromEntries(Object.entries(properties).map(([name, field]) => {
-      if (!isNode(field)) return [name, field]
-      const { pattern: _pattern, ...kept } = field
-      return [name, kept]
-    }))
+    ? Object.fromEntries(
+      Object.entries(properties).map(([name, field]) => {
+        if (!isNode(field)) return [name, field]
+        const { pattern: _pattern, ...kept } = field
+        return [name, kept]
+      })
+    )
     : properties
   return {
     ...rest,

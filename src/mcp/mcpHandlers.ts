@@ -100,8 +100,10 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate): Server => {
     return invoke(tool, request.params.arguments)
   })
   server.setRequestHandler(ListPromptsRequestSchema, () => Promise.resolve({ prompts }))
-  server.setRequestHandler(GetPromptRequestSchema, (request) =>
-    getPrompt(calls, request.params.name, request.params.arguments))
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (request) => getPrompt(calls, request.params.name, request.params.arguments)
+  )
   server.setRequestHandler(ListResourcesRequestSchema, () => Promise.resolve({ resources }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => Promise.resolve({ resourceTemplates }))
   server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(calls, request.params.uri))

@@ -85,14 +85,22 @@ export const promptListing = (self: string | undefined) => [{
 
 export const getPrompt = async (calls: Calls, name: string, args: Readonly<Record<string, string>> | undefined) => {
   if (name !== startSession.name) {
-    return unwrap(await calls.refuse("prompt", `name: there is no prompt called ${JSON.stringify(name.slice(0, 64))}`), {})
+    return unwrap(
+      await calls.refuse("prompt", `name: there is no prompt called ${JSON.stringify(name.slice(0, 64))}`),
+      {}
+    )
   }
   const unknown = Object.keys(args ?? {}).find((k) => k !== "name")
   if (unknown !== undefined) {
-    return unwrap(await calls.refuse("prompt argument", `${unknown.slice(0, 64)}: is not an argument of this prompt`), {})
+    return unwrap(
+      await calls.refuse("prompt argument", `${unknown.slice(0, 64)}: is not an argument of this prompt`),
+      {}
+    )
   }
   const given = args?.["name"]
-  const result = unwrap(await calls.invoke(getBriefing, given === undefined ? {} : { my_name: given }), { my_name: "name" })
+  const result = unwrap(await calls.invoke(getBriefing, given === undefined ? {} : { my_name: given }), {
+    my_name: "name"
+  })
   const text = result.content[0]?.text ?? ""
   return {
     description: startSession.description,
@@ -100,7 +108,8 @@ export const getPrompt = async (calls: Calls, name: string, args: Readonly<Recor
       role: "user" as const,
       content: {
         type: "text" as const,
-        text: "Relay briefing: what other assistants saved and decided since your last briefing. Read it before you start.\n" +
+        text:
+          "Relay briefing: what other assistants saved and decided since your last briefing. Read it before you start.\n" +
           text
       }
     }]
@@ -166,12 +175,22 @@ export const readResource = async (calls: Calls, uri: string) => {
       fact_not_found: "no fact with that id"
     })
     const chain = (result.structuredContent as { chain: ReadonlyArray<unknown> }).chain
-    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ fact: chain[chain.length - 1] }) }] }
+    return {
+      contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ fact: chain[chain.length - 1] }) }]
+    }
   }
   if (calls.self !== undefined && part !== calls.self) {
-    unwrap(toFailureResult(null, new Forbidden({
-      message: `uri: over HTTP you may read only your own briefing, relay://briefing/${encodeURIComponent(calls.self)}`
-    })), {})
+    unwrap(
+      toFailureResult(
+        null,
+        new Forbidden({
+          message: `uri: over HTTP you may read only your own briefing, relay://briefing/${
+            encodeURIComponent(calls.self)
+          }`
+        })
+      ),
+      {}
+    )
   }
   const result = unwrap(await calls.invoke(getBriefing, { my_name: part }), { my_name: "uri" })
   return { contents: [{ uri, mimeType: "text/plain", text: result.content[0]?.text ?? "" }] }

@@ -37,8 +37,12 @@ export const age = (iso: string, now: number): string => {
   const at = Date.parse(iso)
   if (Number.isNaN(at)) return iso
   const ago = now - at
-  return ago < minute ? "just now" : ago < hour ? `${Math.floor(ago / minute)}m ago` :
-    ago < 2 * day ? `${Math.floor(ago / hour)}h ago` : ago < 60 * day ? `${Math.floor(ago / day)}d ago` :
+  return ago < minute ? "just now" : ago < hour ?
+    `${Math.floor(ago / minute)}m ago` :
+    ago < 2 * day ?
+    `${Math.floor(ago / hour)}h ago` :
+    ago < 60 * day ?
+    `${Math.floor(ago / day)}d ago` :
     iso.slice(0, 10)
 }
 
@@ -55,7 +59,9 @@ class Page {
   /** `<id> [status] <writer> <age>[ on <parent>]: "<text>"`; active is the usual status and is left unsaid. */
   fact = (f: Fact, options: { parent?: boolean } = {}): string => {
     this.shown.add(f.id)
-    return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${this.when(f.created_at)}` +
+    return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${
+      this.when(f.created_at)
+    }` +
       `${options.parent !== false && f.parent_id !== null ? ` on ${this.id(f.parent_id)}` : ""}: ${quote(f.content)}`
   }
   seen = (id: string): boolean => this.shown.has(id)
@@ -74,13 +80,17 @@ const more = (o: { next_cursor: string | null }) =>
 /** A forked parent and its open children, each fact in full only where it first appears in the reply. */
 const conflict = (p: Page) => (c: Conflict) =>
   [
-    `under ${p.ref(c.parent)} (${c.children_total} open${c.children.length < c.children_total ? `, ${c.children.length} shown` : ""}):`,
+    `under ${p.ref(c.parent)} (${c.children_total} open${
+      c.children.length < c.children_total ? `, ${c.children.length} shown` : ""
+    }):`,
     ...c.children.map((f) => `  ${p.ref(f)}`)
   ].join("\n")
 
 const decision = (p: Page) => (d: Decision) =>
   [
-    `${p.id(d.winner.id)} supersedes ${p.id(d.loser.id)} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`,
+    `${p.id(d.winner.id)} supersedes ${p.id(d.loser.id)} because ${quote(d.reason)} (${d.resolved_by}, ${
+      p.when(d.created_at)
+    })`,
     ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
   ].join("\n")
 
@@ -89,10 +99,14 @@ const searchHit = (p: Page) => (h: SearchHit) =>
   [
     p.fact(h.fact),
     ...h.superseded_by.map((d) =>
-      `  lost to ${p.id(d.winner_id)} ${quote(d.winner_content)} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
+      `  lost to ${p.id(d.winner_id)} ${quote(d.winner_content)} because ${quote(d.reason)} (${d.resolved_by}, ${
+        p.when(d.created_at)
+      })`
     ),
     ...h.supersedes.map((d) =>
-      `  won over ${p.id(d.loser_id)} ${quote(d.loser_content)} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
+      `  won over ${p.id(d.loser_id)} ${quote(d.loser_content)} because ${quote(d.reason)} (${d.resolved_by}, ${
+        p.when(d.created_at)
+      })`
     )
   ].join("\n")
 
@@ -106,7 +120,9 @@ const renderers: Record<string, (o: never, p: Page) => Array<string>> = {
     `Saved: ${p.fact(o.fact)}`,
     ...(o.duplicate_of === null ? [] : [`Duplicate of: ${p.fact(o.duplicate_of)}`]),
     ...(o.fork === null ? [] : list(
-      `Fork: siblings that say something else${o.fork.siblings.length < o.fork.siblings_total ? `, ${o.fork.siblings_total} in all, the latest shown` : ""}`,
+      `Fork: siblings that say something else${
+        o.fork.siblings.length < o.fork.siblings_total ? `, ${o.fork.siblings_total} in all, the latest shown` : ""
+      }`,
       o.fork.siblings,
       (f) => p.fact(f, { parent: false }),
       null
@@ -118,7 +134,12 @@ const renderers: Record<string, (o: never, p: Page) => Array<string>> = {
     ...more(o)
   ],
   relay_get_impact: (o: { fact_id: string; dependents: ReadonlyArray<Dependent>; next_cursor: string | null }, p) => [
-    ...list(`Facts that build on ${p.id(o.fact_id)}, by distance`, o.dependents, (d) => `${d.distance}: ${p.fact(d.fact)}`, "none"),
+    ...list(
+      `Facts that build on ${p.id(o.fact_id)}, by distance`,
+      o.dependents,
+      (d) => `${d.distance}: ${p.fact(d.fact)}`,
+      "none"
+    ),
     ...more(o)
   ],
   relay_get_current_state: (o: { facts: ReadonlyArray<Fact>; next_cursor: string | null }, p) => [
@@ -139,17 +160,28 @@ const renderers: Record<string, (o: never, p: Page) => Array<string>> = {
     already_resolved: boolean
     stale: ReadonlyArray<Dependent>
     stale_next_cursor: string | null
-  }, p) => o.winner === undefined || o.loser === undefined ? [
-    `${o.already_resolved ? "Already recorded" : "Recorded"} as compatible by ${o.resolved_by} because ${quote(o.reason)}; both stand`,
-    ...(o.facts ?? []).map((f) => `Compatible: ${p.fact(f)}`)
-  ] : [
-    `${o.already_resolved ? "Already resolved" : "Resolved"} by ${o.resolved_by} because ${quote(o.reason)}`,
-    `Winner: ${p.fact(o.winner)}`,
-    `Loser: ${p.fact(o.loser)}`,
-    ...list("Now stale (built on the loser), by distance", o.stale, (d) => `${d.distance}: ${p.fact(d.fact)}`, null),
-    ...(o.stale_next_cursor === null ? [] :
-      [`More stale facts: relay_get_impact on ${p.id(o.loser.id)} with cursor ${quote(o.stale_next_cursor)}.`])
-  ],
+  }, p) =>
+    o.winner === undefined || o.loser === undefined ?
+      [
+        `${o.already_resolved ? "Already recorded" : "Recorded"} as compatible by ${o.resolved_by} because ${
+          quote(o.reason)
+        }; both stand`,
+        ...(o.facts ?? []).map((f) => `Compatible: ${p.fact(f)}`)
+      ] :
+      [
+        `${o.already_resolved ? "Already resolved" : "Resolved"} by ${o.resolved_by} because ${quote(o.reason)}`,
+        `Winner: ${p.fact(o.winner)}`,
+        `Loser: ${p.fact(o.loser)}`,
+        ...list(
+          "Now stale (built on the loser), by distance",
+          o.stale,
+          (d) => `${d.distance}: ${p.fact(d.fact)}`,
+          null
+        ),
+        ...(o.stale_next_cursor === null ?
+          [] :
+          [`More stale facts: relay_get_impact on ${p.id(o.loser.id)} with cursor ${quote(o.stale_next_cursor)}.`])
+      ],
   relay_retract_fact: (o: {
     fact: Fact
     reason: string
@@ -159,10 +191,13 @@ const renderers: Record<string, (o: never, p: Page) => Array<string>> = {
     stale: ReadonlyArray<Dependent>
     stale_next_cursor: string | null
   }, p) => [
-    `${o.already_retracted ? "Already retracted" : "Retracted"} by ${o.retracted_by} ${p.when(o.created_at)} because ${quote(o.reason)}`,
+    `${o.already_retracted ? "Already retracted" : "Retracted"} by ${o.retracted_by} ${p.when(o.created_at)} because ${
+      quote(o.reason)
+    }`,
     `Fact: ${p.fact(o.fact)}`,
     ...list("Now stale (built on it), by distance", o.stale, (d) => `${d.distance}: ${p.fact(d.fact)}`, null),
-    ...(o.stale_next_cursor === null ? [] :
+    ...(o.stale_next_cursor === null ?
+      [] :
       [`More stale facts: relay_get_impact on ${p.id(o.fact.id)} with cursor ${quote(o.stale_next_cursor)}.`])
   ],
   relay_get_briefing: (o: {
@@ -189,7 +224,10 @@ const renderers: Record<string, (o: never, p: Page) => Array<string>> = {
         : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on).`])
     ]
   },
-  relay_get_important_facts: (o: { facts: ReadonlyArray<{ fact: Fact; score: number }>; next_cursor: string | null }, p) => [
+  relay_get_important_facts: (
+    o: { facts: ReadonlyArray<{ fact: Fact; score: number }>; next_cursor: string | null },
+    p
+  ) => [
     ...list("Most built-upon facts, with score", o.facts, (x) => `${x.score.toFixed(3)} ${p.fact(x.fact)}`, "none yet"),
     ...more(o)
   ],

@@ -19,8 +19,7 @@ export const serveStdio = Effect.gen(function*() {
   // is interrupted, rather than retried against a database connection that is being shut down.
   const runCall = yield* FiberSet.makeRuntimePromise<ToolServices>()
   // callTool maps every failure itself; a call that still fails was interrupted at shutdown.
-  const run: CallRunner = (program) =>
-    runCall(program).catch((): ToolResult => failure("internal", internalMessage))
+  const run: CallRunner = (program) => runCall(program).catch((): ToolResult => failure("internal", internalMessage))
   const closed = yield* Deferred.make<void>()
   const server = makeRelayServer(run)
 

@@ -38,11 +38,13 @@ export const httpListing = listing.map((tool) => {
     inputSchema: {
       ...tool.inputSchema,
       required: ((schema["required"] ?? []) as ReadonlyArray<string>).filter((f) => !own.includes(f as never)),
-      properties: Object.fromEntries(Object.entries(properties).map(([k, v]) =>
-        own.includes(k as never)
-          ? [k, { ...v, description: "Set by the server from your token's name: leave it out" }]
-          : [k, v]
-      ))
+      properties: Object.fromEntries(
+        Object.entries(properties).map(([k, v]) =>
+          own.includes(k as never)
+            ? [k, { ...v, description: "Set by the server from your token's name: leave it out" }]
+            : [k, v]
+        )
+      )
     }
   }
 })

@@ -36,7 +36,9 @@ const referenceFields = (tool: AnyTool) => {
  * field and never echoing it.
  */
 export const resolveFactIdPrefixes = (tool: AnyTool) =>
-(input: unknown): Effect.Effect<unknown, FactNotFound | InvalidInput | DatabaseError, FactStore> => {
+(
+  input: unknown
+): Effect.Effect<unknown, FactNotFound | InvalidInput | DatabaseError, FactStore> => {
   const record = input as Record<string, unknown>
   const short = referenceFields(tool).flatMap((field) => {
     const value = record[field]
@@ -48,9 +50,15 @@ export const resolveFactIdPrefixes = (tool: AnyTool) =>
       const resolved = { ...record }
       for (const [field, prefix] of short) {
         const ids = found.get(prefix) ?? []
-        if (ids.length === 0) return Effect.fail(new FactNotFound({ message: `${field}: no fact has an id starting with that` }))
+        if (ids.length === 0) {
+          return Effect.fail(new FactNotFound({ message: `${field}: no fact has an id starting with that` }))
+        }
         if (ids.length > 1) {
-          return Effect.fail(new InvalidInput({ message: `${field}: more than one fact has an id starting with that; give more characters or the whole id` }))
+          return Effect.fail(
+            new InvalidInput({
+              message: `${field}: more than one fact has an id starting with that; give more characters or the whole id`
+            })
+          )
         }
         resolved[field] = ids[0]
       }

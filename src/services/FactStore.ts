@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
-import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
+import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Conflict, Decision, Dependent, Fact, FactStatus } from "../domain/fact.js"
 import type { SearchHit } from "../domain/outputs.js"
 
@@ -225,7 +225,12 @@ export class FactStore extends Context.Tag("relay/FactStore")<FactStore, {
    * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.
    */
   readonly briefing: (
-    options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
+    options: {
+      readonly reader: string
+      readonly since: number | null
+      readonly limit: number
+      readonly after: BriefingAfter | null
+    }
   ) => Effect.Effect<Briefing, DatabaseError>
   /** `after`: the [score, created_at] of the last fact of the previous page. */
   readonly important: (

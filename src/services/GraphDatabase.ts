@@ -1,7 +1,9 @@
 import { Context, Duration, type Effect, FiberRef, type Option } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 
-export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | { readonly [k: string]: CypherValue }
+export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | {
+  readonly [k: string]: CypherValue
+}
 export type CypherParams = Readonly<Record<string, CypherValue>>
 
 /**
@@ -21,7 +23,10 @@ export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatab
     params?: CypherParams
   ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
   /** The server's FalkorDB module version (e.g. "4.16.3") and server (e.g. "valkey 8.0.1"), for diagnostics. */
-  readonly versions: Effect.Effect<{ readonly module: Option.Option<string>; readonly server: Option.Option<string> }, DatabaseError>
+  readonly versions: Effect.Effect<
+    { readonly module: Option.Option<string>; readonly server: Option.Option<string> },
+    DatabaseError
+  >
   /** Drops the whole graph: for tests and benchmarks that made the graph themselves. */
   readonly dropGraph: Effect.Effect<void, DatabaseError>
 }>() {}

@@ -7,7 +7,8 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description: "Parents whose children say different things that no decision settles; settle with relay_resolve_conflict",
+  description:
+    "Parents whose children say different things that no decision settles; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,

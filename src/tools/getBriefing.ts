@@ -14,8 +14,7 @@ import { defineTool, readOnly } from "./Tool.js"
  * A page asked for under another my_name would otherwise move that name's cursor past facts it
  * filtered differently.
  */
-const readerTag = (name: string): number =>
-  Math.max(1, createHash("sha256").update(name).digest().readUIntBE(0, 6))
+const readerTag = (name: string): number => Math.max(1, createHash("sha256").update(name).digest().readUIntBE(0, 6))
 
 const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor of a briefing for this my_name" })
 

@@ -11,7 +11,10 @@ export const getImpact = defineTool({
   input: ImpactInput,
   output: ImpactOutput,
   handler: Effect.fn("relay_get_impact")(function*(input) {
-    const dependents = yield* (yield* FactStore).impact(input.fact_id, { limit: input.limit, cursor: input.cursor ?? null })
+    const dependents = yield* (yield* FactStore).impact(input.fact_id, {
+      limit: input.limit,
+      cursor: input.cursor ?? null
+    })
     return { fact_id: input.fact_id, dependents: dependents.items, next_cursor: dependents.next_cursor }
   })
 })

@@ -13,7 +13,10 @@ export const getImportantFacts = defineTool({
   output: ImportantFactsOutput,
   handler: Effect.fn("relay_get_important_facts")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 2)
-    const found = yield* (yield* FactStore).important({ limit: input.limit, after: at === null ? null : [at[0]!, at[1]!] })
+    const found = yield* (yield* FactStore).important({
+      limit: input.limit,
+      after: at === null ? null : [at[0]!, at[1]!]
+    })
     return { facts: found.items, next_cursor: found.next_cursor }
   })
 })

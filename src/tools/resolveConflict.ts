@@ -9,8 +9,10 @@ import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
 import { defineTool } from "./Tool.js"
 
-const needs = (field: string, outcome: string) => new InvalidInput({ message: `${field}: required with outcome ${outcome}` })
-const refuses = (field: string, outcome: string) => new InvalidInput({ message: `${field}: not taken with outcome ${outcome}` })
+const needs = (field: string, outcome: string) =>
+  new InvalidInput({ message: `${field}: required with outcome ${outcome}` })
+const refuses = (field: string, outcome: string) =>
+  new InvalidInput({ message: `${field}: not taken with outcome ${outcome}` })
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",

@@ -16,8 +16,12 @@ import {
 import { ok } from "../support/runTool.js"
 import { testGraphName } from "../support/testLayer.js"
 
-const saveArgs = (content: string, extra: Record<string, unknown> = {}) =>
-  ({ content, written_by: "racer", session_id: "race", ...extra })
+const saveArgs = (content: string, extra: Record<string, unknown> = {}) => ({
+  content,
+  written_by: "racer",
+  session_id: "race",
+  ...extra
+})
 
 /** Connections from anything but the admin client itself, as the server lists them now. */
 const otherClients = async (admin: Admin) => {
@@ -75,9 +79,11 @@ describe("concurrency", () => {
     const relay = await connectRelayTo(server, { graph })
     try {
       const calls = Array.from({ length: 25 }, (_, i) =>
-        i % 5 === 0 ? relay.call("relay_get_current_state") :
-        i % 5 === 1 ? relay.call("relay_get_clusters") :
-        relay.call("relay_save_fact", saveArgs(`cold start write ${i}`)))
+        i % 5 === 0 ?
+          relay.call("relay_get_current_state") :
+          i % 5 === 1 ?
+          relay.call("relay_get_clusters") :
+          relay.call("relay_save_fact", saveArgs(`cold start write ${i}`)))
       const results = await Promise.all(calls)
       for (const r of results) expect(r.isError, r.content[0]?.text).toBeFalsy()
       expect((await admin.totalConnections()) - before).toBe(1)
@@ -106,13 +112,20 @@ describe("concurrency", () => {
     Effect.gen(function*() {
       const { a, b, graph } = yield* twoStacks("resolve10")
       const root = yield* ok("relay_save_fact", saveArgs("where do sessions live")).pipe(Effect.provide(a))
-      const x = yield* ok("relay_save_fact", saveArgs("in Postgres", { parent_fact_id: root.fact.id })).pipe(Effect.provide(a))
-      const y = yield* ok("relay_save_fact", saveArgs("in Redis", { parent_fact_id: root.fact.id })).pipe(Effect.provide(b))
+      const x = yield* ok("relay_save_fact", saveArgs("in Postgres", { parent_fact_id: root.fact.id })).pipe(
+        Effect.provide(a)
+      )
+      const y = yield* ok("relay_save_fact", saveArgs("in Redis", { parent_fact_id: root.fact.id })).pipe(
+        Effect.provide(b)
+      )
       const results = yield* Effect.forEach(
         Array.from({ length: 10 }, (_, i) => i),
         (i) =>
           ok("relay_resolve_conflict", {
-            winner_fact_id: y.fact.id, loser_fact_id: x.fact.id, reason: `reason number ${i}`, resolved_by: `judge-${i}`
+            winner_fact_id: y.fact.id,
+            loser_fact_id: x.fact.id,
+            reason: `reason number ${i}`,
+            resolved_by: `judge-${i}`
           }).pipe(Effect.provide(i % 2 === 0 ? a : b)),
         { concurrency: "unbounded" }
       )
@@ -155,7 +168,10 @@ describe("concurrency", () => {
     const graph = testGraphName("procs8")
     graphs.push(graph)
     const relays: Array<RelayClient> = await Promise.all(
-      Array.from({ length: 8 }, (_, p) => connectRelay({ graph, name: `writer-${p}`, env: { RELAY_RATE_LIMIT: "1000" } }))
+      Array.from(
+        { length: 8 },
+        (_, p) => connectRelay({ graph, name: `writer-${p}`, env: { RELAY_RATE_LIMIT: "1000" } })
+      )
     )
     try {
       // every process writes its 100 facts as 10 streams of 10 at the same time as all the others: 80 saves
@@ -170,14 +186,23 @@ describe("concurrency", () => {
         Array.from({ length: 10 }, async (_, stream) => {
           for (let i = p * 100 + stream; i < (p + 1) * 100; i += 10) {
             const { content, relay } = sent[i]!
-            replies[i] = await relay.call("relay_save_fact", { content, written_by: `writer-${p}`, session_id: `proc-${p}` })
+            replies[i] = await relay.call("relay_save_fact", {
+              content,
+              written_by: `writer-${p}`,
+              session_id: `proc-${p}`
+            })
           }
         })
       ))
       const elapsed = performance.now() - started
       const failures = replies.filter((r) => r.isError === true).length
       console.log(`8 processes: 800 saves in ${Math.round(elapsed)} ms, ${failures} failed`)
-      if (failures > 0) console.log(relays.map((r) => r.stderr().split("\n").filter((l) => /level=(WARN|ERROR)/.test(l)).slice(0, 3).join("\n")).join("\n"))
+      if (failures > 0) {
+        console.log(
+          relays.map((r) => r.stderr().split("\n").filter((l) => /level=(WARN|ERROR)/.test(l)).slice(0, 3).join("\n"))
+            .join("\n")
+        )
+      }
       for (const r of replies) expect(r.isError, r.content[0]?.text).toBeFalsy()
       const acked = replies.map((r, i) => ({ id: r.structuredContent.fact.id as string, ...sent[i]! }))
 
@@ -188,7 +213,11 @@ describe("concurrency", () => {
       expect(repeated(stored.map((f) => f.created_at))).toEqual([])
       const byId = new Map(stored.map((f) => [f.id, f]))
       for (const w of acked) {
-        expect(byId.get(w.id)).toMatchObject({ content: w.content, written_by: `writer-${w.p}`, session_id: `proc-${w.p}` })
+        expect(byId.get(w.id)).toMatchObject({
+          content: w.content,
+          written_by: `writer-${w.p}`,
+          session_id: `proc-${w.p}`
+        })
       }
     } finally {
       await Promise.all(relays.map((r) => r.close()))
@@ -209,7 +238,10 @@ describe("concurrency", () => {
       const second = yield* Effect.flip(store.save({ ...fact, content: "a second write with the same id" }))
       expect(second._tag).toBe("InvalidInput")
       const raw = yield* Effect.promise(() =>
-        runAdmin.query(graph, "CREATE (:Fact {id: $id, content: 'raw duplicate'})", { id }).then(() => "accepted", (e: Error) => e.message)
+        runAdmin.query(graph, "CREATE (:Fact {id: $id, content: 'raw duplicate'})", { id }).then(
+          () => "accepted",
+          (e: Error) => e.message
+        )
       )
       expect(raw).toMatch(/unique constraint/i)
       const stored = yield* Effect.promise(() => storedFacts(runAdmin, graph))
@@ -219,7 +251,11 @@ describe("concurrency", () => {
       const races = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
         Effect.either(store.save({ ...fact, id: racedId, content: `race ${i}` })), { concurrency: "unbounded" })
       expect(races.filter(Either.isRight)).toHaveLength(1)
-      expect(races.filter(Either.isLeft).map((e) => e.left._tag)).toEqual(Array.from({ length: 9 }, () => "InvalidInput"))
+      expect(
+        races.filter(Either.isLeft).map((e) =>
+          e.left._tag
+        )
+      ).toEqual(Array.from({ length: 9 }, () => "InvalidInput"))
       const raced = yield* Effect.promise(() =>
         runAdmin.query<{ n: number }>(graph, "MATCH (f:Fact {id: $id}) RETURN count(f) AS n", { id: racedId })
       )

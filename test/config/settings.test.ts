@@ -11,7 +11,9 @@ const warningsOf = (env: Record<string, string>, file: Record<string, string> = 
     const logger = Logger.make(({ logLevel, message }) => {
       if (logLevel._tag === "Warning") warnings.push(String(message))
     })
-    yield* readSettings(provider(env), provider(file)).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    yield* readSettings(provider(env), provider(file)).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+    )
     return warnings
   })
 
@@ -27,10 +29,17 @@ describe("settings from the environment and .env", () => {
     Effect.gen(function*() {
       const s = yield* readSettings(
         provider({}),
-        provider({ FALKORDB_HOST: "db.local", FALKORDB_PORT: "6380", FALKORDB_PASSWORD: "pw", RELAY_GRAPH: "team", RELAY_RATE_LIMIT: "30" })
+        provider({
+          FALKORDB_HOST: "db.local",
+          FALKORDB_PORT: "6380",
+          FALKORDB_PASSWORD: "pw",
+          RELAY_GRAPH: "team",
+          RELAY_RATE_LIMIT: "30"
+        })
       )
       expect(s.database).toMatchObject({ _tag: "HostPort", host: "db.local", port: 6380 })
-      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password)).toBe("pw")
+      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password))
+        .toBe("pw")
       expect([s.graph, s.rateLimitPerMinute]).toEqual(["team", 30])
     }))
 
@@ -41,13 +50,16 @@ describe("settings from the environment and .env", () => {
         provider({ FALKORDB_URL: "falkor://:x@elsewhere:6379", FALKORDB_PASSWORD: "from-file", RELAY_GRAPH: "theirs" })
       )
       expect(s.database).toMatchObject({ _tag: "HostPort", host: "127.0.0.1", port: 7000 })
-      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password)).toBe("from-file")
+      expect(s.database._tag === "HostPort" && s.database.password !== null && Redacted.value(s.database.password))
+        .toBe("from-file")
       expect(s.graph).toBe("mine")
     }))
 
   it.effect("a password with no database named is warned about, but not when the sentinels use it", () =>
     Effect.gen(function*() {
-      expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw" })).toEqual([expect.stringContaining("FALKORDB_PASSWORD is set")])
+      expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw" })).toEqual([
+        expect.stringContaining("FALKORDB_PASSWORD is set")
+      ])
       expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw", FALKORDB_SENTINELS: "127.0.0.1:26379" })).toEqual([])
       expect(yield* warningsOf({ FALKORDB_SENTINELS: "127.0.0.1:26379" }, { FALKORDB_PASSWORD: "pw" })).toEqual([])
       expect(yield* warningsOf({ FALKORDB_PASSWORD: "pw", FALKORDB_SENTINELS: " " })).toHaveLength(1)

@@ -11,7 +11,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const save = (content: string, written_by: string, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, written_by, session_id: `${written_by}-1`, ...extra })
 
-const brief = (my_name: string, since?: string) => ok("relay_get_briefing", since === undefined ? { my_name } : { my_name, since })
+const brief = (my_name: string, since?: string) =>
+  ok("relay_get_briefing", since === undefined ? { my_name } : { my_name, since })
 const contents = (b: any) => b.new_facts.map((f: any) => f.content)
 
 layer(relayTestLayer("brief_window"))("briefing window", (it) => {
@@ -91,9 +92,19 @@ layer(relayTestLayer("brief_decisions"))("briefing decisions and conflicts", (it
       expect(start.next_cursor).toBeNull()
 
       yield* TestClock.adjust(1000)
-      yield* ok("relay_resolve_conflict", { winner_fact_id: a.fact.id, loser_fact_id: b.fact.id, reason: "no extra service", resolved_by: "claude-desktop" })
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: a.fact.id,
+        loser_fact_id: b.fact.id,
+        reason: "no extra service",
+        resolved_by: "claude-desktop"
+      })
       yield* TestClock.adjust(1000)
-      yield* ok("relay_resolve_conflict", { winner_fact_id: a.fact.id, loser_fact_id: c.fact.id, reason: "cookies win", resolved_by: "cursor" })
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: a.fact.id,
+        loser_fact_id: c.fact.id,
+        reason: "cookies win",
+        resolved_by: "cursor"
+      })
 
       const forCursor = yield* brief("cursor", start.as_of)
       expect(forCursor.new_facts).toEqual([])

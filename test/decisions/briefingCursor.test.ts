@@ -32,8 +32,13 @@ const allPages = (my_name: string, first: any, limit: number) =>
     return seen
   })
 
-const cursorNodes = Effect.flatMap(GraphDatabase, (db) =>
-  db.read<{ name: string; as_of: number }>("MATCH (c:BriefingCursor) RETURN c.name AS name, c.as_of AS as_of ORDER BY name"))
+const cursorNodes = Effect.flatMap(
+  GraphDatabase,
+  (db) =>
+    db.read<{ name: string; as_of: number }>(
+      "MATCH (c:BriefingCursor) RETURN c.name AS name, c.as_of AS as_of ORDER BY name"
+    )
+)
 
 layer(relayTestLayer("brief_cursor_first"))("the first briefing of a name", (it) => {
   it.effect("covers the 7 days before as_of, exclusive at its start; then continues where it ended", () =>
@@ -83,7 +88,12 @@ layer(relayTestLayer("brief_cursor_names"))("cursors per name", (it) => {
       yield* TestClock.adjust(hour)
       yield* save("claude's own", "claude")
       yield* save("by zed", "zed")
-      yield* ok("relay_resolve_conflict", { winner_fact_id: a.fact.id, loser_fact_id: b.fact.id, reason: "fewer services", resolved_by: "cursor" })
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: a.fact.id,
+        loser_fact_id: b.fact.id,
+        reason: "fewer services",
+        resolved_by: "cursor"
+      })
       yield* TestClock.adjust(hour)
 
       // A look back with since shows old facts again and leaves claude's cursor where it was.
@@ -162,7 +172,10 @@ layer(relayTestLayer("brief_cursor_pages"))("cursors and pages", (it) => {
       const first = yield* auto("alice", { limit: 1 })
       expect(first.next_cursor).not.toBeNull()
       const e = yield* failed("relay_get_briefing", { my_name: "mallory", cursor: first.next_cursor, limit: 1 })
-      expect(e).toEqual({ code: "invalid_input", message: "cursor: must be a next_cursor of a briefing for this my_name" })
+      expect(e).toEqual({
+        code: "invalid_input",
+        message: "cursor: must be a next_cursor of a briefing for this my_name"
+      })
       // A briefing with since moves no cursor, so its pages may be read under any name, as before.
       const since = yield* auto("alice", { since: iso(0), limit: 1 })
       const other = yield* ok("relay_get_briefing", { my_name: "mallory", cursor: since.next_cursor, limit: 1 })

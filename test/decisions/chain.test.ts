@@ -38,7 +38,11 @@ describe("briefings chain exactly", () => {
         // Three saves in flight per process, so writes from all four interleave at the database.
         const lanes = [0, 1, 2].map(async (lane) => {
           for (let i = lane; i < 60; i += 3) {
-            const r = await client.call("relay_save_fact", { content: `writer ${w} fact ${i}`, written_by: `writer-${w}`, session_id: `w${w}` })
+            const r = await client.call("relay_save_fact", {
+              content: `writer ${w} fact ${i}`,
+              written_by: `writer-${w}`,
+              session_id: `w${w}`
+            })
             expect(r.isError).toBeFalsy()
             saved.push(r.structuredContent.fact.id)
           }
@@ -49,7 +53,10 @@ describe("briefings chain exactly", () => {
       let since: string | undefined
       let briefings = 0
       const brief = async () => {
-        const r = await reader.call("relay_get_briefing", since === undefined ? { my_name: "reader" } : { my_name: "reader", since })
+        const r = await reader.call(
+          "relay_get_briefing",
+          since === undefined ? { my_name: "reader" } : { my_name: "reader", since }
+        )
         expect(r.isError).toBeFalsy()
         if (since !== undefined) expect(r.structuredContent.since).toBe(since)
         briefings++
@@ -84,64 +91,72 @@ describe("briefings chain exactly", () => {
     }
   }, 60_000)
 
-  it("a reader leaving since out (its cursor in the graph) sees 240 facts from 4 concurrent writer processes exactly once", async () => {
-    const graph = testGraphName("chain_auto")
-    const clients: Array<RelayClient> = []
-    try {
-      const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
-      clients.push(...writers)
-      const reader = await connectRelay({ graph, env, name: "reader" })
-      clients.push(reader)
+  it(
+    "a reader leaving since out (its cursor in the graph) sees 240 facts from 4 concurrent writer processes exactly once",
+    async () => {
+      const graph = testGraphName("chain_auto")
+      const clients: Array<RelayClient> = []
+      try {
+        const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
+        clients.push(...writers)
+        const reader = await connectRelay({ graph, env, name: "reader" })
+        clients.push(reader)
 
-      const saved: Array<string> = []
-      let writing = true
-      const write = async (client: RelayClient, w: number) => {
-        const lanes = [0, 1, 2].map(async (lane) => {
-          for (let i = lane; i < 60; i += 3) {
-            const r = await client.call("relay_save_fact", { content: `writer ${w} fact ${i}`, written_by: `writer-${w}`, session_id: `w${w}` })
-            expect(r.isError).toBeFalsy()
-            saved.push(r.structuredContent.fact.id)
-          }
-        })
-        await Promise.all(lanes)
-      }
-      const seen: Array<string> = []
-      let previous: string | undefined
-      let briefings = 0
-      let paged = 0
-      // No since, no as_of kept by the client: only my_name, and a small limit so windows take pages.
-      const brief = async () => {
-        const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
-        expect(r.isError).toBeFalsy()
-        if (previous !== undefined) expect(r.structuredContent.since).toBe(previous)
-        briefings++
-        for (const f of r.structuredContent.new_facts) seen.push(f.id)
-        for (let cursor = r.structuredContent.next_cursor; cursor !== null;) {
-          const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
-          expect(more.isError).toBeFalsy()
-          paged++
-          for (const f of more.structuredContent.new_facts) seen.push(f.id)
-          cursor = more.structuredContent.next_cursor
+        const saved: Array<string> = []
+        let writing = true
+        const write = async (client: RelayClient, w: number) => {
+          const lanes = [0, 1, 2].map(async (lane) => {
+            for (let i = lane; i < 60; i += 3) {
+              const r = await client.call("relay_save_fact", {
+                content: `writer ${w} fact ${i}`,
+                written_by: `writer-${w}`,
+                session_id: `w${w}`
+              })
+              expect(r.isError).toBeFalsy()
+              saved.push(r.structuredContent.fact.id)
+            }
+          })
+          await Promise.all(lanes)
         }
-        previous = r.structuredContent.as_of
-      }
-      const read = async () => {
-        while (writing) await brief()
-        await brief()
-      }
-      const reading = read()
-      await Promise.all(writers.map((c, i) => write(c, i + 1)))
-      writing = false
-      await reading
+        const seen: Array<string> = []
+        let previous: string | undefined
+        let briefings = 0
+        let paged = 0
+        // No since, no as_of kept by the client: only my_name, and a small limit so windows take pages.
+        const brief = async () => {
+          const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
+          expect(r.isError).toBeFalsy()
+          if (previous !== undefined) expect(r.structuredContent.since).toBe(previous)
+          briefings++
+          for (const f of r.structuredContent.new_facts) seen.push(f.id)
+          for (let cursor = r.structuredContent.next_cursor; cursor !== null;) {
+            const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
+            expect(more.isError).toBeFalsy()
+            paged++
+            for (const f of more.structuredContent.new_facts) seen.push(f.id)
+            cursor = more.structuredContent.next_cursor
+          }
+          previous = r.structuredContent.as_of
+        }
+        const read = async () => {
+          while (writing) await brief()
+          await brief()
+        }
+        const reading = read()
+        await Promise.all(writers.map((c, i) => write(c, i + 1)))
+        writing = false
+        await reading
 
-      expect(saved).toHaveLength(240)
-      expect(new Set(seen).size).toBe(seen.length)
-      expect([...seen].sort()).toEqual([...saved].sort())
-      expect(briefings).toBeGreaterThan(3)
-      console.error(`automatic briefings: ${briefings}, further pages: ${paged}`)
-    } finally {
-      await Promise.all(clients.map((c) => c.close()))
-      await dropGraph(graph)
-    }
-  }, 120_000)
+        expect(saved).toHaveLength(240)
+        expect(new Set(seen).size).toBe(seen.length)
+        expect([...seen].sort()).toEqual([...saved].sort())
+        expect(briefings).toBeGreaterThan(3)
+        console.error(`automatic briefings: ${briefings}, further pages: ${paged}`)
+      } finally {
+        await Promise.all(clients.map((c) => c.close()))
+        await dropGraph(graph)
+      }
+    },
+    120_000
+  )
 })

@@ -21,9 +21,16 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     return r.structuredContent.error as { code: string; message: string }
   }
   const save = async (content: string, parent?: string): Promise<{ id: string; created_at: string }> =>
-    (await ok("relay_save_fact", { content, written_by: "zed", session_id: "s", ...(parent === undefined ? {} : { parent_fact_id: parent }) })).fact
+    (await ok("relay_save_fact", {
+      content,
+      written_by: "zed",
+      session_id: "s",
+      ...(parent === undefined ? {} : { parent_fact_id: parent })
+    })).fact
   const conflicts = async (args: Record<string, unknown> = {}) =>
-    ((await ok("relay_detect_conflicts", args)).conflicts as Array<any>).map((c) => [c.parent.id, c.children.map((f: any) => f.id), c.children_total])
+    ((await ok("relay_detect_conflicts", args)).conflicts as Array<any>).map((
+      c
+    ) => [c.parent.id, c.children.map((f: any) => f.id), c.children_total])
   const compatible = (a: string, b: string, reason = "both hold") =>
     relay.call("relay_resolve_conflict", { outcome: "compatible", fact_ids: [a, b], reason, resolved_by: "lead" })
 
@@ -36,86 +43,125 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     await admin?.close()
   })
 
-  it("a compatible pair leaves the conflicts, both stand, a repeat keeps the first record; as_of sees the past", async () => {
-    const root = await save("How do we store sessions?")
-    const a = await save("Sessions live in Postgres", root.id)
-    const b = await save("Session tokens are signed with Ed25519", root.id)
-    const c = await save("Sessions live in Redis", root.id)
-    expect(await conflicts()).toEqual([[root.id, [c.id, b.id, a.id], 3]])
+  it(
+    "a compatible pair leaves the conflicts, both stand, a repeat keeps the first record; as_of sees the past",
+    async () => {
+      const root = await save("How do we store sessions?")
+      const a = await save("Sessions live in Postgres", root.id)
+      const b = await save("Session tokens are signed with Ed25519", root.id)
+      const c = await save("Sessions live in Redis", root.id)
+      expect(await conflicts()).toEqual([[root.id, [c.id, b.id, a.id], 3]])
 
-    const first = await compatible(b.id, a.id)
-    expect(first.isError, first.content[0]?.text).toBeFalsy()
-    const rec = first.structuredContent
-    expect(rec.outcome).toBe("compatible")
-    expect(rec.facts.map((f: any) => f.id)).toEqual([a.id, b.id].sort())
-    expect(rec.facts.map((f: any) => f.status)).toEqual(["active", "active"])
-    expect(rec.stale).toEqual([])
-    expect(rec.already_resolved).toBe(false)
-    expect(rec.winner).toBeUndefined()
-    expect(first.content.map((x) => x.text).join("\n")).toContain("compatible")
-    // a and b no longer conflict, but each still differs from c with no record between them.
-    expect(await conflicts()).toEqual([[root.id, [c.id, b.id, a.id], 3]])
+      const first = await compatible(b.id, a.id)
+      expect(first.isError, first.content[0]?.text).toBeFalsy()
+      const rec = first.structuredContent
+      expect(rec.outcome).toBe("compatible")
+      expect(rec.facts.map((f: any) => f.id)).toEqual([a.id, b.id].sort())
+      expect(rec.facts.map((f: any) => f.status)).toEqual(["active", "active"])
+      expect(rec.stale).toEqual([])
+      expect(rec.already_resolved).toBe(false)
+      expect(rec.winner).toBeUndefined()
+      expect(first.content.map((x) => x.text).join("\n")).toContain("compatible")
+      // a and b no longer conflict, but each still differs from c with no record between them.
+      expect(await conflicts()).toEqual([[root.id, [c.id, b.id, a.id], 3]])
 
-    expect((await compatible(b.id, c.id)).isError).toBeFalsy()
-    // Only a and c remain an open pair: b is in no open pair and is not listed.
-    expect(await conflicts()).toEqual([[root.id, [c.id, a.id], 2]])
-    const settled = await compatible(a.id, c.id)
-    expect(settled.isError).toBeFalsy()
-    expect(await conflicts()).toEqual([])
+      expect((await compatible(b.id, c.id)).isError).toBeFalsy()
+      // Only a and c remain an open pair: b is in no open pair and is not listed.
+      expect(await conflicts()).toEqual([[root.id, [c.id, a.id], 2]])
+      const settled = await compatible(a.id, c.id)
+      expect(settled.isError).toBeFalsy()
+      expect(await conflicts()).toEqual([])
 
-    // Idempotent, either order: the first record comes back and no second edge is made.
-    const again = await compatible(a.id, b.id, "changed my mind")
-    expect(again.isError, again.content[0]?.text).toBeFalsy()
-    expect(again.structuredContent.already_resolved).toBe(true)
-    expect(again.structuredContent.reason).toBe("both hold")
-    const edges = await admin.query<{ n: number }>(relay.graph, "MATCH ()-[r:COMPATIBLE]->() RETURN count(r) AS n")
-    expect(edges[0]?.n).toBe(3)
-    // Nothing stale, nothing superseded.
-    for (const f of [a, b, c]) {
-      const ctx = await ok("relay_get_context", { fact_id: f.id })
-      expect(ctx.chain.map((x: any) => x.status)).toEqual(["active", "active"])
-    }
+      // Idempotent, either order: the first record comes back and no second edge is made.
+      const again = await compatible(a.id, b.id, "changed my mind")
+      expect(again.isError, again.content[0]?.text).toBeFalsy()
+      expect(again.structuredContent.already_resolved).toBe(true)
+      expect(again.structuredContent.reason).toBe("both hold")
+      const edges = await admin.query<{ n: number }>(relay.graph, "MATCH ()-[r:COMPATIBLE]->() RETURN count(r) AS n")
+      expect(edges[0]?.n).toBe(3)
+      // Nothing stale, nothing superseded.
+      for (const f of [a, b, c]) {
+        const ctx = await ok("relay_get_context", { fact_id: f.id })
+        expect(ctx.chain.map((x: any) => x.status)).toEqual(["active", "active"])
+      }
 
-    // as_of: before the records the fork was open; before the fork there was none.
-    const recorded = Date.parse(rec.created_at)
-    expect(await conflicts({ as_of: new Date(recorded - 1).toISOString() })).toEqual([[root.id, [c.id, b.id, a.id], 3]])
-    expect(await conflicts({ as_of: b.created_at })).toEqual([[root.id, [b.id, a.id], 2]])
-    expect(await conflicts({ as_of: a.created_at })).toEqual([])
-    const bad = await refused("relay_detect_conflicts", { as_of: "2026-02-30T00:00:00Z" })
-    expect(bad.code).toBe("invalid_input")
-  }, 60_000)
+      // as_of: before the records the fork was open; before the fork there was none.
+      const recorded = Date.parse(rec.created_at)
+      expect(await conflicts({ as_of: new Date(recorded - 1).toISOString() })).toEqual([[
+        root.id,
+        [c.id, b.id, a.id],
+        3
+      ]])
+      expect(await conflicts({ as_of: b.created_at })).toEqual([[root.id, [b.id, a.id], 2]])
+      expect(await conflicts({ as_of: a.created_at })).toEqual([])
+      const bad = await refused("relay_detect_conflicts", { as_of: "2026-02-30T00:00:00Z" })
+      expect(bad.code).toBe("invalid_input")
+    },
+    60_000
+  )
 
   it("refuses a compatible record between non-siblings or decided facts, and malformed outcomes", async () => {
     const root = await save("Which queue?")
     const x = await save("Use Kafka", root.id)
     const y = await save("Use NATS", root.id)
-    const notSiblings = await refused("relay_resolve_conflict", { outcome: "compatible", fact_ids: [root.id, x.id], reason: "r", resolved_by: "lead" })
+    const notSiblings = await refused("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [root.id, x.id],
+      reason: "r",
+      resolved_by: "lead"
+    })
     expect(notSiblings.code).toBe("invalid_resolution")
     expect(notSiblings.message).toContain("siblings")
 
     // The old call shape (no outcome) still supersedes.
-    const decided = await ok("relay_resolve_conflict", { winner_fact_id: x.id, loser_fact_id: y.id, reason: "ops know it", resolved_by: "lead" })
+    const decided = await ok("relay_resolve_conflict", {
+      winner_fact_id: x.id,
+      loser_fact_id: y.id,
+      reason: "ops know it",
+      resolved_by: "lead"
+    })
     expect(decided.outcome).toBe("supersede")
     expect(decided.winner.id).toBe(x.id)
-    const overruled = await refused("relay_resolve_conflict", { outcome: "compatible", fact_ids: [y.id, x.id], reason: "r", resolved_by: "lead" })
+    const overruled = await refused("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [y.id, x.id],
+      reason: "r",
+      resolved_by: "lead"
+    })
     expect(overruled.code).toBe("invalid_resolution")
     expect(overruled.message).toContain("already supersedes")
 
-    const same = await refused("relay_resolve_conflict", { outcome: "compatible", fact_ids: [x.id, x.id], reason: "r", resolved_by: "lead" })
+    const same = await refused("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [x.id, x.id],
+      reason: "r",
+      resolved_by: "lead"
+    })
     expect(same.code).toBe("invalid_resolution")
-    const ghost = await refused("relay_resolve_conflict", { outcome: "compatible", fact_ids: [x.id, randomUUID()], reason: "r", resolved_by: "lead" })
+    const ghost = await refused("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [x.id, randomUUID()],
+      reason: "r",
+      resolved_by: "lead"
+    })
     expect(ghost.code).toBe("fact_not_found")
-    for (const args of [
-      { outcome: "compatible", winner_fact_id: x.id, loser_fact_id: y.id },
-      { outcome: "compatible", fact_ids: [x.id] },
-      { fact_ids: [x.id, y.id] },
-      { winner_fact_id: x.id },
-      { outcome: "merge", fact_ids: [x.id, y.id] }
-    ]) {
+    for (
+      const args of [
+        { outcome: "compatible", winner_fact_id: x.id, loser_fact_id: y.id },
+        { outcome: "compatible", fact_ids: [x.id] },
+        { fact_ids: [x.id, y.id] },
+        { winner_fact_id: x.id },
+        { outcome: "merge", fact_ids: [x.id, y.id] }
+      ]
+    ) {
       const e = await refused("relay_resolve_conflict", { ...args, reason: "r", resolved_by: "lead" })
       expect(e.code, JSON.stringify(args)).toBe("invalid_input")
     }
-    const edges = await admin.query<{ n: number }>(relay.graph, "MATCH (:Fact {id: $x})-[r:COMPATIBLE]-() RETURN count(r) AS n", { x: x.id })
+    const edges = await admin.query<{ n: number }>(
+      relay.graph,
+      "MATCH (:Fact {id: $x})-[r:COMPATIBLE]-() RETURN count(r) AS n",
+      { x: x.id }
+    )
     expect(edges[0]?.n).toBe(0)
   }, 60_000)
 
@@ -126,10 +172,12 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     const r = await save("Logs go to S3", root.id)
     expect(await conflicts()).toContainEqual([root.id, [r.id, q.id, p.id], 3])
     const retract = async (id: string) =>
-      (await admin.query<{ at: number }>(relay.graph,
+      (await admin.query<{ at: number }>(
+        relay.graph,
         "MATCH (clk:RelayClock {id: 0}), (f:Fact {id: $id}) WITH clk, f, clk.last + 1 AS at SET clk.last = at " +
           "CREATE (:Retraction {id: $rid, reason: 'wrong', retracted_by: 'lead', created_at: at})-[:RETRACTS]->(f) RETURN at",
-        { id, rid: randomUUID() }))[0]!.at
+        { id, rid: randomUUID() }
+      ))[0]!.at
     const at = await retract(r.id)
     expect(await conflicts()).toContainEqual([root.id, [q.id, p.id], 2])
     // Before the retraction it still took part.

@@ -34,10 +34,34 @@ const edgeCount = (winner: string, loser: string) =>
 
 const fork = (store: FactStore["Type"], tag: string) =>
   Effect.gen(function*() {
-    const root = yield* store.save({ id: randomUUID(), content: `root ${tag}`, writtenBy: "a", sessionId: "s", parentId: null })
-    const a = yield* store.save({ id: randomUUID(), content: `left ${tag}`, writtenBy: "a", sessionId: "s", parentId: root.fact.id })
-    const b = yield* store.save({ id: randomUUID(), content: `right ${tag}`, writtenBy: "b", sessionId: "s", parentId: root.fact.id })
-    yield* store.save({ id: randomUUID(), content: `on right ${tag}`, writtenBy: "b", sessionId: "s", parentId: b.fact.id })
+    const root = yield* store.save({
+      id: randomUUID(),
+      content: `root ${tag}`,
+      writtenBy: "a",
+      sessionId: "s",
+      parentId: null
+    })
+    const a = yield* store.save({
+      id: randomUUID(),
+      content: `left ${tag}`,
+      writtenBy: "a",
+      sessionId: "s",
+      parentId: root.fact.id
+    })
+    const b = yield* store.save({
+      id: randomUUID(),
+      content: `right ${tag}`,
+      writtenBy: "b",
+      sessionId: "s",
+      parentId: root.fact.id
+    })
+    yield* store.save({
+      id: randomUUID(),
+      content: `on right ${tag}`,
+      writtenBy: "b",
+      sessionId: "s",
+      parentId: b.fact.id
+    })
     return { a: a.fact.id, b: b.fact.id }
   })
 
@@ -49,8 +73,18 @@ layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
       const stores = yield* racers(graphName, 10)
       for (let round = 0; round < 5; round++) {
         const { a, b } = yield* fork(store, `identical ${round}`)
-        const results = yield* Effect.forEach(stores, (s, i) =>
-          s.resolve({ callId: crypto.randomUUID(), winnerId: a, loserId: b, reason: `reason ${i}`, resolvedBy: "racer" }), { concurrency: "unbounded" })
+        const results = yield* Effect.forEach(
+          stores,
+          (s, i) =>
+            s.resolve({
+              callId: crypto.randomUUID(),
+              winnerId: a,
+              loserId: b,
+              reason: `reason ${i}`,
+              resolvedBy: "racer"
+            }),
+          { concurrency: "unbounded" }
+        )
         expect(results.filter((r) => !r.alreadyResolved)).toHaveLength(1)
         const first = results.find((r) => !r.alreadyResolved)!
         for (const r of results) {
@@ -70,9 +104,11 @@ layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
       for (let round = 0; round < 5; round++) {
         const { a, b } = yield* fork(store, `opposite ${round}`)
         const results = yield* Effect.forEach(stores, (s, i) =>
-          Effect.either(s.resolve(i % 2 === 0
-            ? { callId: crypto.randomUUID(), winnerId: a, loserId: b, reason: "left", resolvedBy: "even" }
-            : { callId: crypto.randomUUID(), winnerId: b, loserId: a, reason: "right", resolvedBy: "odd" })), { concurrency: "unbounded" })
+          Effect.either(s.resolve(
+            i % 2 === 0
+              ? { callId: crypto.randomUUID(), winnerId: a, loserId: b, reason: "left", resolvedBy: "even" }
+              : { callId: crypto.randomUUID(), winnerId: b, loserId: a, reason: "right", resolvedBy: "odd" }
+          )), { concurrency: "unbounded" })
         const accepted = results.filter(Either.isRight).map((r) => r.right)
         const rejected = results.filter(Either.isLeft).map((r) => r.left)
         expect(accepted.filter((r) => !r.alreadyResolved)).toHaveLength(1)

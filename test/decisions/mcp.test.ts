@@ -102,7 +102,12 @@ describe("the five disagreement tools over stdio", () => {
       const q1 = (await k("Queue: use SQS")).fact
       const q2 = (await c("Queue: use NATS")).fact
       const lone = (await c("The office closes at six")).fact
-      await ok(cursor, "relay_resolve_conflict", { winner_fact_id: q2.id, loser_fact_id: q1.id, reason: "self-hosted", resolved_by: "cursor" })
+      await ok(cursor, "relay_resolve_conflict", {
+        winner_fact_id: q2.id,
+        loser_fact_id: q1.id,
+        reason: "self-hosted",
+        resolved_by: "cursor"
+      })
 
       const important = await ok(claude, "relay_get_important_facts", { limit: 3 })
       expect(important.facts).toHaveLength(3)
@@ -117,7 +122,14 @@ describe("the five disagreement tools over stdio", () => {
         [lone.id]
       ])
       expect(clusters.clusters.map((cl: any) => cl.size)).toEqual([6, 2, 1])
-      expect(clusters.clusters[0].facts.map((f: any) => f.status)).toEqual(["active", "active", "superseded", "stale", "stale", "active"])
+      expect(clusters.clusters[0].facts.map((f: any) => f.status)).toEqual([
+        "active",
+        "active",
+        "superseded",
+        "stale",
+        "stale",
+        "active"
+      ])
     } finally {
       await Promise.all([claude.close(), cursor.close()])
       const { host, password, port } = inject("falkordb")

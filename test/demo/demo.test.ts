@@ -30,7 +30,8 @@ const runCli = (name: string, env: Record<string, string>, args: ReadonlyArray<s
       process.execPath,
       [cli(name), ...args],
       { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, timeout: 45_000 },
-      (error, stdout, stderr) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+      (error, stdout, stderr) =>
+        done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
     )
   })
 
@@ -71,16 +72,26 @@ describe("npm run demo", () => {
       expect(r.code).toBe(0)
       const out = r.stdout
       // The fork, seen when cursor saves, found by detect and marked in the tree.
-      expect(out).toMatch(/cursor\s+\w{8} "Store refresh tokens in Redis" .*⑂ fork! claude-desktop said "Store refresh tokens in httpOnly cookies"/)
+      expect(out).toMatch(
+        /cursor\s+\w{8} "Store refresh tokens in Redis" .*⑂ fork! claude-desktop said "Store refresh tokens in httpOnly cookies"/
+      )
       expect(out).toContain("1 open conflict under \"Auth uses short-lived access tokens with refresh tokens\"")
-      expect(out).toMatch(/\n {4}- {2}"Store refresh tokens in Redis" · cursor\n {4}- {2}"Store refresh tokens in httpOnly cookies" · claude-desktop\n/)
+      expect(out).toMatch(
+        /\n {4}- {2}"Store refresh tokens in Redis" · cursor\n {4}- {2}"Store refresh tokens in httpOnly cookies" · claude-desktop\n/
+      )
       expect(out).toContain("⑂ fork: open conflict")
       // The decision, and the briefing that carries it to cursor.
-      expect(out).toContain("★ \"Store refresh tokens in Redis\" wins over ✗ \"Store refresh tokens in httpOnly cookies\"")
-      expect(out).toMatch(/decision by claude-desktop: "Store refresh tokens in Redis" over .*"Redis wins because we need instant revocation"/)
+      expect(out).toContain(
+        "★ \"Store refresh tokens in Redis\" wins over ✗ \"Store refresh tokens in httpOnly cookies\""
+      )
+      expect(out).toMatch(
+        /decision by claude-desktop: "Store refresh tokens in Redis" over .*"Redis wins because we need instant revocation"/
+      )
       // The stale branch, from relay_get_impact and in the final tree.
       expect(out).toContain("⚠ distance 1  \"Guard the refresh endpoint with SameSite=Strict and a CSRF token\"")
-      expect(out).toMatch(/"Store refresh tokens in Redis" · cursor\n {4}won over "Store refresh tokens in httpOnly cookies" because "Redis wins because we need instant revocation"/)
+      expect(out).toMatch(
+        /"Store refresh tokens in Redis" · cursor\n {4}won over "Store refresh tokens in httpOnly cookies" because "Redis wins because we need instant revocation"/
+      )
       expect(out).toContain("⚠ distance 2  \"Rotate the refresh cookie on every use\"")
       expect(out).toMatch(/└─ ⚠ "Rotate the refresh cookie on every use" · claude-desktop stale/)
       expect(out).toMatch(/✗ "Store refresh tokens in httpOnly cookies" · claude-desktop superseded \(loser\)/)
@@ -111,7 +122,9 @@ describe("npm run demo", () => {
     // Four calls a minute: the server refuses the fifth save, so the fork is never seen.
     const r = await runCli("demo", { ...dbEnv(testGraphName("demo_fail")), RELAY_RATE_LIMIT: "4" })
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^demo failed while saving "Store refresh tokens in Redis": relay_save_fact answered rate_limited: /m)
+    expect(r.stderr).toMatch(
+      /^demo failed while saving "Store refresh tokens in Redis": relay_save_fact answered rate_limited: /m
+    )
     expect(r.stdout).not.toContain("Every step showed what it should")
     const demoGraph = /graph\s+(relay_demo_\d+_[0-9a-f]{4})/.exec(r.stdout)?.[1]
     expect(r.stdout).toContain(`Dropped the demo graph ${demoGraph}.`)
@@ -187,10 +200,12 @@ describe("npm run check-db", () => {
   it("exits 1 with one sentence saying what to do when nothing answers, without the password", async () => {
     const closed = await freePort()
     const secret = "s3cret-never-printed-0123456789"
-    for (const env of [
-      { FALKORDB_HOST: "127.0.0.1", FALKORDB_PORT: String(closed), FALKORDB_PASSWORD: secret },
-      { FALKORDB_URL: `falkor://:${secret}@127.0.0.1:${closed}` }
-    ]) {
+    for (
+      const env of [
+        { FALKORDB_HOST: "127.0.0.1", FALKORDB_PORT: String(closed), FALKORDB_PASSWORD: secret },
+        { FALKORDB_URL: `falkor://:${secret}@127.0.0.1:${closed}` }
+      ]
+    ) {
       const r = await runCli("check-db", env)
       expect(r.code).toBe(1)
       expect(r.stdout).toMatch(/^reachable: no$/m)

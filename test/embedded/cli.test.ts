@@ -2,8 +2,8 @@ import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { findModule, probe } from "../../src/layers/embedded/serverBinary.js"
 import * as Path from "node:path"
+import { findModule, probe } from "../../src/layers/embedded/serverBinary.js"
 import { cli, parseStatus, serverPids, tempDataDir } from "./helpers.js"
 
 // Where the bundled redis-server runs (glibc 2.38+) there is always a binary, so the test of a missing
@@ -11,7 +11,8 @@ import { cli, parseStatus, serverPids, tempDataDir } from "./helpers.js"
 const bundledServerRuns = await Effect.runPromise(
   Effect.gen(function*() {
     const modulePath = yield* findModule
-    return Option.isSome(modulePath) && Option.isSome(yield* probe(Path.join(Path.dirname(modulePath.value), "redis-server")))
+    return Option.isSome(modulePath) &&
+      Option.isSome(yield* probe(Path.join(Path.dirname(modulePath.value), "redis-server")))
   }).pipe(Effect.provide(NodeContext.layer))
 )
 
@@ -51,18 +52,21 @@ layer(NodeContext.layer, { excludeTestServices: true })("db CLI (separate Node p
       expect(yield* serverPids(dir)).toEqual([])
     }))
 
-  it.scoped.skipIf(bundledServerRuns)("without a runnable server binary, fails with one sentence naming the command to run", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = yield* tempDataDir()
-      // An empty PATH: no valkey-server or redis-server can be found (node is run by its absolute path).
-      const emptyBin = yield* fs.makeTempDirectoryScoped({ prefix: "relay-empty-path-" })
-      const r = yield* cli(dir, ["start"], { PATH: emptyBin })
-      expect(r.exitCode).toBe(1)
-      expect(yield* serverPids(dir)).toEqual([])
-      const message = r.stderr.trim()
-      expect(message.split("\n")).toHaveLength(1)
-      expect(message).toContain("npm run setup-db")
-      expect(message).toContain("FALKORDB_URL")
-    }))
+  it.scoped.skipIf(bundledServerRuns)(
+    "without a runnable server binary, fails with one sentence naming the command to run",
+    () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const dir = yield* tempDataDir()
+        // An empty PATH: no valkey-server or redis-server can be found (node is run by its absolute path).
+        const emptyBin = yield* fs.makeTempDirectoryScoped({ prefix: "relay-empty-path-" })
+        const r = yield* cli(dir, ["start"], { PATH: emptyBin })
+        expect(r.exitCode).toBe(1)
+        expect(yield* serverPids(dir)).toEqual([])
+        const message = r.stderr.trim()
+        expect(message.split("\n")).toHaveLength(1)
+        expect(message).toContain("npm run setup-db")
+        expect(message).toContain("FALKORDB_URL")
+      })
+  )
 })

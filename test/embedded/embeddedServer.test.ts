@@ -3,11 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, Schedule } from "effect"
 import { FalkorDB } from "falkordb"
-import {
-  embeddedStatus,
-  ensureEmbeddedServer,
-  stopEmbeddedServer
-} from "../../src/layers/embedded/EmbeddedServer.js"
+import { embeddedStatus, ensureEmbeddedServer, stopEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
 import { layoutFor } from "../../src/layers/embedded/layout.js"
 import { pidAlive } from "../../src/layers/embedded/processes.js"
 import { inDataDir, pidOf, serverPids, tempDataDir } from "./helpers.js"
@@ -68,7 +64,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("embedded FalkorDB serve
       const pid2 = pidOf(yield* embeddedStatus.pipe(inDataDir(dir)))
       expect(pid2).not.toBe(pid1)
       const reply = yield* withClient(b.socketPath, b.password, (db) =>
-        db.selectGraph("relay_embedded_test").query<{ text: string }>("MATCH (f:Fact {id: 'f1'}) RETURN f.text AS text"))
+        db.selectGraph("relay_embedded_test").query<{ text: string }>(
+          "MATCH (f:Fact {id: 'f1'}) RETURN f.text AS text"
+        ))
       expect(reply.data).toEqual([{ text: "survives restarts" }])
     }))
 

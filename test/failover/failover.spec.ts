@@ -44,11 +44,12 @@ const startRelay = (env: Record<string, string>) =>
       if (m !== null) {
         resolve({
           url: m[1]!,
-          stop: () => new Promise<void>((done) => {
-            if (child.exitCode !== null) return done()
-            child.once("exit", () => done())
-            child.kill("SIGTERM")
-          })
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done()
+              child.once("exit", () => done())
+              child.kill("SIGTERM")
+            })
         })
       }
     })
@@ -81,7 +82,11 @@ const runSeed = async (seed: number) => {
     // On a loaded machine a connect can time out: try again, as a person at the CLI would.
     const token = async (name: string, tries = 3): Promise<string> => {
       try {
-        return (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", name, "--workspace", "team"], { env }))
+        return (await promisify(execFile)(
+          process.execPath,
+          [tokenCli, "create", "--name", name, "--workspace", "team"],
+          { env }
+        ))
           .stdout.trim()
       } catch (e) {
         if (tries <= 1) throw e
@@ -101,9 +106,20 @@ const runSeed = async (seed: number) => {
         const content = `seed ${seed} writer ${i} write ${n}`
         const startedAt = Date.now()
         const reply = await clients[i]!.call("relay_save_fact", { content, session_id: `failover-${seed}` })
-          .catch((e: unknown) => ({ isError: true, structuredContent: { error: { code: "thrown", message: String(e) } } }))
-        const error = reply.isError === true ? `${reply.structuredContent?.error?.code}: ${reply.structuredContent?.error?.message}` : undefined
-        outcomes.push({ content, acked: reply.isError !== true, startedAt, at: Date.now(), ...(error === undefined ? {} : { error }) })
+          .catch((e: unknown) => ({
+            isError: true,
+            structuredContent: { error: { code: "thrown", message: String(e) } }
+          }))
+        const error = reply.isError === true
+          ? `${reply.structuredContent?.error?.code}: ${reply.structuredContent?.error?.message}`
+          : undefined
+        outcomes.push({
+          content,
+          acked: reply.isError !== true,
+          startedAt,
+          at: Date.now(),
+          ...(error === undefined ? {} : { error })
+        })
         if (reply.isError === true) await sleep(50)
       }
     }
@@ -157,7 +173,10 @@ const runSeed = async (seed: number) => {
       firstWriteAfterKillMs: firstAfter === undefined ? null : firstAfter.at - killedAt,
       newMaster: replicas.includes(master ?? ""),
       errors: Object.entries(outcomes.reduce<Record<string, number>>((m, o) => {
-        if (o.error !== undefined) m[`${o.at < killedAt ? "before" : "after"} kill: ${o.error.slice(0, 120)}`] = (m[`${o.at < killedAt ? "before" : "after"} kill: ${o.error.slice(0, 120)}`] ?? 0) + 1
+        if (o.error !== undefined) {
+          m[`${o.at < killedAt ? "before" : "after"} kill: ${o.error.slice(0, 120)}`] =
+            (m[`${o.at < killedAt ? "before" : "after"} kill: ${o.error.slice(0, 120)}`] ?? 0) + 1
+        }
         return m
       }, {}))
     }

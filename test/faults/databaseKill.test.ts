@@ -3,7 +3,16 @@ import { randomInt } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
 import type { RelayClient } from "../support/mcpClient.js"
-import { type Admin, connectAdmin, connectRelayTo, isAlive, relayPid, repeated, seededRandom, storedFacts } from "../support/proof.js"
+import {
+  type Admin,
+  connectAdmin,
+  connectRelayTo,
+  isAlive,
+  relayPid,
+  repeated,
+  seededRandom,
+  storedFacts
+} from "../support/proof.js"
 import { testGraphName } from "../support/testLayer.js"
 
 const writers = 4
@@ -47,13 +56,19 @@ describe("FalkorDB killed under several writing Relay processes", () => {
     const rand = seededRandom(seed)
     const killAfter = 200 + Math.floor(rand() * 800)
     const downFor = 300 + Math.floor(rand() * 1200)
-    console.log(`faults: seed=${seed} (replay with RELAY_FAULT_SEED=${seed}) kill_after=${killAfter}ms down_for=${downFor}ms`)
+    console.log(
+      `faults: seed=${seed} (replay with RELAY_FAULT_SEED=${seed}) kill_after=${killAfter}ms down_for=${downFor}ms`
+    )
 
     server = await startServer({ persist: true })
     const db = server
     const graph = testGraphName("dbkill")
-    relays = await Promise.all(Array.from({ length: writers }, (_, w) =>
-      connectRelayTo(db, { graph, name: `writer-${w}`, env: { RELAY_RATE_LIMIT: "1000000" } })))
+    relays = await Promise.all(
+      Array.from(
+        { length: writers },
+        (_, w) => connectRelayTo(db, { graph, name: `writer-${w}`, env: { RELAY_RATE_LIMIT: "1000000" } })
+      )
+    )
     const pids = relays.map(relayPid)
     // each process connects before the fault, so the fault hits live connections
     for (const r of await Promise.all(relays.map((relay) => relay.call("relay_get_current_state", { limit: 1 })))) {
@@ -68,7 +83,10 @@ describe("FalkorDB killed under several writing Relay processes", () => {
         const started = performance.now()
         const args = { content, written_by: `writer-${writer}`, session_id: `faults-${seed}` }
         const answer = await relays[writer]!.call("relay_save_fact", args).then(
-          (r) => ({ id: r.isError === true ? null : r.structuredContent.fact.id as string, code: r.isError === true ? r.structuredContent.error.code as string : null }),
+          (r) => ({
+            id: r.isError === true ? null : r.structuredContent.fact.id as string,
+            code: r.isError === true ? r.structuredContent.error.code as string : null
+          }),
           () => ({ id: null, code: "threw" })
         )
         attempts.push({ writer, content, started, ended: performance.now(), ...answer })
@@ -82,7 +100,8 @@ describe("FalkorDB killed under several writing Relay processes", () => {
     await sleep(downFor)
     await db.restart()
     const backAt = performance.now()
-    const recovered = (w: number) => attempts.filter((a) => a.writer === w && a.code === null && a.started >= backAt).length >= 3
+    const recovered = (w: number) =>
+      attempts.filter((a) => a.writer === w && a.code === null && a.started >= backAt).length >= 3
     const allRecovered = await until(() => relays.every((_, w) => recovered(w)), 15_000)
     stop = true
     await Promise.all(lanes)
@@ -92,14 +111,19 @@ describe("FalkorDB killed under several writing Relay processes", () => {
     const acked = attempts.filter((a) => a.code === null)
     const failed = attempts.filter((a) => a.code !== null)
     const firstAckAfter = relays.map((_, w) =>
-      Math.min(...acked.filter((a) => a.writer === w && a.ended > backAt).map((a) => a.ended - backAt)))
+      Math.min(...acked.filter((a) => a.writer === w && a.ended > backAt).map((a) => a.ended - backAt))
+    )
     const slowest = Math.max(...attempts.map((a) => a.ended - a.started))
     const storedIds = new Set(stored.map((f) => f.id))
     console.log(
       `faults: seed=${seed} written=${attempts.length} acknowledged=${acked.length} failed=${failed.length} ` +
         `(codes: ${[...new Set(failed.map((a) => a.code))].join(",") || "none"}) found=${stored.length} ` +
-        `(acknowledged found ${acked.filter((a) => storedIds.has(a.id)).length}, landed unacknowledged ${stored.length - acked.length}) ` +
-        `recovery=${Math.round(Math.max(...firstAckAfter))}ms (per process ${firstAckAfter.map(Math.round).join("/")}) ` +
+        `(acknowledged found ${acked.filter((a) => storedIds.has(a.id)).length}, landed unacknowledged ${
+          stored.length - acked.length
+        }) ` +
+        `recovery=${Math.round(Math.max(...firstAckAfter))}ms (per process ${
+          firstAckAfter.map(Math.round).join("/")
+        }) ` +
         `slowest_call=${Math.round(slowest)}ms kill_after=${killAfter}ms down_for=${downFor}ms`
     )
 
@@ -124,6 +148,8 @@ describe("FalkorDB killed under several writing Relay processes", () => {
     const byId = new Map(stored.map((f) => [f.id, f]))
     for (const a of acked) expect(byId.get(a.id)?.content, a.content).toBe(a.content)
     // and every stored fact, acknowledged or not, is whole
-    for (const f of stored) expect(f).toMatchObject({ written_by: expect.stringMatching(/^writer-\d$/), session_id: `faults-${seed}` })
+    for (const f of stored) {
+      expect(f).toMatchObject({ written_by: expect.stringMatching(/^writer-\d$/), session_id: `faults-${seed}` })
+    }
   })
 })

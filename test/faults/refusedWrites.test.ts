@@ -14,7 +14,8 @@ interface Fault {
   readonly off: (admin: Admin) => Promise<void>
 }
 
-const config = (admin: Admin, key: string, value: string) => admin.command(["CONFIG", "SET", key, value]).then(() => undefined)
+const config = (admin: Admin, key: string, value: string) =>
+  admin.command(["CONFIG", "SET", key, value]).then(() => undefined)
 
 /**
  * The ways a live database refuses writes: memory full, disk unwritable, not enough replicas
@@ -78,7 +79,10 @@ describe("a database that refuses writes", () => {
     ])
     const save = async (content: string, parent?: string) => {
       const r = await relay.call("relay_save_fact", {
-        content, written_by: "tester", session_id: "s", ...(parent === undefined ? {} : { parent_fact_id: parent })
+        content,
+        written_by: "tester",
+        session_id: "s",
+        ...(parent === undefined ? {} : { parent_fact_id: parent })
       })
       expect(r.isError, r.content[0]?.text).toBeFalsy()
       return r.structuredContent.fact.id as string
@@ -117,13 +121,31 @@ describe("a database that refuses writes", () => {
       const logged = relay.stderr().length
       await fault.on(admin, server)
       try {
-        unavailable("save", await timed("relay_save_fact", { content: `during ${fault.name}`, written_by: "tester", session_id: "s" }), fault.reply)
-        unavailable("child save", await timed("relay_save_fact", {
-          content: `child during ${fault.name}`, written_by: "tester", session_id: "s", parent_fact_id: ids.root
-        }), fault.reply)
-        unavailable("resolve", await timed("relay_resolve_conflict", {
-          winner_fact_id: ids.b, loser_fact_id: ids.a, reason: "faster", resolved_by: "tester"
-        }), fault.reply)
+        unavailable(
+          "save",
+          await timed("relay_save_fact", { content: `during ${fault.name}`, written_by: "tester", session_id: "s" }),
+          fault.reply
+        )
+        unavailable(
+          "child save",
+          await timed("relay_save_fact", {
+            content: `child during ${fault.name}`,
+            written_by: "tester",
+            session_id: "s",
+            parent_fact_id: ids.root
+          }),
+          fault.reply
+        )
+        unavailable(
+          "resolve",
+          await timed("relay_resolve_conflict", {
+            winner_fact_id: ids.b,
+            loser_fact_id: ids.a,
+            reason: "faster",
+            resolved_by: "tester"
+          }),
+          fault.reply
+        )
         expect(relay.stderr().slice(logged)).toMatch(fault.reply)
 
         const state = await relay.call("relay_get_current_state")
@@ -140,7 +162,11 @@ describe("a database that refuses writes", () => {
       }
       expect(await factCount()).toBe(before)
       expect(isAlive(pid)).toBe(true)
-      const after = await relay.call("relay_save_fact", { content: `after ${fault.name}`, written_by: "tester", session_id: "s" })
+      const after = await relay.call("relay_save_fact", {
+        content: `after ${fault.name}`,
+        written_by: "tester",
+        session_id: "s"
+      })
       expect(after.isError, after.content[0]?.text).toBeFalsy()
       expect(relayPid(relay)).toBe(pid)
       expect(await factCount()).toBe(before! + 1)
@@ -152,7 +178,11 @@ describe("a database that refuses writes", () => {
     const fresh = await connectRelayTo(server, { graph })
     try {
       const pid = relayPid(fresh)
-      const save = await fresh.call("relay_save_fact", { content: "from a fresh process", written_by: "tester", session_id: "s" })
+      const save = await fresh.call("relay_save_fact", {
+        content: "from a fresh process",
+        written_by: "tester",
+        session_id: "s"
+      })
       expect(save.structuredContent.error?.code).toBe("unavailable")
       // Its schema check on connect is read-only when the indexes exist, so reads work.
       const read = await fresh.call("relay_get_current_state")
@@ -160,7 +190,11 @@ describe("a database that refuses writes", () => {
       expect(read.structuredContent.facts.length).toBeGreaterThan(0)
       expect(isAlive(pid)).toBe(true)
       await faults[2]!.off(admin)
-      const later = await fresh.call("relay_save_fact", { content: "from a fresh process, later", written_by: "tester", session_id: "s" })
+      const later = await fresh.call("relay_save_fact", {
+        content: "from a fresh process, later",
+        written_by: "tester",
+        session_id: "s"
+      })
       expect(later.isError, later.content[0]?.text).toBeFalsy()
     } finally {
       await faults[2]!.off(admin)

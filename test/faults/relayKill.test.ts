@@ -21,8 +21,11 @@ describe("a Relay process killed mid-write", () => {
     relay = await connectRelay({ env: { RELAY_RATE_LIMIT: "1000000" } })
     admin = await connectAdmin()
     const graph = relay.graph
-    const roots = await Promise.all([0, 1, 2].map((i) =>
-      relay!.call("relay_save_fact", { content: `thread ${i}`, written_by: "victim", session_id: "kill" })))
+    const roots = await Promise.all(
+      [0, 1, 2].map((i) =>
+        relay!.call("relay_save_fact", { content: `thread ${i}`, written_by: "victim", session_id: "kill" })
+      )
+    )
     const rootIds = roots.map((r) => r.structuredContent.fact.id as string)
     const pid = relayPid(relay)
 
@@ -30,7 +33,12 @@ describe("a Relay process killed mid-write", () => {
     const acked: Array<{ id: string; parent: string }> = []
     const calls = Array.from({ length: total }, (_, i) => {
       const parent = rootIds[i % 3]!
-      return relay!.call("relay_save_fact", { content: `step ${i}`, written_by: "victim", session_id: "kill", parent_fact_id: parent })
+      return relay!.call("relay_save_fact", {
+        content: `step ${i}`,
+        written_by: "victim",
+        session_id: "kill",
+        parent_fact_id: parent
+      })
         .then((r) => {
           if (r.isError !== true) acked.push({ id: r.structuredContent.fact.id, parent })
         }, () => undefined)

@@ -26,11 +26,23 @@ export interface Shape {
 
 const make = (i: number, at: number, content: (i: number) => string): ShapeFact => {
   const text = content(i)
-  return { id: randomUUID(), content: text, norm: normaliseContent(text), written_by: "hostile", session_id: "hostile", created_at: at }
+  return {
+    id: randomUUID(),
+    content: text,
+    norm: normaliseContent(text),
+    written_by: "hostile",
+    session_id: "hostile",
+    created_at: at
+  }
 }
 
 /** A chain of `depth` facts, root first, and one fact outside it superseding the fact at `supersededAt`. */
-export const deepChain = (depth: number, supersededAt: number, content: (i: number) => string, start = Date.parse("2026-05-01T00:00:00Z")) => {
+export const deepChain = (
+  depth: number,
+  supersededAt: number,
+  content: (i: number) => string,
+  start = Date.parse("2026-05-01T00:00:00Z")
+) => {
   const chain = Array.from({ length: depth }, (_, i) => make(i, start + i, content))
   const winner = make(depth, start + depth, () => "the winner of a decision part way down the chain")
   const shape: Shape = {
@@ -61,7 +73,8 @@ export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: R
     Array.from({ length: Math.ceil(xs.length / 1000) }, (_, i) => xs.slice(i * 1000, (i + 1) * 1000))
   return [
     ...batches(shape.facts).map((rows) => ({
-      cypher: `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+      cypher:
+        `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
         `session_id: r.session_id, created_at: r.created_at})`,
       params: { rows }
     })),
@@ -75,7 +88,8 @@ export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: R
       params: { edges, at: shape.lastStamp }
     })),
     {
-      cypher: `MERGE (c:RelayClock {id: 0}) WITH c SET c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
+      cypher:
+        `MERGE (c:RelayClock {id: 0}) WITH c SET c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
       params: { last: shape.lastStamp }
     }
   ]

@@ -37,10 +37,15 @@ layer(relayTestLayer("hostile_deep"))("a 3,000-deep chain", (it) => {
       const store = yield* FactStore
       const index = new Map(chain.map((f, i) => [f.id, i]))
       const statusesRight = (facts: ReadonlyArray<Fact>) =>
-        expect(facts.map((f) => `${index.get(f.id)} ${f.status}`)).toEqual(facts.map((f) => `${index.get(f.id)} ${expected(index.get(f.id)!)}`))
+        expect(facts.map((f) => `${index.get(f.id)} ${f.status}`)).toEqual(
+          facts.map((f) => `${index.get(f.id)} ${expected(index.get(f.id)!)}`)
+        )
 
       // Context of the leaf: the first page ends with the leaf, root first within the page.
-      const first = yield* timed("context of the leaf, first page of 50", store.context(chain[depth - 1]!.id, { limit: 50, cursor: null }))
+      const first = yield* timed(
+        "context of the leaf, first page of 50",
+        store.context(chain[depth - 1]!.id, { limit: 50, cursor: null })
+      )
       expect(first.items.map((f) => f.id)).toEqual(chain.slice(depth - 50).map((f) => f.id))
       expect(first.items.map((f) => f.parent_id)).toEqual(chain.slice(depth - 51, depth - 1).map((f) => f.id))
       statusesRight(first.items)
@@ -50,15 +55,18 @@ layer(relayTestLayer("hostile_deep"))("a 3,000-deep chain", (it) => {
       let whole: Array<Fact> = []
       let cursor: ContextCursor | null = null
       let calls = 0
-      yield* timed("context of the leaf paged to the root (500 a page)", Effect.gen(function*() {
-        for (;;) {
-          const p = yield* store.context(chain[depth - 1]!.id, { limit: 500, cursor })
-          calls++
-          whole = [...p.items, ...whole]
-          if (p.next_cursor === null) break
-          cursor = yield* cursorOf(ContextCursor, p.next_cursor)
-        }
-      }))
+      yield* timed(
+        "context of the leaf paged to the root (500 a page)",
+        Effect.gen(function*() {
+          for (;;) {
+            const p = yield* store.context(chain[depth - 1]!.id, { limit: 500, cursor })
+            calls++
+            whole = [...p.items, ...whole]
+            if (p.next_cursor === null) break
+            cursor = yield* cursorOf(ContextCursor, p.next_cursor)
+          }
+        })
+      )
       expect(calls).toBe(6)
       expect(whole.map((f) => f.id)).toEqual(chain.map((f) => f.id))
       expect(whole[0]!.parent_id).toBeNull()
@@ -67,14 +75,17 @@ layer(relayTestLayer("hostile_deep"))("a 3,000-deep chain", (it) => {
       // Impact of the root: 2,999 dependents at distances 1..2,999, paged.
       let dependents: Array<Dependent> = []
       let at: ImpactCursor | null = null
-      yield* timed("impact of the root paged (500 a page)", Effect.gen(function*() {
-        for (;;) {
-          const p = yield* store.impact(chain[0]!.id, { limit: 500, cursor: at })
-          dependents = [...dependents, ...p.items]
-          if (p.next_cursor === null) break
-          at = yield* cursorOf(ImpactCursor, p.next_cursor)
-        }
-      }))
+      yield* timed(
+        "impact of the root paged (500 a page)",
+        Effect.gen(function*() {
+          for (;;) {
+            const p = yield* store.impact(chain[0]!.id, { limit: 500, cursor: at })
+            dependents = [...dependents, ...p.items]
+            if (p.next_cursor === null) break
+            at = yield* cursorOf(ImpactCursor, p.next_cursor)
+          }
+        })
+      )
       expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(chain.slice(1).map((f, i) => [f.id, i + 1]))
       statusesRight(dependents.map((d) => d.fact))
       expect(dependents.map((d) => d.fact.parent_id)).toEqual(chain.slice(0, -1).map((f) => f.id))
@@ -87,14 +98,25 @@ layer(relayTestLayer("hostile_deep"))("a 3,000-deep chain", (it) => {
 
       // Resolve across the chain: ancestry is checked over 3,000 facts and refused.
       const related = yield* Effect.either(store.resolve({
-        callId: crypto.randomUUID(), winnerId: chain[depth - 1]!.id, loserId: chain[0]!.id, reason: "deep", resolvedBy: "hostile"
+        callId: crypto.randomUUID(),
+        winnerId: chain[depth - 1]!.id,
+        loserId: chain[0]!.id,
+        reason: "deep",
+        resolvedBy: "hostile"
       }))
       expect(related._tag === "Left" && related.left.message).toBe(resolutionMessage.builds_on_each_other)
 
       // A valid resolve whose loser has 1,499 dependents: the first 100 as `stale`, the rest through impact.
-      const resolved = yield* timed("resolve with 1,499 stale dependents", store.resolve({
-        callId: crypto.randomUUID(), winnerId: winner.id, loserId: chain[1500]!.id, reason: "deep", resolvedBy: "hostile"
-      }))
+      const resolved = yield* timed(
+        "resolve with 1,499 stale dependents",
+        store.resolve({
+          callId: crypto.randomUUID(),
+          winnerId: winner.id,
+          loserId: chain[1500]!.id,
+          reason: "deep",
+          resolvedBy: "hostile"
+        })
+      )
       expect(resolved.stale.map((d) => [d.fact.id, d.distance, d.fact.status])).toEqual(
         chain.slice(1501, 1601).map((f, i) => [f.id, i + 1, "stale"])
       )
@@ -103,6 +125,8 @@ layer(relayTestLayer("hostile_deep"))("a 3,000-deep chain", (it) => {
         limit: 500,
         cursor: yield* cursorOf(ImpactCursor, resolved.staleNextCursor!)
       })
-      expect(rest.items.map((d) => [d.fact.id, d.distance])).toEqual(chain.slice(1601, 2101).map((f, i) => [f.id, i + 101]))
+      expect(rest.items.map((d) => [d.fact.id, d.distance])).toEqual(
+        chain.slice(1601, 2101).map((f, i) => [f.id, i + 101])
+      )
     }), { timeout: 120_000 })
 })

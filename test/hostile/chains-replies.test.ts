@@ -13,7 +13,7 @@ import { deepChain, shapeStatements, wideRoot } from "./chainShapes.js"
  * reply's size: each costs 2 bytes in structuredContent and 4 in the text block (JSON in JSON).
  */
 const MiB = 1024 * 1024
-const long = (i: number) => `${i}:${'"\\'.repeat(1000)}`.slice(0, 2000)
+const long = (i: number) => `${i}:${"\"\\".repeat(1000)}`.slice(0, 2000)
 
 const deep = deepChain(3000, 1000, long)
 const wide = wideRoot(3000, long)
@@ -21,7 +21,8 @@ const wide = wideRoot(3000, long)
 let relay: RelayClient
 let largest = 0
 
-const replyBytes = (r: CallResult) => Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }))
+const replyBytes = (r: CallResult) =>
+  Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }))
 
 const call = async (tool: string, args: Record<string, unknown>) => {
   const r = await relay.call(tool, args)
@@ -67,7 +68,11 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
 
   it("relay_get_context: under 1 MiB a page, the whole chain once from the leaf to the root", async () => {
     const leaf = deep.chain[2999]!.id
-    const pages = await readAll("relay_get_context", { fact_id: leaf, limit: 500 }, (p) => p.chain.map((f: any) => f.id))
+    const pages = await readAll(
+      "relay_get_context",
+      { fact_id: leaf, limit: 500 },
+      (p) => p.chain.map((f: any) => f.id)
+    )
     // Each page is root first and ends where the previous one began.
     expect(pages[0]!.at(-1)).toBe(leaf)
     expect(pages.reverse().flat()).toEqual(deep.chain.map((f) => f.id))
@@ -75,11 +80,17 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
   }, 300_000)
 
   it("relay_get_impact: under 1 MiB a page, every dependent once, nearest first", async () => {
-    const pages = await readAll("relay_get_impact", { fact_id: deep.chain[0]!.id, limit: 500 }, (p) =>
-      p.dependents.map((d: any) => `${d.fact.id} ${d.distance}`))
+    const pages = await readAll(
+      "relay_get_impact",
+      { fact_id: deep.chain[0]!.id, limit: 500 },
+      (p) => p.dependents.map((d: any) => `${d.fact.id} ${d.distance}`)
+    )
     expect(pages.flat()).toEqual(deep.chain.slice(1).map((f, i) => `${f.id} ${i + 1}`))
-    const children = await readAll("relay_get_impact", { fact_id: wide.root.id, limit: 500 }, (p) =>
-      p.dependents.map((d: any) => d.fact.id))
+    const children = await readAll(
+      "relay_get_impact",
+      { fact_id: wide.root.id, limit: 500 },
+      (p) => p.dependents.map((d: any) => d.fact.id)
+    )
     expect(children.flat()).toEqual(wide.children.map((c) => c.id))
   }, 300_000)
 
@@ -95,7 +106,11 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
     expect(first.length).toBeGreaterThan(0)
     expect(resolved.stale.every((d: any) => d.fact.status === "stale")).toBe(true)
     expect(resolved.stale_next_cursor).not.toBeNull()
-    const rest = await readAll("relay_get_impact", { fact_id: wide.root.id, limit: 500 }, (p) => p.dependents.map((d: any) => d.fact.id))
+    const rest = await readAll(
+      "relay_get_impact",
+      { fact_id: wide.root.id, limit: 500 },
+      (p) => p.dependents.map((d: any) => d.fact.id)
+    )
     expect(rest.flat()).toEqual(wide.children.map((c) => c.id))
     // The cursor from resolve continues exactly after its last stale fact.
     let cursor: string | null = resolved.stale_next_cursor

@@ -12,7 +12,8 @@ import { relayTestLayer } from "../support/testLayer.js"
  * reachability test answers both a valid resolution and a cycle at once.
  */
 const layers = 40
-const id = (side: "a" | "b", i: number) => `00000000-0000-4000-8000-${side === "a" ? "a" : "b"}${String(i).padStart(11, "0")}`
+const id = (side: "a" | "b", i: number) =>
+  `00000000-0000-4000-8000-${side === "a" ? "a" : "b"}${String(i).padStart(11, "0")}`
 
 const buildLattice = Effect.gen(function*() {
   const db = yield* GraphDatabase
@@ -23,8 +24,10 @@ const buildLattice = Effect.gen(function*() {
       `written_by: 'lattice', session_id: 'lattice', created_at: 1000 + i})`,
     { ids: facts }
   )
-  const edges = Array.from({ length: layers - 1 }, (_, i) =>
-    (["a", "b"] as const).flatMap((w) => (["a", "b"] as const).map((l) => [id(w, i), id(l, i + 1)]))).flat()
+  const edges = Array.from(
+    { length: layers - 1 },
+    (_, i) => (["a", "b"] as const).flatMap((w) => (["a", "b"] as const).map((l) => [id(w, i), id(l, i + 1)]))
+  ).flat()
   yield* db.write(
     `UNWIND $edges AS e MATCH (w:Fact {id: e[0]}), (l:Fact {id: e[1]}) ` +
       `CREATE (w)-[:SUPERSEDES {reason: 'lattice', resolved_by: 'lattice', created_at: 5000, call_id: 'lattice'}]->(l)`,

@@ -47,7 +47,8 @@ const footprint = async (graph: string) => ({
   buildsOn: await countIn(graph, "MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n"),
   supersedes: await countIn(graph, "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"),
   forkMarks: await countIn(graph, "MATCH (m:ForkMark) RETURN count(m) AS n"),
-  clock: (await admin.query<{ last: number | null }>(graph, "MATCH (c:RelayClock) RETURN c.last AS last"))[0]?.last ?? null
+  clock: (await admin.query<{ last: number | null }>(graph, "MATCH (c:RelayClock) RETURN c.last AS last"))[0]?.last ??
+    null
 })
 
 const save = (args: Record<string, unknown>) =>
@@ -62,13 +63,21 @@ describe("request_id on relay_save_fact", () => {
 
     // Under a parent: one fact, one BUILDS_ON edge, the same fork picture both times.
     const other = ok(await save({ content: "Cache sessions in memory", parent_fact_id: root.id })).fact
-    const child = { content: "Cache sessions in Valkey with a 1 h TTL", parent_fact_id: root.id, request_id: "9b3e0c1a-child" }
+    const child = {
+      content: "Cache sessions in Valkey with a 1 h TTL",
+      parent_fact_id: root.id,
+      request_id: "9b3e0c1a-child"
+    }
     const first = ok(await save(child))
     const second = ok(await save(child))
     expect(second).toEqual(first)
     expect(first.fork.siblings.map((s: { id: string }) => s.id)).toEqual([other.id])
     expect(await factsSaying(relay.graph, child.content)).toBe(1)
-    expect(await countIn(relay.graph, "MATCH (:Fact {id: $id})-[r:BUILDS_ON]->() RETURN count(r) AS n", { id: first.fact.id }))
+    expect(
+      await countIn(relay.graph, "MATCH (:Fact {id: $id})-[r:BUILDS_ON]->() RETURN count(r) AS n", {
+        id: first.fact.id
+      })
+    )
       .toBe(1)
   })
 
@@ -82,8 +91,9 @@ describe("request_id on relay_save_fact", () => {
   it("a request_id reused with other content, session or parent is refused, naming request_id, with nothing written", async () => {
     const root = ok(await save({ content: "Use Postgres 16", request_id: "reuse-root" })).fact
     const parent = ok(await save({ content: "Use Postgres 17" })).fact
-    const child = ok(await save({ content: "Enable pg_stat_statements", parent_fact_id: root.id, request_id: "reuse-child" }))
-      .fact
+    const child =
+      ok(await save({ content: "Enable pg_stat_statements", parent_fact_id: root.id, request_id: "reuse-child" }))
+        .fact
     const before = await footprint(relay.graph)
     const secret = "a different text that must not come back"
     for (
@@ -104,7 +114,9 @@ describe("request_id on relay_save_fact", () => {
     expect(await footprint(relay.graph)).toEqual(before)
     // The landed facts still answer their own retries.
     expect(ok(await save({ content: "Use Postgres 16", request_id: "reuse-root" })).fact).toEqual(root)
-    expect(ok(await save({ content: "Enable pg_stat_statements", parent_fact_id: root.id, request_id: "reuse-child" })).fact)
+    expect(
+      ok(await save({ content: "Enable pg_stat_statements", parent_fact_id: root.id, request_id: "reuse-child" })).fact
+    )
       .toEqual(child)
   })
 
@@ -125,7 +137,11 @@ describe("request_id on relay_resolve_conflict", () => {
     const b = ok(await save({ content: "Use RabbitMQ", parent_fact_id: root.id })).fact
     const resolve = (args: Record<string, unknown>) =>
       relay.call("relay_resolve_conflict", {
-        winner_fact_id: a.id, loser_fact_id: b.id, reason: "managed", resolved_by: "claude", ...args
+        winner_fact_id: a.id,
+        loser_fact_id: b.id,
+        reason: "managed",
+        resolved_by: "claude",
+        ...args
       })
     const first = ok(await resolve({ request_id: "resolve-1" }))
     const retry = ok(await resolve({ request_id: "resolve-1" }))
@@ -165,7 +181,12 @@ describe("a write that landed though it answered unavailable", () => {
     const db = privateAdmin
     // Connected before the pause, so the save is written to a live socket the paused server buffers.
     ok(await relayOn.call("relay_get_current_state", {}))
-    const args = { content: "Rotate the signing key monthly", written_by: "claude", session_id: "pause", request_id: "pause-1" }
+    const args = {
+      content: "Rotate the signing key monthly",
+      written_by: "claude",
+      session_id: "pause",
+      request_id: "pause-1"
+    }
 
     const pid = server.process.pid!
     process.kill(pid, "SIGSTOP")
@@ -186,13 +207,19 @@ describe("a write that landed though it answered unavailable", () => {
 
     // It did land, after the answer.
     const landed = async () =>
-      Number((await db.query<{ n: number }>(relayOn.graph, "MATCH (f:Fact {content: $c}) RETURN count(f) AS n", { c: args.content }))[0]?.n ?? 0)
+      Number(
+        (await db.query<{ n: number }>(relayOn.graph, "MATCH (f:Fact {content: $c}) RETURN count(f) AS n", {
+          c: args.content
+        }))[0]?.n ?? 0
+      )
     const deadline = performance.now() + 10_000
     while (await landed() === 0 && performance.now() < deadline) await sleep(50)
     expect(await landed()).toBe(1)
 
     const retried = ok(await relayOn.call("relay_save_fact", args)).fact
-    const stored = await db.query<{ id: string }>(relayOn.graph, "MATCH (f:Fact {content: $c}) RETURN f.id AS id", { c: args.content })
+    const stored = await db.query<{ id: string }>(relayOn.graph, "MATCH (f:Fact {content: $c}) RETURN f.id AS id", {
+      c: args.content
+    })
     expect(stored).toEqual([{ id: retried.id }])
   })
 })

@@ -51,7 +51,9 @@ describe("4,000 long facts in a day", () => {
       cursor = r.structuredContent.next_cursor
       pages++
       // Saved while paging: after this window's fence, so only the next briefing shows it.
-      if (pages === 3) await relay.call("relay_save_fact", { content: "written while paging", written_by: "late", session_id: "s" })
+      if (pages === 3) {
+        await relay.call("relay_save_fact", { content: "written while paging", written_by: "late", session_id: "s" })
+      }
     }
     expect(duplicates(seen)).toEqual([])
     expect(seen).toEqual(facts.map((f) => f.id))
@@ -62,26 +64,34 @@ describe("4,000 long facts in a day", () => {
     expect(next.structuredContent.next_cursor).toBeNull()
   }, 240_000)
 
-  it("the start-session prompt and the briefing resource stay under 1 MiB; each next one starts where the last ended", async () => {
-    const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x))
-    // The text names each fact by a short prefix of its id at the start of its line.
-    const uuids = (text: string) =>
-      new Set([...text.matchAll(/^\s*([0-9a-f]{8}[0-9a-f-]*) /gm)].map((m) => facts.find((f) => f.id.startsWith(m[1]!))?.id ?? m[1]!))
-    const prompt = await relay.client.getPrompt({ name: "start-session", arguments: { name: "prompt-reader" } })
-    expect(bytes(prompt)).toBeLessThan(replyCap)
-    const first = uuids((prompt.messages[0]!.content as { text: string }).text)
-    const resource = await relay.client.readResource({ uri: "relay://briefing/prompt-reader" })
-    expect(bytes(resource)).toBeLessThan(replyCap)
-    const second = uuids((resource.contents[0] as { text: string }).text)
-    expect(first.size).toBeGreaterThan(0)
-    expect(second.size).toBeGreaterThan(0)
-    // The resource read went on from where the prompt's page ended: no fact in both.
-    expect([...first].filter((id) => second.has(id))).toEqual([])
-    const order = new Map(facts.map((f, i) => [f.id, i]))
-    const last = Math.max(...[...first].map((id) => order.get(id) ?? -1))
-    expect(Math.min(...[...second].map((id) => order.get(id) ?? Infinity))).toBe(last + 1)
-    console.log(`start-session prompt at 4,000 long facts: ${bytes(prompt)} bytes, ${first.size} facts`)
-  }, 120_000)
+  it(
+    "the start-session prompt and the briefing resource stay under 1 MiB; each next one starts where the last ended",
+    async () => {
+      const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x))
+      // The text names each fact by a short prefix of its id at the start of its line.
+      const uuids = (text: string) =>
+        new Set(
+          [...text.matchAll(/^\s*([0-9a-f]{8}[0-9a-f-]*) /gm)].map((m) =>
+            facts.find((f) => f.id.startsWith(m[1]!))?.id ?? m[1]!
+          )
+        )
+      const prompt = await relay.client.getPrompt({ name: "start-session", arguments: { name: "prompt-reader" } })
+      expect(bytes(prompt)).toBeLessThan(replyCap)
+      const first = uuids((prompt.messages[0]!.content as { text: string }).text)
+      const resource = await relay.client.readResource({ uri: "relay://briefing/prompt-reader" })
+      expect(bytes(resource)).toBeLessThan(replyCap)
+      const second = uuids((resource.contents[0] as { text: string }).text)
+      expect(first.size).toBeGreaterThan(0)
+      expect(second.size).toBeGreaterThan(0)
+      // The resource read went on from where the prompt's page ended: no fact in both.
+      expect([...first].filter((id) => second.has(id))).toEqual([])
+      const order = new Map(facts.map((f, i) => [f.id, i]))
+      const last = Math.max(...[...first].map((id) => order.get(id) ?? -1))
+      expect(Math.min(...[...second].map((id) => order.get(id) ?? Infinity))).toBe(last + 1)
+      console.log(`start-session prompt at 4,000 long facts: ${bytes(prompt)} bytes, ${first.size} facts`)
+    },
+    120_000
+  )
 
   it("every other read tool at its largest page stays under 1 MiB and reads on", async () => {
     const calls: Array<[string, Record<string, unknown>]> = [
@@ -101,13 +111,18 @@ describe("4,000 long facts in a day", () => {
     const ids: Array<string> = []
     let cursor: string | undefined
     for (let pages = 0; pages < 10; pages++) {
-      const r = await relay.call("relay_get_current_state", cursor === undefined ? { limit: 100 } : { limit: 100, cursor })
+      const r = await relay.call(
+        "relay_get_current_state",
+        cursor === undefined ? { limit: 100 } : { limit: 100, cursor }
+      )
       ids.push(...r.structuredContent.facts.map((f: any) => f.id))
       cursor = r.structuredContent.next_cursor
     }
     expect(duplicates(ids)).toEqual([])
     const newestFirst = [...facts].reverse().map((f) => f.id)
-    expect(ids.filter((id) => newestFirst.includes(id))).toEqual(newestFirst.slice(0, ids.filter((id) => newestFirst.includes(id)).length))
+    expect(ids.filter((id) => newestFirst.includes(id))).toEqual(
+      newestFirst.slice(0, ids.filter((id) => newestFirst.includes(id)).length)
+    )
     // Clusters page on too: 4,000 roots are 4,000 clusters of one, numbered on across pages.
     const c1 = (await relay.call("relay_get_clusters", {})).structuredContent
     const c2 = (await relay.call("relay_get_clusters", { cursor: c1.next_cursor })).structuredContent

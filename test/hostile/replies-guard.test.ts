@@ -1,8 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { replyMaxBytes } from "../../src/domain/paging.js"
-import { callTool, internalMessage } from "../../src/mcp/callTool.js"
 import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
+import { callTool, internalMessage } from "../../src/mcp/callTool.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
@@ -29,7 +29,9 @@ const run = (text: string) =>
     const logs: Array<string> = []
     const logger = Logger.make(({ message }) => logs.push(String(message)))
     const result = yield* callTool(returning(text), {}).pipe(
-      Effect.provide(Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))),
+      Effect.provide(
+        Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))
+      ),
       // The test tool uses neither: no database behind this test.
       Effect.provideService(FactStore, {} as FactStore["Type"]),
       Effect.provideService(SecretScanner, {} as SecretScanner["Type"])

@@ -17,13 +17,19 @@ describe("a save under a parent with 3,880 differing siblings", () => {
   beforeAll(async () => {
     ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
     await relay.call("relay_get_current_state")
-    const root = await relay.call("relay_save_fact", { content: "Where do uploads go?", written_by: "lead", session_id: "s" })
+    const root = await relay.call("relay_save_fact", {
+      content: "Where do uploads go?",
+      written_by: "lead",
+      session_id: "s"
+    })
     parent = root.structuredContent.fact.id
     siblings = await writeFacts(admin, relay.graph, {
       count: 3880,
       first: Date.parse(root.structuredContent.fact.created_at) + 1,
       parent,
-      content: (i) => `Uploads go to bucket number ${i}, with a lifecycle rule that moves them to cold storage after ${i % 90} days. `.repeat(3)
+      content: (i) =>
+        `Uploads go to bucket number ${i}, with a lifecycle rule that moves them to cold storage after ${i % 90} days. `
+          .repeat(3)
     })
   }, 120_000)
   afterAll(async () => {
@@ -34,7 +40,12 @@ describe("a save under a parent with 3,880 differing siblings", () => {
 
   it("answers under 1 MiB with the 20 latest siblings, oldest first, and siblings_total", async () => {
     const started = performance.now()
-    const r = await relay.call("relay_save_fact", { content: "Uploads go to the local disk", written_by: "zed", session_id: "s", parent_fact_id: parent })
+    const r = await relay.call("relay_save_fact", {
+      content: "Uploads go to the local disk",
+      written_by: "zed",
+      session_id: "s",
+      parent_fact_id: parent
+    })
     const ms = performance.now() - started
     expect(replyBytes(r)).toBeLessThan(replyCap)
     expect(r.isError, r.content[0]?.text).toBeFalsy()
@@ -49,7 +60,12 @@ describe("a save under a parent with 3,880 differing siblings", () => {
   })
 
   it("a duplicate of the oldest sibling is still found, and counted out of the fork", async () => {
-    const r = await relay.call("relay_save_fact", { content: siblings[0]!.content, written_by: "zed", session_id: "s", parent_fact_id: parent })
+    const r = await relay.call("relay_save_fact", {
+      content: siblings[0]!.content,
+      written_by: "zed",
+      session_id: "s",
+      parent_fact_id: parent
+    })
     expect(r.structuredContent.duplicate_of.id).toBe(siblings[0]!.id)
     // 3,879 other siblings of the first batch plus the local-disk fact saved above.
     expect(r.structuredContent.fork.siblings_total).toBe(3880)

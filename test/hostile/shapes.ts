@@ -28,27 +28,48 @@ const batch = 250
 export const writeFacts = async (
   admin: Admin,
   graph: string,
-  options: { readonly count: number; readonly first: number; readonly parent: string | null; readonly content: (i: number) => string; readonly writer?: (i: number) => string }
+  options: {
+    readonly count: number
+    readonly first: number
+    readonly parent: string | null
+    readonly content: (i: number) => string
+    readonly writer?: (i: number) => string
+  }
 ): Promise<Array<Built>> => {
   const built: Array<Built> = []
   for (let from = 0; from < options.count; from += batch) {
     const rows = []
     for (let i = from; i < Math.min(from + batch, options.count); i++) {
       const content = options.content(i)
-      const row = { id: randomUUID(), content, norm: normaliseContent(content), w: options.writer?.(i) ?? `writer-${i % 7}`, at: options.first + i }
+      const row = {
+        id: randomUUID(),
+        content,
+        norm: normaliseContent(content),
+        w: options.writer?.(i) ?? `writer-${i % 7}`,
+        at: options.first + i
+      }
       rows.push(row)
       built.push({ id: row.id, content, createdAt: row.at })
     }
-    const create = "CREATE (c:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.w, session_id: 'hostile', created_at: r.at})"
-    await admin.query(graph, options.parent === null
-      ? `UNWIND $rows AS r ${create}`
-      : `MATCH (p:Fact {id: $parent}) UNWIND $rows AS r ${create} CREATE (c)-[:BUILDS_ON]->(p)`, { rows, parent: options.parent })
+    const create =
+      "CREATE (c:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.w, session_id: 'hostile', created_at: r.at})"
+    await admin.query(
+      graph,
+      options.parent === null
+        ? `UNWIND $rows AS r ${create}`
+        : `MATCH (p:Fact {id: $parent}) UNWIND $rows AS r ${create} CREATE (c)-[:BUILDS_ON]->(p)`,
+      { rows, parent: options.parent }
+    )
   }
   if (options.parent !== null && new Set(built.map((b) => normaliseContent(b.content))).size > 1) {
     await admin.query(graph, "MATCH (p:Fact {id: $parent}) MERGE (:ForkMark)-[:MARKS]->(p)", { parent: options.parent })
   }
   const last = options.first + options.count - 1
-  await admin.query(graph, "MERGE (clk:RelayClock {id: 0}) SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END", { last })
+  await admin.query(
+    graph,
+    "MERGE (clk:RelayClock {id: 0}) SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END",
+    { last }
+  )
   return built
 }
 

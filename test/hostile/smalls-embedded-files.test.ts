@@ -11,8 +11,11 @@ const modesUnder = (dir: string): Effect.Effect<Array<[string, number]>, never, 
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const names = yield* fs.readDirectory(dir, { recursive: true }).pipe(Effect.orDie)
-    return yield* Effect.forEach([".", ...names], (name) =>
-      fs.stat(`${dir}/${name}`).pipe(Effect.map((s): [string, number] => [name, s.mode & 0o777]), Effect.orDie))
+    return yield* Effect.forEach(
+      [".", ...names],
+      (name) =>
+        fs.stat(`${dir}/${name}`).pipe(Effect.map((s): [string, number] => [name, s.mode & 0o777]), Effect.orDie)
+    )
   })
 
 // A real clock: the embedded launcher polls and waits in real time.
@@ -23,14 +26,18 @@ layer(NodeContext.layer, { excludeTestServices: true })("embedded server files (
       const endpoint = yield* ensureEmbeddedServer.pipe(inDataDir(dir))
       // One write, so the AOF holds data and not only its manifest.
       yield* Effect.acquireUseRelease(
-        Effect.promise(() => FalkorDB.connect({ socket: { path: endpoint.socketPath }, password: Redacted.value(endpoint.password) })),
+        Effect.promise(() =>
+          FalkorDB.connect({ socket: { path: endpoint.socketPath }, password: Redacted.value(endpoint.password) })
+        ),
         (db) => Effect.promise(() => db.selectGraph("relay_files").query("CREATE (:Fact {id: 'f1'})")),
         (db) => Effect.promise(() => db.close())
       )
       const modes = yield* modesUnder(dir)
       const names = modes.map(([name]) => name)
       // Not vacuous: the files the server made itself are there.
-      for (const made of ["falkordb.log", "falkordb.pid", "falkordb.sock", "appendonlydir"]) expect(names).toContain(made)
+      for (const made of ["falkordb.log", "falkordb.pid", "falkordb.sock", "appendonlydir"]) {
+        expect(names).toContain(made)
+      }
       expect(names.filter((n) => n.startsWith("appendonlydir/")).length).toBeGreaterThanOrEqual(2)
       const open = modes.filter(([, mode]) => (mode & 0o077) !== 0).map(([name, mode]) => `${name} ${mode.toString(8)}`)
       expect(open).toEqual([])

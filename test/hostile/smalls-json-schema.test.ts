@@ -21,7 +21,11 @@ const titles = (node: unknown): Array<string> => {
   if (Array.isArray(node)) return node.flatMap(titles)
   if (typeof node !== "object" || node === null) return []
   return Object.entries(node).flatMap(([k, v]) =>
-    k === "title" && typeof v === "string" ? [v] : k === "properties" ? Object.values(v as object).flatMap(titles) : titles(v)
+    k === "title" && typeof v === "string"
+      ? [v]
+      : k === "properties"
+      ? Object.values(v as object).flatMap(titles)
+      : titles(v)
   )
 }
 
@@ -51,20 +55,25 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
       const limit = (inputJsonSchema(tool).properties as Record<string, Field>).limit
       return limit === undefined ? [] : [[tool.name, limit] as const]
     })
-    expect(limits.map(([name]) => name)).toEqual(expect.arrayContaining(["relay_get_current_state", "relay_get_important_facts"]))
+    expect(limits.map(([name]) => name)).toEqual(
+      expect.arrayContaining(["relay_get_current_state", "relay_get_important_facts"])
+    )
     for (const [name, limit] of limits) {
       expect(limit.type, name).toBe("integer")
       expect(limit.description, name).toEqual(expect.any(String))
-      if (limitWithoutDefaultYet.has(name)) expect(limit.default, `${name}: take it off limitWithoutDefaultYet`).toBeUndefined()
-      else expect(limit.default, name).toEqual(expect.any(Number))
+      if (limitWithoutDefaultYet.has(name)) {
+        expect(limit.default, `${name}: take it off limitWithoutDefaultYet`).toBeUndefined()
+      } else expect(limit.default, name).toEqual(expect.any(Number))
     }
-    expect((inputJsonSchema(tools.find((t) => t.name === "relay_get_current_state")!).properties as any).limit).toEqual({
-      type: "integer",
-      minimum: 1,
-      maximum: 100,
-      default: 20,
-      description: "Page size"
-    })
+    expect((inputJsonSchema(tools.find((t) => t.name === "relay_get_current_state")!).properties as any).limit).toEqual(
+      {
+        type: "integer",
+        minimum: 1,
+        maximum: 100,
+        default: 20,
+        description: "Page size"
+      }
+    )
   })
 
   it("declares exactly the defaults the decoder fills in", () => {
@@ -124,7 +133,9 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
         const validate = ajv.getValidator(listed.find((t) => t.name === name)!.inputSchema as never)
         expect(validate({}).valid).toBe(true)
         expect(validate({ limit: 5 }).valid).toBe(true)
-        for (const bad of [{ limit: "5" }, { limit: 0 }, { limit: 101 }, { limit: 2.5 }]) expect(validate(bad).valid, name).toBe(false)
+        for (const bad of [{ limit: "5" }, { limit: 0 }, { limit: 101 }, { limit: 2.5 }]) {
+          expect(validate(bad).valid, name).toBe(false)
+        }
       }
       // And the server reads a number sent as a number.
       const r = await relay.call("relay_get_important_facts", { limit: 3 })

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { NodeContext } from "@effect/platform-node"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
@@ -111,7 +111,10 @@ describe("the connection layer once its scope has closed", () => {
   it.effect("opens no connection: a late query fails, not transient, and the server sees no new client", () =>
     Effect.gen(function*() {
       const target = inject("falkordb")
-      const admin = yield* Effect.acquireRelease(Effect.promise(() => connectAdmin(target)), (a) => Effect.promise(a.close))
+      const admin = yield* Effect.acquireRelease(
+        Effect.promise(() => connectAdmin(target)),
+        (a) => Effect.promise(a.close)
+      )
       const layer = FalkorDbLive.pipe(
         Layer.provide(DatabaseEndpointLive),
         Layer.provide(settingsOn(target, testGraphName("shut"))),

@@ -1,8 +1,8 @@
-import { tools } from "../../src/tools/registry.js"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { inject } from "vitest"
 import { BoundedLines, requestIdOf } from "../../src/mcp/boundedLines.js"
+import { tools } from "../../src/tools/registry.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
 import { type RawRelay, spawnRelay } from "./stdioProcess.js"
@@ -28,9 +28,13 @@ describe("a request line over the size limit", () => {
     relay = await connectRelay({ graph: testGraphName("oversized") })
     const content = "x".repeat(tenMiB)
     const refused = await relay.client
-      .callTool({ name: "relay_save_fact", arguments: { content, written_by: "hostile", session_id: "big" } }, undefined, {
-        timeout: 15_000
-      })
+      .callTool(
+        { name: "relay_save_fact", arguments: { content, written_by: "hostile", session_id: "big" } },
+        undefined,
+        {
+          timeout: 15_000
+        }
+      )
       .then(() => undefined, (e: { code?: number; message?: string }) => e)
     expect(refused?.code).toBe(ErrorCode.InvalidRequest)
     expect(refused?.message).toMatch(/larger than 1 MiB/)
@@ -38,7 +42,11 @@ describe("a request line over the size limit", () => {
 
     const { tools } = await relay.client.listTools(undefined, { timeout: 5_000 })
     expect(tools).toHaveLength(toolNames)
-    const saved = await relay.call("relay_save_fact", { content: "after the big one", written_by: "hostile", session_id: "big" })
+    const saved = await relay.call("relay_save_fact", {
+      content: "after the big one",
+      written_by: "hostile",
+      session_id: "big"
+    })
     expect(saved.isError).toBeFalsy()
     // one warning, and nothing of the line itself in the log
     expect(relay.stderr().match(/request line over/g)).toHaveLength(1)
@@ -49,7 +57,10 @@ describe("a request line over the size limit", () => {
     raw = spawnRelay(inject("falkordb"), testGraphName("oversized-raw"))
     await raw.initialize()
     const head = JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call" }).slice(0, -1)
-    const params = JSON.stringify({ name: "relay_save_fact", arguments: { content: "y".repeat(tenMiB), written_by: "raw", session_id: "s" } })
+    const params = JSON.stringify({
+      name: "relay_save_fact",
+      arguments: { content: "y".repeat(tenMiB), written_by: "raw", session_id: "s" }
+    })
     const list = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "tools/list" })
     raw.child.stdin.write(`${head},"params":${params}}\n${list}\n`)
     const refused = await raw.reply(41, 15_000)

@@ -89,8 +89,11 @@ export const spawnRelay = (target: Target, graph: string): RawRelay => {
     messages: () => messages,
     exited: (ms) => {
       const from = performance.now()
-      return bounded(`exit of Relay`, ms, (done) =>
-        void exit.then((e) => done({ ...e, afterMs: Math.round(performance.now() - from) })))
+      return bounded(
+        `exit of Relay`,
+        ms,
+        (done) => void exit.then((e) => done({ ...e, afterMs: Math.round(performance.now() - from) }))
+      )
     },
     initialize: async () => {
       send({

@@ -99,7 +99,10 @@ describe("server-side query timeouts", () => {
 
   it.live("a server whose TIMEOUT_MAX is lower: queries get its cap (not a refusal), and a stopped query is not retried", () =>
     Effect.gen(function*() {
-      const server = yield* Effect.acquireRelease(Effect.promise(() => startServer()), (s) => Effect.promise(() => disposeServer(s)))
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => startServer()),
+        (s) => Effect.promise(() => disposeServer(s))
+      )
       const connect = () =>
         FalkorDB.connect({ socket: { host: server.host, port: server.port }, password: server.password })
       yield* withMonitor(connect, (send) => send(["GRAPH.CONFIG", "SET", "TIMEOUT_MAX", "500"]))

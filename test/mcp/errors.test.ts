@@ -57,7 +57,8 @@ describe("error codes over stdio", () => {
   })
 
   const factCount = async (relay: RelayClient) =>
-    (await admin.query<{ n: number }>(relay.graph, "MATCH (f:Fact) RETURN count(f) AS n").catch(() => [{ n: 0 }]))[0]?.n ?? 0
+    (await admin.query<{ n: number }>(relay.graph, "MATCH (f:Fact) RETURN count(f) AS n").catch(() => [{ n: 0 }]))[0]
+      ?.n ?? 0
 
   it("invalid_input: every tool names the offending field, and nothing is written", async () => {
     const { fails, ok } = mcp.main
@@ -66,13 +67,21 @@ describe("error codes over stdio", () => {
       ["relay_save_fact", { content: "x".repeat(2001), written_by: "a", session_id: "s" }, /^content: /],
       ["relay_save_fact", { content: "ok", written_by: "-bad name", session_id: "s" }, /^written_by: /],
       ["relay_save_fact", { content: "ok", written_by: "a" }, /^session_id: is required/],
-      ["relay_save_fact", { content: "ok", written_by: "a", session_id: "s", parent_fact_id: "12" }, /^parent_fact_id: /],
+      [
+        "relay_save_fact",
+        { content: "ok", written_by: "a", session_id: "s", parent_fact_id: "12" },
+        /^parent_fact_id: /
+      ],
       ["relay_save_fact", { content: "ok", written_by: "a", session_id: "s", id: someId() }, /^id: is not a field/],
       ["relay_get_context", { fact_id: "nope" }, /^fact_id: /],
       ["relay_get_impact", {}, /^fact_id: is required/],
       ["relay_get_current_state", { limit: 101 }, /^limit: /],
       ["relay_detect_conflicts", { x: 1 }, /^x: is not a field/],
-      ["relay_resolve_conflict", { winner_fact_id: someId(), loser_fact_id: someId(), reason: "", resolved_by: "a" }, /^reason: /],
+      [
+        "relay_resolve_conflict",
+        { winner_fact_id: someId(), loser_fact_id: someId(), reason: "", resolved_by: "a" },
+        /^reason: /
+      ],
       ["relay_get_briefing", { my_name: "me", since: "yesterday" }, /^since: /],
       ["relay_get_important_facts", { limit: "5" }, /^limit: /],
       ["relay_get_clusters", { all: true }, /^all: is not a field/],
@@ -95,9 +104,21 @@ describe("error codes over stdio", () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ["relay_get_context", { fact_id: missing }, "fact_id"],
       ["relay_get_impact", { fact_id: missing }, "fact_id"],
-      ["relay_save_fact", { content: "orphan", written_by: "a", session_id: "s", parent_fact_id: missing }, "parent_fact_id"],
-      ["relay_resolve_conflict", { winner_fact_id: missing, loser_fact_id: real, reason: "r", resolved_by: "a" }, "winner_fact_id"],
-      ["relay_resolve_conflict", { winner_fact_id: real, loser_fact_id: missing, reason: "r", resolved_by: "a" }, "loser_fact_id"]
+      [
+        "relay_save_fact",
+        { content: "orphan", written_by: "a", session_id: "s", parent_fact_id: missing },
+        "parent_fact_id"
+      ],
+      [
+        "relay_resolve_conflict",
+        { winner_fact_id: missing, loser_fact_id: real, reason: "r", resolved_by: "a" },
+        "winner_fact_id"
+      ],
+      [
+        "relay_resolve_conflict",
+        { winner_fact_id: real, loser_fact_id: missing, reason: "r", resolved_by: "a" },
+        "loser_fact_id"
+      ]
     ]
     for (const [tool, args, field] of cases) {
       const error = await fails(tool, args)
@@ -111,7 +132,11 @@ describe("error codes over stdio", () => {
     const { fails, ok } = mcp.main
     const before = await factCount(relays.main)
     const key = "AKIAIXPRXOUYC3DMUK5K"
-    const e1 = await fails("relay_save_fact", { content: `CI uploads with ${key} in eu-west-1`, written_by: "a", session_id: "s" })
+    const e1 = await fails("relay_save_fact", {
+      content: `CI uploads with ${key} in eu-west-1`,
+      written_by: "a",
+      session_id: "s"
+    })
     expect(e1.code).toBe("secret_detected")
     expect(e1.message).toMatch(/^content /)
     expect(e1.message).toContain("AWS access key id")
@@ -119,25 +144,48 @@ describe("error codes over stdio", () => {
     const a = (await ok("relay_save_fact", { content: "left", written_by: "a", session_id: "s" })).fact.id
     const b = (await ok("relay_save_fact", { content: "right", written_by: "a", session_id: "s" })).fact.id
     const token = "ghp_hIFCrMQKrie5yGH6qlqrSGlCkaP1mTWMY8EJ"
-    const e2 = await fails("relay_resolve_conflict", { winner_fact_id: a, loser_fact_id: b, reason: `deploy with ${token}`, resolved_by: "a" })
+    const e2 = await fails("relay_resolve_conflict", {
+      winner_fact_id: a,
+      loser_fact_id: b,
+      reason: `deploy with ${token}`,
+      resolved_by: "a"
+    })
     expect(e2.code).toBe("secret_detected")
     expect(e2.message).toMatch(/^reason /)
     expect(e2.message).not.toContain(token)
     expect(await factCount(relays.main)).toBe(before + 2)
-    const edges = await admin.query<{ n: number }>(relays.main.graph, "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n")
+    const edges = await admin.query<{ n: number }>(
+      relays.main.graph,
+      "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"
+    )
     expect(edges[0]?.n).toBe(0)
   })
 
   it("invalid_resolution: the same fact, an ancestor, and a cycle are refused with no edge left", async () => {
     const { fails, ok } = mcp.main
     const save = async (content: string, parent?: string) =>
-      (await ok("relay_save_fact", { content, written_by: "a", session_id: "r", ...(parent === undefined ? {} : { parent_fact_id: parent }) })).fact.id as string
+      (await ok("relay_save_fact", {
+        content,
+        written_by: "a",
+        session_id: "r",
+        ...(parent === undefined ? {} : { parent_fact_id: parent })
+      })).fact.id as string
     const root = await save("which queue")
     const x = await save("use SQS", root)
     const y = await save("use Kafka", root)
-    const resolve = (winner: string, loser: string) =>
-      ({ winner_fact_id: winner, loser_fact_id: loser, reason: "because", resolved_by: "a" })
-    for (const [winner, loser, message] of [[x, x, /different facts/], [x, root, /builds on/], [root, y, /builds on/]] as const) {
+    const resolve = (winner: string, loser: string) => ({
+      winner_fact_id: winner,
+      loser_fact_id: loser,
+      reason: "because",
+      resolved_by: "a"
+    })
+    for (
+      const [winner, loser, message] of [[x, x, /different facts/], [x, root, /builds on/], [
+        root,
+        y,
+        /builds on/
+      ]] as const
+    ) {
       const e = await fails("relay_resolve_conflict", resolve(winner, loser))
       expect(e.code).toBe("invalid_resolution")
       expect(e.message).toMatch(message)
@@ -146,7 +194,10 @@ describe("error codes over stdio", () => {
     const cycle = await fails("relay_resolve_conflict", resolve(y, x))
     expect(cycle).toMatchObject({ code: "invalid_resolution" })
     expect(cycle.message).toMatch(/cycle/)
-    const edges = await admin.query<{ w: string; l: string }>(relays.main.graph, "MATCH (w)-[:SUPERSEDES]->(l) RETURN w.id AS w, l.id AS l")
+    const edges = await admin.query<{ w: string; l: string }>(
+      relays.main.graph,
+      "MATCH (w)-[:SUPERSEDES]->(l) RETURN w.id AS w, l.id AS l"
+    )
     expect(edges).toEqual([{ w: x, l: y }])
   })
 
@@ -187,7 +238,11 @@ describe("error codes over stdio", () => {
     // the detail is in the server's log, and checks that need no database still answer with their own codes
     expect(relays.closed.stderr()).toMatch(/ECONNREFUSED/)
     expect((await mcp.closed.fails("relay_get_context", { fact_id: "nope" })).code).toBe("invalid_input")
-    const secret = await mcp.closed.fails("relay_save_fact", { content: "key AKIAIXPRXOUYC3DMUK5K", written_by: "a", session_id: "s" })
+    const secret = await mcp.closed.fails("relay_save_fact", {
+      content: "key AKIAIXPRXOUYC3DMUK5K",
+      written_by: "a",
+      session_id: "s"
+    })
     expect(secret.code).toBe("secret_detected")
     expect(isAlive(relayPid(relays.closed))).toBe(true)
   })
@@ -202,9 +257,11 @@ describe("error codes over stdio", () => {
     const { fails, ok } = mcp.corrupt
     const good = (await ok("relay_save_fact", { content: "a sound fact", written_by: "a", session_id: "s" })).fact.id
     const bad = someId()
-    await admin.query(relays.corrupt.graph,
+    await admin.query(
+      relays.corrupt.graph,
       "CREATE (:Fact {id: $id, content: 'broken', norm: 'broken', written_by: 'x', session_id: 's', created_at: 'not a time'})",
-      { id: bad })
+      { id: bad }
+    )
     // (relay_get_current_state pages by a created_at range now, which a text created_at is outside of.)
     for (const [tool, args] of [["relay_get_context", { fact_id: bad }]] as const) {
       const e = await fails(tool, args)

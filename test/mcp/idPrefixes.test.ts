@@ -16,16 +16,23 @@ describe("fact-id prefixes as input, over stdio", () => {
   const twinB = "abcdef01-0000-4000-8000-b00000000000"
   const facts = async () => (await admin.query<{ n: number }>(relay.graph, "MATCH (f:Fact) RETURN count(f) AS n"))[0]?.n
   const save = (content: string, parent?: string) =>
-    mcp.ok("relay_save_fact", { content, written_by: "cursor", session_id: "p1", ...(parent === undefined ? {} : { parent_fact_id: parent }) })
+    mcp.ok("relay_save_fact", {
+      content,
+      written_by: "cursor",
+      session_id: "p1",
+      ...(parent === undefined ? {} : { parent_fact_id: parent })
+    })
 
   beforeAll(async () => {
     ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
     mcp = await checkedCaller(relay)
     await save("warm up: the server makes its schema on the first call")
     // Two facts whose ids share their first 8 characters (Relay's own ids collide there about once in 4 billion).
-    await admin.query(relay.graph,
+    await admin.query(
+      relay.graph,
       "UNWIND $ids AS id CREATE (:Fact {id: id, content: 'twin ' + id, norm: 'twin ' + id, written_by: 'x', session_id: 's', created_at: 5})",
-      { ids: [twinA, twinB] })
+      { ids: [twinA, twinB] }
+    )
   })
   afterAll(async () => {
     await relay?.close()
@@ -48,7 +55,10 @@ describe("fact-id prefixes as input, over stdio", () => {
     expect(impact.dependents.map((d: any) => d.fact.id).sort()).toEqual([child.id, other.id].sort())
 
     const resolved = await mcp.ok("relay_resolve_conflict", {
-      winner_fact_id: other.id.slice(0, 10), loser_fact_id: child.id.slice(0, 8), reason: "instant revocation", resolved_by: "cursor"
+      winner_fact_id: other.id.slice(0, 10),
+      loser_fact_id: child.id.slice(0, 8),
+      reason: "instant revocation",
+      resolved_by: "cursor"
     })
     expect([resolved.winner.id, resolved.loser.id]).toEqual([other.id, child.id])
     // the text shows the short form that was just accepted
@@ -59,32 +69,57 @@ describe("fact-id prefixes as input, over stdio", () => {
 
   it("a prefix two facts share is invalid_input naming the field, never echoing it; nothing is written", async () => {
     const before = await facts()
-    for (const [tool, args, field] of [
-      ["relay_get_context", { fact_id: "abcdef01" }, "fact_id"],
-      ["relay_get_impact", { fact_id: "ABCDEF01-0000" }, "fact_id"],
-      ["relay_save_fact", { content: "x", written_by: "a", session_id: "s", parent_fact_id: "abcdef01-0000-4000" }, "parent_fact_id"],
-      ["relay_resolve_conflict", { winner_fact_id: twinA, loser_fact_id: "abcdef01", reason: "r", resolved_by: "a" }, "loser_fact_id"]
-    ] as const) {
+    for (
+      const [tool, args, field] of [
+        ["relay_get_context", { fact_id: "abcdef01" }, "fact_id"],
+        ["relay_get_impact", { fact_id: "ABCDEF01-0000" }, "fact_id"],
+        [
+          "relay_save_fact",
+          { content: "x", written_by: "a", session_id: "s", parent_fact_id: "abcdef01-0000-4000" },
+          "parent_fact_id"
+        ],
+        [
+          "relay_resolve_conflict",
+          { winner_fact_id: twinA, loser_fact_id: "abcdef01", reason: "r", resolved_by: "a" },
+          "loser_fact_id"
+        ]
+      ] as const
+    ) {
       const error = await mcp.fails(tool, args)
       expect(error.code, tool).toBe("invalid_input")
       expect(error.message.startsWith(`${field}: more than one fact`), error.message).toBe(true)
       expect(error.message.toLowerCase()).not.toContain("abcdef01")
     }
     // one more character than the twins share settles it
-    expect((await mcp.ok("relay_get_context", { fact_id: twinA.slice(0, 25) })).chain.map((f: any) => f.id)).toEqual([twinA])
+    expect((await mcp.ok("relay_get_context", { fact_id: twinA.slice(0, 25) })).chain.map((f: any) => f.id)).toEqual([
+      twinA
+    ])
     expect(await facts()).toBe(before)
   })
 
   it("a prefix no fact has is fact_not_found naming the field; too short or not hex is invalid_input", async () => {
     const before = await facts()
-    const missing = await mcp.fails("relay_save_fact", { content: "x", written_by: "a", session_id: "s", parent_fact_id: "0badc0de" })
+    const missing = await mcp.fails("relay_save_fact", {
+      content: "x",
+      written_by: "a",
+      session_id: "s",
+      parent_fact_id: "0badc0de"
+    })
     expect(missing).toEqual({ code: "fact_not_found", message: "parent_fact_id: no fact has an id starting with that" })
-    const winner = await mcp.fails("relay_resolve_conflict", { winner_fact_id: "0badc0de-1", loser_fact_id: twinA, reason: "r", resolved_by: "a" })
+    const winner = await mcp.fails("relay_resolve_conflict", {
+      winner_fact_id: "0badc0de-1",
+      loser_fact_id: twinA,
+      reason: "r",
+      resolved_by: "a"
+    })
     expect(winner.code).toBe("fact_not_found")
     expect(winner.message.startsWith("winner_fact_id: ")).toBe(true)
     for (const bad of ["abcdef0", "abcdef01--", "abcdef0g", "abcdef01-00000"]) {
       const e = await mcp.fails("relay_get_context", { fact_id: bad })
-      expect(e, bad).toEqual({ code: "invalid_input", message: "fact_id: must be an id Relay returned, or its first 8 or more characters" })
+      expect(e, bad).toEqual({
+        code: "invalid_input",
+        message: "fact_id: must be an id Relay returned, or its first 8 or more characters"
+      })
     }
     expect(await facts()).toBe(before)
   })

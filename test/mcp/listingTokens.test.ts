@@ -9,11 +9,15 @@ import { listing } from "../../src/mcp/mcpHandlers.js"
  * repeated across the descriptions.
  */
 describe("tools/list as the model reads it", () => {
-  const seen = listing.map((t) => JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+  const seen = listing.map((t) =>
+    JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })
+  )
 
   it("fits its token budget", () => {
     const perTool = Object.fromEntries(listing.map((t, i) => [t.name, countTokens(seen[i]!)]))
-    const total = countTokens(JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))))
+    const total = countTokens(
+      JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })))
+    )
     expect(total, JSON.stringify(perTool)).toBeLessThanOrEqual(1800)
   })
 
@@ -32,7 +36,9 @@ describe("tools/list as the model reads it", () => {
     }
     // The identity fields are described alike, and session_id says how to choose it.
     const props = (name: string) => listing.find((t) => t.name === name)!.inputSchema.properties as Record<string, any>
-    expect(props("relay_resolve_conflict").resolved_by.description).toBe(props("relay_save_fact").written_by.description)
+    expect(props("relay_resolve_conflict").resolved_by.description).toBe(
+      props("relay_save_fact").written_by.description
+    )
     expect(props("relay_save_fact").session_id.description).toBe("Choose one per conversation and reuse it")
   })
 })

@@ -25,7 +25,9 @@ describe("max_tokens over stdio", () => {
       const r = await mcp.ok("relay_save_fact", {
         content: `Step ${i} of the refresh token migration: move the sessions table in batches of 500 rows, ` +
           `check each batch against the old store, and write an audit line naming the batch and the writer.`,
-        written_by: "cursor", session_id: "m1", ...(parent === undefined ? {} : { parent_fact_id: parent })
+        written_by: "cursor",
+        session_id: "m1",
+        ...(parent === undefined ? {} : { parent_fact_id: parent })
       })
       parent = r.fact.id
       saved.push(r.fact.id)
@@ -55,7 +57,11 @@ describe("max_tokens over stdio", () => {
   it("cuts every list tool's page at whole facts within max_tokens, and its cursor reads on to each fact once", async () => {
     const cases: Array<[string, Record<string, unknown>, (s: any) => Array<string>]> = [
       ["relay_get_current_state", { limit: 100 }, (s) => s.facts.map((f: any) => f.id)],
-      ["relay_get_briefing", { my_name: "reader", since: "2000-01-01T00:00:00Z", limit: 200 }, (s) => s.new_facts.map((f: any) => f.id)],
+      [
+        "relay_get_briefing",
+        { my_name: "reader", since: "2000-01-01T00:00:00Z", limit: 200 },
+        (s) => s.new_facts.map((f: any) => f.id)
+      ],
       ["relay_search", { query: "refresh migration", limit: 50 }, (s) => s.hits.map((h: any) => h.fact.id)],
       ["relay_get_important_facts", { limit: 100 }, (s) => s.facts.map((x: any) => x.fact.id)]
     ]
@@ -83,7 +89,9 @@ describe("max_tokens over stdio", () => {
       expect(await mcp.fails("relay_get_current_state", { max_tokens: bad }))
         .toEqual({ code: "invalid_input", message: "max_tokens: must be a whole number from 100 to 100000" })
     }
-    expect((await mcp.fails("relay_save_fact", { content: "x", written_by: "a", session_id: "s", max_tokens: 500 })).message)
+    expect(
+      (await mcp.fails("relay_save_fact", { content: "x", written_by: "a", session_id: "s", max_tokens: 500 })).message
+    )
       .toBe("max_tokens: is not a field of this tool")
   })
 })

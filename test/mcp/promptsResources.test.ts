@@ -25,7 +25,12 @@ const rpcError = async (request: Promise<unknown>) => {
 }
 
 const save = async (content: string, written_by: string, parent_fact_id?: string) => {
-  const r = await relay.call("relay_save_fact", { content, written_by, session_id: `${written_by}-1`, ...(parent_fact_id === undefined ? {} : { parent_fact_id }) })
+  const r = await relay.call("relay_save_fact", {
+    content,
+    written_by,
+    session_id: `${written_by}-1`,
+    ...(parent_fact_id === undefined ? {} : { parent_fact_id })
+  })
   expect(r.isError, r.content[0]?.text).toBeFalsy()
   return r.structuredContent.fact as { id: string; created_at: string }
 }
@@ -93,7 +98,10 @@ describe("prompts and resources over stdio", () => {
     const cookies = await save("cookies", "cursor", root.id)
     const redis = await save("redis", "zed", root.id)
     const resolved = await relay.call("relay_resolve_conflict", {
-      winner_fact_id: cookies.id, loser_fact_id: redis.id, reason: "fewer services", resolved_by: "cursor"
+      winner_fact_id: cookies.id,
+      loser_fact_id: redis.id,
+      reason: "fewer services",
+      resolved_by: "cursor"
     })
     expect(resolved.isError).toBeFalsy()
     const uri = `relay://fact/${redis.id}`
@@ -102,8 +110,13 @@ describe("prompts and resources over stdio", () => {
     expect(content).toMatchObject({ uri, mimeType: "application/json" })
     expect(JSON.parse(content.text)).toEqual({
       fact: {
-        id: redis.id, content: "redis", written_by: "zed", session_id: "zed-1", created_at: redis.created_at,
-        parent_id: root.id, status: "superseded"
+        id: redis.id,
+        content: "redis",
+        written_by: "zed",
+        session_id: "zed-1",
+        created_at: redis.created_at,
+        parent_id: root.id,
+        status: "superseded"
       }
     })
     // Upper-case hex is the same id.
@@ -132,11 +145,13 @@ describe("prompts and resources over stdio", () => {
     const noName = await rpcError(relay.client.getPrompt({ name: "start-session", arguments: {} }))
     expect(noName).toMatchObject({ code: -32602, data: { code: "invalid_input" } })
     expect(noName.message).toContain("invalid_input: name: is required")
-    const extra = await rpcError(relay.client.getPrompt({ name: "start-session", arguments: { name: "claude", since: "x" } }))
+    const extra = await rpcError(
+      relay.client.getPrompt({ name: "start-session", arguments: { name: "claude", since: "x" } })
+    )
     expect(extra.message).toContain("invalid_input: since: is not an argument of this prompt")
     const unknown = await rpcError(relay.client.getPrompt({ name: "forget-everything", arguments: {} }))
     expect(unknown).toMatchObject({ code: -32602, data: { code: "invalid_input" } })
-    expect(unknown.message).toContain('there is no prompt called "forget-everything"')
+    expect(unknown.message).toContain("there is no prompt called \"forget-everything\"")
     // The server is still serving.
     expect((await relay.client.listPrompts()).prompts).toHaveLength(1)
   })
@@ -146,9 +161,13 @@ describe("prompts and resources over stdio", () => {
     const call = await limited.call("relay_get_current_state", {})
     expect(call.isError).toBeFalsy()
     await limited.client.readResource({ uri: "relay://briefing/limited" })
-    const overResource = await rpcError(limited.client.readResource({ uri: "relay://fact/0b7a1f2e-9c3d-4e5f-8a6b-7c8d9e0f1a2b" }))
+    const overResource = await rpcError(
+      limited.client.readResource({ uri: "relay://fact/0b7a1f2e-9c3d-4e5f-8a6b-7c8d9e0f1a2b" })
+    )
     expect(overResource).toMatchObject({ code: -32603, data: { code: "rate_limited" } })
-    const overPrompt = await rpcError(limited.client.getPrompt({ name: "start-session", arguments: { name: "limited" } }))
+    const overPrompt = await rpcError(
+      limited.client.getPrompt({ name: "start-session", arguments: { name: "limited" } })
+    )
     expect(overPrompt.data).toEqual({ code: "rate_limited" })
     const overUnknown = await rpcError(limited.client.readResource({ uri: "relay://nothing" }))
     expect(overUnknown.data).toEqual({ code: "rate_limited" })

@@ -3,7 +3,13 @@ import { age, renderResult } from "../../src/mcp/render.js"
 import { ShortIds } from "../../src/mcp/shortIds.js"
 
 const fact = (id: string, parent: string | null, content: string, created_at = "2026-12-01T10:00:00.000Z") => ({
-  id, content, written_by: "cursor", session_id: "s", created_at, parent_id: parent, status: "active" as const
+  id,
+  content,
+  written_by: "cursor",
+  session_id: "s",
+  created_at,
+  parent_id: parent,
+  status: "active" as const
 })
 
 describe("compact rendering", () => {
@@ -40,14 +46,33 @@ describe("compact rendering", () => {
       as_of: "2026-12-01T13:00:00.000Z",
       since,
       new_facts: [fact(p, null, "parent text"), fact(w, p, "winner text")],
-      decisions: [{ winner: fact(w, p, "winner text"), loser: { ...fact(l, p, "loser text"), status: "superseded" }, reason: "why", resolved_by: "cursor", created_at: "2026-12-01T12:00:00.000Z" }],
+      decisions: [{
+        winner: fact(w, p, "winner text"),
+        loser: { ...fact(l, p, "loser text"), status: "superseded" },
+        reason: "why",
+        resolved_by: "cursor",
+        created_at: "2026-12-01T12:00:00.000Z"
+      }],
       open_conflicts: [
-        { parent: fact(p, null, "parent text"), children: [fact(w, p, "winner text"), fact(q, p, "other text")], children_total: 2 },
-        { parent: fact(q, p, "other text"), children: [fact(old1, q, "old one", "2026-12-01T08:00:00.000Z"), fact(old2, q, "old two", "2026-12-01T07:00:00.000Z")], children_total: 2 }
+        {
+          parent: fact(p, null, "parent text"),
+          children: [fact(w, p, "winner text"), fact(q, p, "other text")],
+          children_total: 2
+        },
+        {
+          parent: fact(q, p, "other text"),
+          children: [
+            fact(old1, q, "old one", "2026-12-01T08:00:00.000Z"),
+            fact(old2, q, "old two", "2026-12-01T07:00:00.000Z")
+          ],
+          children_total: 2
+        }
       ],
       next_cursor: null
     }, Date.parse("2026-12-01T13:00:00.000Z"))
-    for (const t of ["parent text", "winner text", "loser text", "other text"]) expect(text.split(`"${t}"`)).toHaveLength(2)
+    for (const t of ["parent text", "winner text", "loser text", "other text"]) {
+      expect(text.split(`"${t}"`)).toHaveLength(2)
+    }
     expect(text).not.toContain("old one")
     expect(text).toContain("1 older open conflict(s) unchanged: relay_detect_conflicts lists them.")
     expect(text).toContain("bbbbbbbb supersedes cccccccc because \"why\" (cursor, 1h ago)")

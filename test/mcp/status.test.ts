@@ -61,7 +61,10 @@ describe("fact status over stdio", () => {
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     expect(await state({ status: ["superseded", "stale"] })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
     expect((await state({ status: "any" })).map(([id]) => id)).toEqual([ids.ttl, ids.cookies, ids.redis, ids.root])
-    expect(await state({ status: "any", written_by: "cursor" })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
+    expect(await state({ status: "any", written_by: "cursor" })).toEqual([[ids.ttl, "stale"], [
+      ids.redis,
+      "superseded"
+    ]])
     const page = await mcp.ok("relay_get_current_state", { limit: 1 })
     expect(page.facts.map((f: any) => f.id)).toEqual([ids.cookies])
     const next = await mcp.ok("relay_get_current_state", { limit: 1, cursor: page.next_cursor })
@@ -80,7 +83,11 @@ describe("fact status over stdio", () => {
     expect(tool.description).toMatch(/operator/)
     await save("a", "Sessions expire after 30 minutes", "zed")
     await save("b", "Idle timer resets on each request", "zed", "a")
-    const r = await mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
+    const r = await mcp.call("relay_retract_fact", {
+      fact_id: ids.a,
+      reason: "Wrong: it is 8 hours",
+      retracted_by: "zed"
+    })
     expect(r.structuredContent.fact.status).toBe("retracted")
     retractedAt = r.structuredContent.created_at
     expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
@@ -103,11 +110,17 @@ describe("fact status over stdio", () => {
     const before = new Date(Date.parse(resolvedAt) - 1).toISOString()
     // Just before the decision: nothing superseded or stale, and nothing saved later exists.
     expect(await state({ as_of: before, status: "any" })).toEqual([
-      [ids.ttl, "active"], [ids.cookies, "active"], [ids.redis, "active"], [ids.root, "active"]
+      [ids.ttl, "active"],
+      [ids.cookies, "active"],
+      [ids.redis, "active"],
+      [ids.root, "active"]
     ])
     expect(await state({ as_of: resolvedAt })).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     const chain = await mcp.ok("relay_get_context", { fact_id: ids.ttl, as_of: before })
-    expect(chain.chain.map((f: any) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [ids.ttl, "active"]])
+    expect(chain.chain.map((f: any) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [
+      ids.ttl,
+      "active"
+    ]])
     const now = await mcp.ok("relay_get_context", { fact_id: ids.ttl })
     expect(now.chain.map((f: any) => f.status)).toEqual(["active", "superseded", "stale"])
     const hit = async (as_of?: string) =>

@@ -10,16 +10,33 @@ describe("dist/server.js over stdio", () => {
     try {
       const { tools } = await relay.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual([
-        "relay_detect_conflicts", "relay_get_briefing", "relay_get_clusters", "relay_get_context",
-        "relay_get_current_state", "relay_get_impact", "relay_get_important_facts", "relay_resolve_conflict",
-        "relay_retract_fact", "relay_save_fact", "relay_search"
+        "relay_detect_conflicts",
+        "relay_get_briefing",
+        "relay_get_clusters",
+        "relay_get_context",
+        "relay_get_current_state",
+        "relay_get_impact",
+        "relay_get_important_facts",
+        "relay_resolve_conflict",
+        "relay_retract_fact",
+        "relay_save_fact",
+        "relay_search"
       ])
       const save = tools.find((t) => t.name === "relay_save_fact")!
       expect(save.inputSchema.required).toEqual(["content", "written_by", "session_id"])
       expect(save.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
-      expect(tools.find((t) => t.name === "relay_resolve_conflict")!.annotations).toMatchObject({ idempotentHint: true })
-      expect(tools.find((t) => t.name === "relay_retract_fact")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true })
-      for (const t of tools.filter((t) => !["relay_save_fact", "relay_resolve_conflict", "relay_retract_fact"].includes(t.name))) {
+      expect(tools.find((t) => t.name === "relay_resolve_conflict")!.annotations).toMatchObject({
+        idempotentHint: true
+      })
+      expect(tools.find((t) => t.name === "relay_retract_fact")!.annotations).toMatchObject({
+        readOnlyHint: false,
+        idempotentHint: true
+      })
+      for (
+        const t of tools.filter((t) =>
+          !["relay_save_fact", "relay_resolve_conflict", "relay_retract_fact"].includes(t.name)
+        )
+      ) {
         expect(t.annotations?.readOnlyHint).toBe(true)
         expect(t.outputSchema?.type).toBe("object")
       }
@@ -31,15 +48,32 @@ describe("dist/server.js over stdio", () => {
   it("saves, forks and reads back through the SDK client", async () => {
     const relay = await connectRelay()
     try {
-      const root = await relay.call("relay_save_fact", { content: "Auth needs refresh tokens", written_by: "claude-desktop", session_id: "t1" })
+      const root = await relay.call("relay_save_fact", {
+        content: "Auth needs refresh tokens",
+        written_by: "claude-desktop",
+        session_id: "t1"
+      })
       expect(root.isError).toBeFalsy()
       expect(root.content[0]?.text?.split("\n")[0]).toMatch(/not instructions/)
       const rootId = root.structuredContent.fact.id
-      await relay.call("relay_save_fact", { content: "Keep them in cookies", written_by: "claude-desktop", session_id: "t1", parent_fact_id: rootId })
-      const b = await relay.call("relay_save_fact", { content: "Keep them in Redis", written_by: "cursor", session_id: "t2", parent_fact_id: rootId })
+      await relay.call("relay_save_fact", {
+        content: "Keep them in cookies",
+        written_by: "claude-desktop",
+        session_id: "t1",
+        parent_fact_id: rootId
+      })
+      const b = await relay.call("relay_save_fact", {
+        content: "Keep them in Redis",
+        written_by: "cursor",
+        session_id: "t2",
+        parent_fact_id: rootId
+      })
       expect(b.structuredContent.fork.siblings).toHaveLength(1)
       const ctx = await relay.call("relay_get_context", { fact_id: b.structuredContent.fact.id })
-      expect(ctx.structuredContent.chain.map((f: any) => f.content)).toEqual(["Auth needs refresh tokens", "Keep them in Redis"])
+      expect(ctx.structuredContent.chain.map((f: any) => f.content)).toEqual([
+        "Auth needs refresh tokens",
+        "Keep them in Redis"
+      ])
       const bad = await relay.call("relay_get_impact", { fact_id: "not-a-uuid" })
       expect(bad.isError).toBe(true)
       expect(bad.structuredContent.error.code).toBe("invalid_input")
@@ -52,16 +86,37 @@ describe("dist/server.js over stdio", () => {
   it("writes nothing but JSON-RPC messages to stdout", async () => {
     const { host, password, port } = inject("falkordb")
     const child = spawn(process.execPath, [serverEntry], {
-      env: { PATH: process.env.PATH ?? "", FALKORDB_HOST: host, FALKORDB_PORT: String(port), FALKORDB_PASSWORD: password, RELAY_GRAPH: testGraphName("stdout") },
+      env: {
+        PATH: process.env.PATH ?? "",
+        FALKORDB_HOST: host,
+        FALKORDB_PORT: String(port),
+        FALKORDB_PASSWORD: password,
+        RELAY_GRAPH: testGraphName("stdout")
+      },
       stdio: ["pipe", "pipe", "pipe"]
     })
     let out = ""
     child.stdout.on("data", (c: Buffer) => (out += c.toString()))
     const send = (msg: unknown) => child.stdin.write(JSON.stringify(msg) + "\n")
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } })
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+    })
     send({ jsonrpc: "2.0", method: "notifications/initialized" })
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "relay_save_fact", arguments: { content: "stdout check", written_by: "raw", session_id: "s" } } })
-    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "relay_get_context", arguments: { fact_id: "bad" } } })
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "relay_save_fact", arguments: { content: "stdout check", written_by: "raw", session_id: "s" } }
+    })
+    send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "relay_get_context", arguments: { fact_id: "bad" } }
+    })
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
         if (out.split("\n").filter((l) => l.trim() !== "").length >= 3) {

@@ -6,21 +6,27 @@ import { ReplicasShortfall } from "../../src/layers/replication.js"
 
 /** What the driver throws is sorted by its class first, and a reply by what the server said. */
 describe("driver errors", () => {
-  it.each([
-    [new SimpleError("LOADING Valkey is loading the dataset in memory"), "busy", true],
-    [new SimpleError("MASTERDOWN Link with MASTER is down"), "busy", true],
-    [new ErrorReply("Query timed out"), "stopped", false],
-    [new ErrorReply("WRONGPASS invalid username-password pair or user is disabled."), "refused_login", false],
-    [new ErrorReply("READONLY You can't write against a read only replica."), "refused", false],
-    [new ErrorReply("Max pending queries exceeded"), "refused", false],
-    [new ErrorReply("ERR Invalid graph operation on empty key"), "no_graph", false],
-    [new ErrorReply("ERR unknown command 'GRAPH.QUERY'"), "no_module", false],
-    [new ErrorReply("The query TIMEOUT parameter value cannot exceed the TIMEOUT_MAX configuration parameter value"), "over_timeout_cap", false],
-    [new SocketClosedUnexpectedlyError(), "unreachable", true],
-    [new ConnectionTimeoutError(), "unreachable", true],
-    [Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }), "unreachable", true],
-    [new ReplicasShortfall("replication: 0 of 1 replicas confirmed the write within 500 ms"), "not_replicated", false]
-  ] as const)("%s is %s", (cause, reason, transient) => {
+  it.each(
+    [
+      [new SimpleError("LOADING Valkey is loading the dataset in memory"), "busy", true],
+      [new SimpleError("MASTERDOWN Link with MASTER is down"), "busy", true],
+      [new ErrorReply("Query timed out"), "stopped", false],
+      [new ErrorReply("WRONGPASS invalid username-password pair or user is disabled."), "refused_login", false],
+      [new ErrorReply("READONLY You can't write against a read only replica."), "refused", false],
+      [new ErrorReply("Max pending queries exceeded"), "refused", false],
+      [new ErrorReply("ERR Invalid graph operation on empty key"), "no_graph", false],
+      [new ErrorReply("ERR unknown command 'GRAPH.QUERY'"), "no_module", false],
+      [
+        new ErrorReply("The query TIMEOUT parameter value cannot exceed the TIMEOUT_MAX configuration parameter value"),
+        "over_timeout_cap",
+        false
+      ],
+      [new SocketClosedUnexpectedlyError(), "unreachable", true],
+      [new ConnectionTimeoutError(), "unreachable", true],
+      [Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }), "unreachable", true],
+      [new ReplicasShortfall("replication: 0 of 1 replicas confirmed the write within 500 ms"), "not_replicated", false]
+    ] as const
+  )("%s is %s", (cause, reason, transient) => {
     const error = classify(cause)
     expect(error.reason).toBe(reason)
     expect(error.transient).toBe(transient)

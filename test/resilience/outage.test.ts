@@ -20,7 +20,10 @@ beforeAll(async () => {
   })
   const save = async (content: string, parent?: string) => {
     const r = await relay.call("relay_save_fact", {
-      content, written_by: "a", session_id: "outage", ...(parent === undefined ? {} : { parent_fact_id: parent })
+      content,
+      written_by: "a",
+      session_id: "outage",
+      ...(parent === undefined ? {} : { parent_fact_id: parent })
     })
     expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined()
     return r.structuredContent.fact.id as string
@@ -59,10 +62,39 @@ const timed = async (name: string, args: Record<string, unknown>) => {
 const leaks = (reply: CallResult): Array<string> => {
   const text = JSON.stringify([reply.content, reply.structuredContent])
   const found: Array<string> = []
-  for (const needle of [server.host, String(server.port), server.password, "localhost", "ECONNREFUSED", "ClientClosedError", "ErrorReply", "Redis", "redis", "Falkor", "Socket", "timed out"]) {
+  for (
+    const needle of [
+      server.host,
+      String(server.port),
+      server.password,
+      "localhost",
+      "ECONNREFUSED",
+      "ClientClosedError",
+      "ErrorReply",
+      "Redis",
+      "redis",
+      "Falkor",
+      "Socket",
+      "timed out"
+    ]
+  ) {
     if (text.includes(needle)) found.push(needle)
   }
-  for (const pattern of [/\bat \S+ \(/, /\bat (file|node):/, /\.ts:\d/, /\.js:\d/, /\.ts\b/, /\.js\b/, /\bMATCH\b/, /\bMERGE\b/, /\bCREATE\b/, /\bRETURN\b/, /Error\b/]) {
+  for (
+    const pattern of [
+      /\bat \S+ \(/,
+      /\bat (file|node):/,
+      /\.ts:\d/,
+      /\.js:\d/,
+      /\.ts\b/,
+      /\.js\b/,
+      /\bMATCH\b/,
+      /\bMERGE\b/,
+      /\bCREATE\b/,
+      /\bRETURN\b/,
+      /Error\b/
+    ]
+  ) {
     if (pattern.test(text)) found.push(String(pattern))
   }
   return found
@@ -157,7 +189,10 @@ describe("Relay with its database killed or hung", () => {
     }
     expect(clients).toBe(1)
     const resolved = await relay.call("relay_resolve_conflict", {
-      winner_fact_id: ids.a, loser_fact_id: ids.b, reason: "simpler", resolved_by: "a"
+      winner_fact_id: ids.a,
+      loser_fact_id: ids.b,
+      reason: "simpler",
+      resolved_by: "a"
     })
     expect(resolved.isError).toBeUndefined()
   })

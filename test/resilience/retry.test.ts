@@ -19,7 +19,7 @@ import { RateLimiter } from "../../src/services/RateLimiter.js"
 import { ToolCall } from "../../src/services/ToolCall.js"
 import { saveFact } from "../../src/tools/saveFact.js"
 import { ok } from "../support/runTool.js"
-import { PrivateServer, privateDatabaseLayer } from "./privateDatabase.js"
+import { privateDatabaseLayer, PrivateServer } from "./privateDatabase.js"
 
 /** An effect that fails with `error` every time and counts how often it ran. */
 const failing = (attempts: Ref.Ref<number>, error: ToolError) =>
@@ -121,7 +121,10 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
       const saved = yield* ok("relay_save_fact", { content: "survives a restart", written_by: "a", session_id: "s" })
       yield* Effect.promise(() => server.kill())
       const attempts = yield* Ref.make(0)
-      const call = Effect.zipRight(Ref.update(attempts, (n) => n + 1), store.currentState({ limit: 10, sessionId: null, before: null }))
+      const call = Effect.zipRight(
+        Ref.update(attempts, (n) => n + 1),
+        store.currentState({ limit: 10, sessionId: null, before: null })
+      )
       const fiber = yield* Effect.fork(retryTransient(call))
       yield* untilRetryScheduled
       expect(yield* Ref.get(attempts)).toBe(1)
@@ -140,7 +143,9 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
       const bad = yield* Effect.exit(db.read("THIS IS NOT CYPHER"))
       expect(Exit.isFailure(bad) && Cause.isDie(bad.cause)).toBe(true)
       const attempts = yield* Ref.make(0)
-      const badAgain = yield* Effect.exit(retryTransient(Effect.zipRight(Ref.update(attempts, (n) => n + 1), db.read("RETURN $$"))))
+      const badAgain = yield* Effect.exit(
+        retryTransient(Effect.zipRight(Ref.update(attempts, (n) => n + 1), db.read("RETURN $$")))
+      )
       expect(Exit.isFailure(badAgain) && Cause.isDie(badAgain.cause)).toBe(true)
       expect(yield* Ref.get(attempts)).toBe(1)
 
@@ -156,7 +161,10 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
     Effect.gen(function*() {
       const root = yield* ok("relay_save_fact", { content: "root of retries", written_by: "a", session_id: "s" })
       const input = yield* Schema.decodeUnknown(saveFact.input)({
-        content: "  written once, whatever happens  ", written_by: "b", session_id: "s", parent_fact_id: root.fact.id
+        content: "  written once, whatever happens  ",
+        written_by: "b",
+        session_id: "s",
+        parent_fact_id: root.fact.id
       })
       const id = randomUUID()
       const save = saveFact.handler(input).pipe(Effect.provideService(ToolCall, { id }))
@@ -171,7 +179,9 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
   it.effect("a save whose first try landed but whose reply was lost is retried into the same fact", () =>
     Effect.gen(function*() {
       const input = yield* Schema.decodeUnknown(saveFact.input)({
-        content: "landed on the first try", written_by: "a", session_id: "s"
+        content: "landed on the first try",
+        written_by: "a",
+        session_id: "s"
       })
       const id = randomUUID()
       const tries = yield* Ref.make(0)

@@ -21,7 +21,11 @@ describe("which clusters one answer carries", () => {
   })
 
   it("honours limit and facts per cluster, oldest facts first", () => {
-    const chosen = chooseClusters([cluster(5, 1), cluster(4, 2), cluster(3, 3)], { budget: 100, limit: 2, perCluster: 2 })
+    const chosen = chooseClusters([cluster(5, 1), cluster(4, 2), cluster(3, 3)], {
+      budget: 100,
+      limit: 2,
+      perCluster: 2
+    })
     expect(chosen.map((c) => c.ids)).toEqual([["1-0", "1-1"], ["2-0", "2-1"]])
   })
 })

@@ -31,10 +31,48 @@ const contentArb = fc.record({
 const writers = ["claude-desktop", "cursor", "zed"] as const
 
 const step = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("save" as const), parentPick: fc.nat(), content: contentArb, writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 1, 7) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("faster", "simpler", "team call"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 3) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat(), reason: fc.constantFrom("both hold", "different layers"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 0, 2) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat(), reason: fc.constantFrom("wrong", "never adopted"), writer: fc.constantFrom(...writers), dt: fc.constantFrom(0, 2) }) }
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("save" as const),
+      parentPick: fc.nat(),
+      content: contentArb,
+      writer: fc.constantFrom(...writers),
+      dt: fc.constantFrom(0, 0, 1, 7)
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("resolve" as const),
+      w: fc.nat(),
+      l: fc.nat(),
+      reason: fc.constantFrom("faster", "simpler", "team call"),
+      writer: fc.constantFrom(...writers),
+      dt: fc.constantFrom(0, 0, 3)
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("compatible" as const),
+      w: fc.nat(),
+      l: fc.nat(),
+      reason: fc.constantFrom("both hold", "different layers"),
+      writer: fc.constantFrom(...writers),
+      dt: fc.constantFrom(0, 0, 2)
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("retract" as const),
+      f: fc.nat(),
+      reason: fc.constantFrom("wrong", "never adopted"),
+      writer: fc.constantFrom(...writers),
+      dt: fc.constantFrom(0, 2)
+    })
+  }
 )
 
 const scenarioArb = fc.array(step, { minLength: 1, maxLength: 22 })
@@ -143,7 +181,9 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       } else if (s.kind === "compatible") {
         const [x, y] = [pick(s.w), pick(s.l)]
         const rule = Rules.compatibleViolation(model, x, y)
-        const result = yield* Effect.either(store.compatible({ callId: crypto.randomUUID(), factIds: [x, y], reason: s.reason, resolvedBy: s.writer }))
+        const result = yield* Effect.either(
+          store.compatible({ callId: crypto.randomUUID(), factIds: [x, y], reason: s.reason, resolvedBy: s.writer })
+        )
         if (rule === undefined) {
           expect(result._tag, `compatible ${x} and ${y} is accepted`).toBe("Right")
           if (result._tag !== "Right") continue
@@ -171,7 +211,9 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         }
       } else if (s.kind === "retract") {
         const target = pick(s.f)
-        const result = yield* Effect.either(store.retract({ callId: randomUUID(), factId: target, reason: s.reason, retractedBy: s.writer }))
+        const result = yield* Effect.either(
+          store.retract({ callId: randomUUID(), factId: target, reason: s.reason, retractedBy: s.writer })
+        )
         if (!model.facts.some((f) => f.id === target)) {
           expect(result._tag === "Left" && result.left._tag).toBe("FactNotFound")
           continue
@@ -196,7 +238,15 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const winner = pick(s.w)
         const loser = pick(s.l)
         const rule = Rules.resolutionViolation(model, winner, loser)
-        const result = yield* Effect.either(store.resolve({ callId: crypto.randomUUID(), winnerId: winner, loserId: loser, reason: s.reason, resolvedBy: s.writer }))
+        const result = yield* Effect.either(
+          store.resolve({
+            callId: crypto.randomUUID(),
+            winnerId: winner,
+            loserId: loser,
+            reason: s.reason,
+            resolvedBy: s.writer
+          })
+        )
         if (rule === undefined) {
           expect(result._tag, `resolution ${winner} over ${loser} is accepted`).toBe("Right")
           if (result._tag !== "Right") continue
@@ -225,7 +275,11 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           const e = result.left
           if (rule === "winner_not_found" || rule === "loser_not_found") {
             expect(e._tag).toBe("FactNotFound")
-            expect(e.message).toBe(`${rule === "winner_not_found" ? "winner" : "loser"}_fact_id: no fact with id ${rule === "winner_not_found" ? winner : loser}`)
+            expect(e.message).toBe(
+              `${rule === "winner_not_found" ? "winner" : "loser"}_fact_id: no fact with id ${
+                rule === "winner_not_found" ? winner : loser
+              }`
+            )
           } else {
             expect(e._tag).toBe("InvalidResolution")
             expect(e.message).toBe(Rules.resolutionMessage[rule])
@@ -268,14 +322,21 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     // filtered to what was stamped by then, then the usual rules. Reuses this graph.
     const stamps = [...model.facts, ...model.supersedes, ...model.compatible, ...model.retractions]
       .map((x) => x.createdAt).sort((a, b) => a - b)
-    const times = stamps.length === 0 ? [] :
+    const times = stamps.length === 0 ?
+      [] :
       [...new Set([stamps[0]!, stamps[Math.floor(stamps.length / 2)]!, stamps[stamps.length - 1]! - 1])]
     for (const t of times) {
       const then = Rules.asOf(model, t)
       const state = (yield* store.currentState({ limit: 100, sessionId: null, before: null, asOf: t })).items
       expect(ids(state), `current state as of ${t}`).toEqual(Rules.currentState(then, null))
       for (const f of state) expectFactMatches(then, f)
-      const active = yield* store.currentState({ limit: 100, sessionId: null, before: null, asOf: t, statuses: ["active"] })
+      const active = yield* store.currentState({
+        limit: 100,
+        sessionId: null,
+        before: null,
+        asOf: t,
+        statuses: ["active"]
+      })
       expect(ids(active.items)).toEqual(Rules.currentState(then, ["active"]))
       yield* Effect.forEach(then.facts.filter((_, i) => i % 3 === 0), (f) =>
         Effect.gen(function*() {
@@ -289,7 +350,15 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         expect(missing._tag === "Left" && missing.left._tag).toBe("FactNotFound")
       }
       const hits = yield* store.search({
-        query: "postgres", statuses: null, writtenBy: null, sessionId: null, since: null, until: null, asOf: t, take: 100, after: null
+        query: "postgres",
+        statuses: null,
+        writtenBy: null,
+        sessionId: null,
+        since: null,
+        until: null,
+        asOf: t,
+        take: 100,
+        after: null
       })
       const postgres = then.facts.filter((f) => f.content.toLowerCase().includes("postgres")).map((f) => f.id)
       expect(hits.map((h) => h.hit.fact.id).sort(), `search as of ${t}`).toEqual([...postgres].sort())
@@ -311,7 +380,8 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     // as_of: the conflicts as the memory stood at a few past stamps (and before anything), paged, are the
     // model's after leaving out everything stamped later; statuses are those of that earlier graph.
     const pastStamps = [...new Set(stamps)]
-    const pastTimes = pastStamps.length === 0 ? [] :
+    const pastTimes = pastStamps.length === 0 ?
+      [] :
       [pastStamps[0]! - 1, ...[0.25, 0.5, 0.75].map((q) => pastStamps[Math.floor(q * pastStamps.length)]!)]
     for (const t of pastTimes) {
       const then = Rules.asOf(model, t)
@@ -335,7 +405,9 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const first = yield* store.context(f.id, { limit, cursor: null })
         expect(ids(first.items)).toEqual(Rules.context(model, f.id).slice(-limit))
         const dependents = yield* allPages(ImpactCursor, (cursor) => store.impact(f.id, { limit, cursor }))
-        expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(Rules.impact(model, f.id).map((d) => [d.id, d.distance]))
+        expect(dependents.map((d) => [d.fact.id, d.distance])).toEqual(
+          Rules.impact(model, f.id).map((d) => [d.id, d.distance])
+        )
         for (const d of dependents) expectFactMatches(model, d.fact)
         // Law: stale exactly when some ancestor is superseded or retracted (as the database itself reports them).
         const stale = chain.slice(0, -1).some((a) => a.status === "superseded" || a.status === "retracted")
@@ -360,7 +432,13 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
 
     // Law: resolving is idempotent; the first reason is kept and no second edge appears.
     for (const r of accepted) {
-      const again = yield* store.resolve({ callId: crypto.randomUUID(), winnerId: r.winner, loserId: r.loser, reason: "changed my mind", resolvedBy: "zed" })
+      const again = yield* store.resolve({
+        callId: crypto.randomUUID(),
+        winnerId: r.winner,
+        loserId: r.loser,
+        reason: "changed my mind",
+        resolvedBy: "zed"
+      })
       expect(again.alreadyResolved).toBe(true)
       expect(again.reason).toBe(r.reason)
     }
@@ -369,14 +447,22 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
   })
 
 layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
-  it.effect.prop("forks, duplicates, resolutions, statuses, stale and impact sets", [scenarioArb], ([steps]) => runScenario(steps), {
-    timeout: 300_000,
-    fastCheck: { numRuns: 150 }
-  })
+  it.effect.prop(
+    "forks, duplicates, resolutions, statuses, stale and impact sets",
+    [scenarioArb],
+    ([steps]) => runScenario(steps),
+    {
+      timeout: 300_000,
+      fastCheck: { numRuns: 150 }
+    }
+  )
 
   it.effect.prop(
     "many resolutions over a few facts: cycles and ancestry are always refused",
-    [fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }), fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })],
+    [
+      fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }),
+      fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })
+    ],
     ([resolves, saves]) => runScenario([...saves, ...resolves]),
     { timeout: 300_000, fastCheck: { numRuns: 80 } }
   )

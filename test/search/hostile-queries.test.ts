@@ -74,18 +74,48 @@ const hostile = FastCheck.oneof(
 layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings, on the real database", (it) => {
   it.effect("a table of engine-breaking strings: results or invalid_input naming query, never internal", () =>
     Effect.gen(function*() {
-      yield* ok("relay_save_fact", { content: "Keep refresh tokens in Redis; user-service owns them", written_by: "a", session_id: "s" })
+      yield* ok("relay_save_fact", {
+        content: "Keep refresh tokens in Redis; user-service owns them",
+        written_by: "a",
+        session_id: "s"
+      })
       const engineErrors = [
-        "token|", "|token", "\"refresh", "token -", "%", "\"_\"", "%_%", "(_|a)", "@content:token", "-redis", "*",
-        "((a)", "a)", "[1 2]", "{a}", "@", ":", "\\", "'", "~", "$x", "%%%%tok%%%%", "\u0000".slice(1) + "a\"b\"c\"", "-",
-        "w'*'", "a=>{$weight:1}"
+        "token|",
+        "|token",
+        "\"refresh",
+        "token -",
+        "%",
+        "\"_\"",
+        "%_%",
+        "(_|a)",
+        "@content:token",
+        "-redis",
+        "*",
+        "((a)",
+        "a)",
+        "[1 2]",
+        "{a}",
+        "@",
+        ":",
+        "\\",
+        "'",
+        "~",
+        "$x",
+        "%%%%tok%%%%",
+        "\u0000".slice(1) + "a\"b\"c\"",
+        "-",
+        "w'*'",
+        "a=>{$weight:1}"
       ]
       for (const query of engineErrors) {
         const r = yield* runTool("relay_search", { query })
         const code = r.isError === true ? (r.structuredContent.error as { code: string }).code : "ok"
         expect(code, query).not.toBe("internal")
         if (code !== "ok") {
-          expect(r.structuredContent.error).toEqual({ code: "invalid_input", message: "query: must contain a word of letters or digits" })
+          expect(r.structuredContent.error).toEqual({
+            code: "invalid_input",
+            message: "query: must contain a word of letters or digits"
+          })
         }
       }
       const found = yield* ok("relay_search", { query: "\"refresh tokens | -user-service" })

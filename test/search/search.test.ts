@@ -38,7 +38,12 @@ describe("relay_search over stdio", () => {
     await save("pg", "PostgreSQL is the primary database for billing", "zed", "db-1")
     await save("pool", "Use pgbouncer for connection pooling", "zed", "db-1")
     await save("kafka", "Not using Kafka: NATS is enough for the job queue", "codex", "queue-1")
-    await save("cache3", "Cache eviction: the cache is warmed after deploy and the cache expires hourly", "codex", "cache-1")
+    await save(
+      "cache3",
+      "Cache eviction: the cache is warmed after deploy and the cache expires hourly",
+      "codex",
+      "cache-1"
+    )
     await save("cache1", "Settings page: settings are saved, settings sync goes through a cache", "codex", "cache-1")
     await mcp.ok("relay_resolve_conflict", {
       winner_fact_id: ids.cookies,
@@ -99,11 +104,18 @@ describe("relay_search over stdio", () => {
     expect(new Set(await found({ query: "refresh" }))).toEqual(new Set([ids.root, ids.cookies]))
     expect(await found({ query: "refresh", status: "superseded" })).toEqual([ids.redis])
     expect(await found({ query: "refresh", status: ["stale"] })).toEqual([ids.ttl])
-    expect(new Set(await found({ query: "refresh", status: ["superseded", "stale"] }))).toEqual(new Set([ids.redis, ids.ttl]))
+    expect(new Set(await found({ query: "refresh", status: ["superseded", "stale"] }))).toEqual(
+      new Set([ids.redis, ids.ttl])
+    )
     const any = await hits({ query: "refresh", status: "any" })
-    expect(new Map(any.map((h) => [h.fact.id, h.fact.status]))).toEqual(new Map([
-      [ids.root, "active"], [ids.cookies, "active"], [ids.redis, "superseded"], [ids.ttl, "stale"]
-    ]))
+    expect(new Map(any.map((h) => [h.fact.id, h.fact.status]))).toEqual(
+      new Map([
+        [ids.root, "active"],
+        [ids.cookies, "active"],
+        [ids.redis, "superseded"],
+        [ids.ttl, "stale"]
+      ])
+    )
   })
 
   it("answers what was decided in one call: the loser carries the winner and reason, the winner the loser", async () => {
@@ -120,9 +132,17 @@ describe("relay_search over stdio", () => {
     const [won] = await hits({ query: "httpOnly" })
     expect(won.fact.id).toBe(ids.cookies)
     expect(won.superseded_by).toEqual([])
-    expect(won.supersedes).toMatchObject([{ loser_id: ids.redis, loser_content: "Keep refresh tokens in Redis", reason: "No extra service to run" }])
+    expect(won.supersedes).toMatchObject([{
+      loser_id: ids.redis,
+      loser_content: "Keep refresh tokens in Redis",
+      reason: "No extra service to run"
+    }])
     const text = mcp.text(await mcp.call("relay_search", { query: "redis refresh", status: "any" }))
-    expect(text).toContain(`lost to ${ids.cookies?.slice(0, 8)} "Keep the refresh token in httpOnly cookies" because "No extra service to run"`)
+    expect(text).toContain(
+      `lost to ${
+        ids.cookies?.slice(0, 8)
+      } "Keep the refresh token in httpOnly cookies" because "No extra service to run"`
+    )
   })
 
   it("filters by writer, session and time", async () => {
@@ -144,7 +164,11 @@ describe("relay_search over stdio", () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const r: any = await mcp.ok("relay_search", { query: "pagination", limit: 5, ...(cursor === null ? {} : { cursor }) })
+      const r: any = await mcp.ok("relay_search", {
+        query: "pagination",
+        limit: 5,
+        ...(cursor === null ? {} : { cursor })
+      })
       expect(r.hits.length).toBeLessThanOrEqual(5)
       seen.push(...r.hits.map((h: any) => ({ id: h.fact.id, score: h.score })))
       cursor = r.next_cursor
@@ -183,7 +207,13 @@ describe("relay_search over stdio", () => {
   })
 
   it("refuses a cursor it did not make", async () => {
-    for (const cursor of ["nonsense", Buffer.from("[1]").toString("base64url"), Buffer.from("[\"a\",1]").toString("base64url")]) {
+    for (
+      const cursor of [
+        "nonsense",
+        Buffer.from("[1]").toString("base64url"),
+        Buffer.from("[\"a\",1]").toString("base64url")
+      ]
+    ) {
       const e = await mcp.fails("relay_search", { query: "refresh", cursor })
       expect(e).toEqual({ code: "invalid_input", message: "cursor: must be a next_cursor returned by this tool" })
     }

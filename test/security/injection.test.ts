@@ -79,7 +79,11 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
       // A page is cut to the reply budget (backslash-heavy text costs the most), so read every page.
       const facts: Array<any> = []
       for (let cursor: string | undefined, pages = 0; pages < 10; pages++) {
-        const state = yield* ok("relay_get_current_state", { session_id: "injection", limit: 100, ...(cursor ? { cursor } : {}) })
+        const state = yield* ok("relay_get_current_state", {
+          session_id: "injection",
+          limit: 100,
+          ...(cursor ? { cursor } : {})
+        })
         facts.push(...state.facts)
         if (state.next_cursor === null) break
         cursor = state.next_cursor
@@ -109,7 +113,10 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
         const winner = yield* save(`winner for ${reason.slice(0, 20)}`)
         const loser = yield* save(`loser for ${reason.slice(0, 20)}`)
         const r = yield* ok("relay_resolve_conflict", {
-          winner_fact_id: winner.fact.id, loser_fact_id: loser.fact.id, reason, resolved_by: "judge"
+          winner_fact_id: winner.fact.id,
+          loser_fact_id: loser.fact.id,
+          reason,
+          resolved_by: "judge"
         })
         expect(r.reason).toBe(reason.trim())
         expect(r.loser.status).toBe("superseded")

@@ -5,7 +5,10 @@ import { connectRelay } from "../support/mcpClient.js"
 
 /** Takes `n` tokens one after another and says how many were granted. */
 const takeMany = (take: Effect.Effect<void, unknown>, n: number) =>
-  Effect.map(Effect.forEach(Array.from({ length: n }), () => Effect.either(take)), (rs) => rs.filter(Either.isRight).length)
+  Effect.map(
+    Effect.forEach(Array.from({ length: n }), () => Effect.either(take)),
+    (rs) => rs.filter(Either.isRight).length
+  )
 
 describe("rate limiter on a TestClock", () => {
   it.effect("lets a burst of the limit through and refuses the next with a retry-after", () =>
@@ -90,7 +93,9 @@ describe("rate limit through the MCP client", () => {
       expect(limited).toHaveLength(5)
       for (const r of limited) {
         expect(r.isError).toBe(true)
-        expect(r.content[0]?.text).toMatch(/^rate_limited: more than 20 calls a minute; retry after [1-3] s \(\d+ ms\)$/)
+        expect(r.content[0]?.text).toMatch(
+          /^rate_limited: more than 20 calls a minute; retry after [1-3] s \(\d+ ms\)$/
+        )
       }
     } finally {
       await relay.close()

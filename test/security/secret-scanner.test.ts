@@ -38,9 +38,12 @@ const rawKind = (text: string) => secretRules.find((rule) => rule.test(text))?.k
 describe("invisible characters inside secrets (issue 9)", () => {
   const hidden = credentials.map((c, i) => ({ kind: c.kind, text: withInvisibles(c.text, i) }))
 
-  it.each(hidden.map((c, i) => [i, c.kind, c.text] as const))("#%i %s with one invisible character in each word", (_i, kind, text) => {
-    expect(findSecretKind(text)).toBe(kind)
-  })
+  it.each(hidden.map((c, i) => [i, c.kind, c.text] as const))(
+    "#%i %s with one invisible character in each word",
+    (_i, kind, text) => {
+      expect(findSecretKind(text)).toBe(kind)
+    }
+  )
 
   it("is what the folded copy catches: the rules alone miss most of them", () => {
     const missedRaw = hidden.filter((c) => rawKind(c.text) === undefined).length
@@ -49,9 +52,12 @@ describe("invisible characters inside secrets (issue 9)", () => {
     expect(missedRaw).toBeGreaterThan(hidden.length * 0.6)
   })
 
-  it.each(ordinary.map((text, i) => [i, withInvisibles(text, i)] as const))("ordinary #%i stays ordinary with invisible characters", (_i, text) => {
-    expect(findSecretKind(text)).toBeUndefined()
-  })
+  it.each(ordinary.map((text, i) => [i, withInvisibles(text, i)] as const))(
+    "ordinary #%i stays ordinary with invisible characters",
+    (_i, text) => {
+      expect(findSecretKind(text)).toBeUndefined()
+    }
+  )
 
   it("folds each listed invisible character away, line breaks to \\n and spaces to a plain space", () => {
     for (const c of invisibles) expect(scanCopy(`gh${c}p_`), JSON.stringify(c)).toBe("ghp_")
@@ -66,7 +72,9 @@ describe("invisible characters inside secrets (issue 9)", () => {
 
 describe("command-line passwords keep precision", () => {
   it("judges the glued mysql -p value, not a database name or a port", () => {
-    for (const value of ["K7v!q2Zr9x", "'Vt8#kLm2Qz'", "S3cr3tPw"]) expect(looksLikeCommandPassword(value), value).toBe(true)
+    for (const value of ["K7v!q2Zr9x", "'Vt8#kLm2Qz'", "S3cr3tPw"]) {
+      expect(looksLikeCommandPassword(value), value).toBe(true)
+    }
     for (const value of ["3306", "relay_dev", "mydb", "-h", "$MYSQL_PWD", "\"${DB_PASS}\"", "password", "abc12"]) {
       expect(looksLikeCommandPassword(value), value).toBe(false)
     }
@@ -76,25 +84,43 @@ describe("command-line passwords keep precision", () => {
 describe("contract kinds inside ordinary sentences", () => {
   // One sentence per kind the contract's Guards section names. Values are random fakes.
   const contractCases: ReadonlyArray<readonly [string, string]> = [
-    ["PEM private key", "Paste this into the box: -----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEAx3kQ9 and then restart."],
-    ["OpenSSH private key", "The jump host key is -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA (truncated)."],
+    [
+      "PEM private key",
+      "Paste this into the box: -----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEAx3kQ9 and then restart."
+    ],
+    [
+      "OpenSSH private key",
+      "The jump host key is -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA (truncated)."
+    ],
     ["PGP private key", "Import -----BEGIN PGP PRIVATE KEY BLOCK----- lQOYBGZ9q7cBCAC into gpg on the release box."],
     ["AWS access key id", "The uploader runs as AKIA2X7QJ4LZ5MNB3WVY in the eu-west-1 account."],
     ["AWS secret key", "Its AWS secret key is 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 and it is shared."],
     ["GitHub classic token", "CI pushes tags with ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 today."],
-    ["GitHub fine-grained token", "Use 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6wX7 for releases."],
+    [
+      "GitHub fine-grained token",
+      "Use 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6wX7 for releases."
+    ],
     ["GitLab token", "The mirror job uses glpat-Xq9Lk2Zp7Tn1Vb5Mc8Hd for the sync."],
     ["Slack token", "The alerting bot posts with xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx daily."],
     ["Stripe secret key", "Charges go through sk_live_51HqXq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea in production."],
     ["OpenAI key", "The summariser key is sk-proj-Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb as of Monday."],
-    ["Anthropic key", "The agent calls Claude with sk-ant-api03-Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb-AbCdEfGhAA now."],
+    [
+      "Anthropic key",
+      "The agent calls Claude with sk-ant-api03-Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb-AbCdEfGhAA now."
+    ],
     ["Google API key", "The maps widget uses AIzaSyD4x9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui in the frontend."],
-    ["JWT", "The failing request carried eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiIsImV4cCI6MTl9.Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb in its header."],
+    [
+      "JWT",
+      "The failing request carried eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiIsImV4cCI6MTl9.Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb in its header."
+    ],
     ["npm token", "Publishing uses npm_Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4 from the secrets store."],
     ["password assignment", "In staging we set password=Zx8!kQ2#mL5vR9 for the admin user."],
     ["secret assignment", "The webhook handler reads secret: 7d9fK2xQ8mLp4Zr1Vt6Wn3 from config."],
     ["api_key assignment", "Remember api_key=Q2xpZW50S2V5OjlmM2E4Yj for the geocoder."],
-    ["URL with credentials", "Point the worker at postgres://relay_app:Zx8kQ2mL5vR9tW4p@db.prod.internal:5432/relay please."]
+    [
+      "URL with credentials",
+      "Point the worker at postgres://relay_app:Zx8kQ2mL5vR9tW4p@db.prod.internal:5432/relay please."
+    ]
   ]
 
   it.each(contractCases)("%s", (_label, text) => {
@@ -125,7 +151,20 @@ describe("findSecretKind", () => {
 
 describe("value heuristics", () => {
   it("treats references and stand-ins as placeholders", () => {
-    for (const value of ["<password>", "${DB_PASSWORD}", "$TOKEN", "%API_KEY%", "***", "changeme", "[REDACTED]", "process.env.X", "YOUR_TOKEN_HERE", "xxxxxxxx"]) {
+    for (
+      const value of [
+        "<password>",
+        "${DB_PASSWORD}",
+        "$TOKEN",
+        "%API_KEY%",
+        "***",
+        "changeme",
+        "[REDACTED]",
+        "process.env.X",
+        "YOUR_TOKEN_HERE",
+        "xxxxxxxx"
+      ]
+    ) {
       expect(looksLikePlaceholder(value)).toBe(true)
     }
   })
@@ -134,7 +173,20 @@ describe("value heuristics", () => {
     for (const value of ["Zx8!kQ2#mL5vR9", "9f86d081884c7d659a2feaa0", "T7r!qP0z-Lm3Wx8e"]) {
       expect(looksLikeSecretValue(value)).toBe(true)
     }
-    for (const value of ["3600", "1.2.3", "30s", "true", "/run/secrets/db", "relay-db-credentials", "config.apiKey", "DB_PASSWORD", "getToken()", "stored"]) {
+    for (
+      const value of [
+        "3600",
+        "1.2.3",
+        "30s",
+        "true",
+        "/run/secrets/db",
+        "relay-db-credentials",
+        "config.apiKey",
+        "DB_PASSWORD",
+        "getToken()",
+        "stored"
+      ]
+    ) {
       expect(looksLikeSecretValue(value)).toBe(false)
     }
   })

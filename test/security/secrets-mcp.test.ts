@@ -8,8 +8,14 @@ const secrets: ReadonlyArray<readonly [sentence: string, secret: string]> = [
   ["CI pushes tags with ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 today.", "ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3"],
   ["Point the worker at postgres://relay_app:Zx8kQ2mL5vR9tW4p@db.prod.internal:5432/relay please.", "Zx8kQ2mL5vR9tW4p"],
   ["In staging we set password=Zx8!kQ2#mL5vR9 for the admin user.", "Zx8!kQ2#mL5vR9"],
-  ["The jump host key is -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA (truncated).", "b3BlbnNzaC1rZXktdjEAAAAA"],
-  ["The agent calls Claude with sk-ant-api03-Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb-AbCdEfGhAA now.", "Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb"]
+  [
+    "The jump host key is -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA (truncated).",
+    "b3BlbnNzaC1rZXktdjEAAAAA"
+  ],
+  [
+    "The agent calls Claude with sk-ant-api03-Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb-AbCdEfGhAA now.",
+    "Xq9Lk2Zp7Tn1Vb5Mc8Hd3Fg5Sy0Ea2Ui8Ko4Wj6Rb"
+  ]
 ]
 
 /** Every piece of a secret long enough to identify it. */
@@ -21,12 +27,22 @@ describe("secret guard through the MCP client", () => {
     try {
       const count = async () =>
         (await relay.call("relay_get_current_state", { limit: 100 })).structuredContent.facts.length as number
-      const root = await relay.call("relay_save_fact", { content: "Sessions live in Redis", written_by: "a", session_id: "s" })
+      const root = await relay.call("relay_save_fact", {
+        content: "Sessions live in Redis",
+        written_by: "a",
+        session_id: "s"
+      })
       const x = await relay.call("relay_save_fact", {
-        content: "Use cookies", written_by: "a", session_id: "s", parent_fact_id: root.structuredContent.fact.id
+        content: "Use cookies",
+        written_by: "a",
+        session_id: "s",
+        parent_fact_id: root.structuredContent.fact.id
       })
       const y = await relay.call("relay_save_fact", {
-        content: "Use local storage", written_by: "b", session_id: "s", parent_fact_id: root.structuredContent.fact.id
+        content: "Use local storage",
+        written_by: "b",
+        session_id: "s",
+        parent_fact_id: root.structuredContent.fact.id
       })
       expect((await relay.call("relay_detect_conflicts")).structuredContent.conflicts).toHaveLength(1)
       const before = await count()
@@ -36,7 +52,10 @@ describe("secret guard through the MCP client", () => {
         const kind = findSecretKind(sentence)
         expect(kind, sentence).toBeDefined()
         const asContent = await relay.call("relay_save_fact", {
-          content: `  ${sentence}  `, written_by: "a", session_id: "s", parent_fact_id: root.structuredContent.fact.id
+          content: `  ${sentence}  `,
+          written_by: "a",
+          session_id: "s",
+          parent_fact_id: root.structuredContent.fact.id
         })
         const asReason = await relay.call("relay_resolve_conflict", {
           winner_fact_id: x.structuredContent.fact.id,

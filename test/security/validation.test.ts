@@ -6,10 +6,19 @@ import { failed, ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 const uuid = "3f1c1a52-2b7a-4a53-9f57-0d7d0f0f0f0f"
-const save = (extra: Record<string, unknown> = {}) =>
-  ({ content: "a fact", written_by: "claude-desktop", session_id: "s1", ...extra })
-const resolveArgs = (extra: Record<string, unknown> = {}) =>
-  ({ winner_fact_id: uuid, loser_fact_id: uuid, reason: "because", resolved_by: "cursor", ...extra })
+const save = (extra: Record<string, unknown> = {}) => ({
+  content: "a fact",
+  written_by: "claude-desktop",
+  session_id: "s1",
+  ...extra
+})
+const resolveArgs = (extra: Record<string, unknown> = {}) => ({
+  winner_fact_id: uuid,
+  loser_fact_id: uuid,
+  reason: "because",
+  resolved_by: "cursor",
+  ...extra
+})
 
 /** Every node and edge in this test's graph: what a failed call must leave unchanged. */
 const graphSize = Effect.flatMap(GraphDatabase, (db) =>
@@ -107,7 +116,9 @@ layer(relayTestLayer("validation"))("input validation per the contract", (it) =>
         expect(error.message.startsWith(`${field}: `), `${tool}: ${error.message}`).toBe(true)
         // The message states the rule; it never echoes what was sent.
         for (const value of Object.values(typeof args === "object" && args !== null ? args : { args })) {
-          if (typeof value === "string" && value.trim().length >= 4 && !"claude-desktop because cursor".includes(value)) {
+          if (
+            typeof value === "string" && value.trim().length >= 4 && !"claude-desktop because cursor".includes(value)
+          ) {
             expect(error.message, tool).not.toContain(value)
           }
         }
@@ -117,11 +128,14 @@ layer(relayTestLayer("validation"))("input validation per the contract", (it) =>
 
   it.effect("accepts the boundary values", () =>
     Effect.gen(function*() {
-      const long = yield* ok("relay_save_fact", save({
-        content: `  ${"x".repeat(2000)}\n `,
-        written_by: "A".repeat(64),
-        session_id: `9${"s:._-".repeat(25)}ab`
-      }))
+      const long = yield* ok(
+        "relay_save_fact",
+        save({
+          content: `  ${"x".repeat(2000)}\n `,
+          written_by: "A".repeat(64),
+          session_id: `9${"s:._-".repeat(25)}ab`
+        })
+      )
       expect(long.fact.content).toBe("x".repeat(2000))
       expect(long.fact.written_by).toBe("A".repeat(64))
       expect(long.fact.session_id).toHaveLength(128)
@@ -156,11 +170,17 @@ layer(relayTestLayer("validation"))("input validation per the contract", (it) =>
       const b = yield* ok("relay_save_fact", save({ content: "right" }))
       const before = yield* graphSize
       const bad = yield* failed("relay_resolve_conflict", {
-        winner_fact_id: a.fact.id, loser_fact_id: b.fact.id, reason: "x".repeat(501), resolved_by: "me"
+        winner_fact_id: a.fact.id,
+        loser_fact_id: b.fact.id,
+        reason: "x".repeat(501),
+        resolved_by: "me"
       })
       expect(bad.code).toBe("invalid_input")
       const missing = yield* failed("relay_resolve_conflict", {
-        winner_fact_id: a.fact.id, loser_fact_id: uuid, reason: "ok", resolved_by: "me"
+        winner_fact_id: a.fact.id,
+        loser_fact_id: uuid,
+        reason: "ok",
+        resolved_by: "me"
       })
       expect(missing).toEqual({ code: "fact_not_found", message: `loser_fact_id: no fact with id ${uuid}` })
       const orphan = yield* failed("relay_save_fact", save({ parent_fact_id: uuid }))
@@ -174,10 +194,18 @@ describe("validation through the MCP client", () => {
     const relay = await connectRelay()
     try {
       const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
-        ["relay_get_context", { fact_id: "nope" }, "fact_id: must be an id Relay returned, or its first 8 or more characters"],
+        [
+          "relay_get_context",
+          { fact_id: "nope" },
+          "fact_id: must be an id Relay returned, or its first 8 or more characters"
+        ],
         ["relay_get_clusters", { extra: 1 }, "extra: is not a field of this tool"],
         ["relay_get_current_state", { limit: "5" }, "limit: must be a whole number from 1 to 100"],
-        ["relay_save_fact", save({ content: "x".repeat(2001) }), "content: must be 1-2000 characters after trimming (got 2001)"],
+        [
+          "relay_save_fact",
+          save({ content: "x".repeat(2001) }),
+          "content: must be 1-2000 characters after trimming (got 2001)"
+        ],
         ["relay_save_fact", save({ session_id: "s".repeat(129) }), "session_id: must be 1-128 characters"]
       ]
       for (const [tool, args, message] of cases) {

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { findServerBinary, requireModule } from "../../src/layers/embedded/serverBinary.js"
 import { join } from "node:path"
+import { findServerBinary, requireModule } from "../../src/layers/embedded/serverBinary.js"
 
 /**
  * A throwaway FalkorDB for one test run: the FalkorDB module on the server binary the embedded
@@ -22,7 +22,9 @@ export const freePort = () =>
     const srv = createServer()
     srv.listen(0, "127.0.0.1", () => {
       const address = srv.address()
-      srv.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+      srv.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))
+      )
     })
   })
 
@@ -59,8 +61,18 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
   const dir = mkdtempSync(join(tmpdir(), "relay-test-db-"))
   const { bin, module: modulePath } = await serverAndModule()
   const args = [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--requirepass", password,
-    "--loadmodule", modulePath, "--save", "",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--requirepass",
+    password,
+    "--loadmodule",
+    modulePath,
+    "--save",
+    "",
     ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
   ]
   const launch = async () => {

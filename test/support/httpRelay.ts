@@ -89,7 +89,11 @@ export interface HttpClient {
 }
 
 /** The SDK's own Streamable HTTP client with a bearer token, as Cursor's `url` form would connect. */
-export const connectHttp = async (url: string, token: string, headers: Record<string, string> = {}): Promise<HttpClient> => {
+export const connectHttp = async (
+  url: string,
+  token: string,
+  headers: Record<string, string> = {}
+): Promise<HttpClient> => {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } }
   })

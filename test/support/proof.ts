@@ -15,7 +15,11 @@ export type { Target } from "./testLayer.js"
 export const runDatabase = (): Target => inject("falkordb")
 
 export interface Admin {
-  readonly query: <Row = Record<string, unknown>>(graph: string, cypher: string, params?: Record<string, unknown>) => Promise<Array<Row>>
+  readonly query: <Row = Record<string, unknown>>(
+    graph: string,
+    cypher: string,
+    params?: Record<string, unknown>
+  ) => Promise<Array<Row>>
   readonly command: (args: Array<string>) => Promise<unknown>
   /** Connections the server has accepted since it started (INFO stats): counts every connect, even closed ones. */
   readonly totalConnections: () => Promise<number>
@@ -28,8 +32,14 @@ export const connectAdmin = async (target: Target = runDatabase()): Promise<Admi
   db.on("error", () => {})
   const connection = await db.connection
   return {
-    query: async <Row>(graph: string, cypher: string, params?: Record<string, unknown>) =>
-      ((await db.selectGraph(graph).query<Row>(cypher, params === undefined ? undefined : { params: params as never })).data ?? []),
+    query: async <Row>(
+      graph: string,
+      cypher: string,
+      params?: Record<string, unknown>
+    ) => ((await db.selectGraph(graph).query<Row>(
+      cypher,
+      params === undefined ? undefined : { params: params as never }
+    )).data ?? []),
     command: (args) => connection.sendCommand(args),
     totalConnections: async () => {
       const info = String(await connection.sendCommand(["INFO", "stats"]))

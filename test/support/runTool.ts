@@ -13,7 +13,9 @@ export const runTool = (name: string, args: unknown) => {
 export const ok = <A = any>(name: string, args: unknown) =>
   runTool(name, args).pipe(
     Effect.flatMap((r: ToolResult) =>
-      r.isError === true ? Effect.dieMessage(`${name} failed: ${r.content[0]?.text}`) : Effect.succeed(r.structuredContent as A)
+      r.isError === true
+        ? Effect.dieMessage(`${name} failed: ${r.content[0]?.text}`)
+        : Effect.succeed(r.structuredContent as A)
     )
   )
 

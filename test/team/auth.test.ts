@@ -1,7 +1,6 @@
 import { FalkorDB } from "falkordb"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inject } from "vitest"
-import type { CallResult } from "../support/mcpClient.js"
 import {
   connectHttp,
   createToken,
@@ -14,6 +13,7 @@ import {
   tokenCommand,
   uniqueName
 } from "../support/httpRelay.js"
+import type { CallResult } from "../support/mcpClient.js"
 
 /**
  * Team mode's guarantees, through the real server and the SDK's Streamable HTTP client: no token,
@@ -106,10 +106,17 @@ describe("team mode over Streamable HTTP", () => {
     expect(errorCode(briefing)).toBe("forbidden")
     const ids = [omitted.structuredContent.fact.id, same.structuredContent.fact.id]
     const resolved = await a.call("relay_resolve_conflict", {
-      winner_fact_id: ids[0], loser_fact_id: ids[1], reason: "test", resolved_by: "mallory"
+      winner_fact_id: ids[0],
+      loser_fact_id: ids[1],
+      reason: "test",
+      resolved_by: "mallory"
     })
     expect(errorCode(resolved)).toBe("forbidden")
-    const spoofRetract = await a.call("relay_retract_fact", { fact_id: ids[1], reason: "test", retracted_by: "mallory" })
+    const spoofRetract = await a.call("relay_retract_fact", {
+      fact_id: ids[1],
+      reason: "test",
+      retracted_by: "mallory"
+    })
     expect(errorCode(spoofRetract)).toBe("forbidden")
     expect(spoofRetract.structuredContent.error.message).toMatch(/^retracted_by: /)
     const retracted = await a.call("relay_retract_fact", { fact_id: ids[1], reason: "wrong database" })
@@ -145,11 +152,15 @@ describe("team mode over Streamable HTTP", () => {
     const state = await b.call("relay_get_current_state", {})
     expect(JSON.stringify(state.structuredContent)).not.toContain("acme")
     const built = await b.call("relay_save_fact", {
-      content: "globex builds on acme", session_id: "s3", parent_fact_id: acmeFacts[0]!.id
+      content: "globex builds on acme",
+      session_id: "s3",
+      parent_fact_id: acmeFacts[0]!.id
     })
     expect(errorCode(built)).toBe("fact_not_found")
     const resolved = await b.call("relay_resolve_conflict", {
-      winner_fact_id: acmeFacts[0]!.id, loser_fact_id: acmeFacts[1]!.id, reason: "cross-workspace"
+      winner_fact_id: acmeFacts[0]!.id,
+      loser_fact_id: acmeFacts[1]!.id,
+      reason: "cross-workspace"
     })
     expect(errorCode(resolved)).toBe("fact_not_found")
     const own = await b.call("relay_save_fact", { content: "globex fact", session_id: "s3" })
@@ -218,9 +229,20 @@ describe("team mode over Streamable HTTP", () => {
     const rebound = await new Promise<number>((resolve, reject) => {
       import("node:http").then(({ request }) => {
         const req = request({
-          host: url.hostname, port: url.port, path: "/mcp", method: "POST",
-          headers: { host: `evil.example:${url.port}`, authorization: `Bearer ${tokens.alice}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
-        }, (res) => { res.resume(); resolve(res.statusCode ?? 0) })
+          host: url.hostname,
+          port: url.port,
+          path: "/mcp",
+          method: "POST",
+          headers: {
+            host: `evil.example:${url.port}`,
+            authorization: `Bearer ${tokens.alice}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream"
+          }
+        }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
         req.on("error", reject)
         req.end(JSON.stringify(initializeBody))
       }, reject)

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectHttp, createToken, databaseEnv, type HttpClient, type HttpRelay, startHttpRelay, uniqueName } from "../support/httpRelay.js"
+import {
+  connectHttp,
+  createToken,
+  databaseEnv,
+  type HttpClient,
+  type HttpRelay,
+  startHttpRelay,
+  uniqueName
+} from "../support/httpRelay.js"
 
 /**
  * A session's POST body is read by Relay (not the SDK) and handed over parsed: it must still refuse
@@ -35,7 +43,12 @@ const post = (body: string) =>
   })
 
 const call = (content: string) =>
-  JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "relay_save_fact", arguments: { content, session_id: "b" } } })
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: { name: "relay_save_fact", arguments: { content, session_id: "b" } }
+  })
 
 describe("a session's request body", () => {
   it("refuses bad JSON with a parse error and an oversized body with 413, and serves a good call", async () => {
@@ -53,6 +66,8 @@ describe("a session's request body", () => {
     expect(reply.result.structuredContent.fact.content).toBe("Ship on Fridays")
 
     const state = await client.call("relay_get_current_state", {})
-    expect((state.structuredContent.facts as Array<{ content: string }>).map((f) => f.content)).toEqual(["Ship on Fridays"])
+    expect((state.structuredContent.facts as Array<{ content: string }>).map((f) => f.content)).toEqual([
+      "Ship on Fridays"
+    ])
   })
 })

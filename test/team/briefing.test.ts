@@ -34,7 +34,10 @@ const rpcError = async (request: Promise<unknown>) => {
 beforeAll(async () => {
   const aliceToken = await createToken(env, alice, acme)
   const started = startHttpRelay(env)
-  const [bobToken, readerToken] = await Promise.all([createToken(env, bob, acme), createToken(env, uniqueName("ro"), acme, true)])
+  const [bobToken, readerToken] = await Promise.all([
+    createToken(env, bob, acme),
+    createToken(env, uniqueName("ro"), acme, true)
+  ])
   relay = await started
   a = await connectHttp(relay.url, aliceToken)
   b = await connectHttp(relay.url, bobToken)
@@ -57,7 +60,9 @@ describe("briefings in team mode", () => {
     await saveAs(b, "bob: the API is versioned in the path")
     const first = await a.call("relay_get_briefing", {})
     expect(first.isError, first.content[0]?.text).toBeFalsy()
-    expect(first.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["bob: the API is versioned in the path"])
+    expect(first.structuredContent.new_facts.map((f: any) => f.content)).toEqual([
+      "bob: the API is versioned in the path"
+    ])
     await saveAs(b, "bob: v2 drops XML")
     await saveAs(a, "alice: own fact")
     const second = await a.call("relay_get_briefing", {})

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { connectHttp, createToken, type HttpClient, type HttpRelay, rawPost, startHttpRelay, uniqueName } from "../support/httpRelay.js"
+import {
+  connectHttp,
+  createToken,
+  type HttpClient,
+  type HttpRelay,
+  rawPost,
+  startHttpRelay,
+  uniqueName
+} from "../support/httpRelay.js"
 
 /**
  * `relay --http` whose FalkorDB is killed or paused under it. The token check is a database read on
@@ -61,7 +69,18 @@ const expectUnavailable = (r: Awaited<ReturnType<typeof rawCall>>) => {
   const body = JSON.parse(r.text) as { error: { message: string; data: { code: string } } }
   expect(body.error.data.code).toBe("unavailable")
   expect(body.error.message).toMatch(/^unavailable: /)
-  for (const needle of [server.host, String(server.port), server.password, "ECONNREFUSED", "Redis", "Falkor", "timed out", "Error"]) {
+  for (
+    const needle of [
+      server.host,
+      String(server.port),
+      server.password,
+      "ECONNREFUSED",
+      "Redis",
+      "Falkor",
+      "timed out",
+      "Error"
+    ]
+  ) {
     expect(r.text).not.toContain(needle)
   }
   expect(r.millis).toBeLessThan(3000)
@@ -74,7 +93,9 @@ describe("team mode with its database killed or hung", () => {
     await server.kill()
     expectUnavailable(await rawCall())
     // The SDK's client surfaces it as a failed request carrying the body, which it may send again.
-    await expect(client.call("relay_get_current_state", {})).rejects.toThrow(/unavailable: Relay cannot reach its database/)
+    await expect(client.call("relay_get_current_state", {})).rejects.toThrow(
+      /unavailable: Relay cannot reach its database/
+    )
     relayAlive()
 
     await server.restart()

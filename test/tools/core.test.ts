@@ -1,4 +1,4 @@
-import { describe, expect, it, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { FactStore } from "../../src/services/FactStore.js"
 import { failed, ok, runTool } from "../support/runTool.js"
@@ -60,7 +60,12 @@ layer(relayTestLayer("core"))("core tools", (it) => {
     Effect.gen(function*() {
       const missing = "3f1c1a52-2b7a-4a53-9f57-0d7d0f0f0f0f"
       expect((yield* failed("relay_get_context", { fact_id: missing })).code).toBe("fact_not_found")
-      const e = yield* failed("relay_save_fact", { content: "x", written_by: "a", session_id: "s", parent_fact_id: missing })
+      const e = yield* failed("relay_save_fact", {
+        content: "x",
+        written_by: "a",
+        session_id: "s",
+        parent_fact_id: missing
+      })
       expect(e.code).toBe("fact_not_found")
       expect(e.message).toContain("parent_fact_id")
       const bad = yield* failed("relay_get_current_state", { limit: 0 })

@@ -61,10 +61,19 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
       expect(yield* state({ status: "active" })).toEqual(active.map((id) => [id, "active"]))
       expect(yield* state({ status: "superseded" })).toEqual([[redis, "superseded"]])
       expect(yield* state({ status: ["stale", "superseded"] })).toEqual([
-        [ttl2, "stale"], [ttl, "stale"], [redis, "superseded"]
+        [ttl2, "stale"],
+        [ttl, "stale"],
+        [redis, "superseded"]
       ])
       expect((yield* state({ status: "any" })).map(([id]) => id)).toEqual([
-        ttl2, ttl, cookies, redis, root, old3, old2, old1
+        ttl2,
+        ttl,
+        cookies,
+        redis,
+        root,
+        old3,
+        old2,
+        old1
       ])
 
       // Pages of 1 and 2 over the filtered list: the same facts, each once, in the same order.
@@ -74,12 +83,15 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
 
       expect(yield* state({ written_by: "zed" })).toEqual([[old3, "active"], [old1, "active"]])
       expect(yield* state({ written_by: "zed", status: "any" })).toEqual([
-        [ttl2, "stale"], [old3, "active"], [old1, "active"]
+        [ttl2, "stale"],
+        [old3, "active"],
+        [old1, "active"]
       ])
       expect(yield* allPages({ written_by: "zed", status: "any" }, 1)).toEqual([ttl2, old3, old1])
       expect(yield* state({ written_by: "cursor" })).toEqual([])
       expect(yield* state({ written_by: "cursor", session_id: "s1", status: "any" })).toEqual([
-        [ttl, "stale"], [redis, "superseded"]
+        [ttl, "stale"],
+        [redis, "superseded"]
       ])
       expect(yield* state({ written_by: "nobody" })).toEqual([])
     }))
@@ -120,7 +132,11 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       expect(r.retracted_by).toBe("zed")
       expect(r.created_at).toBe("2026-04-01T00:00:01.000Z")
       expect(r.already_retracted).toBe(false)
-      expect(r.stale.map((d: any) => [d.fact.id, d.distance, d.fact.status])).toEqual([[deep, 1, "stale"], [deeper, 2, "stale"]])
+      expect(r.stale.map((d: any) => [d.fact.id, d.distance, d.fact.status])).toEqual([[deep, 1, "stale"], [
+        deeper,
+        2,
+        "stale"
+      ]])
       expect(r.stale_next_cursor).toBeNull()
 
       // Default reads: only what stands.
@@ -143,23 +159,41 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       // Reads by id show it, marked.
       const chain = yield* ok("relay_get_context", { fact_id: deeper })
       expect((chain.chain as Array<any>).map((f) => [f.id, f.status])).toEqual([
-        [root, "active"], [mid, "retracted"], [deep, "stale"], [deeper, "stale"]
+        [root, "active"],
+        [mid, "retracted"],
+        [deep, "stale"],
+        [deeper, "stale"]
       ])
       const impact = yield* ok("relay_get_impact", { fact_id: root })
       expect((impact.dependents as Array<any>).map((d) => [d.fact.id, d.fact.status])).toEqual([
-        [mid, "retracted"], [deep, "stale"], [deeper, "stale"]
+        [mid, "retracted"],
+        [deep, "stale"],
+        [deeper, "stale"]
       ])
       const clusters = yield* ok("relay_get_clusters", {})
-      expect((clusters.clusters[0].facts as Array<any>).map((f) => f.status)).toEqual(["active", "retracted", "stale", "stale"])
+      expect((clusters.clusters[0].facts as Array<any>).map((f) => f.status)).toEqual([
+        "active",
+        "retracted",
+        "stale",
+        "stale"
+      ])
 
       // Idempotent: the first record answers, nothing new is written.
       const again = yield* retract(mid, { reason: "changed my mind", retracted_by: "cursor" })
       expect(again.already_retracted).toBe(true)
       expect([again.retraction_id, again.reason, again.retracted_by, again.created_at]).toEqual([
-        r.retraction_id, "We never adopted Kafka", "zed", r.created_at
+        r.retraction_id,
+        "We never adopted Kafka",
+        "zed",
+        r.created_at
       ])
       // Saving under a retracted fact is allowed; the new fact is stale at once.
-      const under = yield* ok("relay_save_fact", { content: "more on it", written_by: "zed", session_id: "s1", parent_fact_id: mid })
+      const under = yield* ok("relay_save_fact", {
+        content: "more on it",
+        written_by: "zed",
+        session_id: "s1",
+        parent_fact_id: mid
+      })
       expect(under.fact.status).toBe("stale")
     }))
 
@@ -174,7 +208,10 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       const retry = yield* retract(b, { request_id: "retract-b-1" })
       expect(retry.already_retracted).toBe(false)
       const changed = yield* failed("relay_retract_fact", {
-        fact_id: b, reason: "another reason", retracted_by: "zed", request_id: "retract-b-1"
+        fact_id: b,
+        reason: "another reason",
+        retracted_by: "zed",
+        request_id: "retract-b-1"
       })
       expect(changed.code).toBe("invalid_input")
       expect(changed.message).toMatch(/^request_id: /)
@@ -182,13 +219,25 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       yield* retract(root)
       const all = yield* state({ status: "any" })
       expect(all.filter(([id]) => [root, a, b, c].includes(id))).toEqual([
-        [c, "stale"], [b, "retracted"], [a, "retracted"], [root, "retracted"]
+        [c, "stale"],
+        [b, "retracted"],
+        [a, "retracted"],
+        [root, "retracted"]
       ])
       // Stale: under a superseded or a retracted fact, whichever; superseded shows unless retracted.
       const d = yield* save("Cache eviction is LRU", { parent_fact_id: a })
       const e = yield* save("Cache eviction is LFU", { parent_fact_id: a })
-      yield* ok("relay_resolve_conflict", { winner_fact_id: d, loser_fact_id: e, reason: "simpler", resolved_by: "zed" })
-      expect(yield* state({ status: ["superseded", "stale"] }).pipe(Effect.map((l) => l.filter(([id]) => [d, e].includes(id)))))
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: d,
+        loser_fact_id: e,
+        reason: "simpler",
+        resolved_by: "zed"
+      })
+      expect(
+        yield* state({ status: ["superseded", "stale"] }).pipe(
+          Effect.map((l) => l.filter(([id]) => [d, e].includes(id)))
+        )
+      )
         .toEqual([[e, "superseded"], [d, "stale"]])
     }))
 
@@ -196,17 +245,25 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
     Effect.gen(function*() {
       const f = yield* save("Deploys go through the staging cluster first")
       const missing = yield* failed("relay_retract_fact", {
-        fact_id: "00000000-0000-4000-8000-000000000000", reason: "x", retracted_by: "zed"
+        fact_id: "00000000-0000-4000-8000-000000000000",
+        reason: "x",
+        retracted_by: "zed"
       })
       expect(missing.code).toBe("fact_not_found")
       expect(missing.message).toMatch(/^fact_id: /)
       const secret = yield* failed("relay_retract_fact", {
-        fact_id: f, reason: "leaked ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 here", retracted_by: "zed"
+        fact_id: f,
+        reason: "leaked ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 here",
+        retracted_by: "zed"
       })
       expect(secret.code).toBe("secret_detected")
       expect(secret.message).toMatch(/^reason /)
       expect(secret.message).not.toContain("ghp_R4nd0m")
-      for (const bad of [{ reason: "   " }, { reason: "x".repeat(501) }, { retracted_by: "no spaces allowed" }, { fact_id: "nope" }]) {
+      for (
+        const bad of [{ reason: "   " }, { reason: "x".repeat(501) }, { retracted_by: "no spaces allowed" }, {
+          fact_id: "nope"
+        }]
+      ) {
         const e = yield* failed("relay_retract_fact", { fact_id: f, reason: "fine", retracted_by: "zed", ...bad })
         expect(e.code).toBe("invalid_input")
       }

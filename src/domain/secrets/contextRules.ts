@@ -1,6 +1,12 @@
 /** Rules that need context around a value: where it sits (an assignment, a URL, a header, a command line) and whether it looks real. */
 import { pattern, token } from "./patterns.js"
-import { characterClasses, looksLikePlaceholder, looksLikeSecretValue, mixedAlphanumeric, shannonEntropy } from "./valueShape.js"
+import {
+  characterClasses,
+  looksLikePlaceholder,
+  looksLikeSecretValue,
+  mixedAlphanumeric,
+  shannonEntropy
+} from "./valueShape.js"
 // ---------------------------------------------------------------------------
 // Context rules
 // ---------------------------------------------------------------------------
@@ -134,8 +140,14 @@ export const commandLinePassword = (text: string): boolean =>
   curlUser(text) || COMMAND_PASSWORDS.some((re) => pattern(re, looksLikeCommandPassword)(text))
 
 /** `"key": "..."` in JSON (or a YAML flow map) and `?key=` / `&api_key=` in a URL query. */
-export const keyField = pattern(/["'](?:key|secret[_-]?key|private[_-]?key)["'][ \t]{0,3}:[ \t]{0,3}["']([^"'\s]{1,300})["']/gi, looksLikeKeyValue)
-export const urlKey = pattern(/[?&;](?:key|apikey|api[_-]key|access[_-]key|sig|signature)=([^&\s#"'<>]{1,300})/gi, looksLikeKeyValue)
+export const keyField = pattern(
+  /["'](?:key|secret[_-]?key|private[_-]?key)["'][ \t]{0,3}:[ \t]{0,3}["']([^"'\s]{1,300})["']/gi,
+  looksLikeKeyValue
+)
+export const urlKey = pattern(
+  /[?&;](?:key|apikey|api[_-]key|access[_-]key|sig|signature)=([^&\s#"'<>]{1,300})/gi,
+  looksLikeKeyValue
+)
 
 /** `Bearer <token>` with a random-looking token. */
 export const bearerToken = pattern(

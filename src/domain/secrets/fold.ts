@@ -6,8 +6,7 @@
  * the combining grapheme joiner, Hangul fillers, U+115F/U+1160/U+3164/U+FFA0), and control
  * characters other than tab and the line breaks.
  */
-export const invisibleCharacters =
-  /[\p{Cf}\p{Default_Ignorable_Code_Point}\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]/gu
+export const invisibleCharacters = /[\p{Cf}\p{Default_Ignorable_Code_Point}\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]/gu
 
 /**
  * What the scanner reads instead of the text: invisible characters removed (so `gh\u200bp_...` is

@@ -1,4 +1,14 @@
-import { awsSecretKey, basicAuth, bearerToken, commandLinePassword, genericAssignment, keyField, telegramBotToken, urlKey, urlWithCredentials } from "./contextRules.js"
+import {
+  awsSecretKey,
+  basicAuth,
+  bearerToken,
+  commandLinePassword,
+  genericAssignment,
+  keyField,
+  telegramBotToken,
+  urlKey,
+  urlWithCredentials
+} from "./contextRules.js"
 import { pattern, token } from "./patterns.js"
 import { mixedAlphanumeric } from "./valueShape.js"
 
@@ -28,11 +38,15 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   // public one, and starts a base64 run.
   {
     kind: "private key block",
-    test: pattern(/b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{1,3}IBAAK(?:C[AB]|BgQ)|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAAS|MI[GH][A-Za-z0-9+/]{1,2}AgEAMB[AM]GByqGSM49AgEG/)
+    test: pattern(
+      /b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{1,3}IBAAK(?:C[AB]|BgQ)|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAAS|MI[GH][A-Za-z0-9+/]{1,2}AgEAMB[AM]GByqGSM49AgEG/
+    )
   },
   {
     kind: "private key block",
-    test: pattern(/(?<![A-Za-z0-9+/])(?:MHcCAQEE|MHQCAQEE|MIGkAgEBBD|MIHcAgEBBE|MC4CAQAwBQYDK2V[wu]|ME[cY]CAQAwBQYDK2V[xo])/)
+    test: pattern(
+      /(?<![A-Za-z0-9+/])(?:MHcCAQEE|MHQCAQEE|MIGkAgEBBD|MIHcAgEBBE|MC4CAQAwBQYDK2V[wu]|ME[cY]CAQAwBQYDK2V[xo])/
+    )
   },
   { kind: "age secret key", test: pattern(/AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/) },
 
@@ -41,13 +55,19 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   { kind: "Google API key", test: pattern(token("AIza[A-Za-z0-9_-]{35}")) },
   { kind: "Google OAuth client secret", test: pattern(token("GOCSPX-[A-Za-z0-9_-]{28}")) },
   { kind: "Google OAuth access token", test: pattern(token("ya29\\.[A-Za-z0-9_-]{30,}")) },
-  { kind: "Azure storage or service bus key", test: pattern(/(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{40,100}={0,2}/) },
+  {
+    kind: "Azure storage or service bus key",
+    test: pattern(/(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{40,100}={0,2}/)
+  },
   { kind: "Azure SAS token", test: pattern(/[?&]sv=\d{4}-\d{2}-\d{2}&[^\s]{0,300}?\bsig=[A-Za-z0-9%+/]{30,}/) },
   { kind: "Azure AD client secret", test: pattern(token("[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}")) },
   { kind: "DigitalOcean token", test: pattern(token("do[opr]_v1_[a-f0-9]{64}")) },
   { kind: "Heroku API key", test: pattern(token("HRKU-AA[A-Za-z0-9_-]{58}")) },
   { kind: "Cloudflare origin CA key", test: pattern(token("v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}")) },
-  { kind: "Fly.io token", test: pattern(/(?<![A-Za-z0-9_-])fo1_[A-Za-z0-9_-]{43}|FlyV1 fm[12][ar]?_[A-Za-z0-9+/]{50,}/) },
+  {
+    kind: "Fly.io token",
+    test: pattern(/(?<![A-Za-z0-9_-])fo1_[A-Za-z0-9_-]{43}|FlyV1 fm[12][ar]?_[A-Za-z0-9+/]{50,}/)
+  },
   { kind: "Databricks token", test: pattern(token("dapi[a-f0-9]{32}(?:-\\d)?")) },
   { kind: "Terraform Cloud token", test: pattern(token("[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,70}")) },
   { kind: "Pulumi token", test: pattern(token("pul-[a-f0-9]{40}")) },
@@ -58,7 +78,11 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   { kind: "GitHub fine-grained token", test: pattern(token("github_pat_[A-Za-z0-9_]{50,255}")) },
   {
     kind: "GitLab token",
-    test: pattern(token("(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|gloas|glsoat|glffct)-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20}"))
+    test: pattern(
+      token(
+        "(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|gloas|glsoat|glffct)-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20}"
+      )
+    )
   },
   { kind: "npm token", test: pattern(token("npm_[A-Za-z0-9]{36}")) },
   { kind: "PyPI token", test: pattern(token("pypi-AgE[A-Za-z0-9_-]{50,}")) },
@@ -67,7 +91,10 @@ export const secretRules: ReadonlyArray<SecretRule> = [
 
   // AI providers (Anthropic before OpenAI: both start with "sk-")
   { kind: "Anthropic API key", test: pattern(token("sk-ant-[a-z0-9]{3,10}-[A-Za-z0-9_-]{32,}")) },
-  { kind: "OpenAI API key", test: pattern(token("sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{20,})", "g"), mixedAlphanumeric) },
+  {
+    kind: "OpenAI API key",
+    test: pattern(token("sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{20,})", "g"), mixedAlphanumeric)
+  },
   { kind: "Hugging Face token", test: pattern(token("(?:hf_|api_org_)[A-Za-z]{34}")) },
   { kind: "Replicate token", test: pattern(token("r8_[A-Za-z0-9]{37}")) },
   { kind: "Groq API key", test: pattern(token("gsk_[A-Za-z0-9]{52}")) },
@@ -77,18 +104,30 @@ export const secretRules: ReadonlyArray<SecretRule> = [
   { kind: "Slack app token", test: pattern(token("xapp-\\d-[A-Za-z0-9-]{20,}")) },
   { kind: "Slack webhook", test: pattern(/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{20,}/) },
   { kind: "Discord webhook", test: pattern(/discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{40,}/) },
-  { kind: "Discord bot token", test: pattern(token("[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}")) },
+  {
+    kind: "Discord bot token",
+    test: pattern(token("[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}"))
+  },
   { kind: "Telegram bot token", test: telegramBotToken },
-  { kind: "Microsoft Teams webhook", test: pattern(/webhook\.office\.com\/webhookb2\/[A-Za-z0-9@-]{30,}\/IncomingWebhook\/[A-Za-z0-9]{20,}/) },
+  {
+    kind: "Microsoft Teams webhook",
+    test: pattern(/webhook\.office\.com\/webhookb2\/[A-Za-z0-9@-]{30,}\/IncomingWebhook\/[A-Za-z0-9]{20,}/)
+  },
   { kind: "Linear API key", test: pattern(token("lin_api_[A-Za-z0-9]{40}")) },
-  { kind: "Notion token", test: pattern(token("(?:ntn_\\d{11}[A-Za-z0-9]{35}|secret_([A-Za-z0-9]{43}))", "g"), (v) => mixedAlphanumeric(v)) },
+  {
+    kind: "Notion token",
+    test: pattern(token("(?:ntn_\\d{11}[A-Za-z0-9]{35}|secret_([A-Za-z0-9]{43}))", "g"), (v) => mixedAlphanumeric(v))
+  },
   { kind: "Postman API key", test: pattern(token("PMAK-[a-f0-9]{24}-[a-f0-9]{34}")) },
   { kind: "Twitter bearer token", test: pattern(/(?<![A-Za-z0-9%])A{21}([A-Za-z0-9%]{30,})/, mixedAlphanumeric) },
 
   // Payments and e-mail
   { kind: "Stripe secret key", test: pattern(token("(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}")) },
   { kind: "Stripe webhook secret", test: pattern(token("whsec_[A-Za-z0-9]{32,}")) },
-  { kind: "Square token", test: pattern(token("(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_-]{43}|EAAA[A-Za-z0-9_-]{60})")) },
+  {
+    kind: "Square token",
+    test: pattern(token("(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_-]{43}|EAAA[A-Za-z0-9_-]{60})"))
+  },
   { kind: "Shopify token", test: pattern(token("shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")) },
   { kind: "PayPal Braintree token", test: pattern(/access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}/) },
   { kind: "Twilio API key", test: pattern(token("SK[0-9a-fA-F]{32}")) },
@@ -98,9 +137,15 @@ export const secretRules: ReadonlyArray<SecretRule> = [
 
   // Secrets managers and observability
   { kind: "HashiCorp Vault token", test: pattern(token("(?:hvs|hvb|hvr)\\.[A-Za-z0-9_-]{24,}")) },
-  { kind: "Doppler token", test: pattern(token("dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?:[a-z0-9_-]{1,40}\\.)?[A-Za-z0-9]{40,44}")) },
+  {
+    kind: "Doppler token",
+    test: pattern(token("dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?:[a-z0-9_-]{1,40}\\.)?[A-Za-z0-9]{40,44}"))
+  },
   { kind: "1Password service account token", test: pattern(token("ops_eyJ[A-Za-z0-9+/=_-]{100,}")) },
-  { kind: "Grafana token", test: pattern(token("(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})")) },
+  {
+    kind: "Grafana token",
+    test: pattern(token("(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})"))
+  },
   { kind: "New Relic key", test: pattern(token("NR(?:AK|II|JS)-[A-Za-z0-9]{27}")) },
   { kind: "Sentry token", test: pattern(token("(?:sntrys_eyJ[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64})")) },
 

@@ -21,23 +21,24 @@ import { ensurePassword } from "./password.js"
 import { type EmbeddedEndpoint, endpoint, probeServer, tryJoin } from "./probe.js"
 import { livePidFromFile, pidAlive } from "./processes.js"
 import { runCommand } from "./runCommand.js"
-import { renderConfig, runtimeConfig } from "./serverConfig.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
+import { renderConfig, runtimeConfig } from "./serverConfig.js"
 import { JOIN_WAIT, NotYet, POLL, START_TIMEOUT } from "./waiting.js"
 
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
 export { currentLayout, type EmbeddedLayout } from "./layout.js"
 export type { EmbeddedEndpoint } from "./probe.js"
-export { embeddedStatus, type EmbeddedStatus } from "./status.js"
+export { type EmbeddedStatus, embeddedStatus } from "./status.js"
 export { stopEmbeddedServer, type StopResult } from "./stop.js"
 
 type Env = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
-
 const prepareDirectories = Effect.fn("relay/embedded/prepareDirectories")(function*(layout: EmbeddedLayout) {
   const fs = yield* FileSystem.FileSystem
   const unusable = (dir: string) => (e: PlatformError) =>
-    fail(`The data directory ${dir} could not be created or secured (${e.message}); set RELAY_DATA_DIR to a writable directory.`)
+    fail(
+      `The data directory ${dir} could not be created or secured (${e.message}); set RELAY_DATA_DIR to a writable directory.`
+    )
   for (const dir of new Set([layout.dataDir, layout.socketDir])) {
     yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(Effect.mapError(unusable(dir)))
     const info = yield* fs.stat(dir).pipe(Effect.mapError(unusable(dir)))
@@ -87,7 +88,9 @@ const readyOnce = Effect.fn("relay/embedded/readyOnce")(function*(
     const pid = Number.parseInt(pidText.value.trim(), 10)
     if (Number.isInteger(pid) && !(yield* pidAlive(pid))) {
       const why = yield* lastLogLine(layout)
-      return yield* fail(`The embedded FalkorDB server exited while starting${why ? ` (${why})` : ""}; see ${layout.logFile}.`)
+      return yield* fail(
+        `The embedded FalkorDB server exited while starting${why ? ` (${why})` : ""}; see ${layout.logFile}.`
+      )
     }
   }
   return yield* new NotYet()
@@ -100,7 +103,11 @@ const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) 
     Effect.catchTag("NotYet", () =>
       lastLogLine(layout).pipe(Effect.flatMap((why) =>
         Effect.fail(
-          fail(`The embedded FalkorDB server did not answer on ${layout.socketPath} within ${Duration.format(START_TIMEOUT)}${why ? ` (${why})` : ""}; see ${layout.logFile}.`)
+          fail(
+            `The embedded FalkorDB server did not answer on ${layout.socketPath} within ${
+              Duration.format(START_TIMEOUT)
+            }${why ? ` (${why})` : ""}; see ${layout.logFile}.`
+          )
         )
       )))
   )
@@ -115,7 +122,8 @@ const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(
   if (Option.isNone(live)) {
     const modulePath = yield* requireModule
     const binary = yield* findServerBinary
-    const cannotWrite = (e: PlatformError) => fail(`The server configuration ${layout.configFile} could not be written (${e.message}).`)
+    const cannotWrite = (e: PlatformError) =>
+      fail(`The server configuration ${layout.configFile} could not be written (${e.message}).`)
     yield* fs.writeFileString(layout.configFile, renderConfig(layout, modulePath, password), { mode: 0o600 }).pipe(
       Effect.zipRight(fs.chmod(layout.configFile, 0o600)),
       Effect.mapError(cannotWrite)
@@ -133,9 +141,13 @@ const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(
       )
     )
     if (result.exitCode !== 0) {
-      const why = (result.stderr + "\n" + result.stdout).split("\n").map((l) => l.trim()).filter((l) => l && !/^\*+$/.test(l))
+      const why = (result.stderr + "\n" + result.stdout).split("\n").map((l) => l.trim()).filter((l) =>
+        l && !/^\*+$/.test(l)
+      )
         .join(" ").replaceAll(Redacted.value(password), "<password>").slice(0, 300)
-      return yield* fail(`${binary.command} ${binary.version} refused to start (exit ${result.exitCode}: ${why}); see ${layout.logFile}.`)
+      return yield* fail(
+        `${binary.command} ${binary.version} refused to start (exit ${result.exitCode}: ${why}); see ${layout.logFile}.`
+      )
     }
   }
   yield* waitReady(layout, password)
@@ -164,7 +176,11 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
       Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
       Effect.catchTag("NotYet", () =>
         Effect.fail(
-          fail(`Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${Duration.format(JOIN_WAIT)}; see ${layout.logFile}.`)
+          fail(
+            `Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${
+              Duration.format(JOIN_WAIT)
+            }; see ${layout.logFile}.`
+          )
         ))
     )
     // On every join too: the server may have been restarted by another process, which forgets it.
@@ -173,4 +189,3 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
     return joined
   }
 ).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
-

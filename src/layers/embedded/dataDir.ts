@@ -8,8 +8,7 @@ import { Config, Effect, Option } from "effect"
 import * as Os from "node:os"
 import { EmbeddedServerError } from "./EmbeddedServerError.js"
 
-const optional = (name: string) =>
-  Config.option(Config.nonEmptyString(name))
+const optional = (name: string) => Config.option(Config.nonEmptyString(name))
 
 export const resolveDataDir: Effect.Effect<string, EmbeddedServerError, Path.Path> = Effect.gen(function*() {
   const path = yield* Path.Path
@@ -18,7 +17,9 @@ export const resolveDataDir: Effect.Effect<string, EmbeddedServerError, Path.Pat
     xdg: optional("XDG_DATA_HOME"),
     home: optional("HOME")
   }).pipe(
-    Effect.mapError(() => new EmbeddedServerError({ message: "RELAY_DATA_DIR could not be read from the environment." }))
+    Effect.mapError(() =>
+      new EmbeddedServerError({ message: "RELAY_DATA_DIR could not be read from the environment." })
+    )
   )
   if (Option.isSome(settings.explicit)) return path.resolve(settings.explicit.value)
   const home = Option.getOrElse(settings.home, () => Os.homedir())

@@ -54,4 +54,3 @@ export const layoutFor = Effect.fn("relay/embedded/layoutFor")(function*(dataDir
 export const currentLayout: Effect.Effect<EmbeddedLayout, EmbeddedServerError, Path.Path> = resolveDataDir.pipe(
   Effect.flatMap(layoutFor)
 )
-

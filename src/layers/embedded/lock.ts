@@ -29,7 +29,9 @@ export const tryAcquire = Effect.fn("relay/embedded/lock/tryAcquire")(function*(
     Effect.catchAll((e) =>
       e._tag === "SystemError" && e.reason === "AlreadyExists"
         ? Effect.succeed(Option.none<LockToken>())
-        : Effect.fail(new EmbeddedServerError({ message: `The start lock ${file} could not be created (${e.message}).` }))
+        : Effect.fail(
+          new EmbeddedServerError({ message: `The start lock ${file} could not be created (${e.message}).` })
+        )
     )
   )
 })
@@ -57,7 +59,8 @@ export const breakIfStale = Effect.fn("relay/embedded/lock/breakIfStale")(functi
   } else {
     // Created but not yet written, or garbage: judge by its mtime.
     const info = yield* fs.stat(file).pipe(Effect.option)
-    stale = Option.isSome(info) && Option.match(info.value.mtime, { onNone: () => true, onSome: (d) => tooOld(d.getTime()) })
+    stale = Option.isSome(info) &&
+      Option.match(info.value.mtime, { onNone: () => true, onSome: (d) => tooOld(d.getTime()) })
   }
   if (!stale) return false
   const again = yield* fs.readFileString(file).pipe(Effect.option)

@@ -5,7 +5,9 @@ import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { EmbeddedServerError } from "./EmbeddedServerError.js"
 
-export const readPassword = (file: string): Effect.Effect<Option.Option<Redacted.Redacted<string>>, never, FileSystem.FileSystem> =>
+export const readPassword = (
+  file: string
+): Effect.Effect<Option.Option<Redacted.Redacted<string>>, never, FileSystem.FileSystem> =>
   FileSystem.FileSystem.pipe(
     Effect.flatMap((fs) => fs.readFileString(file)),
     Effect.map((s) => s.trim()),
@@ -27,7 +29,8 @@ export const ensurePassword = Effect.fn("relay/embedded/ensurePassword")(functio
   yield* fs.chmod(file, 0o600).pipe(Effect.mapError(unwritable))
   return yield* readPassword(file).pipe(
     Effect.flatMap(Option.match({
-      onNone: () => Effect.fail(new EmbeddedServerError({ message: `The password file ${file} could not be read back.` })),
+      onNone: () =>
+        Effect.fail(new EmbeddedServerError({ message: `The password file ${file} could not be read back.` })),
       onSome: Effect.succeed
     }))
   )

@@ -10,7 +10,6 @@ export interface EmbeddedEndpoint {
   readonly password: Redacted.Redacted<string>
 }
 
-
 type Probe = "ready" | "absent" | "busy"
 
 export const isReply = (v: Reply): v is ErrorReply => v instanceof ErrorReply
@@ -44,4 +43,3 @@ export const tryJoin = Effect.fn("relay/embedded/tryJoin")(function*(layout: Emb
   const state = yield* probeServer(layout, password.value)
   return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
 })
-

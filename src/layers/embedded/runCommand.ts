@@ -9,8 +9,7 @@ export interface CommandResult {
   readonly stderr: string
 }
 
-const text = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
-  stream.pipe(Stream.decodeText(), Stream.mkString)
+const text = (stream: Stream.Stream<Uint8Array, PlatformError>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
 /** Fails with the PlatformError of a spawn that could not happen (e.g. ENOENT) or a timeout. */
 export const runCommand = (

@@ -33,9 +33,8 @@ export const findModule: Effect.Effect<Option.Option<string>, never, FileSystem.
   function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const manifest = yield* Effect.try(() =>
-      createRequire(import.meta.url).resolve(`${MODULE_PACKAGE}/package.json`)
-    ).pipe(Effect.option)
+    const manifest = yield* Effect.try(() => createRequire(import.meta.url).resolve(`${MODULE_PACKAGE}/package.json`))
+      .pipe(Effect.option)
     if (Option.isNone(manifest)) return Option.none()
     const so = path.join(path.dirname(manifest.value), "bin", "falkordb.so")
     const exists = yield* fs.exists(so).pipe(Effect.orElseSucceed(() => false))
@@ -69,14 +68,22 @@ export const probe = (command: string): Effect.Effect<Option.Option<string>, nev
     Effect.orElseSucceed(() => Option.none<string>())
   )
 
-const candidates: Effect.Effect<ReadonlyArray<{ readonly command: string; readonly source: ServerBinary["source"] }>, never, FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+const candidates: Effect.Effect<
+  ReadonlyArray<{ readonly command: string; readonly source: ServerBinary["source"] }>,
+  never,
+  FileSystem.FileSystem | Path.Path
+> = Effect.gen(function*() {
   const path = yield* Path.Path
   const fs = yield* FileSystem.FileSystem
   const bundled = yield* findModule.pipe(
     Effect.map(Option.map((so) => path.join(path.dirname(so), "redis-server"))),
     Effect.flatMap(Option.match({
       onNone: () => Effect.succeed(Option.none<string>()),
-      onSome: (bin) => fs.exists(bin).pipe(Effect.map((ok) => ok ? Option.some(bin) : Option.none()), Effect.orElseSucceed(() => Option.none<string>()))
+      onSome: (bin) =>
+        fs.exists(bin).pipe(
+          Effect.map((ok) => ok ? Option.some(bin) : Option.none()),
+          Effect.orElseSucceed(() => Option.none<string>())
+        )
     }))
   )
   return [

@@ -19,36 +19,38 @@ export interface EmbeddedStatus {
   readonly serverVersion: Option.Option<string>
 }
 
-
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
-export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
-  .gen(function*() {
-    const layout = yield* currentLayout
-    const base = { dataDir: layout.dataDir, socketPath: layout.socketPath }
-    const livePid = yield* livePidFromFile(layout.pidFile, layout.socketPath)
-    const stopped: EmbeddedStatus = {
-      ...base,
-      running: false,
-      pid: livePid,
-      moduleVersion: Option.none(),
-      serverVersion: Option.none()
-    }
-    const password = yield* readPassword(layout.passwordFile)
-    if (Option.isNone(password)) return stopped
-    const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]]).pipe(
-      Effect.option
-    )
-    if (Option.isNone(replies)) return stopped
-    const [modules, info] = replies.value
-    if (isReply(modules) || isReply(info)) {
-      return yield* fail(`A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`)
-    }
-    return {
-      ...base,
-      running: true,
-      pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
-      moduleVersion: moduleVersion(modules),
-      serverVersion: serverVersion(info)
-    }
-  }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))
-
+export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =
+  Effect
+    .gen(function*() {
+      const layout = yield* currentLayout
+      const base = { dataDir: layout.dataDir, socketPath: layout.socketPath }
+      const livePid = yield* livePidFromFile(layout.pidFile, layout.socketPath)
+      const stopped: EmbeddedStatus = {
+        ...base,
+        running: false,
+        pid: livePid,
+        moduleVersion: Option.none(),
+        serverVersion: Option.none()
+      }
+      const password = yield* readPassword(layout.passwordFile)
+      if (Option.isNone(password)) return stopped
+      const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]])
+        .pipe(
+          Effect.option
+        )
+      if (Option.isNone(replies)) return stopped
+      const [modules, info] = replies.value
+      if (isReply(modules) || isReply(info)) {
+        return yield* fail(
+          `A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`
+        )
+      }
+      return {
+        ...base,
+        running: true,
+        pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
+        moduleVersion: moduleVersion(modules),
+        serverVersion: serverVersion(info)
+      }
+    }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))

@@ -15,7 +15,6 @@ export interface StopResult {
   readonly pid: Option.Option<number>
 }
 
-
 const waitGone = (pid: number, within: Duration.DurationInput) =>
   pidAlive(pid).pipe(
     Effect.flatMap((alive) => alive ? Effect.fail(new NotYet()) : Effect.void),
@@ -32,7 +31,10 @@ export const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Ef
       onNone: () => breakIfStale(layout.lockFile).pipe(Effect.zipRight(Effect.fail(new NotYet())))
     })),
     Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
-    Effect.catchTag("NotYet", () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))),
+    Effect.catchTag(
+      "NotYet",
+      () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))
+    ),
     Effect.flatMap((token) => effect.pipe(Effect.ensuring(release(token))))
   )
 
@@ -40,29 +42,30 @@ export const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Ef
  * Stops the embedded server of this data dir: SHUTDOWN (which fsyncs the AOF),
  * then SIGTERM if it is still alive after 10 s. A stopped server is not an error.
  */
-export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> = Effect
-  .gen(function*() {
-    const layout = yield* currentLayout
-    return yield* withStartLock(
-      layout,
-      Effect.gen(function*() {
-        const status = yield* embeddedStatus.pipe(Effect.option)
-        const pid = Option.flatMap(status, (s) => s.pid)
-        const running = Option.exists(status, (s) => s.running)
-        if (running) {
-          const password = yield* readPassword(layout.passwordFile)
-          if (Option.isSome(password)) {
-            yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
+export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =
+  Effect
+    .gen(function*() {
+      const layout = yield* currentLayout
+      return yield* withStartLock(
+        layout,
+        Effect.gen(function*() {
+          const status = yield* embeddedStatus.pipe(Effect.option)
+          const pid = Option.flatMap(status, (s) => s.pid)
+          const running = Option.exists(status, (s) => s.running)
+          if (running) {
+            const password = yield* readPassword(layout.passwordFile)
+            if (Option.isSome(password)) {
+              yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
+            }
           }
-        }
-        if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
-        if (!(yield* waitGone(pid.value, running ? "10 seconds" : "0 millis"))) {
-          yield* signalPid(pid.value, "SIGTERM")
-          if (!(yield* waitGone(pid.value, "10 seconds"))) {
-            return yield* fail(`The embedded FalkorDB server (pid ${pid.value}) did not stop within 20 seconds.`)
+          if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
+          if (!(yield* waitGone(pid.value, running ? "10 seconds" : "0 millis"))) {
+            yield* signalPid(pid.value, "SIGTERM")
+            if (!(yield* waitGone(pid.value, "10 seconds"))) {
+              return yield* fail(`The embedded FalkorDB server (pid ${pid.value}) did not stop within 20 seconds.`)
+            }
           }
-        }
-        return { dataDir: layout.dataDir, wasRunning: true, pid }
-      })
-    )
-  }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))
+          return { dataDir: layout.dataDir, wasRunning: true, pid }
+        })
+      )
+    }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))

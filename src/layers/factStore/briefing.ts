@@ -82,81 +82,88 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
 export const briefing = Effect.fn("FactStore.briefing")(function*(
   db: GraphDatabase["Type"],
   now: number,
-  options: { readonly reader: string; readonly since: number | null; readonly limit: number; readonly after: BriefingAfter | null }
+  options: {
+    readonly reader: string
+    readonly since: number | null
+    readonly limit: number
+    readonly after: BriefingAfter | null
+  }
 ) {
-    const { limit, reader } = options
-    const tracked = options.since === null
-    const at: BriefingAfter = options.after ?? (yield* Effect.map(
-      tracked
-        ? db.write<FenceRow>(trackedFenceQuery, { now, reader })
-        : db.write<FenceRow>(fenceQuery, { now }),
-      (fence) => {
-        const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since, fence[0]?.cursor ?? null)
-        return {
-          since,
-          asOf,
-          factAfter: since,
-          decisionAfter: since,
-          conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 },
-          tracked
-        }
+  const { limit, reader } = options
+  const tracked = options.since === null
+  const at: BriefingAfter = options.after ?? (yield* Effect.map(
+    tracked
+      ? db.write<FenceRow>(trackedFenceQuery, { now, reader })
+      : db.write<FenceRow>(fenceQuery, { now }),
+    (fence) => {
+      const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since, fence[0]?.cursor ?? null)
+      return {
+        since,
+        asOf,
+        factAfter: since,
+        decisionAfter: since,
+        conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 },
+        tracked
       }
-    ))
-    const { asOf } = at
-    const conflictsRequest = { limit, after: at.conflicts }
-    const [factRows, decisionRows, conflictItems] = yield* Effect.all([
-      at.factAfter >= asOf ? Effect.succeed([]) :
-        db.read<{ fact: FactRow }>(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }),
-      at.decisionAfter >= asOf ? Effect.succeed([]) :
-        db.read<DecisionRow>(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }),
-      at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
-    ], { concurrency: "unbounded" })
+    }
+  ))
+  const { asOf } = at
+  const conflictsRequest = { limit, after: at.conflicts }
+  const [factRows, decisionRows, conflictItems] = yield* Effect.all([
+    at.factAfter >= asOf ?
+      Effect.succeed([]) :
+      db.read<{ fact: FactRow }>(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }),
+    at.decisionAfter >= asOf ?
+      Effect.succeed([]) :
+      db.read<DecisionRow>(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }),
+    at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
+  ], { concurrency: "unbounded" })
 
-    let left = yield* currentBudget()
-    let shown = 0
-    /** The first `limit` rows that fit what is left of the budget (at least one if nothing is shown yet). */
-    const cut = <A>(rows: ReadonlyArray<A>): ReadonlyArray<A> => {
-      const candidates = rows.slice(0, limit)
-      const kept = candidates.slice(0, fitting(candidates, Math.max(left, 0), shown === 0 ? 1 : 0))
-      left -= kept.reduce((n, x) => n + replyCost(x) + 1, 0)
-      shown += kept.length
-      return kept
-    }
-    const newFacts = cut(factRows.map((r) => toFact(r.fact)))
-    const decisions = cut(decisionRows.map((d): Decision => ({
-      winner: toFact(d.winner),
-      loser: toFact(d.loser),
-      reason: d.reason,
-      resolved_by: d.resolved_by,
-      created_at: toIso(d.created_at)
-    })))
-    const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
+  let left = yield* currentBudget()
+  let shown = 0
+  /** The first `limit` rows that fit what is left of the budget (at least one if nothing is shown yet). */
+  const cut = <A>(rows: ReadonlyArray<A>): ReadonlyArray<A> => {
+    const candidates = rows.slice(0, limit)
+    const kept = candidates.slice(0, fitting(candidates, Math.max(left, 0), shown === 0 ? 1 : 0))
+    left -= kept.reduce((n, x) => n + replyCost(x) + 1, 0)
+    shown += kept.length
+    return kept
+  }
+  const newFacts = cut(factRows.map((r) => toFact(r.fact)))
+  const decisions = cut(decisionRows.map((d): Decision => ({
+    winner: toFact(d.winner),
+    loser: toFact(d.loser),
+    reason: d.reason,
+    resolved_by: d.resolved_by,
+    created_at: toIso(d.created_at)
+  })))
+  const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
 
-    // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
-    const stop = (rows: ReadonlyArray<{ created_at: number }>, kept: number, from: number) =>
-      kept === rows.length ? asOf : kept === 0 ? from : rows[kept - 1]!.created_at
-    const next: BriefingAfter = {
-      since: at.since,
-      asOf,
-      factAfter: stop(factRows.map((r) => r.fact), newFacts.length, at.factAfter),
-      decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
-      conflicts: conflicts.next ?? conflictsDone(asOf),
-      tracked: at.tracked
-    }
-    // Written after the reads, so a page that fails before it is served moves nothing; the first page
-    // always writes (even an empty window), so a name's first briefing makes its cursor.
-    const served = briefingServed(next)
-    if (at.tracked && (options.after === null || served > briefingServed(at))) {
-      yield* db.write(advanceCursorQuery, { reader, served })
-    }
-    const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.conflicts.key === 0
-    const result: Briefing = {
-      asOf,
-      since: at.since,
-      newFacts,
-      decisions,
-      openConflicts: conflicts.conflicts,
-      next: done ? null : next
-    }
-    return result
-  })
+  // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
+  const stop = (rows: ReadonlyArray<{ created_at: number }>, kept: number, from: number) =>
+    kept === rows.length ? asOf : kept === 0 ? from : rows[kept - 1]!.created_at
+  const next: BriefingAfter = {
+    since: at.since,
+    asOf,
+    factAfter: stop(factRows.map((r) => r.fact), newFacts.length, at.factAfter),
+    decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
+    conflicts: conflicts.next ?? conflictsDone(asOf),
+    tracked: at.tracked
+  }
+  // Written after the reads, so a page that fails before it is served moves nothing; the first page
+  // always writes (even an empty window), so a name's first briefing makes its cursor.
+  const served = briefingServed(next)
+  if (at.tracked && (options.after === null || served > briefingServed(at))) {
+    yield* db.write(advanceCursorQuery, { reader, served })
+  }
+  const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.conflicts.key === 0
+  const result: Briefing = {
+    asOf,
+    since: at.since,
+    newFacts,
+    decisions,
+    openConflicts: conflicts.conflicts,
+    next: done ? null : next
+  }
+  return result
+})

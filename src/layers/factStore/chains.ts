@@ -6,7 +6,16 @@ import type { Dependent, Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, type FactFieldsRow, factMap, type FactRow, ownStatusAsOf, statusOf, tainting, toFact } from "./projection.js"
+import {
+  factFields,
+  type FactFieldsRow,
+  factMap,
+  type FactRow,
+  ownStatusAsOf,
+  statusOf,
+  tainting,
+  toFact
+} from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
 
@@ -60,7 +69,11 @@ export const context = (
     Effect.zip(currentBudget(chainBudgetBytes)),
     Effect.flatMap(([rows, budget]) => {
       if (rows.length === 0) {
-        return Effect.fail(asOf === null ? notFound(field, id) : new FactNotFound({ message: `${field}: no fact with id ${id} at as_of` }))
+        return Effect.fail(
+          asOf === null
+            ? notFound(field, id)
+            : new FactNotFound({ message: `${field}: no fact with id ${id} at as_of` })
+        )
       }
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
       // Nearest first, so the page ends with x and the next one reads on toward the root. Each
@@ -131,9 +144,17 @@ export const impact = Effect.fn("FactStore.impact")(function*(
     const fact = byNode.get(p.node)
     if (fact === undefined) return []
     keys.set(fact.id, impactKey(p))
-    return [{ fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }), distance: p.distance }]
+    return [{
+      fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }),
+      distance: p.distance
+    }]
   })
-  const { items, next_cursor } = page(dependents, request.limit, (d) => keys.get(d.fact.id)!, yield* currentBudget(chainBudgetBytes))
+  const { items, next_cursor } = page(
+    dependents,
+    request.limit,
+    (d) => keys.get(d.fact.id)!,
+    yield* currentBudget(chainBudgetBytes)
+  )
   return { items, next_cursor } satisfies Page<Dependent>
 })
 
@@ -178,12 +199,22 @@ export const currentState = (
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read<{ fact: FactRow }>(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }).pipe(
+    return db.read<{ fact: FactRow }>(recentQuery("since", asOf !== null), {
+      limit: limit + 1,
+      from,
+      before,
+      ...filters
+    }).pipe(
       Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
   const rows = sessionId !== null
-    ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters })
+    ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), {
+      limit: limit + 1,
+      sessionId,
+      before,
+      ...filters
+    })
     : attempt(0)
   return Effect.map(Effect.zip(rows, currentBudget()), read)
 }

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { compatibleMessage } from "../../domain/rules.js"
-import type { CompatibleRecord, Compatibility } from "../../services/FactStore.js"
+import type { Compatibility, CompatibleRecord } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
 
@@ -51,33 +51,35 @@ const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
     })
   )
 
-export const compatible = Effect.fn("FactStore.compatible")(function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
-  const [first, second] = c.factIds
-  if (first === second) return yield* new InvalidResolution({ message: compatibleMessage.same_fact })
-  const [x, y] = first < second ? [first, second] : [second, first]
-  const rows = yield* db.write<Row>(compatibleQuery, {
-    x,
-    y,
-    callId: c.callId,
-    reason: c.reason,
-    resolvedBy: c.resolvedBy,
-    now
-  })
-  const row = rows[0]
-  if (row === undefined) return yield* missing(db, [first, second])
-  if (row.created_at === null || row.reason === null || row.resolved_by === null) {
-    return yield* new InvalidResolution({
-      message: row.siblings ? compatibleMessage.already_superseded : compatibleMessage.not_siblings
+export const compatible = Effect.fn("FactStore.compatible")(
+  function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
+    const [first, second] = c.factIds
+    if (first === second) return yield* new InvalidResolution({ message: compatibleMessage.same_fact })
+    const [x, y] = first < second ? [first, second] : [second, first]
+    const rows = yield* db.write<Row>(compatibleQuery, {
+      x,
+      y,
+      callId: c.callId,
+      reason: c.reason,
+      resolvedBy: c.resolvedBy,
+      now
     })
+    const row = rows[0]
+    if (row === undefined) return yield* missing(db, [first, second])
+    if (row.created_at === null || row.reason === null || row.resolved_by === null) {
+      return yield* new InvalidResolution({
+        message: row.siblings ? compatibleMessage.already_superseded : compatibleMessage.not_siblings
+      })
+    }
+    // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing was written.
+    if (!row.existing && row.reason !== c.reason) return yield* new InvalidInput({ message: requestIdMessage.resolve })
+    const record: CompatibleRecord = {
+      facts: [toFact(row.x), toFact(row.y)],
+      reason: row.reason,
+      resolvedBy: row.resolved_by,
+      createdAt: row.created_at,
+      alreadyResolved: row.existing
+    }
+    return record
   }
-  // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing was written.
-  if (!row.existing && row.reason !== c.reason) return yield* new InvalidInput({ message: requestIdMessage.resolve })
-  const record: CompatibleRecord = {
-    facts: [toFact(row.x), toFact(row.y)],
-    reason: row.reason,
-    resolvedBy: row.resolved_by,
-    createdAt: row.created_at,
-    alreadyResolved: row.existing
-  }
-  return record
-})
+)

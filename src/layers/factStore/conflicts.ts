@@ -29,9 +29,13 @@ const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN late
 
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
-  `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), superseded: ${supersededAt(v)}, ` +
+  `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), superseded: ${
+    supersededAt(v)
+  }, ` +
   `retracted: ${retractedAt(v)}, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} OR ${retractedAt(`${v}_anc`)} | 1]) > 0}`
+  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} OR ${
+    retractedAt(`${v}_anc`)
+  } | 1]) > 0}`
 
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp: `$asOf` or the graph's last stamp,

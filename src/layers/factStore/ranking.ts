@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { chooseClusters, clusterFactBudget, type ClusterSizes } from "../../domain/clusters.js"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Fact } from "../../domain/fact.js"
 import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, Page } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { factMap, type FactRow, toFact } from "./projection.js"
 
 /**
@@ -38,7 +38,8 @@ export const important = (
  * every component and lists its ids oldest first (cheap: no fact is mapped); the clusters that fit
  * the answer are chosen here (domain/clusters.ts), and only their facts are read in full.
  */
-export const clusterSizesQuery = `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
+export const clusterSizesQuery =
+  `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
   `YIELD node, componentId ` +
   `WITH componentId, node ORDER BY node.created_at ` +
   `WITH componentId, collect(node.id) AS ids, min(node.created_at) AS first ` +
@@ -62,47 +63,54 @@ export const clusters = Effect.fn("FactStore.clusters")(function*(
     readonly after?: readonly [number, number] | null | undefined
   }
 ) {
-    const budget = yield* currentBudget()
-    const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
-    const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
-    const after = options.after ?? null
-    const chosen = chooseClusters(all, { limit: options.limit, perCluster: options.factsPerCluster, budget: clusterFactBudget, after })
-    // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
-    // facts fill a reply long before the 2,000 that the fact budget allows.
-    const ids = chosen.flatMap((c) => c.ids)
-    const byId = new Map<string, Fact>()
-    let cost = 0
-    for (let i = 0; i < ids.length && cost <= budget; i += factBatch) {
-      const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
-      for (const r of rows) {
-        const fact = toFact(r.fact)
-        byId.set(fact.id, fact)
-        cost += replyCost(fact) + 1
-      }
-    }
-    const skipped = after === null ? 0 : all.filter((c) => c.size > after[0] || (c.size === after[0] && c.first <= after[1])).length
-    const shaped = chosen.map((c, i): Cluster => ({
-      id: skipped + i + 1,
-      size: c.size,
-      facts: c.ids.flatMap((id) => {
-        const fact = byId.get(id)
-        return fact === undefined ? [] : [fact]
-      })
-    }))
-    // Whole clusters only (a cluster whose facts were not all read is left for the next page), but
-    // always the first, cut to the facts that fit.
-    const whole = shaped.findIndex((c, i) => i > 0 && c.facts.length < chosen[i]!.ids.length)
-    const complete = whole === -1 ? shaped : shaped.slice(0, whole)
-    const kept = complete.slice(0, fitting(complete, budget))
-    const first = kept[0]
-    if (kept.length === 1 && first !== undefined && replyCost(first) > budget) {
-      kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, Math.max(budget - 100, 0))) }
-    }
-    const last = chosen[kept.length - 1]
-    const result: Clusters = {
-      total: all.length,
-      clusters: kept,
-      nextCursor: last !== undefined && skipped + kept.length < all.length ? encodeCursor([last.size, last.first]) : null
-    }
-    return result
+  const budget = yield* currentBudget()
+  const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
+  const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
+  const after = options.after ?? null
+  const chosen = chooseClusters(all, {
+    limit: options.limit,
+    perCluster: options.factsPerCluster,
+    budget: clusterFactBudget,
+    after
   })
+  // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
+  // facts fill a reply long before the 2,000 that the fact budget allows.
+  const ids = chosen.flatMap((c) => c.ids)
+  const byId = new Map<string, Fact>()
+  let cost = 0
+  for (let i = 0; i < ids.length && cost <= budget; i += factBatch) {
+    const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
+    for (const r of rows) {
+      const fact = toFact(r.fact)
+      byId.set(fact.id, fact)
+      cost += replyCost(fact) + 1
+    }
+  }
+  const skipped = after === null
+    ? 0
+    : all.filter((c) => c.size > after[0] || (c.size === after[0] && c.first <= after[1])).length
+  const shaped = chosen.map((c, i): Cluster => ({
+    id: skipped + i + 1,
+    size: c.size,
+    facts: c.ids.flatMap((id) => {
+      const fact = byId.get(id)
+      return fact === undefined ? [] : [fact]
+    })
+  }))
+  // Whole clusters only (a cluster whose facts were not all read is left for the next page), but
+  // always the first, cut to the facts that fit.
+  const whole = shaped.findIndex((c, i) => i > 0 && c.facts.length < chosen[i]!.ids.length)
+  const complete = whole === -1 ? shaped : shaped.slice(0, whole)
+  const kept = complete.slice(0, fitting(complete, budget))
+  const first = kept[0]
+  if (kept.length === 1 && first !== undefined && replyCost(first) > budget) {
+    kept[0] = { ...first, facts: first.facts.slice(0, fitting(first.facts, Math.max(budget - 100, 0))) }
+  }
+  const last = chosen[kept.length - 1]
+  const result: Clusters = {
+    total: all.length,
+    clusters: kept,
+    nextCursor: last !== undefined && skipped + kept.length < all.length ? encodeCursor([last.size, last.first]) : null
+  }
+  return result
+})

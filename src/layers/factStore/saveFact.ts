@@ -2,9 +2,9 @@ import { Effect } from "effect"
 import { normaliseContent } from "../../domain/content.js"
 import { FactNotFound, InvalidInput } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { forkSiblingsShown } from "../../domain/rules.js"
 import type { NewFact, Saved } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
 import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
 
@@ -17,7 +17,9 @@ import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
  */
 const sameOrNew = (carry: ReadonlyArray<string>) =>
   `OPTIONAL MATCH (earlier:Fact {id: $id}) ` +
-  `WITH ${[...carry, "earlier"].join(", ")}, head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent ` +
+  `WITH ${
+    [...carry, "earlier"].join(", ")
+  }, head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent ` +
   `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
   `coalesce(earlier_parent, '') = coalesce($parentId, ''))`
 
@@ -51,7 +53,9 @@ const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
   `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
   `WITH f, differing, same, ${factMap("p")} AS parent ` +
   `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
-  `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${childMap("x", "parent")}] AS duplicate`
+  `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${
+    childMap("x", "parent")
+  }] AS duplicate`
 
 interface Row {
   readonly fact: FactRow
@@ -71,25 +75,25 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
   )
 
 export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
-    const norm = normaliseContent(input.content)
-    const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
-      id: input.id,
-      content: input.content,
-      norm,
-      writtenBy: input.writtenBy,
-      sessionId: input.sessionId,
-      parentId: input.parentId,
-      shown: forkSiblingsShown,
-      now
-    })
-    const row = rows[0]
-    if (row === undefined) return yield* noRow(db, input)
-    const duplicate = row.duplicate[0]
-    const saved: Saved = {
-      fact: toFact(row.fact),
-      forkSiblings: row.siblings.map(toFact),
-      siblingsTotal: row.siblingsTotal,
-      duplicateOf: duplicate === undefined ? null : toFact(duplicate)
-    }
-    return saved
+  const norm = normaliseContent(input.content)
+  const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
+    id: input.id,
+    content: input.content,
+    norm,
+    writtenBy: input.writtenBy,
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    shown: forkSiblingsShown,
+    now
   })
+  const row = rows[0]
+  if (row === undefined) return yield* noRow(db, input)
+  const duplicate = row.duplicate[0]
+  const saved: Saved = {
+    fact: toFact(row.fact),
+    forkSiblings: row.siblings.map(toFact),
+    siblingsTotal: row.siblingsTotal,
+    duplicateOf: duplicate === undefined ? null : toFact(duplicate)
+  }
+  return saved
+})

@@ -29,7 +29,8 @@ const otherTextLength = 160
  * As of a time, facts and decisions stamped after it are left out, but the text score is today's
  * (the index ranks by the words of every fact it holds now).
  */
-export const searchQueryFor = (asOf: boolean) => `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
+export const searchQueryFor = (asOf: boolean) =>
+  `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
   `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i ORDER BY k DESC, i DESC LIMIT $window ` +
   `WITH node AS f, k, i ` +
   `WHERE ($afterK IS NULL OR k < $afterK OR (k = $afterK AND i < $afterI)) ` +
@@ -96,8 +97,16 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
         hit: {
           fact: toFact(r.fact),
           score: r.k / 1000,
-          superseded_by: [...r.lost].sort(byTime).map((d) => ({ winner_id: d.id, winner_content: short(d.content), ...decided(d) })),
-          supersedes: [...r.won].sort(byTime).map((d) => ({ loser_id: d.id, loser_content: short(d.content), ...decided(d) }))
+          superseded_by: [...r.lost].sort(byTime).map((d) => ({
+            winner_id: d.id,
+            winner_content: short(d.content),
+            ...decided(d)
+          })),
+          supersedes: [...r.won].sort(byTime).map((d) => ({
+            loser_id: d.id,
+            loser_content: short(d.content),
+            ...decided(d)
+          }))
         }
       }))
     )

@@ -1,0 +1,34 @@
+import * as effectEslint from "@effect/eslint-plugin"
+import eslint from "@eslint/js"
+import tseslint from "typescript-eslint"
+
+// Effect's own house format (dprint through @effect/eslint-plugin) over the TypeScript we write.
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "**/*.mjs", "**/*.js"] },
+  eslint.configs.recommended,
+  tseslint.configs.recommended,
+  ...effectEslint.configs.dprint,
+  {
+    rules: {
+      // Relay's rules match control characters on purpose: unstorable text, secret folding, escaping.
+      "no-control-regex": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }]
+    }
+  },
+  {
+    // Tests read structuredContent loosely; decoding it with the output Schemas replaces these casts.
+    files: ["test/**", "bench/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "warn" }
+  }
+)
