@@ -21,6 +21,7 @@ const returning = (text: string) =>
     annotations: readOnly("test"),
     input: Schema.Struct({}),
     output: Schema.Struct({ text: Schema.String }),
+    render: (o) => [o.text],
     handler: () => Effect.succeed({ text })
   })
 
