@@ -27,11 +27,8 @@ export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), nex
 
 export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict), next_cursor: NextCursor })
 
-export const ResolveConflictOutput = Schema.Struct({
-  outcome: Schema.Literal("supersede", "compatible"),
-  winner: Schema.optional(Fact),
-  loser: Schema.optional(Fact),
-  facts: Schema.optional(Schema.Array(Fact).annotations({ description: "The compatible pair (outcome compatible)" })),
+/** What every resolution answers besides its facts: why, by whom, when, and what it left stale. */
+const resolutionFields = {
   reason: Schema.String,
   resolved_by: Schema.String,
   created_at: Schema.String,
@@ -40,6 +37,14 @@ export const ResolveConflictOutput = Schema.Struct({
   stale_next_cursor: NextCursor.annotations({
     description: "More stale facts: pass as cursor to relay_get_impact with fact_id = the loser; null if none"
   })
+}
+
+export const ResolveConflictOutput = Schema.Struct({
+  outcome: Schema.Literal("supersede", "compatible"),
+  winner: Schema.optional(Fact),
+  loser: Schema.optional(Fact),
+  facts: Schema.optional(Schema.Array(Fact).annotations({ description: "The compatible pair (outcome compatible)" })),
+  ...resolutionFields
 })
 
 /** What a supersede outcome answers: ResolveConflictOutput with its winner and loser present. */
@@ -47,14 +52,7 @@ export const SupersedeOutput = Schema.Struct({
   outcome: Schema.Literal("supersede"),
   winner: Fact,
   loser: Fact,
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String,
-  already_resolved: Schema.Boolean,
-  stale: Schema.Array(Dependent),
-  stale_next_cursor: NextCursor.annotations({
-    description: "More stale facts: pass as cursor to relay_get_impact with fact_id = the loser; null if none"
-  })
+  ...resolutionFields
 })
 
 export const RetractFactOutput = Schema.Struct({
