@@ -27,11 +27,12 @@ export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), nex
 
 export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict), next_cursor: NextCursor })
 
+/** Why, by whom and when a resolution was made. */
+const decidedFields = { reason: Schema.String, resolved_by: Schema.String, created_at: Schema.String }
+
 /** What every resolution answers besides its facts: why, by whom, when, and what it left stale. */
 const resolutionFields = {
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String,
+  ...decidedFields,
   already_resolved: Schema.Boolean,
   stale: Schema.Array(Dependent),
   stale_next_cursor: NextCursor.annotations({
@@ -96,16 +97,12 @@ export const ErrorOutput = Schema.Struct({
 const LostTo = Schema.Struct({
   winner_id: Schema.String,
   winner_content: Schema.String.annotations({ description: "The winner's text, cut at 160 characters" }),
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String
+  ...decidedFields
 })
 const WonOver = Schema.Struct({
   loser_id: Schema.String,
   loser_content: Schema.String.annotations({ description: "The loser's text, cut at 160 characters" }),
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String
+  ...decidedFields
 })
 
 export const SearchHit = Schema.Struct({
