@@ -13,7 +13,6 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
-import { normaliseContent } from "../src/domain/content.js"
 import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
 import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
@@ -22,6 +21,7 @@ import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
 import { startServer } from "../test/support/falkordbServer.js"
+import { createBuildsOn, createFacts, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
 
 const N = Number(process.env.BENCH_FACTS ?? 100_000)
 const RUNS = 15
@@ -41,14 +41,8 @@ const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rand() * xs.length)]!
 const writers = ["claude-desktop", "cursor", "zed", "claude-code", "windsurf"]
 const topics = ["auth", "billing", "search", "storage", "deploy", "observability", "api", "ui", "queue", "cache"]
 
-interface Row {
-  id: string
-  content: string
-  norm: string
-  written_by: string
-  session_id: string
-  created_at: number
-  parent: string | null
+interface Row extends StoredFact {
+  readonly parent: string | null
 }
 
 /** A year of work ending a minute ago: ~2% new threads, mostly chains, 8% branches, 2% duplicates. */
@@ -61,7 +55,7 @@ const generate = (end: number) => {
   const threadOf = new Map<string, Array<Row>>()
   for (let i = 0; i < N; i++) {
     const writer = pick(writers)
-    const base = { written_by: writer, session_id: `${writer}-${Math.floor(i / 40)}`, created_at: start + i * step }
+    const session = `${writer}-${Math.floor(i / 40)}`
     let parent: Row | null = null
     if (threads.length > 0 && rand() > 0.02) {
       const thread = threads[threads.length - 1 - Math.floor(rand() * Math.min(threads.length, 60))]!
@@ -73,7 +67,10 @@ const generate = (end: number) => {
       // Another assistant saying the same thing in other words: case and whitespace only.
       content = `  ${pick(siblings).content.toUpperCase().replace(/ /g, "   ")} `
     }
-    const row: Row = { id: randomUUID(), content, norm: normaliseContent(content), ...base, parent: parent?.id ?? null }
+    const row: Row = {
+      ...storedFact(randomUUID(), content, writer, session, start + i * step),
+      parent: parent?.id ?? null
+    }
     rows.push(row)
     if (parent === null) {
       rootOf(row)
@@ -165,30 +162,10 @@ const main = async () => {
       const batch = 5000
       // Parents with two children that differ after normalising get a ForkMark, as relay_save_fact leaves them.
       const forked = [...children].filter(([, kids]) => new Set(kids.map((k) => k.norm)).size > 1).map(([p]) => p)
-      for (let i = 0; i < rows.length; i += batch) {
-        const part = rows.slice(i, i + batch).map(({ parent: _p, ...r }) => r)
-        yield* Effect.promise(() =>
-          graph.query(
-            `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, session_id: r.session_id, created_at: r.created_at})`,
-            { params: { rows: part as never } }
-          )
-        )
-      }
-      for (let i = 0; i < forked.length; i += batch) {
-        yield* Effect.promise(() =>
-          graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {
-            params: { ids: forked.slice(i, i + batch) as never }
-          })
-        )
-      }
-      const links = rows.filter((r) => r.parent !== null).map((r) => ({ c: r.id, p: r.parent }))
-      for (let i = 0; i < links.length; i += batch) {
-        yield* Effect.promise(() =>
-          graph.query("UNWIND $links AS e MATCH (c:Fact {id: e.c}), (p:Fact {id: e.p}) CREATE (c)-[:BUILDS_ON]->(p)", {
-            params: { links: links.slice(i, i + batch) as never }
-          })
-        )
-      }
+      yield* Effect.promise(() => createFacts(graph, rows.map(({ parent: _p, ...r }) => r)))
+      yield* Effect.promise(() => markForks(graph, forked))
+      const links = rows.flatMap((r) => r.parent === null ? [] : [[r.id, r.parent] as const])
+      yield* Effect.promise(() => createBuildsOn(graph, links))
       for (let i = 0; i < edges.length; i += batch) {
         yield* Effect.promise(() =>
           graph.query(

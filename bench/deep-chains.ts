@@ -15,8 +15,8 @@ import { Effect, Schema } from "effect"
 import type { Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../src/domain/chainPaging.js"
-import { normaliseContent } from "../src/domain/content.js"
 import { FactStore } from "../src/services/FactStore.js"
+import { createBuildsOn, createFacts, storedFact } from "./bulkLoad.js"
 import { bareClient, openDatabase } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
 import { type Recorded, recordedRelay } from "./relay.js"
@@ -34,7 +34,7 @@ const { recorder, runtime } = recordedRelay(db, graphName)
 
 const fact = (id: string, i: number, at: number, what: string) => {
   const content = `${what} step ${i}: keep the retry budget at ${i % 7} tries and log every give-up with its cause.`
-  return { id, content, norm: normaliseContent(content), written_by: "bench", session_id: "bench:deep", created_at: at }
+  return storedFact(id, content, "bench", "bench:deep", at)
 }
 
 const addShapes = async (g: Graph, start: number) => {
@@ -43,22 +43,11 @@ const addShapes = async (g: Graph, start: number) => {
   const wide = Array.from({ length: WIDTH }, (_, i) => fact(randomUUID(), i, start + DEPTH + 1 + i, "wide"))
   const winner = fact(randomUUID(), 0, start + DEPTH + WIDTH + 1, "winner")
   const all = [...chain, wideRoot, ...wide, winner]
-  for (let i = 0; i < all.length; i += 5000) {
-    await g.query(
-      `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-        `session_id: r.session_id, created_at: r.created_at})`,
-      { params: { rows: all.slice(i, i + 5000) as never } }
-    )
-  }
-  const links = [
-    ...chain.slice(1).map((f, i) => [f.id, chain[i]!.id]),
-    ...wide.map((f) => [f.id, wideRoot.id])
-  ]
-  for (let i = 0; i < links.length; i += 5000) {
-    await g.query(`UNWIND $e AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`, {
-      params: { e: links.slice(i, i + 5000) as never }
-    })
-  }
+  await createFacts(g, all)
+  await createBuildsOn(g, [
+    ...chain.slice(1).map((f, i) => [f.id, chain[i]!.id] as const),
+    ...wide.map((f) => [f.id, wideRoot.id] as const)
+  ])
   await g.query(
     `MATCH (w:Fact {id: $w}), (l:Fact {id: $l}) ` +
       `CREATE (w)-[:SUPERSEDES {reason: 'bench', resolved_by: 'bench', created_at: $at, call_id: 'bench'}]->(l)`,

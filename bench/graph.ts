@@ -1,21 +1,13 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
-import { normaliseContent } from "../src/domain/content.js"
 import { ensureSchema } from "../src/layers/graphIndexes.js"
+import { batches, createBuildsOn, createFacts, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
 
 /**
  * A realistic shared memory: many threads of varied depth and branching, forks under some
  * parents, duplicates, resolved forks whose losers leave stale branches behind, several writers
  * and sessions, timestamps spread over four weeks. Deterministic for a given size.
  */
-export interface FactRow {
-  readonly id: string
-  readonly content: string
-  readonly norm: string
-  readonly written_by: string
-  readonly session_id: string
-  readonly created_at: number
-}
 export interface Supersedes {
   readonly from: string
   readonly to: string
@@ -24,7 +16,7 @@ export interface Supersedes {
   readonly created_at: number
 }
 export interface GeneratedGraph {
-  readonly facts: ReadonlyArray<FactRow>
+  readonly facts: ReadonlyArray<StoredFact>
   /** [child, parent] */
   readonly buildsOn: ReadonlyArray<readonly [string, string]>
   readonly supersedes: ReadonlyArray<Supersedes>
@@ -102,7 +94,7 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
   const start = endAt - 28 * day
   const step = (28 * day) / size
 
-  const facts: Array<FactRow> = []
+  const facts: Array<StoredFact> = []
   const buildsOn: Array<readonly [string, string]> = []
   const parentOf = new Map<string, string>()
   const children = new Map<string, Array<number>>()
@@ -147,14 +139,7 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
       content = `  ${twin.content.toUpperCase().replace(/ /g, "  ")} `
       duplicates++
     }
-    facts.push({
-      id,
-      content,
-      norm: normaliseContent(content),
-      written_by: writer,
-      session_id: session,
-      created_at: createdAt
-    })
+    facts.push(storedFact(id, content, writer, session, createdAt))
     const t = parent === null ? threads.length - 1 : threadOf[parent] as number
     threads[t]!.push(i)
     threadOf.push(t)
@@ -217,34 +202,15 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
   }
 }
 
-const batches = <A>(xs: ReadonlyArray<A>, n: number): Array<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n))
-
 /** The app's own schema (indexes + unique id), then batched UNWINDs in the exact shape saveFact/resolve write. */
 export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGraph) => {
   const graph = client.selectGraph(name)
   await Effect.runPromise(ensureSchema(graph))
-  for (const rows of batches(g.facts, 5000)) {
-    await graph.query(
-      `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-        `session_id: r.session_id, created_at: r.created_at})`,
-      { params: { rows: rows as never } }
-    )
-  }
-  // As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark.
+  await createFacts(graph, g.facts)
   // Known from the generator (finding them afterwards with one aggregate over every BUILDS_ON edge
   // took ~12 s at 100k facts).
-  for (const ids of batches([...g.forked], 5000)) {
-    await graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {
-      params: { ids: ids as never }
-    })
-  }
-  for (const edges of batches(g.buildsOn, 5000)) {
-    await graph.query(
-      `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`,
-      { params: { edges: edges as never } }
-    )
-  }
+  await markForks(graph, [...g.forked])
+  await createBuildsOn(graph, g.buildsOn)
   for (const edges of batches(g.supersedes, 5000)) {
     await graph.query(
       `UNWIND $edges AS e MATCH (w:Fact {id: e.from}), (l:Fact {id: e.to}) ` +

@@ -10,51 +10,24 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { type BenchDatabase, openDatabase, relayEnv } from "./db.js"
 import { stdioClient } from "./relay.js"
+import { startHttpRelay, tokenCommand } from "./relayProcess.js"
 import { type Stats, summarise } from "./sampler.js"
 
-const serverEntry = fileURLToPath(new URL("../dist/server.js", import.meta.url))
-const tokenCli = fileURLToPath(new URL("../dist/cli/token.js", import.meta.url))
-
 export type HttpVsStdio = Record<"save" | "context", { readonly stdio: Stats; readonly http: Stats }>
-
-/** Starts `relay --http` on a free loopback port and resolves its /mcp address once it says ready. */
-const startHttpServer = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, [serverEntry, "--http"], {
-    env: { ...env, RELAY_HTTP_PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  const url = new Promise<string>((resolve, reject) => {
-    let err = ""
-    child.stderr.on("data", (c: Buffer) => {
-      err = (err + c.toString()).slice(-8000)
-      const m = /ready on (http:\/\/\S+\/mcp)/.exec(err)
-      if (m !== null) resolve(m[1]!)
-    })
-    child.once("exit", () => reject(new Error(err)))
-  })
-  return { child, url }
-}
 
 export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<HttpVsStdio> => {
   const workspace = `bench-${randomBytes(3).toString("hex")}`
   const env = { ...relayEnv(db, `relay_ws_${workspace}`), RELAY_TOKEN_GRAPH: `relay_tokens_${workspace}` }
-  const token =
-    (await promisify(execFile)(process.execPath, [tokenCli, "create", "--name", "bench", "--workspace", workspace], {
-      env
-    }))
-      .stdout.trim()
-  const server = startHttpServer(env)
+  const token = (await tokenCommand(env, ["create", "--name", "bench", "--workspace", workspace])).stdout
+  const server = await startHttpRelay(env)
   const httpClient = new Client({ name: "relay-bench", version: "0.0.0" })
   const stdio = await stdioClient(env)
   try {
     await httpClient.connect(
-      new StreamableHTTPClientTransport(new URL(await server.url), {
+      new StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers: { authorization: `Bearer ${token}` } }
       })
     )
@@ -103,16 +76,8 @@ export const httpVsStdio = async (db: BenchDatabase, calls: number): Promise<Htt
   } finally {
     await httpClient.close().catch(() => undefined)
     await stdio.close().catch(() => undefined)
-    // Waited for, before the caller stops the database: a server still shutting down against a
-    // stopped database was once left running.
-    const exited = new Promise<void>((resolve) => {
-      if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve()
-      server.child.once("exit", () => resolve())
-    })
-    server.child.kill("SIGTERM")
-    const forced = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
-    await exited
-    clearTimeout(forced)
+    // Waited for, before the caller stops the database.
+    await server.stop()
   }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Makes sure the embedded FalkorDB can run on this machine (run before `npm test`).
+// Makes sure the embedded FalkorDB can run on this machine (run before `npm test`, after `npm run build`).
 //
 // Relay's embedded default needs the FalkorDB module (the optional package
 // @falkordblite/linux-x64, Linux x64 only) and a server to load it: the
@@ -11,11 +11,11 @@
 // also makes sure valkey-sentinel is there, installing it beside valkey-server the same way.
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Option } from "effect"
 
-const MODULE_PACKAGE = "@falkordblite/linux-x64"
 const BACKPORTS_LIST = "/etc/apt/sources.list.d/bookworm-backports.list"
 const BACKPORTS_LINE = "deb http://deb.debian.org/debian bookworm-backports main"
 const DOCKER = "start FalkorDB with `docker compose up -d` (see .env.example) and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD"
@@ -44,38 +44,20 @@ const externalDatabase = () => {
   }
 }
 
-const findModule = () => {
-  try {
-    const manifest = createRequire(join(root, "package.json")).resolve(`${MODULE_PACKAGE}/package.json`)
-    const so = join(dirname(manifest), "bin", "falkordb.so")
-    return existsSync(so) ? so : undefined
-  } catch {
-    return undefined
-  }
+/**
+ * Finding the module and a server that runs it is Relay's own code (src/layers/embedded/serverBinary.ts),
+ * used here from the build, so this script and the embedded launcher never disagree on what runs.
+ */
+const serverBinary = () => {
+  const built = join(root, "dist", "layers", "embedded", "serverBinary.js")
+  if (!existsSync(built)) fail("Relay is not built: run `npm run build` first (`npm run setup-db` does).")
+  return import(pathToFileURL(built).href)
 }
-
-const supportsFalkor = (version) => {
-  const [major = 0, minor = 0] = version.split(".").map(Number)
-  return major > 7 || (major === 7 && minor >= 2)
-}
-
-/** `<command> --version` → "8.0.1" when it runs and is 7.2+, else undefined. */
-const probe = (command) => {
-  const r = spawnSync(command, ["--version"], { encoding: "utf8", timeout: 5000 })
-  if (r.status !== 0) return undefined
-  const version = /\bv=(\d+\.\d+\.\d+)/.exec(r.stdout ?? "")?.[1]
-  return version !== undefined && supportsFalkor(version) ? version : undefined
-}
-
-const findServer = (modulePath) => {
-  const candidates = [join(dirname(modulePath), "redis-server"), "valkey-server", "redis-server"]
-  for (const command of candidates) {
-    if (command.includes("/") && !existsSync(command)) continue
-    const version = probe(command)
-    if (version !== undefined) return { command, version }
-  }
-  return undefined
-}
+const runNode = (effect) => Effect.runPromise(Effect.provide(effect, NodeContext.layer))
+const findModule = async () => Option.getOrUndefined(await runNode((await serverBinary()).findModule))
+/** The first server that runs FalkorDB here, `{ command, version }`, or undefined. */
+const findServer = async () =>
+  Option.getOrUndefined(await runNode(Effect.option((await serverBinary()).findServerBinary)))
 
 const osRelease = () => {
   try {
@@ -147,15 +129,15 @@ if (!forTests && !sentinel && externalDatabase()) {
   process.exit(0)
 }
 
-const modulePath = findModule()
+const modulePath = await findModule()
 if (modulePath === undefined) {
   fail(
-    `the FalkorDB module (${MODULE_PACKAGE}, Linux x64 only) is not installed for ${process.platform}-${process.arch}, ` +
+    `the FalkorDB module (${(await serverBinary()).MODULE_PACKAGE}, Linux x64 only) is not installed for ${process.platform}-${process.arch}, ` +
       `so ${DOCKER}.`
   )
 }
 
-const found = findServer(modulePath)
+const found = await findServer()
 const sentinelMissing = sentinel && !hasSentinel()
 if (found !== undefined && !sentinelMissing && !dryRun) {
   say(`FalkorDB runs on ${found.command} ${found.version} with ${modulePath}${sentinel ? "; valkey-sentinel is there" : ""}.`)
@@ -195,7 +177,7 @@ for (const command of plan.commands) run(command)
 quietPackagedService()
 if (dryRun) process.exit(0)
 
-const installed = findServer(modulePath)
+const installed = await findServer()
 if (installed === undefined) fail(`valkey-server was installed but does not run here; ${DOCKER}.`)
 if (sentinel && !hasSentinel()) fail("valkey-sentinel was installed but does not run here.")
 say(`installed: FalkorDB runs on ${installed.command} ${installed.version}.`)

@@ -3,7 +3,7 @@ import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } fr
 import { FactContent, Reason, RetractReason } from "./content.js"
 import { StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
-import { Cursor, MaxTokens, pageLimit } from "./paging.js"
+import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
@@ -111,17 +111,7 @@ export const BriefingInput = Schema.Struct({
 
 export const ImportantFactsInput = Schema.Struct({ limit: pageLimit(10, 100), cursor, max_tokens: MaxTokens })
 
-const atMost = (max: number, what: string) =>
-  Schema.optional(
-    Schema.Int.pipe(
-      Schema.between(1, max),
-      Schema.annotations({
-        message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
-        description: what,
-        jsonSchema: { type: "integer", minimum: 1, maximum: max, description: what }
-      })
-    )
-  )
+const atMost = (max: number, what: string) => Schema.optional(wholeNumber(1, max, what, { minimum: 1, maximum: max }))
 
 /**
  * Not in the contract's table (which lists no input): both are optional and, left out, every

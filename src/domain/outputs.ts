@@ -27,19 +27,25 @@ export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), nex
 
 export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict), next_cursor: NextCursor })
 
-export const ResolveConflictOutput = Schema.Struct({
-  outcome: Schema.Literal("supersede", "compatible"),
-  winner: Schema.optional(Fact),
-  loser: Schema.optional(Fact),
-  facts: Schema.optional(Schema.Array(Fact).annotations({ description: "The compatible pair (outcome compatible)" })),
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String,
+/** Why, by whom and when a resolution was made. */
+const decidedFields = { reason: Schema.String, resolved_by: Schema.String, created_at: Schema.String }
+
+/** What every resolution answers besides its facts: why, by whom, when, and what it left stale. */
+const resolutionFields = {
+  ...decidedFields,
   already_resolved: Schema.Boolean,
   stale: Schema.Array(Dependent),
   stale_next_cursor: NextCursor.annotations({
     description: "More stale facts: pass as cursor to relay_get_impact with fact_id = the loser; null if none"
   })
+}
+
+export const ResolveConflictOutput = Schema.Struct({
+  outcome: Schema.Literal("supersede", "compatible"),
+  winner: Schema.optional(Fact),
+  loser: Schema.optional(Fact),
+  facts: Schema.optional(Schema.Array(Fact).annotations({ description: "The compatible pair (outcome compatible)" })),
+  ...resolutionFields
 })
 
 /** What a supersede outcome answers: ResolveConflictOutput with its winner and loser present. */
@@ -47,14 +53,7 @@ export const SupersedeOutput = Schema.Struct({
   outcome: Schema.Literal("supersede"),
   winner: Fact,
   loser: Fact,
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String,
-  already_resolved: Schema.Boolean,
-  stale: Schema.Array(Dependent),
-  stale_next_cursor: NextCursor.annotations({
-    description: "More stale facts: pass as cursor to relay_get_impact with fact_id = the loser; null if none"
-  })
+  ...resolutionFields
 })
 
 export const RetractFactOutput = Schema.Struct({
@@ -98,16 +97,12 @@ export const ErrorOutput = Schema.Struct({
 const LostTo = Schema.Struct({
   winner_id: Schema.String,
   winner_content: Schema.String.annotations({ description: "The winner's text, cut at 160 characters" }),
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String
+  ...decidedFields
 })
 const WonOver = Schema.Struct({
   loser_id: Schema.String,
   loser_content: Schema.String.annotations({ description: "The loser's text, cut at 160 characters" }),
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: Schema.String
+  ...decidedFields
 })
 
 export const SearchHit = Schema.Struct({

@@ -41,23 +41,28 @@ export const cursorNumbers = (key: CursorKey | undefined, n: number) =>
 export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
 
 /**
+ * A whole number from `min` to `max`, `what` as its description. One message for every way to miss
+ * ("5", 1.5, 0 and max+1 all get the rule, never the value); `keywords` are its JSON Schema's own.
+ */
+export const wholeNumber = (min: number, max: number, what: string, keywords: Record<string, number>) =>
+  Schema.Int.pipe(
+    Schema.between(min, max),
+    Schema.annotations({
+      message: () => ({ message: `must be a whole number from ${min} to ${max}`, override: true }),
+      description: what,
+      jsonSchema: { type: "integer", ...keywords, description: what }
+    })
+  )
+
+/**
  * The `limit` input field of a list: a whole number from 1 to `max`, `fallback` when left out.
- * The JSON Schema carries a top-level `type` and the `default`, so every client sends a number.
+ * The JSON Schema carries a top-level `type` and the `default`, so every client sends a number;
+ * the range and default are the schema's own keywords: the description does not repeat them.
  */
 export const pageLimit = (fallback: number, max: number, what = "Page size") =>
-  Schema.optionalWith(
-    Schema.Int.pipe(
-      Schema.between(1, max),
-      Schema.annotations({
-        // One message for every way to miss: "5", 1.5, 0 and max+1 all get the rule, never the value.
-        message: () => ({ message: `must be a whole number from 1 to ${max}`, override: true }),
-        // The range and default are the schema's own keywords: the description does not repeat them.
-        description: what,
-        jsonSchema: { type: "integer", minimum: 1, maximum: max, default: fallback, description: what }
-      })
-    ),
-    { default: () => fallback }
-  )
+  Schema.optionalWith(wholeNumber(1, max, what, { minimum: 1, maximum: max, default: fallback }), {
+    default: () => fallback
+  })
 
 /** The `next_cursor` output field: null on the last page. */
 export const NextCursor = Schema.NullOr(Schema.String).annotations({
@@ -141,13 +146,4 @@ export const currentBudget = (cap = replyBudgetBytes): Effect.Effect<number> =>
 
 const tokensMax = 100_000
 /** The `max_tokens` input of a list tool. */
-export const MaxTokens = Schema.optional(
-  Schema.Int.pipe(
-    Schema.between(100, tokensMax),
-    Schema.annotations({
-      message: () => ({ message: `must be a whole number from 100 to ${tokensMax}`, override: true }),
-      description: "Token budget",
-      jsonSchema: { type: "integer", minimum: 100, description: "Token budget" }
-    })
-  )
-)
+export const MaxTokens = Schema.optional(wholeNumber(100, tokensMax, "Token budget", { minimum: 100 }))

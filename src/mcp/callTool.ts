@@ -56,16 +56,35 @@ const withTokenBudget = <A, E, R>(input: unknown, handler: Effect.Effect<A, E, R
 
 type Decoder = (args: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 
-/** Each tool's decoder, made on its first call and kept, not re-derived from the schema per call. */
-const decoders = new WeakMap<AnyTool, Decoder>()
-const decoderOf = (tool: AnyTool): Decoder => {
-  let decode = decoders.get(tool)
-  if (decode === undefined) {
-    decode = Schema.decodeUnknown(tool.input, { onExcessProperty: "error", errors: "first" })
-    decoders.set(tool, decode)
+type Encoder = (output: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+
+/** One function per tool, made on its first call and kept, not re-derived from the schema per call. */
+const perTool = <F>(make: (tool: AnyTool) => F) => {
+  const made = new WeakMap<AnyTool, F>()
+  return (tool: AnyTool): F => {
+    let f = made.get(tool)
+    if (f === undefined) {
+      f = make(tool)
+      made.set(tool, f)
+    }
+    return f
   }
-  return decode
 }
+
+const decoderOf = perTool((tool): Decoder =>
+  Schema.decodeUnknown(tool.input, { onExcessProperty: "error", errors: "first" })
+)
+
+/**
+ * structuredContent is the output encoded with the tool's output Schema, the shape its listed
+ * outputSchema promises. An output the Schema refuses is a bug in Relay: a defect, so `internal`.
+ */
+const encoderOf = perTool((tool): Encoder => Schema.encodeUnknown(tool.output, { errors: "first" }))
+const encodeOutput = (tool: AnyTool) => (output: unknown) =>
+  encoderOf(tool)(output).pipe(
+    Effect.orDie,
+    Effect.map((encoded) => ({ output, encoded: encoded as Record<string, unknown> }))
+  )
 
 export const decodeInput = (tool: AnyTool, args: unknown) =>
   decoderOf(tool)(args ?? {}).pipe(
@@ -142,14 +161,15 @@ export const callTool = (tool: AnyTool, args: unknown) =>
     Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
     applyPolicies,
     Effect.provideService(ToolCall, { id: randomUUID() }),
+    Effect.flatMap(encodeOutput(tool)),
     Effect.exit,
     Effect.flatMap((exit) =>
       Exit.match(exit, {
-        onSuccess: (output): Effect.Effect<ToolResult> =>
+        onSuccess: ({ encoded, output }): Effect.Effect<ToolResult> =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
             boundedReply(tool.name, {
-              content: [{ type: "text", text: renderResult(tool.name, output, now) }],
-              structuredContent: output as Record<string, unknown>
+              content: [{ type: "text", text: renderResult(tool, output, now) }],
+              structuredContent: encoded
             })),
         onFailure: (cause) => {
           const error = Cause.failureOption(cause)

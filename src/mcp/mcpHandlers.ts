@@ -8,7 +8,8 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Exit, Runtime } from "effect"
+import { Exit, Runtime, Schema } from "effect"
+import { createRequire } from "node:module"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -25,7 +26,11 @@ import {
   resourceTemplates
 } from "./promptsAndResources.js"
 
-export const serverInfo = { name: "relay", version: "0.1.0" }
+/** The version clients are told is the package's own; src/mcp and dist/mcp both sit two folders below package.json. */
+const { version } = Schema.decodeUnknownSync(Schema.Struct({ version: Schema.String }))(
+  createRequire(import.meta.url)("../../package.json")
+)
+export const serverInfo = { name: "relay", version }
 
 /**
  * What holds for every tool is said here once (clients put it beside the listing), not in each

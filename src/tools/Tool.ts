@@ -3,6 +3,7 @@ import type { ToolError } from "../domain/errors.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import type { ToolCall } from "../services/ToolCall.js"
+import type { Render } from "./render/page.js"
 
 /** What a tool handler may use; the edge provides all of it. */
 export type ToolContext = FactStore | SecretScanner | ToolCall
@@ -15,13 +16,15 @@ export interface ToolAnnotations {
   readonly openWorldHint: boolean
 }
 
-/** One MCP tool: its contract (schemas, description, hints) and the program that answers it. */
+/** One MCP tool: its contract (schemas, description, hints), the program that answers it and how its answer reads. */
 export interface Tool<I, IE, O, OE> {
   readonly name: string
   readonly description: string
   readonly annotations: ToolAnnotations
   readonly input: Schema.Schema<I, IE>
   readonly output: Schema.Schema<O, OE>
+  /** The reply's text: the output for a model to read; structuredContent (the output encoded) stays the source of truth. */
+  readonly render: Render<O>
   readonly handler: (input: I) => Effect.Effect<O, ToolError, ToolContext>
 }
 

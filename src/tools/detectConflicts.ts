@@ -3,6 +3,7 @@ import { ConflictsInput } from "../domain/inputs.js"
 import { ConflictsOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderConflicts } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
@@ -12,6 +13,7 @@ export const detectConflicts = defineTool({
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,
+  render: renderConflicts,
   handler: Effect.fn("relay_detect_conflicts")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 3)
     const found = yield* (yield* FactStore).openConflicts({

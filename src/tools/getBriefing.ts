@@ -6,6 +6,7 @@ import { BriefingOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderBriefing } from "./render/briefing.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 /**
@@ -25,6 +26,7 @@ export const getBriefing = defineTool({
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,
+  render: renderBriefing,
   handler: Effect.fn("relay_get_briefing")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 7)
     const tag = at?.[6]

@@ -3,6 +3,7 @@ import { ClustersInput } from "../domain/inputs.js"
 import { ClustersOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderClusters } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const getClusters = defineTool({
@@ -11,6 +12,7 @@ export const getClusters = defineTool({
   annotations: readOnly("Get the clusters"),
   input: ClustersInput,
   output: ClustersOutput,
+  render: renderClusters,
   handler: Effect.fn("relay_get_clusters")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 2)
     const found = yield* (yield* FactStore).clusters({

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ContextInput } from "../domain/inputs.js"
 import { ContextOutput } from "../domain/outputs.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderContext } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const getContext = defineTool({
@@ -10,6 +11,7 @@ export const getContext = defineTool({
   annotations: readOnly("Get a fact's context"),
   input: ContextInput,
   output: ContextOutput,
+  render: renderContext,
   handler: Effect.fn("relay_get_context")(function*(input) {
     const chain = yield* (yield* FactStore).context(
       input.fact_id,

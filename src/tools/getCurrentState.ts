@@ -4,6 +4,7 @@ import { CurrentStateInput } from "../domain/inputs.js"
 import { CurrentStateOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderCurrentState } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const getCurrentState = defineTool({
@@ -12,6 +13,7 @@ export const getCurrentState = defineTool({
   annotations: readOnly("Get the current state"),
   input: CurrentStateInput,
   output: CurrentStateOutput,
+  render: renderCurrentState,
   handler: Effect.fn("relay_get_current_state")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 1)
     const found = yield* (yield* FactStore).currentState({

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ImpactInput } from "../domain/inputs.js"
 import { ImpactOutput } from "../domain/outputs.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderImpact } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const getImpact = defineTool({
@@ -10,6 +11,7 @@ export const getImpact = defineTool({
   annotations: readOnly("Get a fact's impact"),
   input: ImpactInput,
   output: ImpactOutput,
+  render: renderImpact,
   handler: Effect.fn("relay_get_impact")(function*(input) {
     const dependents = yield* (yield* FactStore).impact(input.fact_id, {
       limit: input.limit,

@@ -3,6 +3,7 @@ import { ImportantFactsInput } from "../domain/inputs.js"
 import { ImportantFactsOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
+import { renderImportantFacts } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 export const getImportantFacts = defineTool({
@@ -11,6 +12,7 @@ export const getImportantFacts = defineTool({
   annotations: readOnly("Get the important facts"),
   input: ImportantFactsInput,
   output: ImportantFactsOutput,
+  render: renderImportantFacts,
   handler: Effect.fn("relay_get_important_facts")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 2)
     const found = yield* (yield* FactStore).important({

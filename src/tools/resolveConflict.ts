@@ -7,6 +7,7 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { renderResolveConflict } from "./render/writes.js"
 import { defineTool } from "./Tool.js"
 
 const needs = (field: string, outcome: string) =>
@@ -27,6 +28,7 @@ export const resolveConflict = defineTool({
   },
   input: ResolveConflictInput,
   output: ResolveConflictOutput,
+  render: renderResolveConflict,
   handler: Effect.fn("relay_resolve_conflict")(function*(input) {
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner

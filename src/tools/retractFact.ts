@@ -6,6 +6,7 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { renderRetractFact } from "./render/writes.js"
 import { defineTool } from "./Tool.js"
 
 export const retractFact = defineTool({
@@ -21,6 +22,7 @@ export const retractFact = defineTool({
   },
   input: RetractFactInput,
   output: RetractFactOutput,
+  render: renderRetractFact,
   handler: Effect.fn("relay_retract_fact")(function*(input) {
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner

@@ -5,6 +5,7 @@ import { requestFactId } from "../domain/requestId.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { renderSaveFact } from "./render/writes.js"
 import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
@@ -20,6 +21,7 @@ export const saveFact = defineTool({
   },
   input: SaveFactInput,
   output: SaveFactOutput,
+  render: renderSaveFact,
   handler: Effect.fn("relay_save_fact")(function*(input) {
     const content = input.content.trim()
     const scanner = yield* SecretScanner

@@ -5,6 +5,7 @@ import { SearchInput } from "../domain/inputs.js"
 import { SearchOutput } from "../domain/outputs.js"
 import { currentBudget, type CursorKey, page } from "../domain/paging.js"
 import { FactStore, type SearchKey } from "../services/FactStore.js"
+import { renderSearch } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
 const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
@@ -25,6 +26,7 @@ export const search = defineTool({
   annotations: readOnly("Search the memory"),
   input: SearchInput,
   output: SearchOutput,
+  render: renderSearch,
   handler: Effect.fn("relay_search")(function*(input) {
     const after = yield* searchKey(input.cursor)
     const rows = yield* (yield* FactStore).search({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { quote } from "../../src/mcp/render.js"
+import { quote } from "../../src/tools/render/page.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 
 /**

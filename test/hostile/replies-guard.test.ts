@@ -6,13 +6,15 @@ import { callTool, internalMessage } from "../../src/mcp/callTool.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
-import { defineTool, readOnly } from "../../src/tools/Tool.js"
+import { type AnyTool, defineTool, readOnly } from "../../src/tools/Tool.js"
 
 /**
- * The last line of defence at the edge: whatever a tool returns, no reply over 1 MiB of JSON is sent
+ * The last lines of defence at the edge: whatever a tool returns, no reply over 1 MiB of JSON is sent
  * (it would close the client's connection); the call answers `internal` and the log says why.
  * Every list is paged well under that (see the other replies-* tests), so only a list that escaped
- * its page could reach this.
+ * its page could reach this. And structuredContent is the output encoded with the tool's output
+ * Schema: what the listed outputSchema promises and nothing more; an output the Schema refuses is
+ * Relay's bug, `internal`, with the details in the log only.
  */
 const returning = (text: string) =>
   defineTool({
@@ -21,14 +23,26 @@ const returning = (text: string) =>
     annotations: readOnly("test"),
     input: Schema.Struct({}),
     output: Schema.Struct({ text: Schema.String }),
+    render: (o) => [o.text],
     handler: () => Effect.succeed({ text })
   })
 
-const run = (text: string) =>
+const shaped = (output: unknown) =>
+  defineTool({
+    name: "relay_test_shape",
+    description: "test",
+    annotations: readOnly("test"),
+    input: Schema.Struct({}),
+    output: Schema.Struct({ count: Schema.NumberFromString }),
+    render: (o) => [`count ${o.count}`],
+    handler: () => Effect.succeed(output as { count: number })
+  })
+
+const call = (tool: AnyTool) =>
   Effect.gen(function*() {
     const logs: Array<string> = []
     const logger = Logger.make(({ message }) => logs.push(String(message)))
-    const result = yield* callTool(returning(text), {}).pipe(
+    const result = yield* callTool(tool, {}).pipe(
       Effect.provide(
         Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))
       ),
@@ -38,6 +52,7 @@ const run = (text: string) =>
     )
     return { result, logs }
   })
+const run = (text: string) => call(returning(text))
 
 it.effect("a reply over 1 MiB is never sent: internal, and the log names the tool and the size", () =>
   Effect.gen(function*() {
@@ -56,4 +71,21 @@ it.effect("a reply under the cap is sent whole", () =>
     expect(result.structuredContent).toEqual({ text: "y".repeat(400 * 1024) })
     expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(replyMaxBytes)
     expect(logs).toEqual([])
+  }))
+
+it.effect("structuredContent is the output encoded: the Schema's wire form, fields it does not list left out", () =>
+  Effect.gen(function*() {
+    const { result } = yield* call(shaped({ count: 3, internal_note: "not for the client" }))
+    expect(result.isError).toBeUndefined()
+    expect(result.structuredContent).toEqual({ count: "3" })
+    expect(result.content[0]?.text.split("\n").slice(1)).toEqual(["count 3"])
+  }))
+
+it.effect("an output its Schema refuses is internal, and the log says which tool", () =>
+  Effect.gen(function*() {
+    const { logs, result } = yield* call(shaped({ count: "three" }))
+    expect(result.isError).toBe(true)
+    expect(result.structuredContent).toEqual({ error: { code: "internal", message: internalMessage } })
+    expect(JSON.stringify(result)).not.toContain("three")
+    expect(logs.some((l) => l.startsWith("relay_test_shape: internal error"))).toBe(true)
   }))

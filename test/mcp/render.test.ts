@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { age, renderResult } from "../../src/mcp/render.js"
+import { renderResult } from "../../src/mcp/render.js"
 import { ShortIds } from "../../src/mcp/shortIds.js"
+import { getBriefing } from "../../src/tools/getBriefing.js"
+import { age } from "../../src/tools/render/page.js"
 
 const fact = (id: string, parent: string | null, content: string, created_at = "2026-12-01T10:00:00.000Z") => ({
   id,
@@ -42,7 +44,7 @@ describe("compact rendering", () => {
     const old1 = "eeeeeeee-0000-4000-8000-000000000000"
     const old2 = "ffffffff-0000-4000-8000-000000000000"
     const since = "2026-12-01T09:00:00.000Z"
-    const text = renderResult("relay_get_briefing", {
+    const text = renderResult(getBriefing, {
       as_of: "2026-12-01T13:00:00.000Z",
       since,
       new_facts: [fact(p, null, "parent text"), fact(w, p, "winner text")],

@@ -1,0 +1,66 @@
+import type { Graph } from "falkordb"
+import { normaliseContent } from "../src/domain/content.js"
+
+/**
+ * Loading a large memory in a few batched statements (saving 100k facts one tool call at a time
+ * would take hours): the same properties, edges and marks relay_save_fact writes.
+ */
+
+/** A :Fact node's stored properties, as relay_save_fact writes them. */
+export interface StoredFact {
+  readonly id: string
+  readonly content: string
+  readonly norm: string
+  readonly written_by: string
+  readonly session_id: string
+  readonly created_at: number
+}
+
+export const storedFact = (
+  id: string,
+  content: string,
+  writtenBy: string,
+  sessionId: string,
+  createdAt: number
+): StoredFact => ({
+  id,
+  content,
+  norm: normaliseContent(content),
+  written_by: writtenBy,
+  session_id: sessionId,
+  created_at: createdAt
+})
+
+export const batches = <A>(xs: ReadonlyArray<A>, n: number): Array<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n))
+
+const batch = 5000
+
+export const createFacts = async (graph: Graph, facts: ReadonlyArray<StoredFact>) => {
+  for (const rows of batches(facts, batch)) {
+    await graph.query(
+      `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+        `session_id: r.session_id, created_at: r.created_at})`,
+      { params: { rows: rows as never } }
+    )
+  }
+}
+
+/** Each edge is [child, parent]. */
+export const createBuildsOn = async (graph: Graph, edges: ReadonlyArray<readonly [string, string]>) => {
+  for (const part of batches(edges, batch)) {
+    await graph.query(
+      `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`,
+      { params: { edges: part as never } }
+    )
+  }
+}
+
+/** As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark. */
+export const markForks = async (graph: Graph, parents: ReadonlyArray<string>) => {
+  for (const ids of batches(parents, batch)) {
+    await graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {
+      params: { ids: ids as never }
+    })
+  }
+}

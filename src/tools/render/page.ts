@@ -1,0 +1,80 @@
+import type { Fact } from "../../domain/fact.js"
+
+/**
+ * Fact text as one JSON string literal: quotes, backslashes and C0 controls (line breaks too) are
+ * escaped, so stored text cannot end the quote or start a line of its own. JSON leaves raw what
+ * some readers treat as a line break (NEL U+0085, U+2028/2029), what they show as nothing while a
+ * model still reads it (C1 controls and DEL, zero-width characters, soft hyphen, word joiner, BOM,
+ * tag characters U+E0000-E007F, variation selectors, Hangul fillers: every format character and
+ * default-ignorable code point) and what reorders the line (bidi marks, overrides and isolates,
+ * U+061C). Each is escaped as `\uXXXX`, an astral one as its surrogate pair (`\udb40\udc41`), so
+ * the literal stays valid JSON. structuredContent keeps the exact text.
+ */
+const unseen = /[\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
+const escapeUnits = (c: string): string => {
+  let out = ""
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`
+  return out
+}
+export const quote = (text: string): string => JSON.stringify(text).replace(unseen, escapeUnits)
+
+const minute = 60_000
+const hour = 60 * minute
+const day = 24 * hour
+
+/**
+ * A stamp as an age ("5m ago", "3h ago", "12d ago"; a date past 60 days): a model reads
+ * "2026-12-01T13:20:46.577Z" as about twelve tokens and "3h ago" as three. structuredContent keeps
+ * the exact stamp.
+ */
+export const age = (iso: string, now: number): string => {
+  const at = Date.parse(iso)
+  if (Number.isNaN(at)) return iso
+  const ago = now - at
+  return ago < minute ? "just now" : ago < hour ?
+    `${Math.floor(ago / minute)}m ago` :
+    ago < 2 * day ?
+    `${Math.floor(ago / hour)}h ago` :
+    ago < 60 * day ?
+    `${Math.floor(ago / day)}d ago` :
+    iso.slice(0, 10)
+}
+
+/** The short form of each fact id in one reply (the edge's ShortIds). */
+export interface IdShortener {
+  readonly of: (id: string) => string
+}
+
+/**
+ * What one reply's text is written with: short ids that are unique among the ids in the reply, ages
+ * against one `now`, and the facts already written out in full (each fact once; later mentions are
+ * its short id).
+ */
+export class Page {
+  private readonly shown = new Set<string>()
+  constructor(readonly ids: IdShortener, readonly now: number) {}
+  id = (id: string): string => this.ids.of(id)
+  when = (iso: string): string => age(iso, this.now)
+  /** `<id> [status] <writer> <age>[ on <parent>]: "<text>"`; active is the usual status and is left unsaid. */
+  fact = (f: Fact, options: { parent?: boolean } = {}): string => {
+    this.shown.add(f.id)
+    return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${
+      this.when(f.created_at)
+    }` +
+      `${options.parent !== false && f.parent_id !== null ? ` on ${this.id(f.parent_id)}` : ""}: ${quote(f.content)}`
+  }
+  seen = (id: string): boolean => this.shown.has(id)
+  /** The fact in full the first time, its id after that. */
+  ref = (f: Fact): string => (this.shown.has(f.id) ? this.id(f.id) : this.fact(f))
+}
+
+/** A tool's output as the lines of its reply text, written on one Page. */
+export type Render<O> = (output: O, page: Page) => ReadonlyArray<string>
+
+/** `Title (n):` and one line per item; `empty` (or nothing at all, when null) for an empty list. */
+export const list = <A>(title: string, items: ReadonlyArray<A>, line: (a: A) => string, empty: string | null) =>
+  items.length > 0 ? [`${title} (${items.length}):`, ...items.map(line)] : empty === null ? [] : [`${title}: ${empty}`]
+
+/** One line when a list goes on, so a reader knows the page is not all. */
+export const more = (o: { readonly next_cursor: string | null }) =>
+  o.next_cursor === null ? [] : [`More: call again with cursor ${quote(o.next_cursor)}.`]

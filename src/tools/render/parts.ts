@@ -1,0 +1,38 @@
+import type { Conflict, Decision, Dependent } from "../../domain/fact.js"
+import { list, type Page, quote } from "./page.js"
+
+/** A forked parent and its open children, each fact in full only where it first appears in the reply. */
+export const conflict = (p: Page) => (c: Conflict) =>
+  [
+    `under ${p.ref(c.parent)} (${c.children_total} open${
+      c.children.length < c.children_total ? `, ${c.children.length} shown` : ""
+    }):`,
+    ...c.children.map((f) => `  ${p.ref(f)}`)
+  ].join("\n")
+
+export const decision = (p: Page) => (d: Decision) =>
+  [
+    `${p.id(d.winner.id)} supersedes ${p.id(d.loser.id)} because ${quote(d.reason)} (${d.resolved_by}, ${
+      p.when(d.created_at)
+    })`,
+    ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
+  ].join("\n")
+
+/** `<distance>: <fact>`, for what builds on a fact. */
+export const dependent = (p: Page) => (d: Dependent) => `${d.distance}: ${p.fact(d.fact)}`
+
+/**
+ * What a write left stale (it built on the loser or the retracted fact), and where the rest of the
+ * list is when it goes on: relay_get_impact on that fact.
+ */
+export const staleLines = (
+  p: Page,
+  title: string,
+  o: { readonly stale: ReadonlyArray<Dependent>; readonly stale_next_cursor: string | null },
+  on: string
+) => [
+  ...list(title, o.stale, dependent(p), null),
+  ...(o.stale_next_cursor === null ?
+    [] :
+    [`More stale facts: relay_get_impact on ${p.id(on)} with cursor ${quote(o.stale_next_cursor)}.`])
+]

@@ -1,0 +1,39 @@
+import type { ResolveConflictOutput, RetractFactOutput, SaveFactOutput } from "../../domain/outputs.js"
+import { list, quote, type Render } from "./page.js"
+import { staleLines } from "./parts.js"
+
+export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
+  `Saved: ${p.fact(o.fact)}`,
+  ...(o.duplicate_of === null ? [] : [`Duplicate of: ${p.fact(o.duplicate_of)}`]),
+  ...(o.fork === null ? [] : list(
+    `Fork: siblings that say something else${
+      o.fork.siblings.length < o.fork.siblings_total ? `, ${o.fork.siblings_total} in all, the latest shown` : ""
+    }`,
+    o.fork.siblings,
+    (f) => p.fact(f, { parent: false }),
+    null
+  ))
+]
+
+export const renderResolveConflict: Render<typeof ResolveConflictOutput.Type> = (o, p) =>
+  o.winner === undefined || o.loser === undefined ?
+    [
+      `${o.already_resolved ? "Already recorded" : "Recorded"} as compatible by ${o.resolved_by} because ${
+        quote(o.reason)
+      }; both stand`,
+      ...(o.facts ?? []).map((f) => `Compatible: ${p.fact(f)}`)
+    ] :
+    [
+      `${o.already_resolved ? "Already resolved" : "Resolved"} by ${o.resolved_by} because ${quote(o.reason)}`,
+      `Winner: ${p.fact(o.winner)}`,
+      `Loser: ${p.fact(o.loser)}`,
+      ...staleLines(p, "Now stale (built on the loser), by distance", o, o.loser.id)
+    ]
+
+export const renderRetractFact: Render<typeof RetractFactOutput.Type> = (o, p) => [
+  `${o.already_retracted ? "Already retracted" : "Retracted"} by ${o.retracted_by} ${p.when(o.created_at)} because ${
+    quote(o.reason)
+  }`,
+  `Fact: ${p.fact(o.fact)}`,
+  ...staleLines(p, "Now stale (built on it), by distance", o, o.fact.id)
+]
