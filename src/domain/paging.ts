@@ -22,8 +22,8 @@ export const Cursor = Schema.String.pipe(
   Schema.compose(CursorJson),
   Schema.annotations({
     message: () => ({ message: cursorMessage, override: true }),
-    description: "next_cursor to read on",
-    jsonSchema: { type: "string", description: "next_cursor to read on" }
+    description: "A next_cursor",
+    jsonSchema: { type: "string", description: "A next_cursor" }
   })
 )
 
@@ -147,7 +147,8 @@ export const MaxTokens = Schema.optional(
     Schema.annotations({
       message: () => ({ message: `must be a whole number from 100 to ${tokensMax}`, override: true }),
       description: "Token budget",
-      jsonSchema: { type: "integer", minimum: 100, description: "Token budget" }
+      // No model asks for a budget under 100 tokens (no fact fits one); the decoder names the floor.
+      jsonSchema: { type: "integer", description: "Token budget" }
     })
   )
 )
