@@ -222,12 +222,17 @@ describe("relay_search over stdio", () => {
       { rows }
     )
     const bravo = rows.filter((r) => r.by === "bravo").map((r) => r.id).reverse()
-    const page = await mcp.ok("relay_search", { query: "zeppelin", written_by: "bravo", limit: 5 })
-    expect(page.hits.map((h: { fact: { id: string } }) => h.fact.id)).toEqual(bravo)
-    expect(page.next_cursor).toBeNull()
+    const ids = (page: { hits: Array<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
+    // `until` keeps only bravo's: the first window holds none of them, so the full one is read.
+    const until = new Date(at + 4).toISOString()
+    const older = await mcp.ok("relay_search", { query: "zeppelin", until, limit: 5 })
+    expect(ids(older)).toEqual(bravo)
+    expect(older.next_cursor).toBeNull()
+    // A writer filter reads the full window at once.
+    expect(ids(await mcp.ok("relay_search", { query: "zeppelin", written_by: "bravo", limit: 5 }))).toEqual(bravo)
     // And a page that the first window fills is the same as ever: alpha's newest first.
     const alpha = await mcp.ok("relay_search", { query: "zeppelin", limit: 3 })
-    expect(alpha.hits.map((h: { fact: { id: string } }) => h.fact.id)).toEqual(
+    expect(ids(alpha)).toEqual(
       rows.slice(-3).map((r) => r.id).reverse()
     )
   })
