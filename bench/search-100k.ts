@@ -11,6 +11,7 @@
  * BENCH_FACTS changes the size; BENCH_KEEP_GRAPH=name keeps (and reuses) the graph.
  */
 import { randomBytes } from "node:crypto"
+import { availableParallelism, loadavg } from "node:os"
 import { normaliseContent } from "../src/domain/content.js"
 import { toFullTextQuery } from "../src/domain/search.js"
 import { bareClient, openDatabase } from "./db.js"
@@ -87,7 +88,12 @@ const main = async () => {
       ["common word", { query: "billing" }],
       ["word in most facts", { query: "refresh" }]
     ]
-    console.log(`\nrelay_search, ${RUNS} timed runs after 3 warm-ups (ms, in-process through the tool's own path):`)
+    // Timings on a shared machine mean little without its load: printed beside them.
+    const load = loadavg().map((l) => l.toFixed(1)).join(" ")
+    console.log(
+      `\nrelay_search, ${RUNS} timed runs after 3 warm-ups (ms, in-process through the tool's own path; ` +
+        `load average ${load} on ${availableParallelism()} cores):`
+    )
     console.log(
       `${"case".padEnd(20)} ${"query".padEnd(26)} ${"matches".padStart(8)} ${"hits".padStart(5)} ` +
         `${"p50".padStart(7)} ${"p95".padStart(7)}   page 2 p50`

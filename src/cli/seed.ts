@@ -41,7 +41,11 @@ const main = Effect.gen(function*() {
     })
   }
   const loaded = yield* loadStory
-  yield* Console.log(`Loaded ${loaded.facts} facts and ${loaded.decisions} decision into graph ${graph}.`)
+  yield* Console.log(
+    `Loaded ${loaded.facts} facts and ${loaded.decisions} decision${
+      loaded.decisions === 1 ? "" : "s"
+    } into graph ${graph}.`
+  )
   yield* Console.log(browserHint(db, graph))
 }).pipe(
   Effect.catchTag("DatabaseError", () =>

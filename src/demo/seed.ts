@@ -3,12 +3,12 @@
  * (input decoding, secret scanner, rate limit, FactStore), so nothing skips validation.
  */
 import { Console, Effect, Schema } from "effect"
-import { SaveFactOutput, SupersedeOutput } from "../domain/outputs.js"
+import { ResolveConflictOutput, SaveFactOutput, SupersedeOutput } from "../domain/outputs.js"
 import { callTool } from "../mcp/callTool.js"
 import { resolveConflict } from "../tools/resolveConflict.js"
 import { saveFact } from "../tools/saveFact.js"
 import type { AnyTool } from "../tools/Tool.js"
-import { resolveArguments, saveArguments, storyFacts, storyResolution } from "./story.js"
+import { compatibleArguments, resolveArguments, saveArguments, storyFacts, storyResolution } from "./story.js"
 
 export class SeedFailed extends Schema.TaggedError<SeedFailed>()("SeedFailed", { message: Schema.String }) {}
 
@@ -25,7 +25,7 @@ const run = <A, I>(tool: AnyTool, args: Record<string, unknown>, output: Schema.
 
 const q = (s: string) => JSON.stringify(s)
 
-/** Saves every story fact in order, then the resolution; prints one line each. */
+/** Saves every story fact in order, then the decision and the compatible pair; prints one line each. */
 export const loadStory = Effect.gen(function*() {
   const ids = new Map<string, string>()
   for (const fact of storyFacts) {
@@ -38,5 +38,7 @@ export const loadStory = Effect.gen(function*() {
     `  ★ ${q(resolved.winner.content)} supersedes ${q(resolved.loser.content)}: ${q(storyResolution.reason)}` +
       ` (${resolved.stale.length} facts now stale)`
   )
-  return { facts: storyFacts.length, decisions: 1 }
+  const compatible = yield* run(resolveConflict, compatibleArguments(ids), ResolveConflictOutput)
+  yield* Console.log(`  = ${(compatible.facts ?? []).map((f) => q(f.content)).join(" and ")} both stand`)
+  return { facts: storyFacts.length, decisions: 2 }
 })

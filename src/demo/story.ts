@@ -4,8 +4,9 @@
  *
  * Two assistants share one memory. Claude Desktop and Cursor both build on one auth decision and
  * disagree on where refresh tokens live (a fork); Claude Desktop builds two more facts on its
- * answer; a second thread is about database migrations. The fork is settled for Redis, which makes
- * Claude Desktop's cookie branch stale.
+ * answer; a second thread is about database migrations, where two details under one fact differ
+ * without contradicting each other. The fork is settled for Redis, which makes Claude Desktop's
+ * cookie branch stale; the two migration details are recorded as compatible, so both stand.
  */
 
 export type Assistant = "claude-desktop" | "cursor"
@@ -96,11 +97,26 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
     writtenBy: "cursor",
     sessionId: cursorDb,
     parent: "sql-files"
+  },
+  {
+    key: "reviews",
+    content: "A second engineer reviews every migration before it merges",
+    writtenBy: "cursor",
+    sessionId: cursorDb,
+    parent: "migrations"
   }
 ]
 
-/** The one fork of the story: the two facts under "auth". */
+/** The contested fork of the story: the two facts under "auth", settled by a decision. */
 export const storyFork = { parent: "auth", a: "cookies", b: "redis" } as const
+
+/** The other fork: two details under "migrations" that add up, recorded as compatible. */
+export const storyCompatible = {
+  parent: "migrations",
+  facts: ["sql-files", "reviews"],
+  reason: "Both stand: one is how a migration is written, the other how it is reviewed",
+  resolvedBy: "cursor"
+} as const
 
 export const storyResolution: StoryResolution = {
   winner: "redis",
@@ -121,7 +137,7 @@ export const storyBriefing = { reader: "cursor", learnsFrom: "claude-desktop" } 
 /** The threads (clusters) of the story, largest first, by the key of their root. */
 export const storyThreads: ReadonlyArray<{ readonly root: string; readonly size: number }> = [
   { root: "auth", size: 6 },
-  { root: "migrations", size: 3 }
+  { root: "migrations", size: 4 }
 ]
 
 /** The arguments of relay_save_fact for a story fact, given the ids of the facts saved before it. */
@@ -141,4 +157,12 @@ export const resolveArguments = (ids: ReadonlyMap<string, string>): Record<strin
   loser_fact_id: ids.get(storyResolution.loser) ?? "",
   reason: storyResolution.reason,
   resolved_by: storyResolution.resolvedBy
+})
+
+/** The arguments of relay_resolve_conflict that record the story's compatible pair. */
+export const compatibleArguments = (ids: ReadonlyMap<string, string>): Record<string, unknown> => ({
+  outcome: "compatible",
+  fact_ids: storyCompatible.facts.map((key) => ids.get(key) ?? ""),
+  reason: storyCompatible.reason,
+  resolved_by: storyCompatible.resolvedBy
 })

@@ -1,7 +1,8 @@
 /**
  * Draws the memory as a tree of threads: each root fact with everything that builds on it, each
  * fact marked with its status (✓ active, ✗ superseded, ⚠ stale), the winner of a resolution
- * starred and a parent with disagreeing children marked as a fork.
+ * starred and a parent with disagreeing children marked as a fork: open, settled, or of
+ * compatible children that both stand.
  */
 import { normaliseContent } from "../domain/content.js"
 import type { Fact } from "../domain/fact.js"
@@ -29,7 +30,8 @@ export const legend = (style: Style): string =>
 export const drawTree = (
   facts: ReadonlyArray<Fact>,
   decisions: ReadonlyArray<DrawnDecision>,
-  style: Style
+  style: Style,
+  compatible: ReadonlyArray<readonly [string, string]> = []
 ): Array<string> => {
   const ids = new Set(facts.map((f) => f.id))
   const children = new Map<string, Array<Fact>>()
@@ -40,6 +42,18 @@ export const drawTree = (
   }
   const winners = new Set(decisions.map((d) => d.winnerId))
   const losers = new Set(decisions.map((d) => d.loserId))
+  const pairKey = (a: string, b: string) => (a < b ? `${a} ${b}` : `${b} ${a}`)
+  const compatiblePairs = new Set(compatible.map(([a, b]) => pairKey(a, b)))
+
+  /** Children that still stand and say different things, with no compatible record joining them. */
+  const openPair = (kids: ReadonlyArray<Fact>) => {
+    const standing = kids.filter((k) => k.status !== "superseded" && k.status !== "retracted")
+    return standing.some((x, i) =>
+      standing.slice(i + 1).some((y) =>
+        normaliseContent(x.content) !== normaliseContent(y.content) && !compatiblePairs.has(pairKey(x.id, y.id))
+      )
+    )
+  }
 
   const mark = (f: Fact) =>
     f.status === "superseded" ? style.red("✗") : f.status === "stale" ? style.yellow("⚠") : style.green("✓")
@@ -51,8 +65,10 @@ export const drawTree = (
     if (f.status === "stale") out.push(style.yellow("stale: builds on a superseded fact"))
     const kids = children.get(f.id) ?? []
     if (new Set(kids.map((k) => normaliseContent(k.content))).size > 1) {
-      const open = kids.filter((k) => k.status !== "superseded").length > 1
-      out.push(style.cyan(open ? "⑂ fork: open conflict" : "⑂ fork: settled"))
+      const both = kids.some((x) => kids.some((y) => compatiblePairs.has(pairKey(x.id, y.id))))
+      out.push(
+        style.cyan(openPair(kids) ? "⑂ fork: open conflict" : both ? "⑂ fork: both stand" : "⑂ fork: settled")
+      )
     }
     return out
   }

@@ -8,7 +8,7 @@ import { Cursor, type CursorKey, pageLimit, replyBudgetBytes } from "./paging.js
 export const contextLimit = pageLimit(50, 500)
 export const impactLimit = pageLimit(100, 500)
 export const staleDefault = 100
-export const staleLimit = pageLimit(staleDefault, 500, "Most stale facts to list")
+export const staleLimit = pageLimit(staleDefault, 500, "Stale facts to list")
 
 /**
  * The JSON these lists may hold. The text block is JSON inside the reply's JSON, so a quote or a
@@ -24,7 +24,7 @@ const cursorMessage = "must be a next_cursor returned by this tool"
 const keyed = <A, I extends CursorKey>(key: Schema.Schema<A, I>) =>
   Schema.compose(Cursor, key, { strict: false }).annotations({
     message: () => ({ message: cursorMessage, override: true }),
-    jsonSchema: { type: "string", description: "next_cursor to read on" }
+    jsonSchema: { type: "string", description: "A next_cursor" }
   })
 
 /** Context: created_at of the oldest fact returned; the next page holds its ancestors. */

@@ -43,5 +43,5 @@ const trimmedLength = (min: number, max: number, what: string) =>
 
 /** Lengths count after trimming, so "   " is empty and padding cannot sneak past the cap. */
 export const FactContent = trimmedLength(1, 2000, "One fact, decision or finding")
-export const Reason = trimmedLength(1, 500, "Why the winner wins")
-export const RetractReason = trimmedLength(1, 500, "Why the fact is withdrawn")
+export const Reason = trimmedLength(1, 500, "Why")
+export const RetractReason = trimmedLength(1, 500, "Why")

@@ -4,7 +4,7 @@ export const factStatuses = ["active", "superseded", "stale", "retracted"] as co
 export const FactStatus = Schema.Literal(...factStatuses)
 export type FactStatus = typeof FactStatus.Type
 
-const statusDescription = `active (default), ${factStatuses.slice(1).join(", ")}, a list, or "any"`
+const statusDescription = `active, ${factStatuses.slice(1).join(", ")}, a list, or "any"`
 
 /**
  * The `status` filter of list reads: a status, a list of them, or "any"; active when left out, so

@@ -30,7 +30,7 @@ export const FactId = Schema.compose(
   Schema.Lowercase
 ).pipe(
   Schema.brand("FactId"),
-  Schema.annotations({ [FactIdReference]: true, description: "Fact id or its first 8+ characters" })
+  Schema.annotations({ [FactIdReference]: true, description: "Id or 8+ char prefix" })
 )
 export type FactId = typeof FactId.Type
 
@@ -39,7 +39,7 @@ export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Your name, the same in every call" })
+  Schema.annotations({ description: "Your name, same each call" })
 )
 
 export const SessionId = Schema.String.pipe(

@@ -15,7 +15,7 @@ export const SaveFactInput = Schema.Struct({
   written_by: AgentName,
   session_id: SessionId,
   parent_fact_id: Schema.optional(
-    FactId.annotations({ description: "The fact this builds on; omit to start a thread" })
+    FactId.annotations({ description: "Fact it builds on" })
   ),
   request_id: Schema.optional(RequestId)
 })
@@ -38,9 +38,9 @@ export const ImpactInput = Schema.Struct({
 
 export const CurrentStateInput = Schema.Struct({
   limit: pageLimit(20, 100),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
   status: StatusFilter,
-  written_by: Schema.optional(AgentName.annotations({ description: "Only this writer's facts" })),
+  written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
   as_of: asOf,
   cursor,
   max_tokens: MaxTokens
@@ -68,18 +68,13 @@ export const ResolveConflictInput = Schema.Struct({
     }),
     { default: () => "supersede" as const }
   ),
-  winner_fact_id: Schema.optional(FactId.annotations({ description: "The fact that stands" })),
-  loser_fact_id: Schema.optional(FactId.annotations({ description: "The fact it overrules" })),
+  winner_fact_id: Schema.optional(FactId.annotations({ description: "Fact that stands" })),
+  loser_fact_id: Schema.optional(FactId.annotations({ description: "Fact it overrules" })),
   fact_ids: Schema.optional(
     Schema.Array(FactId).pipe(Schema.itemsCount(2, { message: () => "must be two fact ids" })).annotations({
-      description: "The two siblings (outcome compatible)",
-      jsonSchema: {
-        type: "array",
-        items: { type: "string" },
-        minItems: 2,
-        maxItems: 2,
-        description: "The two siblings (outcome compatible)"
-      }
+      description: "Two siblings (compatible)",
+      // "Two" is in the description; minItems/maxItems would say it again in the listing.
+      jsonSchema: { type: "array", items: { type: "string" }, description: "Two siblings (compatible)" }
     })
   ),
   reason: Reason,
@@ -97,14 +92,14 @@ export const RetractFactInput = Schema.Struct({
 })
 
 export const BriefingInput = Schema.Struct({
-  my_name: AgentName.annotations({ description: "Your name; your own facts are left out" }),
+  my_name: AgentName.annotations({ description: "Your name; skips your facts" }),
   since: Schema.optional(IsoTimestamp.annotations({
-    description: "Left out: from your last briefing. Or a time with zone"
+    description: "Omit to resume; or a time with zone"
   })),
-  limit: pageLimit(50, 200, "Page size of each list"),
+  limit: pageLimit(50, 200, "Page size per list"),
   cursor: Schema.optional(Cursor.annotations({
-    description: "next_cursor to read on",
-    jsonSchema: { type: "string", description: "next_cursor to read on" }
+    description: "A next_cursor",
+    jsonSchema: { type: "string", description: "A next_cursor" }
   })),
   max_tokens: MaxTokens
 })
@@ -118,7 +113,7 @@ const atMost = (max: number, what: string) => Schema.optional(wholeNumber(1, max
  * cluster and fact is returned, up to the answer's budget of facts (see domain/clusters.ts).
  */
 export const ClustersInput = Schema.Struct({
-  limit: atMost(1000, "Most clusters to return"),
+  limit: atMost(1000, "Clusters per page"),
   facts_per_cluster: atMost(1000, "Most facts per cluster"),
   cursor,
   max_tokens: MaxTokens
@@ -128,10 +123,10 @@ export const ClustersInput = Schema.Struct({
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
   status: StatusFilter,
-  written_by: Schema.optional(AgentName.annotations({ description: "Only this writer's facts" })),
-  session_id: Schema.optional(SessionId.annotations({ description: "Only this session's facts" })),
-  since: Schema.optional(IsoTimestamp.annotations({ description: "Only after this time (with zone)" })),
-  until: Schema.optional(IsoTimestamp.annotations({ description: "Only at or before this time (with zone)" })),
+  written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
+  session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "After this time (with zone)" })),
+  until: Schema.optional(IsoTimestamp.annotations({ description: "Until this time (with zone)" })),
   as_of: asOf,
   limit: pageLimit(10, 50),
   cursor: Schema.optional(Cursor),

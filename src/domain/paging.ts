@@ -22,8 +22,8 @@ export const Cursor = Schema.String.pipe(
   Schema.compose(CursorJson),
   Schema.annotations({
     message: () => ({ message: cursorMessage, override: true }),
-    description: "next_cursor to read on",
-    jsonSchema: { type: "string", description: "next_cursor to read on" }
+    description: "A next_cursor",
+    jsonSchema: { type: "string", description: "A next_cursor" }
   })
 )
 
@@ -146,4 +146,5 @@ export const currentBudget = (cap = replyBudgetBytes): Effect.Effect<number> =>
 
 const tokensMax = 100_000
 /** The `max_tokens` input of a list tool. */
-export const MaxTokens = Schema.optional(wholeNumber(100, tokensMax, "Token budget", { minimum: 100 }))
+// No model asks for a budget under 100 tokens (no fact fits one): the decoder names the floor, the listing does not.
+export const MaxTokens = Schema.optional(wholeNumber(100, tokensMax, "Token budget", {}))

@@ -10,7 +10,7 @@ export const RequestId = Schema.String.pipe(
     message: () => "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
   Schema.annotations({
-    description: "Reuse to retry this write"
+    description: "Reuse on retry"
   })
 )
 

@@ -237,7 +237,7 @@ export const forkSiblingsShown = 20
 
 /**
  * What saving `content` under `parentId` reports: the most recent differing siblings (oldest first)
- * and how many differ in all, and the oldest same-content sibling.
+ * and how many differ in all, and the oldest same-content sibling. Retracted siblings count as neither.
  */
 export const saveOutcome = (
   model: GraphModel,
@@ -246,7 +246,9 @@ export const saveOutcome = (
 ): { forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null } => {
   if (parentId === null) return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null }
   const norm = normaliseContent(content)
-  const siblings = model.facts.filter((f) => f.parentId === parentId).sort((x, y) => x.createdAt - y.createdAt)
+  const retracted = new Set((model.retractions ?? []).map((r) => r.fact))
+  const siblings = model.facts.filter((f) => f.parentId === parentId && !retracted.has(f.id))
+    .sort((x, y) => x.createdAt - y.createdAt)
   const differing = siblings.filter((s) => normaliseContent(s.content) !== norm).map((s) => s.id)
   return {
     forkSiblings: differing.slice(-forkSiblingsShown),

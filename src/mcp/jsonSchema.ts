@@ -116,19 +116,27 @@ const withDefaults = (derived: Record<string, unknown>, defaults: ReadonlyMap<st
 }
 
 /**
- * A model pays for every token of a listing, on every turn: the regexes of names, ids and stamps
- * (each field's description says the rule in words, and a refused value gets a message naming it)
- * and an empty `required` are left out of what is advertised; decoding still applies them. Ranges,
- * defaults and `additionalProperties: false` stay, so a client that validates agrees with the decoder.
+ * A model pays for every token of a listing, on every turn, so what the listing would repeat for
+ * nothing is left out of what is advertised; decoding still applies all of it, and a refused value
+ * gets `invalid_input` with a message naming the field and the rule:
+ * - the regexes of names, ids and stamps (each field's description says the rule in words);
+ * - a `minimum` or `minLength` of 1 (a page of no items or an empty text is nothing a model asks for);
+ * - `additionalProperties: false` (a field the tool does not have is refused by name) and an empty
+ *   `required`.
+ * Types, maxima, maximum lengths and defaults stay: they say what a model could not guess.
  */
 const lean = (schema: Record<string, unknown>): Record<string, unknown> => {
-  const { required, properties, ...rest } = schema
+  const { required, properties, additionalProperties: _closed, ...rest } = schema
   const fields = isNode(properties)
     ? Object.fromEntries(
       Object.entries(properties).map(([name, field]) => {
         if (!isNode(field)) return [name, field]
-        const { pattern: _pattern, ...kept } = field
-        return [name, kept]
+        const { pattern: _pattern, minimum, minLength, ...kept } = field
+        return [name, {
+          ...kept,
+          ...(minimum === undefined || minimum === 1 ? {} : { minimum }),
+          ...(minLength === undefined || minLength === 1 ? {} : { minLength })
+        }]
       })
     )
     : properties

@@ -8,8 +8,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description:
-    "Parents whose children say different things that no decision settles; settle with relay_resolve_conflict",
+  description: "Differing siblings that no decision covers; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,

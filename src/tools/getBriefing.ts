@@ -21,8 +21,8 @@ const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor o
 
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description: "Start each session here: what others saved and decided since your last briefing (Relay keeps your " +
-    "place; the first covers 7 days), and open conflicts",
+  description:
+    "Start each session here: what others saved and decided since your last briefing (first: 7 days), open conflicts",
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,

@@ -7,7 +7,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getContext = defineTool({
   name: "relay_get_context",
-  description: "The chain of facts a fact builds on, root first: read before relying on or contradicting it",
+  description: "Chain a fact builds on, root first: read before relying on it",
   annotations: readOnly("Get a fact's context"),
   input: ContextInput,
   output: ContextOutput,

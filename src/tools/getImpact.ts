@@ -7,7 +7,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getImpact = defineTool({
   name: "relay_get_impact",
-  description: "Facts built on a fact, at any depth, nearest first: what changing it affects",
+  description: "Facts built on a fact, nearest first: what changing it affects",
   annotations: readOnly("Get a fact's impact"),
   input: ImpactInput,
   output: ImpactOutput,

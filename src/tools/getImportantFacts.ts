@@ -8,7 +8,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getImportantFacts = defineTool({
   name: "relay_get_important_facts",
-  description: "Facts the most others build on (PageRank over builds-on links), highest first",
+  description: "Facts most built on (PageRank), highest first",
   annotations: readOnly("Get the important facts"),
   input: ImportantFactsInput,
   output: ImportantFactsOutput,

@@ -17,8 +17,7 @@ const refuses = (field: string, outcome: string) =>
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
-  description: "Record that the winner supersedes the loser, and why (facts built on it turn stale, listed); or, " +
-    "with outcome compatible, that two sibling fact_ids both stand",
+  description: "Winner supersedes loser (facts built on the loser go stale); outcome compatible: both siblings stand",
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,

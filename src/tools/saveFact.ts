@@ -10,8 +10,7 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save a fact, decision or finding; it is never edited. Says which siblings differ (`fork`) or " +
-    "which fact it repeats",
+  description: "Save a fact (never edited); reply names differing siblings (`fork`) or the fact it repeats",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,

@@ -21,8 +21,7 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Find facts by words, best first, with decisions each won or lost: \"what did we decide about " +
-    "X\" in one call",
+  description: "Word search, best first, with decisions each hit won or lost: \"what did we decide about X\"",
   annotations: readOnly("Search the memory"),
   input: SearchInput,
   output: SearchOutput,

@@ -75,11 +75,21 @@ describe("npm run demo", () => {
       expect(out).toMatch(
         /cursor\s+\w{8} "Store refresh tokens in Redis" .*⑂ fork! claude-desktop said "Store refresh tokens in httpOnly cookies"/
       )
-      expect(out).toContain("1 open conflict under \"Auth uses short-lived access tokens with refresh tokens\"")
+      expect(out).toContain("open conflict under \"Auth uses short-lived access tokens with refresh tokens\":")
+      expect(out).toContain("open conflict under \"Database migrations run in CI before each deploy\":")
       expect(out).toMatch(
         /\n {4}- {2}"Store refresh tokens in Redis" · cursor\n {4}- {2}"Store refresh tokens in httpOnly cookies" · claude-desktop\n/
       )
       expect(out).toContain("⑂ fork: open conflict")
+      // The second fork is detail, not disagreement: recorded as compatible, both stand.
+      expect(out).toMatch(
+        /cursor\s+\w{8} "A second engineer reviews every migration before it merges" .*⑂ fork! claude-desktop said "Each migration is one SQL file with a tested down step"/
+      )
+      expect(out).toContain(
+        "= both stand: \"Each migration is one SQL file with a tested down step\" and \"A second engineer reviews every migration before it merges\""
+      )
+      expect(out).toMatch(/✓ "Database migrations run in CI before each deploy" · cursor ⑂ fork: both stand/)
+      expect(out).toContain("open conflicts: none")
       // The decision, and the briefing that carries it to cursor.
       expect(out).toContain(
         "★ \"Store refresh tokens in Redis\" wins over ✗ \"Store refresh tokens in httpOnly cookies\""
@@ -139,20 +149,21 @@ describe("npm run seed", () => {
       const first = await runCli("seed", dbEnv(graph))
       expect(first.stderr).toBe("")
       expect(first.code).toBe(0)
-      expect(first.stdout).toContain(`Loaded 9 facts and 1 decision into graph ${graph}.`)
-      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(9)
+      expect(first.stdout).toContain(`Loaded 10 facts and 2 decisions into graph ${graph}.`)
+      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(10)
       expect(await count(graph, "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n")).toBe(1)
-      expect(await count(graph, "MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n")).toBe(7)
+      expect(await count(graph, "MATCH ()-[r:COMPATIBLE]->() RETURN count(r) AS n")).toBe(1)
+      expect(await count(graph, "MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n")).toBe(8)
 
       const again = await runCli("seed", dbEnv(graph))
       expect(again.code).toBe(1)
-      expect(again.stderr.trim()).toMatch(/^The graph \S+ already has 9 fact\(s\);.*--force/)
+      expect(again.stderr.trim()).toMatch(/^The graph \S+ already has 10 fact\(s\);.*--force/)
       expect(again.stderr.trim().split("\n")).toHaveLength(1)
-      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(9)
+      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(10)
 
       const forced = await runCli("seed", dbEnv(graph), ["--force"])
       expect(forced.code).toBe(0)
-      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(18)
+      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(20)
 
       const bad = await runCli("seed", dbEnv(graph), ["--forse"])
       expect(bad.code).toBe(2)

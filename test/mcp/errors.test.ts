@@ -76,6 +76,14 @@ describe("error codes over stdio", () => {
       ["relay_get_context", { fact_id: "nope" }, /^fact_id: /],
       ["relay_get_impact", {}, /^fact_id: is required/],
       ["relay_get_current_state", { limit: 101 }, /^limit: /],
+      // Floors the listing leaves unsaid (a page of 0, a budget under 100, one id) are still refused.
+      ["relay_get_current_state", { limit: 0 }, /^limit: /],
+      ["relay_search", { query: "x", max_tokens: 99 }, /^max_tokens: /],
+      [
+        "relay_resolve_conflict",
+        { outcome: "compatible", fact_ids: [someId()], reason: "r", resolved_by: "a" },
+        /^fact_ids: /
+      ],
       ["relay_detect_conflicts", { x: 1 }, /^x: is not a field/],
       [
         "relay_resolve_conflict",

@@ -36,7 +36,8 @@ describe("all nine tools over stdio", () => {
     expect(mcp.tools).toHaveLength(11)
     for (const tool of mcp.tools) {
       expect(tool.inputSchema.type).toBe("object")
-      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)
+      // Left out of the listing (tokens); the decoder still refuses a field the tool does not have.
+      expect(tool.inputSchema.additionalProperties, tool.name).toBeUndefined()
       expect(tool.outputSchema?.type).toBe("object")
       expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref")
       expect(JSON.stringify(tool.outputSchema)).not.toContain("$ref")
@@ -64,9 +65,11 @@ describe("all nine tools over stdio", () => {
     const input = ajv.getValidator(mcp.tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as never)
     expect(input({ limit: 5, session_id: "t1" }).valid).toBe(true)
     expect(input({}).valid).toBe(true)
-    for (const bad of [{ limit: 0 }, { limit: 1.5 }, { limit: "5" }, { limit: 101 }, { nope: 1 }, { cursor: 5 }]) {
+    for (const bad of [{ limit: 1.5 }, { limit: "5" }, { limit: 101 }, { cursor: 5 }]) {
       expect(input(bad).valid).toBe(false)
     }
+    // What the listing leaves unsaid to save tokens (a floor of 1, closed objects) the decoder refuses:
+    // test/mcp/errors.test.ts.
     // every list's limit says its type and default at the top level, so clients send a number
     for (const tool of mcp.tools) {
       const limit = (tool.inputSchema.properties as Record<string, any> | undefined)?.limit

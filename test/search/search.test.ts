@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { randomUUID } from "node:crypto"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
@@ -204,6 +205,36 @@ describe("relay_search over stdio", () => {
     expect(second.hits.map((h: any) => h.fact.id)).toEqual([ids.live0])
     expect(second.next_cursor).toBeNull()
     expect(await found({ query: "shortpage", status: "superseded", limit: 50 })).toHaveLength(5)
+  })
+
+  it("reaches past the first, smaller window when the filters leave its page short", async () => {
+    // 5 facts by bravo, then 60 by alpha, all with the same words: equal scores, so alpha's newer
+    // ones rank first and fill the first try's window (four pages' worth) without one of bravo's.
+    const at = Date.parse(created.root!)
+    const rows = [
+      ...Array.from({ length: 5 }, (_, n) => ({ id: randomUUID(), by: "bravo", at: at + n })),
+      ...Array.from({ length: 60 }, (_, n) => ({ id: randomUUID(), by: "alpha", at: at + 5 + n }))
+    ]
+    await admin.query(
+      relay.graph,
+      "UNWIND $rows AS r CREATE (:Fact {id: r.id, content: 'zeppelin hangar', norm: 'zeppelin hangar', " +
+        "written_by: r.by, session_id: 'zeppelin', created_at: r.at})",
+      { rows }
+    )
+    const bravo = rows.filter((r) => r.by === "bravo").map((r) => r.id).reverse()
+    const ids = (page: { hits: Array<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
+    // `until` keeps only bravo's: the first window holds none of them, so the full one is read.
+    const until = new Date(at + 4).toISOString()
+    const older = await mcp.ok("relay_search", { query: "zeppelin", until, limit: 5 })
+    expect(ids(older)).toEqual(bravo)
+    expect(older.next_cursor).toBeNull()
+    // A writer filter reads the full window at once.
+    expect(ids(await mcp.ok("relay_search", { query: "zeppelin", written_by: "bravo", limit: 5 }))).toEqual(bravo)
+    // And a page that the first window fills is the same as ever: alpha's newest first.
+    const alpha = await mcp.ok("relay_search", { query: "zeppelin", limit: 3 })
+    expect(ids(alpha)).toEqual(
+      rows.slice(-3).map((r) => r.id).reverse()
+    )
   })
 
   it("refuses a cursor it did not make", async () => {

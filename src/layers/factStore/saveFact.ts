@@ -45,7 +45,8 @@ const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, 0 AS sibling
 const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
   `MERGE (f)-[:BUILDS_ON]->(p) ` +
   `WITH f, p ` +
-  `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
+  // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs from.
+  `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0 ` +
   `WITH f, p, s ORDER BY s.created_at ` +
   // Node references and their norms only: just the shown siblings and the duplicate are mapped.
   `WITH f, p, collect(s) AS siblings ` +
