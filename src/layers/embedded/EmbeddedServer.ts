@@ -28,8 +28,8 @@ import { JOIN_WAIT, NotYet, POLL, START_TIMEOUT } from "./waiting.js"
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
 export { currentLayout, type EmbeddedLayout } from "./layout.js"
 export type { EmbeddedEndpoint } from "./probe.js"
-export { type EmbeddedStatus, embeddedStatus } from "./status.js"
-export { stopEmbeddedServer, type StopResult } from "./stop.js"
+export { type EmbeddedStatus, embeddedStatus, embeddedStatusAt } from "./status.js"
+export { stopEmbeddedServer, stopEmbeddedServerAt, type StopResult } from "./stop.js"
 
 type Env = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
@@ -155,12 +155,13 @@ const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(
 })
 
 /**
- * Starts the embedded FalkorDB server of this user's data dir, or joins it if
- * it already runs. Safe to call from many processes at once: one starts it.
+ * Starts the embedded FalkorDB server of this data dir, or joins it if it
+ * already runs. Safe to call from many processes at once: one starts it.
  */
-export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> = Effect.gen(
-  function*() {
-    const layout = yield* currentLayout
+export const ensureEmbeddedServerAt = (
+  layout: EmbeddedLayout
+): Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> =>
+  Effect.gen(function*() {
     yield* prepareDirectories(layout)
     const attempt = Effect.gen(function*() {
       const joined = yield* tryJoin(layout)
@@ -187,5 +188,10 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
     // Best effort: a server that refuses it still serves, with writes unbounded (FalkorDbLive warns).
     yield* sendCommands(joined.socketPath, joined.password, runtimeConfig, "1 second").pipe(Effect.ignore)
     return joined
-  }
-).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
+  }).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
+
+/** The same for the data dir the current settings name (RELAY_DATA_DIR or the platform default). */
+export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> = Effect.flatMap(
+  currentLayout,
+  ensureEmbeddedServerAt
+)

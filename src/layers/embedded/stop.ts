@@ -6,7 +6,7 @@ import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { readPassword } from "./password.js"
 import { pidAlive, signalPid } from "./processes.js"
-import { embeddedStatus } from "./status.js"
+import { embeddedStatusAt } from "./status.js"
 import { JOIN_WAIT, NotYet, POLL } from "./waiting.js"
 
 export interface StopResult {
@@ -42,14 +42,15 @@ export const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Ef
  * Stops the embedded server of this data dir: SHUTDOWN (which fsyncs the AOF),
  * then SIGTERM if it is still alive after 10 s. A stopped server is not an error.
  */
-export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =
+export const stopEmbeddedServerAt = (
+  layout: EmbeddedLayout
+): Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =>
   Effect
     .gen(function*() {
-      const layout = yield* currentLayout
       return yield* withStartLock(
         layout,
         Effect.gen(function*() {
-          const status = yield* embeddedStatus.pipe(Effect.option)
+          const status = yield* embeddedStatusAt(layout).pipe(Effect.option)
           const pid = Option.flatMap(status, (s) => s.pid)
           const running = Option.exists(status, (s) => s.running)
           if (running) {
@@ -69,3 +70,6 @@ export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, 
         })
       )
     }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))
+
+/** The same for the data dir the current settings name. */
+export const stopEmbeddedServer = Effect.flatMap(currentLayout, stopEmbeddedServerAt)
