@@ -49,12 +49,18 @@ const withDotEnv = (env: ConfigProvider.ConfigProvider, file: ConfigProvider.Con
  * Reads `.env` once and makes "the environment, then .env" the provider of every setting read after
  * (Settings here, and the few a layer reads itself: RELAY_DATA_DIR, RELAY_MIN_REPLICAS, sentinels).
  */
+export const configFrom = (dotEnvFile: string) =>
+  Layer.unwrapEffect(
+    PlatformConfigProvider.fromDotEnv(dotEnvFile).pipe(
+      Effect.orElseSucceed(() => ConfigProvider.fromMap(new Map())),
+      Effect.map((file) => Layer.setConfigProvider(withDotEnv(ConfigProvider.fromEnv(), file)))
+    )
+  ).pipe(Layer.provide(NodeContext.layer))
+
+/** The same with the `.env` beside the package. */
 export const ConfigLive = Layer.unwrapEffect(Effect.gen(function*() {
   const path = yield* Path.Path
-  const file = yield* PlatformConfigProvider.fromDotEnv(path.join(yield* packageDir, ".env")).pipe(
-    Effect.orElseSucceed(() => ConfigProvider.fromMap(new Map()))
-  )
-  return Layer.setConfigProvider(withDotEnv(ConfigProvider.fromEnv(), file))
+  return configFrom(path.join(yield* packageDir, ".env"))
 })).pipe(Layer.provide(NodeContext.layer))
 
 const settings = Config.all({ graph: graphName, rateLimitPerMinute: rateLimit })
@@ -106,7 +112,8 @@ const settingsFrom = Effect.fn("relay/settings/read")(function*(env: ConfigProvi
 export const readSettings = (env: ConfigProvider.ConfigProvider, file: ConfigProvider.ConfigProvider) =>
   Effect.withConfigProvider(settingsFrom(env), withDotEnv(env, file))
 
+/** Settings read through the current provider (set by ConfigLive, or by a test). */
+export const SettingsFromConfig = Layer.effect(Settings, settingsFrom(ConfigProvider.fromEnv()))
+
 /** Relay's settings from the environment and .env, which stay the provider of every later setting. */
-export const SettingsLive = Layer.effect(Settings, settingsFrom(ConfigProvider.fromEnv())).pipe(
-  Layer.provideMerge(ConfigLive)
-)
+export const SettingsLive = SettingsFromConfig.pipe(Layer.provideMerge(ConfigLive))

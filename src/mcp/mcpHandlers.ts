@@ -16,6 +16,7 @@ import { tools } from "../tools/registry.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { callRefused, callTool, callUnknownTool, failure, internalMessage, type ToolResult } from "./callTool.js"
 import { inputJsonSchema, outputJsonSchema } from "./jsonSchema.js"
+import { packageVersion } from "./packageVersion.js"
 import {
   type Calls,
   getPrompt,
@@ -25,7 +26,7 @@ import {
   resourceTemplates
 } from "./promptsAndResources.js"
 
-export const serverInfo = { name: "relay", version: "0.1.0" }
+export const serverInfo = { name: "relay", version: packageVersion }
 
 /**
  * What holds for every tool is said here once (clients put it beside the listing), not in each

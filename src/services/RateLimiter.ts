@@ -13,7 +13,7 @@ const minute = 60_000
  * `perMinute` calls. (Fractions of a token in floating point drift: at 20 a minute, 3000 ms of
  * refill is not quite one token.)
  */
-const tokenBucket = Effect.fn("relay/RateLimiter/tokenBucket")(function*(perMinute: number) {
+const tokenBucket = Effect.fn("relay/rateLimiter/tokenBucket")(function*(perMinute: number) {
   const cost = minute
   const capacity = perMinute * cost
   const start = yield* Clock.currentTimeMillis
