@@ -58,42 +58,40 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
     })
   )
 
-export const resolve = Effect.fn("relay/factStore/resolve")(
-  function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
-    if (r.winnerId === r.loserId) {
-      return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
-    }
-    const rows = yield* db.write<Row>(resolveQuery, {
-      callId: r.callId,
-      winnerId: r.winnerId,
-      loserId: r.loserId,
-      reason: r.reason,
-      resolvedBy: r.resolvedBy,
-      now
-    })
-    const row = rows[0]
-    if (row === undefined) return yield* missing(db, r)
-    if (row.created_at === null || row.reason === null || row.resolved_by === null) {
-      return yield* new InvalidResolution({
-        message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
-      })
-    }
-    // Not already resolved yet a reason other than ours: the edge is this request_id's, made by an
-    // earlier call with another reason. Nothing was written (the MERGE found the edge).
-    if (!row.existing && row.reason !== r.reason) {
-      return yield* new InvalidInput({ message: requestIdMessage.resolve })
-    }
-    const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
-    const resolved: Resolved = {
-      winner: toFact(row.winner),
-      loser: toFact(row.loser),
-      reason: row.reason,
-      resolvedBy: row.resolved_by,
-      createdAt: row.created_at,
-      alreadyResolved: row.existing,
-      stale: stale.items,
-      staleNextCursor: stale.next_cursor
-    }
-    return resolved
+export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
+  if (r.winnerId === r.loserId) {
+    return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
   }
-)
+  const rows = yield* db.write<Row>(resolveQuery, {
+    callId: r.callId,
+    winnerId: r.winnerId,
+    loserId: r.loserId,
+    reason: r.reason,
+    resolvedBy: r.resolvedBy,
+    now
+  })
+  const row = rows[0]
+  if (row === undefined) return yield* missing(db, r)
+  if (row.created_at === null || row.reason === null || row.resolved_by === null) {
+    return yield* new InvalidResolution({
+      message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
+    })
+  }
+  // Not already resolved yet a reason other than ours: the edge is this request_id's, made by an
+  // earlier call with another reason. Nothing was written (the MERGE found the edge).
+  if (!row.existing && row.reason !== r.reason) {
+    return yield* new InvalidInput({ message: requestIdMessage.resolve })
+  }
+  const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
+  const resolved: Resolved = {
+    winner: toFact(row.winner),
+    loser: toFact(row.loser),
+    reason: row.reason,
+    resolvedBy: row.resolved_by,
+    createdAt: row.created_at,
+    alreadyResolved: row.existing,
+    stale: stale.items,
+    staleNextCursor: stale.next_cursor
+  }
+  return resolved
+})

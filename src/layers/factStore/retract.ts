@@ -36,30 +36,28 @@ interface Row {
   readonly fact: FactRow
 }
 
-export const retract = Effect.fn("relay/factStore/retract")(
-  function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
-    const rows = yield* db.write<Row>(retractQuery, {
-      factId: r.factId,
-      id: r.callId,
-      reason: r.reason,
-      retractedBy: r.retractedBy,
-      now
-    })
-    const row = rows[0]
-    if (row === undefined) return yield* new FactNotFound({ message: `fact_id: no fact with id ${r.factId}` })
-    // This call's id on a retraction with another reason: the request_id was used before with that reason.
-    if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
-    const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
-    const retracted: Retracted = {
-      id: row.id,
-      fact: toFact(row.fact),
-      reason: row.reason,
-      retractedBy: row.retracted_by,
-      createdAt: row.created_at,
-      alreadyRetracted: row.existing,
-      stale: stale.items,
-      staleNextCursor: stale.next_cursor
-    }
-    return retracted
+export const retract = Effect.fn("FactStore.retract")(function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
+  const rows = yield* db.write<Row>(retractQuery, {
+    factId: r.factId,
+    id: r.callId,
+    reason: r.reason,
+    retractedBy: r.retractedBy,
+    now
+  })
+  const row = rows[0]
+  if (row === undefined) return yield* new FactNotFound({ message: `fact_id: no fact with id ${r.factId}` })
+  // This call's id on a retraction with another reason: the request_id was used before with that reason.
+  if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
+  const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
+  const retracted: Retracted = {
+    id: row.id,
+    fact: toFact(row.fact),
+    reason: row.reason,
+    retractedBy: row.retracted_by,
+    createdAt: row.created_at,
+    alreadyRetracted: row.existing,
+    stale: stale.items,
+    staleNextCursor: stale.next_cursor
   }
-)
+  return retracted
+})

@@ -74,28 +74,26 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
     )
   )
 
-export const saveFact = Effect.fn("relay/factStore/save")(
-  function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
-    const norm = normaliseContent(input.content)
-    const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
-      id: input.id,
-      content: input.content,
-      norm,
-      writtenBy: input.writtenBy,
-      sessionId: input.sessionId,
-      parentId: input.parentId,
-      shown: forkSiblingsShown,
-      now
-    })
-    const row = rows[0]
-    if (row === undefined) return yield* noRow(db, input)
-    const duplicate = row.duplicate[0]
-    const saved: Saved = {
-      fact: toFact(row.fact),
-      forkSiblings: row.siblings.map(toFact),
-      siblingsTotal: row.siblingsTotal,
-      duplicateOf: duplicate === undefined ? null : toFact(duplicate)
-    }
-    return saved
+export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
+  const norm = normaliseContent(input.content)
+  const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
+    id: input.id,
+    content: input.content,
+    norm,
+    writtenBy: input.writtenBy,
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    shown: forkSiblingsShown,
+    now
+  })
+  const row = rows[0]
+  if (row === undefined) return yield* noRow(db, input)
+  const duplicate = row.duplicate[0]
+  const saved: Saved = {
+    fact: toFact(row.fact),
+    forkSiblings: row.siblings.map(toFact),
+    siblingsTotal: row.siblingsTotal,
+    duplicateOf: duplicate === undefined ? null : toFact(duplicate)
   }
-)
+  return saved
+})
