@@ -9,15 +9,12 @@
  * whitespace, most forks already settled by a SUPERSEDES), then times each tool through the real
  * FactStore and prints GRAPH.PROFILE of the conflict query. The graph is dropped at the end.
  */
-import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
-import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
 import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
-import { FactStoreLive } from "../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
+import { relayLayer } from "../src/layers/RelayLive.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
 import { startServer } from "../test/support/falkordbServer.js"
@@ -137,12 +134,7 @@ const main = async () => {
       graph: graphName,
       rateLimitPerMinute: 1_000_000
     })
-    const live = FactStoreLive.pipe(
-      Layer.provide(FalkorDbLive),
-      Layer.provide(DatabaseEndpointLive),
-      Layer.provide(settings),
-      Layer.provide(NodeContext.layer)
-    )
+    const live = relayLayer(settings)
 
     const end = Date.now() - 60_000
     let t0 = performance.now()

@@ -1,18 +1,13 @@
-import { NodeContext } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Graph } from "falkordb"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../src/layers/RateLimiterLive.js"
-import { SecretScannerLive } from "../src/layers/SecretScannerLive.js"
+import { GraphDatabaseLive } from "../src/layers/GraphDatabaseLive.js"
+import { relayLayerWith } from "../src/layers/RelayLive.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { type CypherParams, GraphDatabase } from "../src/services/GraphDatabase.js"
-import { RateLimiter } from "../src/services/RateLimiter.js"
 import { Settings } from "../src/services/Settings.js"
 import { tools } from "../src/tools/registry.js"
 import { type BenchDatabase, relayEnv } from "./db.js"
@@ -76,15 +71,11 @@ export const recordedRelay = (db: BenchDatabase, graph: string) => {
     graph,
     rateLimitPerMinute: 100_000_000
   })
+  // The stack as relayLayer assembles it, with the connection under FactStore wrapped by the recorder.
   const recording = Layer.effect(GraphDatabase, Effect.map(GraphDatabase, (base) => recorder.wrap(base))).pipe(
-    Layer.provide(FalkorDbLive),
-    Layer.provide(DatabaseEndpointLive)
+    Layer.provide(GraphDatabaseLive)
   )
-  const layer = Layer.mergeAll(
-    FactStoreLive.pipe(Layer.provideMerge(recording)),
-    Layer.effect(RateLimiter, makeRateLimiter(100_000_000)),
-    SecretScannerLive
-  ).pipe(Layer.provide(settings), Layer.provide(NodeContext.layer))
+  const layer = relayLayerWith(settings, recording)
   return { recorder, runtime: ManagedRuntime.make(layer) }
 }
 

@@ -6,18 +6,11 @@
  */
 import { Console, Effect, Option } from "effect"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
+import { GraphDatabaseLive } from "../layers/GraphDatabaseLive.js"
 import { SettingsLive } from "../layers/SettingsLive.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
-import {
-  CliFailure,
-  countFacts,
-  type DatabaseDescription,
-  describeDatabase,
-  graphDatabaseLayer,
-  runCli,
-  secretsOf
-} from "./common.js"
+import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"
 
 const whatToDo = (db: DatabaseDescription): string => {
   switch (db.kind) {
@@ -47,7 +40,7 @@ const main = Effect.gen(function*() {
     const facts = yield* countFacts
     return { versions, facts }
   }).pipe(
-    Effect.provide(graphDatabaseLayer),
+    Effect.provide(GraphDatabaseLive),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
         message: e.reason === "refused_login"

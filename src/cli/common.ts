@@ -5,10 +5,7 @@
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Console, Effect, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
-import { DatabaseEndpointLive } from "../layers/DatabaseEndpoint.js"
-import { currentLayout } from "../layers/embedded/EmbeddedServer.js"
-import { FalkorDbLive } from "../layers/FalkorDbLive.js"
-import { SettingsLive } from "../layers/SettingsLive.js"
+import { currentLayout } from "../layers/embedded/layout.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { type DatabaseTarget, Settings } from "../services/Settings.js"
 
@@ -43,15 +40,11 @@ export const maskUrl = (url: string): string => {
 const isLocal = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)
 
 /** Which database the settings point at, in words. */
-export const describeDatabase = Effect.fn("describeDatabase")(function*(target: DatabaseTarget) {
+export const describeDatabase = Effect.fn("relay/cli/describeDatabase")(function*(target: DatabaseTarget) {
   switch (target._tag) {
     case "Embedded": {
-      // RELAY_DATA_DIR is read as Relay reads it: the environment, then .env.
-      const settings = yield* Effect.serviceOption(Settings)
-      const provider = Option.flatMap(settings, (s) => Option.fromNullable(s.configProvider))
-      const layout = yield* Option.isSome(provider)
-        ? Effect.withConfigProvider(currentLayout, provider.value)
-        : currentLayout
+      // RELAY_DATA_DIR as the current provider reads it (SettingsLive: the environment, then .env).
+      const layout = yield* currentLayout
       return {
         kind: "embedded",
         where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,
@@ -103,12 +96,9 @@ export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
   }
 }
 
-/** The connection to the settings' database and graph: endpoint → FalkorDB. */
-export const graphDatabaseLayer = FalkorDbLive.pipe(Layer.provide(DatabaseEndpointLive))
-
-/** Settings from the environment and .env, with the graph replaced (the demo's own graph). */
+/** The settings given, with the graph replaced (the demo's own graph). */
 export const settingsWithGraph = (graph: string) =>
-  Layer.effect(Settings, Effect.map(Settings, (s) => ({ ...s, graph }))).pipe(Layer.provide(SettingsLive))
+  Layer.effect(Settings, Effect.map(Settings, (s) => ({ ...s, graph })))
 
 /** The number of facts in the settings' graph. */
 export const countFacts = GraphDatabase.pipe(

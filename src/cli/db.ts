@@ -3,15 +3,11 @@
  * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Option } from "effect"
-import {
-  type EmbeddedStatus,
-  embeddedStatus,
-  ensureEmbeddedServer,
-  stopEmbeddedServer
-} from "../layers/embedded/EmbeddedServer.js"
-import { configProvider } from "../layers/SettingsLive.js"
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Layer, Option } from "effect"
+import type { EmbeddedStatus } from "../layers/embedded/EmbeddedServer.js"
+import { ConfigLive } from "../layers/SettingsLive.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
 
@@ -35,17 +31,18 @@ const show = (s: EmbeddedStatus, json: boolean) =>
     ].join("\n"))
 
 const commands = Effect.gen(function*() {
+  const server = yield* EmbeddedServer
   const args = process.argv.slice(2)
   const json = args.includes("--json")
   const command = args.filter((a) => a !== "--json")[0] ?? "status"
   switch (command) {
     case "status":
-      return yield* embeddedStatus.pipe(Effect.flatMap((s) => show(s, json)))
+      return yield* server.status.pipe(Effect.flatMap((s) => show(s, json)))
     case "start":
-      yield* ensureEmbeddedServer
-      return yield* embeddedStatus.pipe(Effect.flatMap((s) => show(s, json)))
+      yield* server.ensure
+      return yield* server.status.pipe(Effect.flatMap((s) => show(s, json)))
     case "stop": {
-      const r = yield* stopEmbeddedServer
+      const r = yield* server.stop
       const pid = Option.getOrNull(r.pid)
       return yield* json
         ? Console.log(JSON.stringify({ stopped: r.wasRunning, pid, dataDir: r.dataDir }))
@@ -64,12 +61,12 @@ const commands = Effect.gen(function*() {
 })
 
 /** RELAY_DATA_DIR and the rest are read as the server reads them: the environment, then .env. */
-const main = Effect.flatMap(configProvider, (provider) => Effect.withConfigProvider(commands, provider)).pipe(
+const main = commands.pipe(
+  Effect.provide(EmbeddedServer.Default.pipe(Layer.provide(ConfigLive))),
   Effect.catchTag("EmbeddedServerError", (e) =>
     Console.error(e.message).pipe(Effect.zipRight(Effect.sync(() => {
       process.exitCode = 1
-    })))),
-  Effect.provide(NodeContext.layer)
+    }))))
 )
 
 NodeRuntime.runMain(main, { disableErrorReporting: true })

@@ -11,9 +11,10 @@ import { fileURLToPath } from "node:url"
 import { runDemo } from "../demo/demo.js"
 import { DemoFailed } from "../demo/mcpSession.js"
 import { makeStyle, wantsColour } from "../demo/style.js"
+import { GraphDatabaseLive } from "../layers/GraphDatabaseLive.js"
 import { SettingsLive } from "../layers/SettingsLive.js"
 import { Settings } from "../services/Settings.js"
-import { CliFailure, describeDatabase, graphDatabaseLayer, runCli, settingsWithGraph } from "./common.js"
+import { CliFailure, describeDatabase, runCli, settingsWithGraph } from "./common.js"
 
 const distDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -22,7 +23,7 @@ const env = Object.fromEntries(
 )
 
 const main = Effect.gen(function*() {
-  const configured = yield* Settings.pipe(Effect.provide(SettingsLive))
+  const configured = yield* Settings
   const stamp = yield* Clock.currentTimeMillis
   const suffix = (yield* Random.nextIntBetween(0, 0xffff)).toString(16).padStart(4, "0")
   const graph = `relay_demo_${stamp}_${suffix}`
@@ -42,8 +43,9 @@ const main = Effect.gen(function*() {
     userGraph: configured.graph,
     embedded: database.kind === "embedded",
     serverEnv: env
-  }).pipe(Effect.provide(graphDatabaseLayer.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
+  }).pipe(Effect.provide(GraphDatabaseLive.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
 }).pipe(
+  Effect.provide(SettingsLive),
   Effect.catchTags({
     DemoFailed: (e: DemoFailed) =>
       new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),

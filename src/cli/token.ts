@@ -6,9 +6,7 @@
 import { Console, Effect, Layer, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { TokenName, workspaceGraph, WorkspaceName } from "../domain/tokens.js"
-import { DatabaseEndpointFromSettings } from "../layers/SentinelEndpoint.js"
 import { SettingsLive } from "../layers/SettingsLive.js"
-import { TokenStoreLive } from "../layers/TokenStoreLive.js"
 import { TokenStore } from "../services/TokenStore.js"
 import { CliFailure, runCli } from "./common.js"
 
@@ -87,7 +85,7 @@ const main = Effect.gen(function*() {
       return yield* usage(positionals[0] === undefined ? "no command" : "unknown command")
   }
 }).pipe(
-  Effect.provide(TokenStoreLive.pipe(Layer.provide(DatabaseEndpointFromSettings), Layer.provideMerge(SettingsLive))),
+  Effect.provide(TokenStore.Default.pipe(Layer.provideMerge(SettingsLive))),
   Effect.catchTag(
     "DatabaseError",
     () => new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 })

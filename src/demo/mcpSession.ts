@@ -33,7 +33,7 @@ export interface ServerCommand {
 const detail = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Spawns the server and connects; the client is closed (and the server exits) with the scope. */
-export const connectServer = Effect.fn("connectServer")(function*(command: ServerCommand) {
+export const connectServer = Effect.fn("relay/demo/connectServer")(function*(command: ServerCommand) {
   let log = ""
   const client = new Client({ name: "relay-demo", version: "0.1.0" })
   const transport = new StdioClientTransport({

@@ -1,5 +1,4 @@
 import { Config } from "effect"
-import { readConfig } from "../layers/readConfig.js"
 
 const list = (name: string) =>
   Config.string(name).pipe(
@@ -33,4 +32,4 @@ const httpConfig = Config.all({
 /** The Host headers a loopback server answers to, for the port it actually listens on. */
 export const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]
 
-export const readHttpSettings = readConfig(httpConfig)
+export const readHttpSettings = httpConfig

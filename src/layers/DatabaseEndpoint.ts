@@ -1,48 +1,55 @@
-import { Context, Effect, Layer, Redacted } from "effect"
+import { type ConfigError, Effect, Option, Redacted } from "effect"
 import type { FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { Settings } from "../services/Settings.js"
-import { ensureEmbeddedServer } from "./embedded/EmbeddedServer.js"
+import type { EmbeddedServerError } from "./embedded/EmbeddedServerError.js"
+import { sentinelConfig, sentinelEndpoint } from "./SentinelEndpoint.js"
 
-/** Where the database is, resolved on every (re)connect so an embedded server that died is started again. */
-export class DatabaseEndpoint extends Context.Tag("relay/DatabaseEndpoint")<DatabaseEndpoint, {
+/** How to reach the database, asked on every (re)connect. */
+export interface Endpoint {
   readonly options: Effect.Effect<FalkorDBOptions, DatabaseError>
-}>() {}
+}
 
-export const DatabaseEndpointLive = Layer.effect(
-  DatabaseEndpoint,
-  Effect.gen(function*() {
-    const { configProvider, database } = yield* Settings
-    switch (database._tag) {
-      case "Url":
-        return { options: Effect.sync(() => ({ url: Redacted.value(database.url) })) }
-      case "HostPort":
-        return {
-          options: Effect.sync(() => ({
-            socket: { host: database.host, port: database.port },
-            ...(database.password === null ? {} : { password: Redacted.value(database.password) })
-          }))
-        }
-      case "Embedded": {
-        // Started (or joined) once at start, so a missing server binary stops Relay with its one
-        // sentence; later reconnects run it again, which restarts a server that died.
-        const context = yield* Effect.context<Effect.Effect.Context<typeof ensureEmbeddedServer>>()
-        // RELAY_DATA_DIR may come from .env like every other setting.
-        const ensureHere = configProvider === undefined
-          ? ensureEmbeddedServer
-          : Effect.withConfigProvider(ensureEmbeddedServer, configProvider)
-        yield* ensureHere
-        const ensure = ensureHere.pipe(
-          Effect.provide(context),
-          Effect.mapError((e) => new DatabaseError({ reason: "unreachable", detail: e.message }))
-        )
-        return {
-          options: Effect.map(ensure, ({ password, socketPath }) => ({
-            socket: { path: socketPath },
-            password: Redacted.value(password)
-          }))
-        }
-      }
+/**
+ * Through Valkey Sentinel when FALKORDB_SENTINELS is set, else the settings' target: FALKORDB_URL,
+ * FALKORDB_HOST/PORT, or the embedded server, resolved on every (re)connect so an embedded server that
+ * died is started again.
+ */
+export const databaseEndpoint: Effect.Effect<
+  Endpoint,
+  ConfigError.ConfigError | EmbeddedServerError,
+  Settings | EmbeddedServer
+> = Effect.gen(function*() {
+  const { database } = yield* Settings
+  const sentinels = yield* sentinelConfig
+  if (Option.isSome(sentinels.sentinels) && sentinels.sentinels.value.trim() !== "") {
+    return sentinelEndpoint(sentinels)
+  }
+  switch (database._tag) {
+    case "Url":
+      return { options: Effect.sync(() => ({ url: Redacted.value(database.url) })) } satisfies Endpoint
+    case "HostPort":
+      return {
+        options: Effect.sync(() => ({
+          socket: { host: database.host, port: database.port },
+          ...(database.password === null ? {} : { password: Redacted.value(database.password) })
+        }))
+      } satisfies Endpoint
+    case "Embedded": {
+      const embedded = yield* EmbeddedServer
+      // Started (or joined) once at start, so a missing server binary stops Relay with its one
+      // sentence; later reconnects run it again, which restarts a server that died.
+      yield* embedded.ensure
+      const ensure = embedded.ensure.pipe(
+        Effect.mapError((e) => new DatabaseError({ reason: "unreachable", detail: e.message }))
+      )
+      return {
+        options: Effect.map(ensure, ({ password, socketPath }) => ({
+          socket: { path: socketPath },
+          password: Redacted.value(password)
+        }))
+      } satisfies Endpoint
     }
-  })
-)
+  }
+})

@@ -1,5 +1,5 @@
-import { Clock, Effect, Layer } from "effect"
-import { FactStore } from "../services/FactStore.js"
+import { Clock, Effect } from "effect"
+import type { FactStoreShape } from "../services/FactStore.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { briefing } from "./factStore/briefing.js"
 import { context, currentState, impact } from "./factStore/chains.js"
@@ -19,24 +19,22 @@ import { search } from "./factStore/search.js"
 const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
-export const FactStoreLive = Layer.effect(
-  FactStore,
-  Effect.gen(function*() {
-    const db = yield* GraphDatabase
-    return FactStore.of({
-      save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
-      context: (id, page, asOf) => context(db, id, page, asOf ?? null),
-      impact: (id, page) => impact(db, id, page),
-      currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
-      openConflicts: (request) => openConflicts(db, request),
-      resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
-      compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
-      retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
-      briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
-      important: (options) => important(db, options),
-      clusters: (options) => clusters(db, options),
-      search: (options) => search(db, options),
-      idsStartingWith: (prefixes) => matchPrefixes(db, prefixes)
-    })
-  })
-)
+export const makeFactStore = Effect.gen(function*() {
+  const db = yield* GraphDatabase
+  const store: FactStoreShape = {
+    save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
+    context: (id, page, asOf) => context(db, id, page, asOf ?? null),
+    impact: (id, page) => impact(db, id, page),
+    currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
+    openConflicts: (request) => openConflicts(db, request),
+    resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+    compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
+    retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
+    briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
+    important: (options) => important(db, options),
+    clusters: (options) => clusters(db, options),
+    search: (options) => search(db, options),
+    idsStartingWith: (prefixes) => matchPrefixes(db, prefixes)
+  }
+  return store
+})

@@ -1,12 +1,11 @@
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Ref, SynchronizedRef } from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
+import { DatabaseEndpoint } from "../services/DatabaseEndpoint.js"
 import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
-import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { ensureSchema } from "./graphIndexes.js"
-import { readConfig } from "./readConfig.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
@@ -24,7 +23,7 @@ export const FalkorDbLive = Layer.scoped(
   Effect.gen(function*() {
     const { graph: graphName } = yield* Settings
     const endpoint = yield* DatabaseEndpoint
-    const replication = yield* readConfig(replicationConfig)
+    const replication = yield* replicationConfig
     const current = yield* SynchronizedRef.make(Option.none<Connection>())
     let schemaReady = false
 

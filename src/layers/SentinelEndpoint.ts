@@ -1,7 +1,5 @@
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Option, Redacted } from "effect"
 import { DatabaseError } from "../domain/errors.js"
-import { DatabaseEndpoint, DatabaseEndpointLive } from "./DatabaseEndpoint.js"
-import { readConfig } from "./readConfig.js"
 import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 
 interface Address {
@@ -75,24 +73,18 @@ const currentMaster = (
     )
   )
 
-/**
- * The database endpoint: through Valkey Sentinel when FALKORDB_SENTINELS is set, else as before
- * (FALKORDB_URL / HOST / PORT, or the embedded server).
- */
-export const DatabaseEndpointFromSettings = Layer.unwrapEffect(
-  readConfig(sentinelConfig).pipe(
-    Effect.map(({ master, password, sentinelPassword, sentinels }) => {
-      if (Option.isNone(sentinels) || sentinels.value.trim() === "") return DatabaseEndpointLive
-      const list = sentinels.value.split(",").map((a) => address(a)!)
-      const pw = Option.getOrNull(password)
-      return Layer.succeed(DatabaseEndpoint, {
-        options: currentMaster(list, master, Option.getOrNull(sentinelPassword), pw).pipe(
-          Effect.map((m) => ({
-            socket: { host: m.host, port: m.port },
-            ...(pw === null ? {} : { password: Redacted.value(pw) })
-          }))
-        )
-      })
-    })
-  )
-)
+/** The endpoint through the sentinels `config` names: the current master, asked on every (re)connect. */
+export const sentinelEndpoint = (
+  { master, password, sentinelPassword, sentinels }: Config.Config.Success<typeof sentinelConfig>
+) => {
+  const list = Option.getOrElse(sentinels, () => "").split(",").map((a) => address(a)!)
+  const pw = Option.getOrNull(password)
+  return {
+    options: currentMaster(list, master, Option.getOrNull(sentinelPassword), pw).pipe(
+      Effect.map((m) => ({
+        socket: { host: m.host, port: m.port },
+        ...(pw === null ? {} : { password: Redacted.value(pw) })
+      }))
+    )
+  }
+}

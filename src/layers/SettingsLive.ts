@@ -1,7 +1,7 @@
-import { FileSystem, Path } from "@effect/platform"
+import { Path, PlatformConfigProvider } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
-import { parseEnv } from "node:util"
 import { type DatabaseTarget, Settings } from "../services/Settings.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
@@ -41,22 +41,27 @@ const packageDir = Effect.gen(function*() {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 })
 
-/** The `.env` file beside the package, if there is one, as a provider. */
-const dotenvProvider = Effect.gen(function*() {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const file = path.join(yield* packageDir, ".env")
-  const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
-  return ConfigProvider.fromMap(
-    new Map(Object.entries(parseEnv(text)).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const]))
-  )
-})
+/** The environment first, then `.env` beside the package (none: the environment alone). */
+const withDotEnv = (env: ConfigProvider.ConfigProvider, file: ConfigProvider.ConfigProvider) =>
+  env.pipe(ConfigProvider.orElse(() => file))
 
-/** The environment first, then the `.env` file beside the package, if there is one. */
-export const configProvider = Effect.map(
-  dotenvProvider,
-  (fromFile) => ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => fromFile))
-)
+/**
+ * Reads `.env` once and makes "the environment, then .env" the provider of every setting read after
+ * (Settings here, and the few a layer reads itself: RELAY_DATA_DIR, RELAY_MIN_REPLICAS, sentinels).
+ */
+export const configFrom = (dotEnvFile: string) =>
+  Layer.unwrapEffect(
+    PlatformConfigProvider.fromDotEnv(dotEnvFile).pipe(
+      Effect.orElseSucceed(() => ConfigProvider.fromMap(new Map())),
+      Effect.map((file) => Layer.setConfigProvider(withDotEnv(ConfigProvider.fromEnv(), file)))
+    )
+  ).pipe(Layer.provide(NodeContext.layer))
+
+/** The same with the `.env` beside the package. */
+export const ConfigLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const path = yield* Path.Path
+  return configFrom(path.join(yield* packageDir, ".env"))
+})).pipe(Layer.provide(NodeContext.layer))
 
 const settings = Config.all({ graph: graphName, rateLimitPerMinute: rateLimit })
 
@@ -74,18 +79,14 @@ const passwordOnly = Config.all({
 })
 
 /**
- * Relay's settings from the environment and the .env file. Each setting is the environment's if it
+ * Relay's settings, read through the current provider (the environment, then .env). Each setting is the environment's if it
  * has one; for the database the environment wins as a whole: where it names a database, that is the
  * database (only its password may still come from .env), so a FALKORDB_URL in .env never overrides
  * a FALKORDB_HOST in the environment.
  */
-export const readSettings = Effect.fn("readSettings")(function*(
-  env: ConfigProvider.ConfigProvider,
-  file: ConfigProvider.ConfigProvider
-) {
-  const merged = env.pipe(ConfigProvider.orElse(() => file))
-  const read = yield* Effect.withConfigProvider(settings, merged)
-  const { password, sentinels } = yield* Effect.withConfigProvider(passwordOnly, merged)
+const settingsFrom = Effect.fn("relay/settings/read")(function*(env: ConfigProvider.ConfigProvider) {
+  const read = yield* settings
+  const { password, sentinels } = yield* passwordOnly
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
   const databaseProvider = envOnly
     ? env.pipe(
@@ -93,8 +94,10 @@ export const readSettings = Effect.fn("readSettings")(function*(
         ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
       )
     )
-    : merged
-  const database = yield* Effect.withConfigProvider(databaseTarget, databaseProvider)
+    : null
+  const database = yield* databaseProvider === null
+    ? databaseTarget
+    : Effect.withConfigProvider(databaseTarget, databaseProvider)
   const viaSentinels = Option.isSome(sentinels) && sentinels.value.trim() !== ""
   if (database._tag === "Embedded" && Option.isSome(password) && !viaSentinels) {
     yield* Effect.logWarning(
@@ -102,10 +105,15 @@ export const readSettings = Effect.fn("readSettings")(function*(
         "it is ignored, and Relay uses its embedded server"
     )
   }
-  return { ...read, database, configProvider: merged }
+  return { ...read, database }
 })
 
-export const SettingsLive = Layer.effect(
-  Settings,
-  Effect.flatMap(dotenvProvider, (file) => readSettings(ConfigProvider.fromEnv(), file))
-)
+/** Settings as read from `env` (the environment) and `file` (.env). */
+export const readSettings = (env: ConfigProvider.ConfigProvider, file: ConfigProvider.ConfigProvider) =>
+  Effect.withConfigProvider(settingsFrom(env), withDotEnv(env, file))
+
+/** Settings read through the current provider (set by ConfigLive, or by a test). */
+export const SettingsFromConfig = Layer.effect(Settings, settingsFrom(ConfigProvider.fromEnv()))
+
+/** Relay's settings from the environment and .env, which stay the provider of every later setting. */
+export const SettingsLive = SettingsFromConfig.pipe(Layer.provideMerge(ConfigLive))

@@ -3,9 +3,8 @@ import { randomBytes } from "node:crypto"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../domain/tokens.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
-import { TokenStore } from "../services/TokenStore.js"
+import type { TokenStoreShape } from "../services/TokenStore.js"
 import { FalkorDbLive } from "./FalkorDbLive.js"
-import { readConfig } from "./readConfig.js"
 
 /** The admin graph the tokens live in: apart from every workspace, so no tool query can reach it. */
 export const tokenGraph = Config.string("RELAY_TOKEN_GRAPH").pipe(
@@ -37,14 +36,14 @@ const toRecord = (r: Row): TokenRecord => ({
   revokedAt: r.revoked_at ?? null
 })
 
-const make = Effect.gen(function*() {
+export const makeTokenStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   // Two CLIs may race to make the index: the loser's "already indexed" is the outcome both wanted.
   yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
     Effect.asVoid,
     Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
   )
-  return TokenStore.of({
+  const store: TokenStoreShape = {
     create: ({ name, readOnly, workspace }) =>
       Effect.gen(function*() {
         const id = randomBytes(8).toString("hex")
@@ -83,17 +82,14 @@ const make = Effect.gen(function*() {
         })
       )
     }
-  })
+  }
+  return store
 })
 
-/**
- * TokenStore on its own connection to the admin graph. Needs Settings and DatabaseEndpoint: the same
- * database as the workspaces, another graph.
- */
-export const TokenStoreLive = Layer.effect(TokenStore, make).pipe(
-  Layer.provide(FalkorDbLive),
+/** The admin graph's connection: the settings' database, the graph RELAY_TOKEN_GRAPH. */
+export const TokenGraphLive = FalkorDbLive.pipe(
   Layer.provide(Layer.effect(
     Settings,
-    Effect.all([Settings, readConfig(tokenGraph)]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))
+    Effect.all([Settings, tokenGraph]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))
   ))
 )

@@ -1,9 +1,8 @@
 import { type ConfigError, type Context, Effect, Layer, RcMap, type Scope } from "effect"
 import { workspaceGraph } from "../domain/tokens.js"
-import type { FactStore } from "../services/FactStore.js"
+import { DatabaseEndpoint } from "../services/DatabaseEndpoint.js"
+import { FactStore } from "../services/FactStore.js"
 import { Settings } from "../services/Settings.js"
-import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
-import { FactStoreLive } from "./FactStoreLive.js"
 import { FalkorDbLive } from "./FalkorDbLive.js"
 
 /**
@@ -16,7 +15,7 @@ export const makeWorkspaceStores = Effect.gen(function*() {
   const endpoint = yield* DatabaseEndpoint
   const stores = yield* RcMap.make({
     lookup: (workspace: string) =>
-      Layer.build(FactStoreLive.pipe(
+      Layer.build(FactStore.DefaultWithoutDependencies.pipe(
         Layer.provide(FalkorDbLive),
         Layer.provide(Layer.succeed(Settings, { ...settings, graph: workspaceGraph(workspace) })),
         Layer.provide(Layer.succeed(DatabaseEndpoint, endpoint))

@@ -68,7 +68,7 @@ const hasFullText = (graph: Graph) =>
     Effect.catchIf((e) => e.reason === "no_graph", () => Effect.succeed(false))
   )
 
-export const ensureSchema = Effect.fn("ensureSchema")(function*(graph: Graph) {
+export const ensureSchema = Effect.fn("relay/graph/ensureSchema")(function*(graph: Graph) {
   const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
   const missing = indexes.filter((i) => !haveIndexes.has(i.key))
   yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })

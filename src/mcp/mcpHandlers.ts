@@ -8,8 +8,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Exit, Runtime, Schema } from "effect"
-import { createRequire } from "node:module"
+import { Exit, Runtime } from "effect"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -17,6 +16,7 @@ import { tools } from "../tools/registry.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { callRefused, callTool, callUnknownTool, failure, internalMessage, type ToolResult } from "./callTool.js"
 import { inputJsonSchema, outputJsonSchema } from "./jsonSchema.js"
+import { packageVersion } from "./packageVersion.js"
 import {
   type Calls,
   getPrompt,
@@ -26,11 +26,7 @@ import {
   resourceTemplates
 } from "./promptsAndResources.js"
 
-/** The version clients are told is the package's own; src/mcp and dist/mcp both sit two folders below package.json. */
-const { version } = Schema.decodeUnknownSync(Schema.Struct({ version: Schema.String }))(
-  createRequire(import.meta.url)("../../package.json")
-)
-export const serverInfo = { name: "relay", version }
+export const serverInfo = { name: "relay", version: packageVersion }
 
 /**
  * What holds for every tool is said here once (clients put it beside the listing), not in each

@@ -1,4 +1,4 @@
-import { type ConfigProvider, Context, type Redacted } from "effect"
+import { Context, type Redacted } from "effect"
 
 export type DatabaseTarget =
   | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
@@ -15,9 +15,4 @@ export class Settings extends Context.Tag("relay/Settings")<Settings, {
   readonly database: DatabaseTarget
   readonly graph: string
   readonly rateLimitPerMinute: number
-  /**
-   * Where settings were read from (the environment, then the package's .env), for the settings read
-   * later, such as the embedded server's data directory. Unset means the ambient provider.
-   */
-  readonly configProvider?: ConfigProvider.ConfigProvider
 }>() {}

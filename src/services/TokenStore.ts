@@ -1,9 +1,10 @@
-import { Context, type Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 import type { Caller, TokenRecord } from "../domain/tokens.js"
+import { makeTokenStore, TokenGraphLive } from "../layers/TokenStoreLive.js"
+import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 
-/** Bearer tokens in the admin graph (RELAY_TOKEN_GRAPH): made, listed, revoked, and checked. */
-export class TokenStore extends Context.Tag("relay/TokenStore")<TokenStore, {
+export interface TokenStoreShape {
   /** Makes a token and returns it: the only time it is ever seen; only its hash is kept. */
   readonly create: (
     options: { readonly name: string; readonly workspace: string; readonly readOnly: boolean }
@@ -13,4 +14,13 @@ export class TokenStore extends Context.Tag("relay/TokenStore")<TokenStore, {
   readonly revoke: (idOrName: string) => Effect.Effect<ReadonlyArray<string>, DatabaseError>
   /** The caller a presented token stands for, or none when it is malformed, unknown, wrong or revoked. */
   readonly verify: (token: string) => Effect.Effect<Caller | null, DatabaseError>
-}>() {}
+}
+
+/**
+ * Bearer tokens in the admin graph (RELAY_TOKEN_GRAPH): made, listed, revoked, and checked. Depends on
+ * a connection of its own to that graph, on the same database endpoint as the workspaces.
+ */
+export class TokenStore extends Effect.Service<TokenStore>()("relay/TokenStore", {
+  effect: makeTokenStore,
+  dependencies: [TokenGraphLive.pipe(Layer.provide(DatabaseEndpoint.Default))]
+}) {}

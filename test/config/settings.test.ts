@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Logger, Redacted } from "effect"
-import { readSettings } from "../../src/layers/SettingsLive.js"
+import { ConfigProvider, Effect, Layer, Logger, Redacted } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { configFrom, readSettings, SettingsFromConfig } from "../../src/layers/SettingsLive.js"
+import { EmbeddedServer } from "../../src/services/EmbeddedServer.js"
+import { Settings } from "../../src/services/Settings.js"
 
 const provider = (entries: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(entries)))
 
@@ -73,5 +78,17 @@ describe("settings from the environment and .env", () => {
       expect(String(bad)).toContain("RELAY_RATE_LIMIT")
       const graph = yield* Effect.flip(readSettings(provider({ RELAY_GRAPH: "no spaces" }), provider({})))
       expect(String(graph)).toContain("RELAY_GRAPH")
+    }))
+
+  it.effect("one read of .env serves Settings and the settings read later (the embedded data dir)", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "relay-dotenv-"))
+      const file = join(dir, ".env")
+      writeFileSync(file, `RELAY_GRAPH=from_file\nRELAY_DATA_DIR=${join(dir, "data")}\n`)
+      const layer = Layer.merge(SettingsFromConfig, EmbeddedServer.Default).pipe(Layer.provide(configFrom(file)))
+      const [settings, embedded] = yield* Effect.all([Settings, EmbeddedServer]).pipe(Effect.provide(layer))
+      // The environment would win; the run sets neither.
+      expect(settings.graph).toBe(process.env.RELAY_GRAPH ?? "from_file")
+      expect(embedded.layout.dataDir).toBe(process.env.RELAY_DATA_DIR ?? join(dir, "data"))
     }))
 })

@@ -1,11 +1,7 @@
-import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Either, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { resolutionMessage } from "../../src/domain/rules.js"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { relayTestLayer, testSettings } from "../support/testLayer.js"
@@ -15,15 +11,11 @@ import { relayTestLayer, testSettings } from "../support/testLayer.js"
  * statements really arrive at FalkorDB at the same time instead of queueing on one socket.
  */
 const racers = (graph: string, n: number) =>
-  Effect.forEach(Array.from({ length: n }), () =>
-    Layer.build(
-      FactStoreLive.pipe(
-        Layer.provide(FalkorDbLive),
-        Layer.provide(DatabaseEndpointLive),
-        Layer.provide(testSettings(graph)),
-        Layer.provide(NodeContext.layer)
-      )
-    ).pipe(Effect.map(Context.get(FactStore))))
+  Effect.forEach(
+    Array.from({ length: n }),
+    () =>
+      Layer.build(FactStore.Default.pipe(Layer.provide(testSettings(graph)))).pipe(Effect.map(Context.get(FactStore)))
+  )
 
 const edgeCount = (winner: string, loser: string) =>
   Effect.flatMap(GraphDatabase, (db) =>
@@ -32,7 +24,7 @@ const edgeCount = (winner: string, loser: string) =>
       { winner, loser }
     )).pipe(Effect.map((rows) => rows[0]?.n ?? -1))
 
-const fork = (store: FactStore["Type"], tag: string) =>
+const fork = (store: FactStore, tag: string) =>
   Effect.gen(function*() {
     const root = yield* store.save({
       id: randomUUID(),

@@ -1,10 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { replyMaxBytes } from "../../src/domain/paging.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
 import { callTool, internalMessage } from "../../src/mcp/callTool.js"
 import { FactStore } from "../../src/services/FactStore.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
+import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
 import { type AnyTool, defineTool, readOnly } from "../../src/tools/Tool.js"
 
@@ -47,8 +46,8 @@ const call = (tool: AnyTool) =>
         Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))
       ),
       // The test tool uses neither: no database behind this test.
-      Effect.provideService(FactStore, {} as FactStore["Type"]),
-      Effect.provideService(SecretScanner, {} as SecretScanner["Type"])
+      Effect.provideService(FactStore, {} as FactStore),
+      Effect.provideService(SecretScanner, {} as SecretScanner)
     )
     return { result, logs }
   })

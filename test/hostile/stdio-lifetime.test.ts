@@ -1,10 +1,8 @@
-import { NodeContext } from "@effect/platform-node"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
+import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
@@ -115,11 +113,7 @@ describe("the connection layer once its scope has closed", () => {
         Effect.promise(() => connectAdmin(target)),
         (a) => Effect.promise(a.close)
       )
-      const layer = FalkorDbLive.pipe(
-        Layer.provide(DatabaseEndpointLive),
-        Layer.provide(settingsOn(target, testGraphName("shut"))),
-        Layer.provide(NodeContext.layer)
-      )
+      const layer = GraphDatabaseLive.pipe(Layer.provide(settingsOn(target, testGraphName("shut"))))
       const scope = yield* Scope.make()
       const db = Context.get(yield* Layer.buildWithScope(layer, scope), GraphDatabase)
       expect(yield* db.read<{ one: number }>("RETURN 1 AS one")).toEqual([{ one: 1 }])

@@ -4,13 +4,11 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Redacted, Schedule 
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import type { DatabaseError } from "../../src/domain/errors.js"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
 import { ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
+import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
+import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { Settings } from "../../src/services/Settings.js"
 import { inDataDir, tempDataDir } from "../embedded/helpers.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
@@ -123,16 +121,13 @@ describe("server-side query timeouts", () => {
     Effect.gen(function*() {
       const dir = yield* tempDataDir()
       const graph = "relay_timeouts"
-      const settings = Layer.succeed(Settings, {
-        database: { _tag: "Embedded" },
-        graph,
-        rateLimitPerMinute: 100_000,
-        configProvider: ConfigProvider.fromMap(new Map([["RELAY_DATA_DIR", dir]]))
-      })
-      const live = Layer.mergeAll(
-        FalkorDbLive.pipe(Layer.provide(DatabaseEndpointLive)),
-        Layer.effect(RateLimiter, makeRateLimiter(100_000))
-      ).pipe(Layer.provide(settings), Layer.provide(NodeContext.layer))
+      const settings = Layer.succeed(Settings, { database: { _tag: "Embedded" }, graph, rateLimitPerMinute: 100_000 })
+        .pipe(
+          Layer.provideMerge(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_DATA_DIR", dir]]))))
+        )
+      const live = Layer.merge(GraphDatabaseLive, Layer.effect(RateLimiter, makeRateLimiter(100_000))).pipe(
+        Layer.provide(settings)
+      )
       yield* Effect.gen(function*() {
         const db = yield* GraphDatabase
         const { password, socketPath } = yield* ensureEmbeddedServer.pipe(inDataDir(dir))

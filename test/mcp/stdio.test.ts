@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import { connectRelay, serverEntry } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
@@ -8,6 +9,9 @@ describe("dist/server.js over stdio", () => {
   it("lists the eleven tools with derived schemas and annotations", async () => {
     const relay = await connectRelay()
     try {
+      // The version a client sees is package.json's, not a literal that drifts from it.
+      const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+      expect(relay.client.getServerVersion()).toEqual({ name: "relay", version })
       const { tools } = await relay.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual([
         "relay_detect_conflicts",

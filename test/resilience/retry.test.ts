@@ -10,12 +10,11 @@ import {
   SecretDetected,
   type ToolError
 } from "../../src/domain/errors.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
 import { retryTransient } from "../../src/policies/retry.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
+import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { ToolCall } from "../../src/services/ToolCall.js"
 import { saveFact } from "../../src/tools/saveFact.js"
 import { ok } from "../support/runTool.js"

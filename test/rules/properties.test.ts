@@ -124,7 +124,7 @@ const expectFactMatches = (model: Rules.GraphModel, fact: Fact) => {
  * Every open conflict, read in pages of `size` parents and `size` children each; a parent continued
  * on the next page is merged back, so each child must come exactly once.
  */
-const allConflicts = (store: FactStore["Type"], size: number, asOf: number | null = null) =>
+const allConflicts = (store: FactStore, size: number, asOf: number | null = null) =>
   Effect.gen(function*() {
     const merged: Array<{ parent: Fact; children: Array<Fact>; total: number }> = []
     let after: ConflictsAfter | null = null

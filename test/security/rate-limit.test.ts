@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
+import { makeRateLimiter } from "../../src/services/RateLimiter.js"
 import { connectRelay } from "../support/mcpClient.js"
 
 /** Takes `n` tokens one after another and says how many were granted. */

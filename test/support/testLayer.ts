@@ -1,14 +1,8 @@
-import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
-import { DatabaseEndpointLive } from "../../src/layers/DatabaseEndpoint.js"
-import { FactStoreLive } from "../../src/layers/FactStoreLive.js"
-import { FalkorDbLive } from "../../src/layers/FalkorDbLive.js"
-import { makeRateLimiter } from "../../src/layers/RateLimiterLive.js"
-import { SecretScannerLive } from "../../src/layers/SecretScannerLive.js"
+import { relayLayer } from "../../src/layers/RelayLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { RateLimiter } from "../../src/services/RateLimiter.js"
 import { Settings } from "../../src/services/Settings.js"
 
 /** A graph name no other run uses. */
@@ -37,20 +31,12 @@ const dropOnRelease = Layer.scopedDiscard(
 )
 
 /**
- * The live stack (FactStore, GraphDatabase, the secret scanner and a rate limiter, generous unless
- * given) on a graph of the given server, dropped when the layer is released.
+ * Relay's stack (relayLayer: FactStore, GraphDatabase, the secret scanner and a rate limiter,
+ * generous unless given) on a graph of the given server, dropped when the layer is released.
  */
 export const liveLayerOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) => {
-  const database = FactStoreLive.pipe(
-    Layer.provideMerge(dropOnRelease),
-    Layer.provideMerge(FalkorDbLive),
-    Layer.provide(DatabaseEndpointLive)
-  )
-  const limiter = Layer.effect(RateLimiter, makeRateLimiter(rateLimitPerMinute))
-  return Layer.mergeAll(database, limiter, SecretScannerLive).pipe(
-    Layer.provideMerge(settingsOn(target, graph, rateLimitPerMinute)),
-    Layer.provideMerge(NodeContext.layer)
-  )
+  const stack = relayLayer(settingsOn(target, graph, rateLimitPerMinute))
+  return Layer.merge(stack, dropOnRelease.pipe(Layer.provide(stack)))
 }
 
 /** The live stack on a fresh graph of the real FalkorDB this run started. */

@@ -12,7 +12,7 @@
  */
 import { Command, type CommandExecutor, FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import { sendCommands } from "../serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
@@ -23,13 +23,13 @@ import { livePidFromFile, pidAlive } from "./processes.js"
 import { runCommand } from "./runCommand.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
 import { renderConfig, runtimeConfig } from "./serverConfig.js"
-import { JOIN_WAIT, NotYet, POLL, START_TIMEOUT } from "./waiting.js"
+import { JOIN_WAIT, NotYet, pollUntil, START_TIMEOUT } from "./waiting.js"
 
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
 export { currentLayout, type EmbeddedLayout } from "./layout.js"
 export type { EmbeddedEndpoint } from "./probe.js"
-export { type EmbeddedStatus, embeddedStatus } from "./status.js"
-export { stopEmbeddedServer, type StopResult } from "./stop.js"
+export { type EmbeddedStatus, embeddedStatus, embeddedStatusAt } from "./status.js"
+export { stopEmbeddedServer, stopEmbeddedServerAt, type StopResult } from "./stop.js"
 
 type Env = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
@@ -97,10 +97,10 @@ const readyOnce = Effect.fn("relay/embedded/readyOnce")(function*(
 })
 
 const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
-  readyOnce(layout, password).pipe(
-    Effect.retry({ schedule: POLL, while: (e) => e._tag === "NotYet" }),
-    Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new NotYet() }),
-    Effect.catchTag("NotYet", () =>
+  pollUntil(
+    readyOnce(layout, password),
+    START_TIMEOUT,
+    () =>
       lastLogLine(layout).pipe(Effect.flatMap((why) =>
         Effect.fail(
           fail(
@@ -109,7 +109,7 @@ const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) 
             }${why ? ` (${why})` : ""}; see ${layout.logFile}.`
           )
         )
-      )))
+      ))
   )
 
 /** Runs with the start lock held: look again, start the server if needed, wait until it answers. */
@@ -155,12 +155,13 @@ const startHoldingLock = Effect.fn("relay/embedded/startHoldingLock")(function*(
 })
 
 /**
- * Starts the embedded FalkorDB server of this user's data dir, or joins it if
- * it already runs. Safe to call from many processes at once: one starts it.
+ * Starts the embedded FalkorDB server of this data dir, or joins it if it
+ * already runs. Safe to call from many processes at once: one starts it.
  */
-export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> = Effect.gen(
-  function*() {
-    const layout = yield* currentLayout
+export const ensureEmbeddedServerAt = (
+  layout: EmbeddedLayout
+): Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> =>
+  Effect.gen(function*() {
     yield* prepareDirectories(layout)
     const attempt = Effect.gen(function*() {
       const joined = yield* tryJoin(layout)
@@ -172,20 +173,22 @@ export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServe
       yield* breakIfStale(layout.lockFile)
       return yield* new NotYet()
     })
-    const joined = yield* attempt.pipe(
-      Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
-      Effect.catchTag("NotYet", () =>
-        Effect.fail(
-          fail(
-            `Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${
-              Duration.format(JOIN_WAIT)
-            }; see ${layout.logFile}.`
-          )
-        ))
-    )
+    const joined = yield* pollUntil(attempt, JOIN_WAIT, () =>
+      Effect.fail(
+        fail(
+          `Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${
+            Duration.format(JOIN_WAIT)
+          }; see ${layout.logFile}.`
+        )
+      ))
     // On every join too: the server may have been restarted by another process, which forgets it.
     // Best effort: a server that refuses it still serves, with writes unbounded (FalkorDbLive warns).
     yield* sendCommands(joined.socketPath, joined.password, runtimeConfig, "1 second").pipe(Effect.ignore)
     return joined
-  }
-).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
+  }).pipe(Effect.withSpan("relay/embedded/ensureEmbeddedServer"))
+
+/** The same for the data dir the current settings name (RELAY_DATA_DIR or the platform default). */
+export const ensureEmbeddedServer: Effect.Effect<EmbeddedEndpoint, EmbeddedServerError, Env> = Effect.flatMap(
+  currentLayout,
+  ensureEmbeddedServerAt
+)

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { sendCommands } from "../serverCommands.js"
 import { infoField, moduleVersion, serverVersion } from "../serverInfo.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
-import { currentLayout } from "./layout.js"
+import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { readPassword } from "./password.js"
 import { isReply } from "./probe.js"
 import { livePidFromFile } from "./processes.js"
@@ -20,10 +20,11 @@ export interface EmbeddedStatus {
 }
 
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
-export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =
+export const embeddedStatusAt = (
+  layout: EmbeddedLayout
+): Effect.Effect<EmbeddedStatus, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =>
   Effect
     .gen(function*() {
-      const layout = yield* currentLayout
       const base = { dataDir: layout.dataDir, socketPath: layout.socketPath }
       const livePid = yield* livePidFromFile(layout.pidFile, layout.socketPath)
       const stopped: EmbeddedStatus = {
@@ -54,3 +55,6 @@ export const embeddedStatus: Effect.Effect<EmbeddedStatus, EmbeddedServerError, 
         serverVersion: serverVersion(info)
       }
     }).pipe(Effect.withSpan("relay/embedded/embeddedStatus"))
+
+/** The same for the data dir the current settings name. */
+export const embeddedStatus = Effect.flatMap(currentLayout, embeddedStatusAt)

@@ -1,13 +1,13 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { type Duration, Effect, Option, Schedule } from "effect"
+import { type Duration, Effect, Option } from "effect"
 import { sendCommands } from "../serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { readPassword } from "./password.js"
 import { pidAlive, signalPid } from "./processes.js"
-import { embeddedStatus } from "./status.js"
-import { JOIN_WAIT, NotYet, POLL } from "./waiting.js"
+import { embeddedStatusAt } from "./status.js"
+import { JOIN_WAIT, NotYet, pollUntil } from "./waiting.js"
 
 export interface StopResult {
   readonly dataDir: string
@@ -16,40 +16,38 @@ export interface StopResult {
 }
 
 const waitGone = (pid: number, within: Duration.DurationInput) =>
-  pidAlive(pid).pipe(
-    Effect.flatMap((alive) => alive ? Effect.fail(new NotYet()) : Effect.void),
-    Effect.retry(POLL.pipe(Schedule.upTo(within))),
-    Effect.as(true),
-    Effect.orElseSucceed(() => false)
+  pollUntil(
+    pidAlive(pid).pipe(Effect.flatMap((alive) => alive ? Effect.fail(new NotYet()) : Effect.succeed(true))),
+    within,
+    () => Effect.succeed(false)
   )
 
 /** Holds the start lock while running `effect`, so no process starts the server meanwhile. */
 export const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Effect<A, E, R>) =>
-  tryAcquire(layout.lockFile).pipe(
-    Effect.flatMap(Option.match({
-      onSome: Effect.succeed,
-      onNone: () => breakIfStale(layout.lockFile).pipe(Effect.zipRight(Effect.fail(new NotYet())))
-    })),
-    Effect.retry({ schedule: POLL.pipe(Schedule.upTo(JOIN_WAIT)), while: (e) => e._tag === "NotYet" }),
-    Effect.catchTag(
-      "NotYet",
-      () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))
+  pollUntil(
+    tryAcquire(layout.lockFile).pipe(
+      Effect.flatMap(Option.match({
+        onSome: Effect.succeed,
+        onNone: () => breakIfStale(layout.lockFile).pipe(Effect.zipRight(Effect.fail(new NotYet())))
+      }))
     ),
-    Effect.flatMap((token) => effect.pipe(Effect.ensuring(release(token))))
-  )
+    JOIN_WAIT,
+    () => Effect.fail(fail(`Another process holds ${layout.lockFile}; try again in a few seconds.`))
+  ).pipe(Effect.flatMap((token) => effect.pipe(Effect.ensuring(release(token)))))
 
 /**
  * Stops the embedded server of this data dir: SHUTDOWN (which fsyncs the AOF),
  * then SIGTERM if it is still alive after 10 s. A stopped server is not an error.
  */
-export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =
+export const stopEmbeddedServerAt = (
+  layout: EmbeddedLayout
+): Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =>
   Effect
     .gen(function*() {
-      const layout = yield* currentLayout
       return yield* withStartLock(
         layout,
         Effect.gen(function*() {
-          const status = yield* embeddedStatus.pipe(Effect.option)
+          const status = yield* embeddedStatusAt(layout).pipe(Effect.option)
           const pid = Option.flatMap(status, (s) => s.pid)
           const running = Option.exists(status, (s) => s.running)
           if (running) {
@@ -69,3 +67,6 @@ export const stopEmbeddedServer: Effect.Effect<StopResult, EmbeddedServerError, 
         })
       )
     }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))
+
+/** The same for the data dir the current settings name. */
+export const stopEmbeddedServer = Effect.flatMap(currentLayout, stopEmbeddedServerAt)

@@ -1,4 +1,4 @@
-import { Duration, Schedule, Schema } from "effect"
+import { Duration, Effect, Schedule, Schema } from "effect"
 
 /** How long a start may take before the server answers; also the losers' wait. */
 export const START_TIMEOUT = Duration.seconds(10)
@@ -8,3 +8,17 @@ export const POLL = Schedule.spaced("100 millis")
 
 /** Internal: the server is not answering yet (or not gone yet); retried by the wait loops. */
 export class NotYet extends Schema.TaggedError<NotYet>()("NotYet", {}) {}
+
+/**
+ * The one wait loop: runs `attempt` again at the POLL pace while it fails with NotYet, starting no new
+ * attempt after `within`; then answers `onTimeout`. Any other failure ends the wait at once.
+ */
+export const pollUntil = <A, E, R, A2, E2, R2>(
+  attempt: Effect.Effect<A, E | NotYet, R>,
+  within: Duration.DurationInput,
+  onTimeout: () => Effect.Effect<A2, E2, R2>
+): Effect.Effect<A | A2, Exclude<E, NotYet> | E2, R | R2> =>
+  attempt.pipe(
+    Effect.retry({ schedule: POLL.pipe(Schedule.upTo(within)), while: (e) => e instanceof NotYet }),
+    Effect.catchIf((e): e is NotYet => e instanceof NotYet, onTimeout)
+  ) as Effect.Effect<A | A2, Exclude<E, NotYet> | E2, R | R2>

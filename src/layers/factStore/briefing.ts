@@ -79,7 +79,7 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
  * page to what that page served, not at once to as_of: a session that stops paging leaves the cursor
  * where it stopped, so its next automatic briefing repeats at most part of a page and skips nothing.
  */
-export const briefing = Effect.fn("FactStore.briefing")(function*(
+export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   db: GraphDatabase["Type"],
   now: number,
   options: {

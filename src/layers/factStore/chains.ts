@@ -114,7 +114,7 @@ interface SubtreeRow {
   readonly edges: ReadonlyArray<readonly [number, number, number, number, number]>
 }
 
-export const impact = Effect.fn("FactStore.impact")(function*(
+export const impact = Effect.fn("relay/factStore/impact")(function*(
   db: GraphDatabase["Type"],
   id: string,
   request: PageRequest<ImpactCursor>,

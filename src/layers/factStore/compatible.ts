@@ -51,7 +51,7 @@ const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
     })
   )
 
-export const compatible = Effect.fn("FactStore.compatible")(
+export const compatible = Effect.fn("relay/factStore/compatible")(
   function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
     const [first, second] = c.factIds
     if (first === second) return yield* new InvalidResolution({ message: compatibleMessage.same_fact })

@@ -55,7 +55,7 @@ export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN 
  * facts that fit (its size still whole). `id` is the cluster's place in the whole order, so it runs
  * on across pages.
  */
-export const clusters = Effect.fn("FactStore.clusters")(function*(
+export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   db: GraphDatabase["Type"],
   options: {
     readonly limit?: number | undefined

@@ -1,0 +1,109 @@
+/** What callers hand the FactStore: the facts and decisions to write, and where a page starts. */
+import type { FactStatus } from "../../domain/fact.js"
+
+export interface NewFact {
+  /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
+  readonly id: string
+  readonly content: string
+  readonly writtenBy: string
+  readonly sessionId: string
+  readonly parentId: string | null
+}
+
+export interface Resolution {
+  /** The tool call's id, made once before any retry, or derived from the client's request_id. */
+  readonly callId: string
+  readonly winnerId: string
+  readonly loserId: string
+  readonly reason: string
+  readonly resolvedBy: string
+  /** How many of the loser's dependents `stale` holds (the first page of its impact; default 100). */
+  readonly staleLimit?: number | undefined
+}
+
+/** Two siblings to record as compatible: both stand, and their pair is no longer a conflict. */
+export interface Compatibility {
+  readonly callId: string
+  readonly factIds: readonly [string, string]
+  readonly reason: string
+  readonly resolvedBy: string
+}
+
+export interface Retraction {
+  /** The Retraction's id: the tool call's, or the one derived from the client's request_id. */
+  readonly callId: string
+  readonly factId: string
+  readonly reason: string
+  readonly retractedBy: string
+  /** How many of the fact's dependents `stale` holds (default 100). */
+  readonly staleLimit?: number | undefined
+}
+
+/**
+ * Where a page of open conflicts starts: the snapshot stamp (only children and decisions stamped at
+ * or before it count, so later writes cannot shift the pages), then after the parent whose key
+ * (its newest open child's created_at) is `key`, or within it, children older than `child` (0: none).
+ */
+export interface ConflictsAfter {
+  readonly snap: number
+  readonly key: number
+  readonly child: number
+}
+
+export interface ConflictsRequest {
+  readonly limit: number
+  /** null: the first page, as of the graph's last stamp. */
+  readonly after: ConflictsAfter | null
+  /** Children shown per parent (default conflictChildrenShown). */
+  readonly children?: number
+  /** Answer as the memory stood at this stamp (a first page only: the cursor carries it after). */
+  readonly asOf?: number | null
+}
+
+/**
+ * Where the next page of a briefing starts in its window (since, asOf]: after the new fact stamped
+ * `factAfter`, after the decision stamped `decisionAfter`, and at `conflicts` (snapshot asOf).
+ * A list is done when its position reaches asOf (conflicts: key 0).
+ */
+export interface BriefingAfter {
+  readonly since: number
+  readonly asOf: number
+  readonly factAfter: number
+  readonly decisionAfter: number
+  readonly conflicts: ConflictsAfter
+  /** An automatic briefing (no `since`): each page moves the reader's cursor to what it served. */
+  readonly tracked: boolean
+}
+
+export interface CurrentStateOptions {
+  readonly limit: number
+  readonly sessionId: string | null
+  readonly before: number | null
+  /** Only facts of these statuses; null or left out: every status. */
+  readonly statuses?: ReadonlyArray<FactStatus> | null | undefined
+  readonly writtenBy?: string | null | undefined
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
+}
+
+export interface SearchOptions {
+  /** A full-text query as domain/search.ts writes it (never the client's raw text). */
+  readonly query: string
+  /** null: every status. */
+  readonly statuses: ReadonlyArray<FactStatus> | null
+  readonly writtenBy: string | null
+  readonly sessionId: string | null
+  /** Exclusive, epoch ms. */
+  readonly since: number | null
+  /** Inclusive, epoch ms. */
+  readonly until: number | null
+  /** As the memory stood then (epoch ms); null or left out: now. */
+  readonly asOf?: number | null | undefined
+  /** How many hits at most (a page's limit + 1, to tell whether more remain). */
+  readonly take: number
+  /** The rank key of the last hit of the previous page. */
+  readonly after: SearchKey | null
+}
+
+/** A hit's place in the ranking: [score in thousandths, node id], both descending. */
+export type SearchKey = readonly [number, number]

@@ -1,0 +1,86 @@
+/** What the FactStore answers. */
+import type { Conflict, Decision, Dependent, Fact } from "../../domain/fact.js"
+import type { SearchHit } from "../../domain/outputs.js"
+import type { BriefingAfter, ConflictsAfter, SearchKey } from "./requests.js"
+
+export interface Saved {
+  readonly fact: Fact
+  /** The most recent siblings already under the same parent whose normalised content differs, oldest first. */
+  readonly forkSiblings: ReadonlyArray<Fact>
+  /** How many such siblings there are in all. */
+  readonly siblingsTotal: number
+  /** The oldest sibling with the same normalised content. */
+  readonly duplicateOf: Fact | null
+}
+
+export interface CompatibleRecord {
+  /** The pair, the smaller id first (as stored). */
+  readonly facts: readonly [Fact, Fact]
+  readonly reason: string
+  readonly resolvedBy: string
+  readonly createdAt: number
+  readonly alreadyResolved: boolean
+}
+
+export interface Retracted {
+  readonly id: string
+  readonly fact: Fact
+  readonly reason: string
+  readonly retractedBy: string
+  readonly createdAt: number
+  readonly alreadyRetracted: boolean
+  readonly stale: ReadonlyArray<Dependent>
+  readonly staleNextCursor: string | null
+}
+
+/** One page of a list and the cursor to the next, null on the last. */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next_cursor: string | null
+}
+
+export interface Resolved {
+  readonly winner: Fact
+  readonly loser: Fact
+  readonly reason: string
+  readonly resolvedBy: string
+  readonly createdAt: number
+  readonly alreadyResolved: boolean
+  readonly stale: ReadonlyArray<Dependent>
+  /** A cursor for the loser's impact past `stale`; null when `stale` is all of it. */
+  readonly staleNextCursor: string | null
+}
+
+export interface ConflictsPage {
+  readonly conflicts: ReadonlyArray<Conflict>
+  /** Where the next page starts; null on the last page. */
+  readonly next: ConflictsAfter | null
+}
+
+export interface Briefing {
+  readonly asOf: number
+  readonly since: number
+  readonly newFacts: ReadonlyArray<Fact>
+  readonly decisions: ReadonlyArray<Decision>
+  readonly openConflicts: ReadonlyArray<Conflict>
+  readonly next: BriefingAfter | null
+}
+
+export interface Cluster {
+  readonly id: number
+  /** How many facts the whole cluster has; `facts` may be fewer. */
+  readonly size: number
+  /** The oldest facts of the cluster, oldest first. */
+  readonly facts: ReadonlyArray<Fact>
+}
+
+export interface Clusters {
+  readonly clusters: ReadonlyArray<Cluster>
+  readonly total: number
+  readonly nextCursor: string | null
+}
+
+export interface SearchRow {
+  readonly hit: SearchHit
+  readonly key: SearchKey
+}
