@@ -111,7 +111,12 @@ export const playDecisions = Effect.fn("relay/demo/playDecisions")(function*(sta
     "the compatible outcome did not keep both facts standing"
   )
   yield* out(
-    `  = both stand: ${pair.map((f) => q(f.content)).join(" and ")}`,
+    // In the story's order: the server answers the pair by id, which differs run to run.
+    `  = both stand: ${
+      storyCompatible.facts.flatMap((key) => pair.filter((f) => f.id === id(key))).map((f) => q(f.content)).join(
+        " and "
+      )
+    }`,
     `  reason: ${q(compatible.reason)} ${style.dim(`· ${compatible.resolved_by}`)}`
   )
   const pairIds = [id(storyCompatible.facts[0]), id(storyCompatible.facts[1])] as const
