@@ -6,6 +6,7 @@ import type { Graph } from "falkordb"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { DatabaseEndpointLive } from "../src/layers/DatabaseEndpoint.js"
+import { statement } from "../src/layers/decodeRows.js"
 import { FactStoreLive } from "../src/layers/FactStoreLive.js"
 import { FalkorDbLive } from "../src/layers/FalkorDbLive.js"
 import { makeRateLimiter } from "../src/layers/RateLimiterLive.js"
@@ -35,16 +36,18 @@ export class Recorder {
   inflight = 0
   group = 0
   wrap(db: GraphDatabase["Type"]): GraphDatabase["Type"] {
-    const through = (mode: Recorded["mode"]) => <Row>(cypher: string, params?: CypherParams) => {
-      const run = mode === "query" ? db.write<Row>(cypher, params) : db.read<Row>(cypher, params)
-      if (this.active === null) return run
-      return Effect.suspend(() => {
-        if (this.inflight === 0) this.group++
-        this.inflight++
-        this.active?.push({ mode, cypher, params, group: this.group })
-        return run
-      }).pipe(Effect.ensuring(Effect.sync(() => this.inflight--)))
-    }
+    const through = (mode: Recorded["mode"]) =>
+      statement((cypher, params, row) => {
+        const base = mode === "query" ? db.write : db.read
+        const run = row === undefined ? base(cypher, params) : base(cypher, params ?? {}, row)
+        if (this.active === null) return run
+        return Effect.suspend(() => {
+          if (this.inflight === 0) this.group++
+          this.inflight++
+          this.active?.push({ mode, cypher, params, group: this.group })
+          return run
+        }).pipe(Effect.ensuring(Effect.sync(() => this.inflight--)))
+      })
     return { ...db, write: through("query"), read: through("roQuery") }
   }
   async record<A>(run: () => Promise<A>): Promise<{ result: A; trace: ReadonlyArray<ReadonlyArray<Recorded>> }> {
