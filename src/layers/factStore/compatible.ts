@@ -19,7 +19,8 @@ export const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
   `head([(x)-[:BUILDS_ON]->(x_up) | id(x_up)]) AS xParent, head([(y)-[:BUILDS_ON]->(y_up) | id(y_up)]) AS yParent, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
-  `WITH x, y, existing, decided, xParent IS NOT NULL AND xParent = yParent AS siblings ` +
+  // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
+  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings ` +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (siblings AND NOT decided) THEN [1] ELSE [] END | ` +
   `MERGE (x)-[r:COMPATIBLE]->(y) ` +
