@@ -16,7 +16,8 @@ import {
   statusFrom,
   statusOf,
   storedFields,
-  tainting
+  tainting,
+  withParent
 } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
@@ -81,15 +82,7 @@ export const context = (
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
       // Nearest first, so the page ends with x and the next one reads on toward the root. Each
       // fact's parent is the next one read (the root's is null: it is the last row there is).
-      const facts = chain.map((f, i): Fact => ({
-        id: f.id,
-        content: f.content,
-        written_by: f.written_by,
-        session_id: f.session_id,
-        created_at: f.created_at,
-        parent_id: chain[i + 1]?.id ?? null,
-        status: f.status
-      }))
+      const facts = chain.map((f, i) => withParent(f, chain[i + 1]?.id ?? null))
       const { items, next_cursor } = page(facts, request.limit, (f) => [stampOf(f)], budget)
       return Effect.succeed<Page<Fact>>({ items: [...items].reverse(), next_cursor })
     })

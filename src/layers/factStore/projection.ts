@@ -117,6 +117,17 @@ export const ChainFactFromRow = Schema.transform(
   }
 )
 
+/** A chain fact with the parent its walk found, in Fact's field order. */
+export const withParent = (f: typeof ChainFactFromRow.Type, parent_id: string | null): Fact => ({
+  id: f.id,
+  content: f.content,
+  written_by: f.written_by,
+  session_id: f.session_id,
+  created_at: f.created_at,
+  parent_id,
+  status: f.status
+})
+
 /** The stamp a fact was shown with, back as the stored milliseconds (exact: see `Stamp`), for keysets. */
 export const stampOf = (fact: { readonly created_at: string }): number => Date.parse(fact.created_at)
 
