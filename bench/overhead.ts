@@ -6,10 +6,13 @@
  * For relay_get_context and relay_save_fact it times, interleaved round by round so drift hits
  * every level alike: the same Cypher on the bare client (floor), GraphDatabase.read/write
  * (FalkorDbLive.run), the FactStore operation, the tool handler, and callTool (decode, policies,
- * handler, result mapping). Each level is reported as p50 and mean over the floor.
+ * handler, result mapping). Each level is reported as p50 and mean over the floor. Last, the row
+ * decode alone (db.read's Schema step, layers/decodeRows.ts) on 200 fact maps read raw, per fact.
  */
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { decodeRows } from "../src/layers/decodeRows.js"
+import { FactColumn, factMap } from "../src/layers/factStore/projection.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { GraphDatabase } from "../src/services/GraphDatabase.js"
@@ -124,6 +127,23 @@ try {
       )
     })
   }
+
+  let shown = 0
+  for (let i = 0; i < 100; i++) {
+    shown += (await runtime.runPromise(FactStore.pipe(Effect.flatMap((st) =>
+      st.context(nextId(), { limit: 50, cursor: null })
+    )))).items.length
+  }
+  console.log(`relay_get_context above: ${(shown / 100).toFixed(1)} facts a call on average`)
+
+  const raw = (await graph.roQuery(`MATCH (f:Fact) WITH f LIMIT 200 RETURN ${factMap("f")} AS fact`)).data ?? []
+  const decode = decodeRows(FactColumn)
+  const rounds = Math.max(Math.round(calls / 4), 50)
+  for (let i = 0; i < rounds; i++) Effect.runSync(decode(raw))
+  const t0 = performance.now()
+  for (let i = 0; i < rounds; i++) Effect.runSync(decode(raw))
+  const perFact = (performance.now() - t0) / rounds / raw.length
+  console.log(`row decode (FactColumn, ${raw.length} facts x ${rounds}): ${(perFact * 1000).toFixed(2)} us a fact`)
 } finally {
   await runtime.dispose()
   await graph.delete().catch(() => undefined)

@@ -4,6 +4,7 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Graph } from "falkordb"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { statement } from "../src/layers/decodeRows.js"
 import { GraphDatabaseLive } from "../src/layers/GraphDatabaseLive.js"
 import { relayLayerWith } from "../src/layers/RelayLive.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
@@ -30,16 +31,18 @@ export class Recorder {
   inflight = 0
   group = 0
   wrap(db: GraphDatabase["Type"]): GraphDatabase["Type"] {
-    const through = (mode: Recorded["mode"]) => <Row>(cypher: string, params?: CypherParams) => {
-      const run = mode === "query" ? db.write<Row>(cypher, params) : db.read<Row>(cypher, params)
-      if (this.active === null) return run
-      return Effect.suspend(() => {
-        if (this.inflight === 0) this.group++
-        this.inflight++
-        this.active?.push({ mode, cypher, params, group: this.group })
-        return run
-      }).pipe(Effect.ensuring(Effect.sync(() => this.inflight--)))
-    }
+    const through = (mode: Recorded["mode"]) =>
+      statement((cypher, params, row) => {
+        const base = mode === "query" ? db.write : db.read
+        const run = row === undefined ? base(cypher, params) : base(cypher, params ?? {}, row)
+        if (this.active === null) return run
+        return Effect.suspend(() => {
+          if (this.inflight === 0) this.group++
+          this.inflight++
+          this.active?.push({ mode, cypher, params, group: this.group })
+          return run
+        }).pipe(Effect.ensuring(Effect.sync(() => this.inflight--)))
+      })
     return { ...db, write: through("query"), read: through("roQuery") }
   }
   async record<A>(run: () => Promise<A>): Promise<{ result: A; trace: ReadonlyArray<ReadonlyArray<Recorded>> }> {

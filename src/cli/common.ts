@@ -102,7 +102,7 @@ export const settingsWithGraph = (graph: string) =>
 
 /** The number of facts in the settings' graph. */
 export const countFacts = GraphDatabase.pipe(
-  Effect.flatMap((db) => db.read<{ n: number }>("MATCH (f:Fact) RETURN count(f) AS n")),
+  Effect.flatMap((db) => db.read("MATCH (f:Fact) RETURN count(f) AS n", {}, Schema.Struct({ n: Schema.Number }))),
   Effect.map((rows) => rows[0]?.n ?? 0)
 )
 

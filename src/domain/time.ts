@@ -3,6 +3,19 @@ import { ParseResult, Schema } from "effect"
 /** Epoch milliseconds as stored; ISO 8601 UTC with milliseconds as shown. */
 export const toIso = (millis: number): string => new Date(millis).toISOString()
 
+/**
+ * A stamp as the graph stores it: whole epoch milliseconds within a Date's range (ECMAScript's
+ * ±8.64e15), so `toIso` of it cannot throw and `Date.parse` of that ISO text gives it back exactly.
+ */
+export const Stamp = Schema.Int.pipe(Schema.between(-8.64e15, 8.64e15))
+
+/** A stored stamp decoded to how every reply shows it. */
+export const IsoFromStamp = Schema.transform(Stamp, Schema.String, {
+  strict: true,
+  decode: toIso,
+  encode: (iso) => Date.parse(iso)
+})
+
 const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
 const isoFields = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/
 

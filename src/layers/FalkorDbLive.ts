@@ -4,6 +4,7 @@ import { DatabaseError } from "../domain/errors.js"
 import { DatabaseEndpoint } from "../services/DatabaseEndpoint.js"
 import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
+import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
@@ -150,22 +151,22 @@ export const FalkorDbLive = Layer.scoped(
         )
       )
 
-    const run = <Row>(mode: "query" | "roQuery", cypher: string, params: CypherParams | undefined) =>
+    const run = (mode: "query" | "roQuery") => (cypher: string, params: CypherParams | undefined) =>
       withConnection((db, timeout) => {
         const graph = db.selectGraph(graphName)
         const options = {
           ...(params === undefined ? {} : { params: params as Record<string, never> }),
           TIMEOUT: timeout.millis
         }
-        if (mode === "roQuery") return graph.roQuery<Row>(cypher, options)
+        if (mode === "roQuery") return graph.roQuery<unknown>(cypher, options)
         const { minReplicas, timeoutMillis } = replication
-        return minReplicas === 0 ? graph.query<Row>(cypher, options) : graph.query<Row>(cypher, options).then(
+        return minReplicas === 0 ? graph.query<unknown>(cypher, options) : graph.query<unknown>(cypher, options).then(
           async (reply) => {
             await confirmReplicas(db, minReplicas, timeoutMillis)
             return reply
           }
         )
-      }).pipe(Effect.map((reply) => reply.data ?? []))
+      }).pipe(Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? []))
 
     yield* Effect.addFinalizer(() =>
       Ref.set(shutDown, true).pipe(
@@ -176,8 +177,8 @@ export const FalkorDbLive = Layer.scoped(
 
     return GraphDatabase.of({
       graphName,
-      write: (cypher, params) => run("query", cypher, params),
-      read: (cypher, params) => run("roQuery", cypher, params),
+      write: decodingStatement(run("query")),
+      read: decodingStatement(run("roQuery")),
       versions: withConnection(async (db) => {
         const client = await db.connection
         return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const

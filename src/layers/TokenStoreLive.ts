@@ -1,4 +1,4 @@
-import { Clock, Config, Effect, Layer } from "effect"
+import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../domain/tokens.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
@@ -15,14 +15,17 @@ export const tokenGraph = Config.string("RELAY_TOKEN_GRAPH").pipe(
   })
 )
 
-interface Row {
-  readonly id: string
-  readonly name: string
-  readonly workspace: string
-  readonly read_only: boolean
-  readonly created_at: number
-  readonly revoked_at: number | null
-}
+const Row = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  workspace: Schema.String,
+  read_only: Schema.Boolean,
+  created_at: Schema.Number,
+  revoked_at: Schema.NullOr(Schema.Number)
+})
+type Row = typeof Row.Type
+
+const RowWithHash = Schema.Struct({ ...Row.fields, hash: Schema.String })
 
 const fields = "t.id AS id, t.name AS name, t.workspace AS workspace, t.read_only AS read_only, " +
   "t.created_at AS created_at, t.revoked_at AS revoked_at"
@@ -33,7 +36,7 @@ const toRecord = (r: Row): TokenRecord => ({
   workspace: r.workspace,
   readOnly: r.read_only,
   createdAt: r.created_at,
-  revokedAt: r.revoked_at ?? null
+  revokedAt: r.revoked_at
 })
 
 export const makeTokenStore = Effect.gen(function*() {
@@ -55,16 +58,17 @@ export const makeTokenStore = Effect.gen(function*() {
         )
         return { token, record: { id, name, workspace, readOnly, createdAt: now, revokedAt: null } }
       }),
-    list: db.read<Row>(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`).pipe(
+    list: db.read(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`, {}, Row).pipe(
       Effect.map((rows) => rows.map(toRecord))
     ),
     revoke: (key) =>
       Clock.currentTimeMillis.pipe(
         Effect.flatMap((now) =>
-          db.write<{ id: string }>(
+          db.write(
             "MATCH (t:Token) WHERE (t.id = $key OR t.name = $key) AND t.revoked_at IS NULL " +
               "SET t.revoked_at = $now RETURN t.id AS id",
-            { key, now }
+            { key, now },
+            Schema.Struct({ id: Schema.String })
           )
         ),
         Effect.map((rows) => rows.map((r) => r.id))
@@ -72,9 +76,7 @@ export const makeTokenStore = Effect.gen(function*() {
     verify: (presented) => {
       const parsed = parseToken(presented)
       if (parsed === null) return Effect.succeed(null)
-      return db.read<Row & { hash: string }>(`MATCH (t:Token {id: $id}) RETURN ${fields}, t.hash AS hash`, {
-        id: parsed.id
-      }).pipe(
+      return db.read(`MATCH (t:Token {id: $id}) RETURN ${fields}, t.hash AS hash`, { id: parsed.id }, RowWithHash).pipe(
         Effect.map((rows): Caller | null => {
           const row = rows[0]
           if (row === undefined || !tokenMatches(parsed.token, row.hash) || row.revoked_at !== null) return null

@@ -1,4 +1,4 @@
-import { Context, Duration, type Effect, FiberRef, type Option } from "effect"
+import { Context, Duration, type Effect, FiberRef, type Option, type Schema } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 
 export type CypherValue = string | number | boolean | null | ReadonlyArray<CypherValue> | {
@@ -7,21 +7,26 @@ export type CypherValue = string | number | boolean | null | ReadonlyArray<Cyphe
 export type CypherParams = Readonly<Record<string, CypherValue>>
 
 /**
+ * One statement. With a row Schema, every row the database returns is decoded by it (the
+ * `SqlSchema.findAll` idea): a row it refuses is a defect, `CorruptRow` (layers/decodeRows.ts), so a
+ * damaged node answers `internal`, and no caller holds a row nobody checked. Without one, nothing is
+ * returned: the statement is run for what it does.
+ */
+export interface Statement {
+  <A, I>(cypher: string, params: CypherParams, row: Schema.Schema<A, I>): Effect.Effect<ReadonlyArray<A>, DatabaseError>
+  (cypher: string, params?: CypherParams): Effect.Effect<void, DatabaseError>
+}
+
+/**
  * The one graph this process reads and writes. Every query is parameterised; callers never
  * splice values into Cypher text.
  */
 export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatabase, {
   readonly graphName: string
   /** A statement that may write. */
-  readonly write: <Row = Record<string, unknown>>(
-    cypher: string,
-    params?: CypherParams
-  ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  readonly write: Statement
   /** A read-only statement (GRAPH.RO_QUERY): the server refuses it if it tries to write. */
-  readonly read: <Row = Record<string, unknown>>(
-    cypher: string,
-    params?: CypherParams
-  ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  readonly read: Statement
   /** The server's FalkorDB module version (e.g. "4.16.3") and server (e.g. "valkey 8.0.1"), for diagnostics. */
   readonly versions: Effect.Effect<
     { readonly module: Option.Option<string>; readonly server: Option.Option<string> },

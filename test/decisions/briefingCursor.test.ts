@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect, Schema, TestClock } from "effect"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
@@ -35,8 +35,10 @@ const allPages = (my_name: string, first: any, limit: number) =>
 const cursorNodes = Effect.flatMap(
   GraphDatabase,
   (db) =>
-    db.read<{ name: string; as_of: number }>(
-      "MATCH (c:BriefingCursor) RETURN c.name AS name, c.as_of AS as_of ORDER BY name"
+    db.read(
+      "MATCH (c:BriefingCursor) RETURN c.name AS name, c.as_of AS as_of ORDER BY name",
+      {},
+      Schema.Struct({ name: Schema.String, as_of: Schema.Number })
     )
 )
 

@@ -100,6 +100,27 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     60_000
   )
 
+  it("a fact and its parent are not siblings, whichever of their ids sorts first", async () => {
+    // The pair is stored smaller id first, and the root's parent is null: with the child's id first,
+    // the query once answered siblings = null (parent = null), which the row decode refuses.
+    const root = await save("Which cache?")
+    const orders = new Set<boolean>()
+    for (let i = 0; orders.size < 2 && i < 40; i++) {
+      const child = await save(`Cache option ${i}`, root.id)
+      if (orders.has(child.id < root.id)) continue
+      orders.add(child.id < root.id)
+      const error = await refused("relay_resolve_conflict", {
+        outcome: "compatible",
+        fact_ids: [child.id, root.id],
+        reason: "r",
+        resolved_by: "lead"
+      })
+      expect(error.code).toBe("invalid_resolution")
+      expect(error.message).toContain("siblings")
+    }
+    expect(orders.size).toBe(2)
+  })
+
   it("refuses a compatible record between non-siblings or decided facts, and malformed outcomes", async () => {
     const root = await save("Which queue?")
     const x = await save("Use Kafka", root.id)

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { resolutionMessage } from "../../src/domain/rules.js"
 import { FactStore } from "../../src/services/FactStore.js"
@@ -19,9 +19,10 @@ const racers = (graph: string, n: number) =>
 
 const edgeCount = (winner: string, loser: string) =>
   Effect.flatMap(GraphDatabase, (db) =>
-    db.read<{ n: number }>(
+    db.read(
       "MATCH (:Fact {id: $winner})-[r:SUPERSEDES]->(:Fact {id: $loser}) RETURN count(r) AS n",
-      { winner, loser }
+      { winner, loser },
+      Schema.Struct({ n: Schema.Number })
     )).pipe(Effect.map((rows) => rows[0]?.n ?? -1))
 
 const fork = (store: FactStore, tag: string) =>

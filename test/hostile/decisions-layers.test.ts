@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { resolutionMessage } from "../../src/domain/rules.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
@@ -34,7 +34,11 @@ const buildLattice = Effect.gen(function*() {
     { edges }
   )
   yield* db.write(`MERGE (c:RelayClock {id: 0}) SET c.last = 5000`)
-  const count = yield* db.read<{ n: number }>(`MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n`)
+  const count = yield* db.read(
+    `MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n`,
+    {},
+    Schema.Struct({ n: Schema.Number })
+  )
   expect(count[0]?.n).toBe(4 * (layers - 1))
 })
 

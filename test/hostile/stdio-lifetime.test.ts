@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
@@ -116,7 +116,7 @@ describe("the connection layer once its scope has closed", () => {
       const layer = GraphDatabaseLive.pipe(Layer.provide(settingsOn(target, testGraphName("shut"))))
       const scope = yield* Scope.make()
       const db = Context.get(yield* Layer.buildWithScope(layer, scope), GraphDatabase)
-      expect(yield* db.read<{ one: number }>("RETURN 1 AS one")).toEqual([{ one: 1 }])
+      expect(yield* db.read("RETURN 1 AS one", {}, Schema.Struct({ one: Schema.Number }))).toEqual([{ one: 1 }])
       yield* Scope.close(scope, Exit.void)
 
       const before = yield* Effect.promise(admin.totalConnections)

@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import type { DatabaseError } from "../../src/domain/errors.js"
@@ -14,6 +14,8 @@ import { inDataDir, tempDataDir } from "../embedded/helpers.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { startServer } from "../support/falkordbServer.js"
 import { liveLayerOn, testGraphName } from "../support/testLayer.js"
+
+const Count = Schema.Struct({ n: Schema.Number })
 
 /**
  * Issue 9, item 2: a query the call's 2.5 s budget gives up on must not run on in FalkorDB. Each
@@ -84,14 +86,14 @@ describe("server-side query timeouts", () => {
     return Effect.gen(function*() {
       const db = yield* GraphDatabase
       // Connected first, so the slow query starts at the beginning of the call's budget.
-      expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+      expect(yield* db.read("RETURN 1 AS n", {}, Count)).toEqual([{ n: 1 }])
       const { error } = yield* asToolCall(db.read(slowRead))
       expect(error._tag).toBe("DatabaseError")
       expect(error.detail).toMatch(stopped)
       // The server stopped it: nothing runs on after the call (without a TIMEOUT it would for ~40 s).
       expect(yield* idleOn(connect, graph)).toBe(true)
       // And the connection still serves.
-      expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+      expect(yield* db.read("RETURN 1 AS n", {}, Count)).toEqual([{ n: 1 }])
     }).pipe(Effect.provide(liveLayerOn(target, graph)))
   })
 
@@ -107,7 +109,7 @@ describe("server-side query timeouts", () => {
       const graph = testGraphName("timeout_max")
       yield* Effect.gen(function*() {
         const db = yield* GraphDatabase
-        expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+        expect(yield* db.read("RETURN 1 AS n", {}, Count)).toEqual([{ n: 1 }])
         // Stopped at 500 ms by the server and not tried again (a retry would run on past the budget).
         const { error, millis } = yield* asToolCall(db.read(slowRead))
         expect(error.detail).toMatch(/Query timed out/)
@@ -136,12 +138,12 @@ describe("server-side query timeouts", () => {
         const setting = yield* withMonitor(connect, (send) => send(["GRAPH.CONFIG", "GET", "TIMEOUT_DEFAULT"]))
         expect(setting).toEqual(["TIMEOUT_DEFAULT", 2000])
 
-        expect(yield* db.read<{ n: number }>("RETURN 1 AS n")).toEqual([{ n: 1 }])
+        expect(yield* db.read("RETURN 1 AS n", {}, Count)).toEqual([{ n: 1 }])
         const { error } = yield* asToolCall(db.write(slowWrite))
         expect(error.detail).toMatch(stopped)
         expect(yield* idleOn(connect, graph)).toBe(true)
         // The 20,000 nodes it created before the timeout were undone.
-        expect(yield* db.read<{ n: number }>("MATCH (p:Probe) RETURN count(p) AS n")).toEqual([{ n: 0 }])
+        expect(yield* db.read("MATCH (p:Probe) RETURN count(p) AS n", {}, Count)).toEqual([{ n: 0 }])
       }).pipe(Effect.provide(live))
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
 })

@@ -107,9 +107,10 @@ describe("retry policy", () => {
 
 const countFacts = (id: string) =>
   Effect.flatMap(GraphDatabase, (db) =>
-    db.read<{ n: number; up: number }>(
+    db.read(
       "MATCH (f:Fact {id: $id}) OPTIONAL MATCH (f)-[b:BUILDS_ON]->() RETURN count(DISTINCT f) AS n, count(b) AS up",
-      { id }
+      { id },
+      Schema.Struct({ n: Schema.Number, up: Schema.Number })
     )).pipe(Effect.map((rows) => rows[0]))
 
 layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under the test", (it) => {
@@ -153,7 +154,7 @@ layer(privateDatabaseLayer)("retry against a FalkorDB stopped and started under 
       expect(down.transient).toBe(true)
       expect(down.detail).toMatch(/ECONNREFUSED|closed|Socket/i)
       yield* Effect.promise(() => server.restart())
-      expect(yield* db.read<{ one: number }>("RETURN 1 AS one")).toEqual([{ one: 1 }])
+      expect(yield* db.read("RETURN 1 AS one", {}, Schema.Struct({ one: Schema.Number }))).toEqual([{ one: 1 }])
     }))
 
   it.effect("a save run twice with the same call id leaves one fact and answers the same fact", () =>

@@ -427,7 +427,11 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     expect(few.clusters.map((c) => c.size)).toEqual(expected.slice(0, 2).map((c) => c.length))
 
     // Law: no accepted sequence of resolutions forms a SUPERSEDES cycle.
-    const cycles = yield* db.read<{ n: number }>("MATCH (a:Fact)-[:SUPERSEDES*1..]->(a) RETURN count(a) AS n")
+    const cycles = yield* db.read(
+      "MATCH (a:Fact)-[:SUPERSEDES*1..]->(a) RETURN count(a) AS n",
+      {},
+      Schema.Struct({ n: Schema.Number })
+    )
     expect(cycles[0]?.n).toBe(0)
 
     // Law: resolving is idempotent; the first reason is kept and no second edge appears.
@@ -442,7 +446,11 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       expect(again.alreadyResolved).toBe(true)
       expect(again.reason).toBe(r.reason)
     }
-    const edges = yield* db.read<{ n: number }>("MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n")
+    const edges = yield* db.read(
+      "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n",
+      {},
+      Schema.Struct({ n: Schema.Number })
+    )
     expect(edges[0]?.n).toBe(model.supersedes.length)
   })
 

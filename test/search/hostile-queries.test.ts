@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Effect, FastCheck, Schema } from "effect"
 import { maxTerms, toFullTextQuery } from "../../src/domain/search.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok, runTool } from "../support/runTool.js"
@@ -140,7 +140,7 @@ layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings
     ([query]) =>
       Effect.gen(function*() {
         const db = yield* GraphDatabase
-        const count = db.read<{ n: number }>("MATCH (n) RETURN count(n) AS n")
+        const count = db.read("MATCH (n) RETURN count(n) AS n", {}, Schema.Struct({ n: Schema.Number }))
         const before = yield* count
         const r = yield* runTool("relay_search", { query, status: "any" })
         if (r.isError === true) {

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { connectRelay } from "../support/mcpClient.js"
 import { ok } from "../support/runTool.js"
@@ -45,13 +45,15 @@ const adversarial: ReadonlyArray<string> = [
 const save = (content: string, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, written_by: "fuzzer", session_id: "injection", ...extra })
 
+const Count = Schema.Struct({ n: Schema.Number })
+
 const graphShape = Effect.flatMap(GraphDatabase, (db) =>
   Effect.all({
-    facts: db.read<{ n: number }>("MATCH (f:Fact) RETURN count(f) AS n"),
-    nodes: db.read<{ n: number }>("MATCH (n) RETURN count(n) AS n"),
-    buildsOn: db.read<{ n: number }>("MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n"),
-    supersedes: db.read<{ n: number }>("MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"),
-    labels: db.read<{ l: string }>("MATCH (n) RETURN DISTINCT labels(n)[0] AS l ORDER BY l")
+    facts: db.read("MATCH (f:Fact) RETURN count(f) AS n", {}, Count),
+    nodes: db.read("MATCH (n) RETURN count(n) AS n", {}, Count),
+    buildsOn: db.read("MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n", {}, Count),
+    supersedes: db.read("MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n", {}, Count),
+    labels: db.read("MATCH (n) RETURN DISTINCT labels(n)[0] AS l ORDER BY l", {}, Schema.Struct({ l: Schema.String }))
   })).pipe(Effect.map((r) => ({
     facts: r.facts[0]?.n,
     nodes: r.nodes[0]?.n,

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { connectRelay } from "../support/mcpClient.js"
 import { failed, ok, runTool } from "../support/runTool.js"
@@ -22,8 +22,10 @@ const resolveArgs = (extra: Record<string, unknown> = {}) => ({
 
 /** Every node and edge in this test's graph: what a failed call must leave unchanged. */
 const graphSize = Effect.flatMap(GraphDatabase, (db) =>
-  db.read<{ nodes: number; edges: number }>(
-    "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS nodes, count(r) AS edges"
+  db.read(
+    "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS nodes, count(r) AS edges",
+    {},
+    Schema.Struct({ nodes: Schema.Number, edges: Schema.Number })
   )).pipe(Effect.map((rows) => rows[0]))
 
 /** [tool, arguments, the field the message must name] for inputs the contract refuses. */

@@ -1,12 +1,11 @@
-import { Effect } from "effect"
-import type { Decision } from "../../domain/fact.js"
+import { Effect, Schema } from "effect"
 import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
-import { toIso } from "../../domain/time.js"
+import { IsoFromStamp, Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 
 /**
  * The fence: as_of is the later of the Clock's now and the graph's last stamp, and it becomes the
@@ -50,19 +49,20 @@ export const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
   `RETURN ${factMap("w")} AS winner, ${factMap("l")} AS loser, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at`
 
-interface FenceRow {
-  readonly asOf: number
+const FenceRow = Schema.Struct({
+  asOf: Stamp,
   /** Only the tracked fence reads it: null for a name that never briefed. */
-  readonly cursor?: number | null
-}
+  cursor: Schema.optional(Schema.NullOr(Stamp))
+})
 
-interface DecisionRow {
-  readonly winner: FactRow
-  readonly loser: FactRow
-  readonly reason: string
-  readonly resolved_by: string
-  readonly created_at: number
-}
+/** A decision as the briefing shows it, straight from its row. */
+const DecisionRow = Schema.Struct({
+  winner: FactFromRow,
+  loser: FactFromRow,
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: IsoFromStamp
+})
 
 /** The conflicts position that has nothing left: no key is below 0. */
 const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, child: 0 })
@@ -93,8 +93,8 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   const tracked = options.since === null
   const at: BriefingAfter = options.after ?? (yield* Effect.map(
     tracked
-      ? db.write<FenceRow>(trackedFenceQuery, { now, reader })
-      : db.write<FenceRow>(fenceQuery, { now }),
+      ? db.write(trackedFenceQuery, { now, reader }, FenceRow)
+      : db.write(fenceQuery, { now }, FenceRow),
     (fence) => {
       const { asOf, since } = briefingWindow(fence[0]?.asOf ?? now, options.since, fence[0]?.cursor ?? null)
       return {
@@ -112,10 +112,10 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   const [factRows, decisionRows, conflictItems] = yield* Effect.all([
     at.factAfter >= asOf ?
       Effect.succeed([]) :
-      db.read<{ fact: FactRow }>(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }),
+      db.read(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }, FactColumn),
     at.decisionAfter >= asOf ?
       Effect.succeed([]) :
-      db.read<DecisionRow>(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }),
+      db.read(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }, DecisionRow),
     at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
   ], { concurrency: "unbounded" })
 
@@ -129,23 +129,18 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     shown += kept.length
     return kept
   }
-  const newFacts = cut(factRows.map((r) => toFact(r.fact)))
-  const decisions = cut(decisionRows.map((d): Decision => ({
-    winner: toFact(d.winner),
-    loser: toFact(d.loser),
-    reason: d.reason,
-    resolved_by: d.resolved_by,
-    created_at: toIso(d.created_at)
-  })))
+  const facts = factRows.map((r) => r.fact)
+  const newFacts = cut(facts)
+  const decisions = cut(decisionRows)
   const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
 
   // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
-  const stop = (rows: ReadonlyArray<{ created_at: number }>, kept: number, from: number) =>
-    kept === rows.length ? asOf : kept === 0 ? from : rows[kept - 1]!.created_at
+  const stop = (rows: ReadonlyArray<{ created_at: string }>, kept: number, from: number) =>
+    kept === rows.length ? asOf : kept === 0 ? from : stampOf(rows[kept - 1]!)
   const next: BriefingAfter = {
     since: at.since,
     asOf,
-    factAfter: stop(factRows.map((r) => r.fact), newFacts.length, at.factAfter),
+    factAfter: stop(facts, newFacts.length, at.factAfter),
     decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
     conflicts: conflicts.next ?? conflictsDone(asOf),
     tracked: at.tracked

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { chainBudgetBytes, type ContextCursor, type ImpactCursor, type PageRequest } from "../../domain/chainPaging.js"
 import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain/descendants.js"
 import { type DatabaseError, FactNotFound } from "../../domain/errors.js"
@@ -7,14 +7,17 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import {
+  ChainFactFromRow,
+  FactColumn,
   factFields,
-  type FactFieldsRow,
   factMap,
-  type FactRow,
   ownStatusAsOf,
+  stampOf,
+  statusFrom,
   statusOf,
+  storedFields,
   tainting,
-  toFact
+  withParent
 } from "./projection.js"
 
 const notFound = (field: string, id: string) => new FactNotFound({ message: `${field}: no fact with id ${id}` })
@@ -51,7 +54,8 @@ export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= 
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
   `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
 
-type ChainRow = FactFieldsRow & { readonly superseded: boolean; readonly retracted: boolean; readonly stale: boolean }
+/** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
+const ChainRow = Schema.Struct({ fact: Schema.NullOr(ChainFactFromRow) })
 
 export const context = (
   db: GraphDatabase["Type"],
@@ -60,12 +64,12 @@ export const context = (
   asOf: number | null = null,
   field = "fact_id"
 ) =>
-  db.read<{ fact: ChainRow | null }>(asOf === null ? contextQuery : contextAsOfQuery, {
+  db.read(asOf === null ? contextQuery : contextAsOfQuery, {
     id,
     before: request.cursor?.[0] ?? null,
     take: request.limit + 1,
     asOf
-  }).pipe(
+  }, ChainRow).pipe(
     Effect.zip(currentBudget(chainBudgetBytes)),
     Effect.flatMap(([rows, budget]) => {
       if (rows.length === 0) {
@@ -78,9 +82,8 @@ export const context = (
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
       // Nearest first, so the page ends with x and the next one reads on toward the root. Each
       // fact's parent is the next one read (the root's is null: it is the last row there is).
-      const facts = chain.map((f, i) => toFact({ ...f, parent_id: chain[i + 1]?.id ?? null }))
-      const stamps = new Map(chain.map((f) => [f.id, f.created_at]))
-      const { items, next_cursor } = page(facts, request.limit, (f) => [stamps.get(f.id)!], budget)
+      const facts = chain.map((f, i) => withParent(f, chain[i + 1]?.id ?? null))
+      const { items, next_cursor } = page(facts, request.limit, (f) => [stampOf(f)], budget)
       return Effect.succeed<Page<Fact>>({ items: [...items].reverse(), next_cursor })
     })
   )
@@ -108,11 +111,18 @@ export const pageFactsQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS pare
   `MATCH (f) WHERE id(f) = node MATCH (p) WHERE id(p) = parent ` +
   `RETURN node, {${factFields("f")}, parent_id: p.id} AS fact`
 
-interface SubtreeRow {
-  readonly root: number
-  readonly tainted: boolean
-  readonly edges: ReadonlyArray<readonly [number, number, number, number, number]>
-}
+const SubtreeRow = Schema.Struct({
+  root: Schema.Number,
+  tainted: Schema.Boolean,
+  /** [parent node, child node, child's created_at, SUPERSEDES into it, RETRACTS into it] */
+  edges: Schema.Array(Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number))
+})
+
+/** A dependent's stored fields and parent; its status comes from where it was placed. */
+const PageFactRow = Schema.Struct({
+  node: Schema.Number,
+  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
+})
 
 export const impact = Effect.fn("relay/factStore/impact")(function*(
   db: GraphDatabase["Type"],
@@ -120,7 +130,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   request: PageRequest<ImpactCursor>,
   field = "fact_id"
 ) {
-  const found = (yield* db.read<SubtreeRow>(subtreeQuery, { id }))[0]
+  const found = (yield* db.read(subtreeQuery, { id }, SubtreeRow))[0]
   if (found === undefined) return yield* notFound(field, id)
   const placed = placeDescendants(
     found.root,
@@ -135,9 +145,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   )
   const wanted = after(placed, request.cursor, request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
-  const rows = yield* db.read<{ node: number; fact: FactRow }>(pageFactsQuery, {
-    rows: wanted.map((p) => [p.node, p.parent])
-  })
+  const rows = yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
   const byNode = new Map(rows.map((r) => [r.node, r.fact]))
   const keys = new Map<string, ImpactKey>()
   const dependents = wanted.flatMap((p): Array<Dependent> => {
@@ -145,7 +153,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
     if (fact === undefined) return []
     keys.set(fact.id, impactKey(p))
     return [{
-      fact: toFact({ ...fact, superseded: p.superseded, retracted: p.retracted, stale: p.stale }),
+      fact: { ...fact, status: statusFrom(p) },
       distance: p.distance
     }]
   })
@@ -194,27 +202,20 @@ export const currentState = (
   const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
   const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
   const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
-  const read = ([rows, budget]: readonly [ReadonlyArray<{ fact: FactRow }>, number]): Page<Fact> =>
-    page(rows.map((r) => toFact(r.fact)), limit, (f) => [Date.parse(f.created_at)], budget)
-  const attempt = (i: number): Effect.Effect<ReadonlyArray<{ fact: FactRow }>, DatabaseError> => {
+  const read = ([rows, budget]: readonly [ReadonlyArray<{ readonly fact: Fact }>, number]): Page<Fact> =>
+    page(rows.map((r) => r.fact), limit, (f) => [stampOf(f)], budget)
+  const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read<{ fact: FactRow }>(recentQuery("since", asOf !== null), {
-      limit: limit + 1,
-      from,
-      before,
-      ...filters
-    }).pipe(
-      Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
-    )
+    return db.read(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }, FactColumn)
+      .pipe(
+        Effect.flatMap((rows) =>
+          rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1)
+        )
+      )
   }
   const rows = sessionId !== null
-    ? db.read<{ fact: FactRow }>(recentQuery("session", asOf !== null), {
-      limit: limit + 1,
-      sessionId,
-      before,
-      ...filters
-    })
+    ? db.read(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters }, FactColumn)
     : attempt(0)
   return Effect.map(Effect.zip(rows, currentBudget()), read)
 }

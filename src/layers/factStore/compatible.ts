@@ -1,10 +1,11 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { compatibleMessage } from "../../domain/rules.js"
+import { Stamp } from "../../domain/time.js"
 import type { Compatibility, CompatibleRecord } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+import { FactFromRow, factMap, IdRow, stampClause } from "./projection.js"
 
 /**
  * Records two siblings as compatible in one statement: `(x)-[:COMPATIBLE]->(y)` with x.id < y.id, so a
@@ -18,7 +19,8 @@ export const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
   `head([(x)-[:BUILDS_ON]->(x_up) | id(x_up)]) AS xParent, head([(y)-[:BUILDS_ON]->(y_up) | id(y_up)]) AS yParent, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
-  `WITH x, y, existing, decided, xParent IS NOT NULL AND xParent = yParent AS siblings ` +
+  // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
+  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings ` +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (siblings AND NOT decided) THEN [1] ELSE [] END | ` +
   `MERGE (x)-[r:COMPATIBLE]->(y) ` +
@@ -31,19 +33,19 @@ export const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, decided, siblings, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at, ${factMap("x")} AS x, ${factMap("y")} AS y`
 
-interface Row {
-  readonly existing: boolean
-  readonly decided: boolean
-  readonly siblings: boolean
-  readonly reason: string | null
-  readonly resolved_by: string | null
-  readonly created_at: number | null
-  readonly x: FactRow
-  readonly y: FactRow
-}
+const Row = Schema.Struct({
+  existing: Schema.Boolean,
+  decided: Schema.Boolean,
+  siblings: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String),
+  resolved_by: Schema.NullOr(Schema.String),
+  created_at: Schema.NullOr(Stamp),
+  x: FactFromRow,
+  y: FactFromRow
+})
 
 const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
-  db.read<{ id: string }>(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids }).pipe(
+  db.read(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids }, IdRow).pipe(
     Effect.flatMap((rows) => {
       const found = new Set(rows.map((r) => r.id))
       const absent = ids.find((id) => !found.has(id)) ?? ids[0]!
@@ -56,14 +58,14 @@ export const compatible = Effect.fn("relay/factStore/compatible")(
     const [first, second] = c.factIds
     if (first === second) return yield* new InvalidResolution({ message: compatibleMessage.same_fact })
     const [x, y] = first < second ? [first, second] : [second, first]
-    const rows = yield* db.write<Row>(compatibleQuery, {
+    const rows = yield* db.write(compatibleQuery, {
       x,
       y,
       callId: c.callId,
       reason: c.reason,
       resolvedBy: c.resolvedBy,
       now
-    })
+    }, Row)
     const row = rows[0]
     if (row === undefined) return yield* missing(db, [first, second])
     if (row.created_at === null || row.reason === null || row.resolved_by === null) {
@@ -74,7 +76,7 @@ export const compatible = Effect.fn("relay/factStore/compatible")(
     // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing was written.
     if (!row.existing && row.reason !== c.reason) return yield* new InvalidInput({ message: requestIdMessage.resolve })
     const record: CompatibleRecord = {
-      facts: [toFact(row.x), toFact(row.y)],
+      facts: [row.x, row.y],
       reason: row.reason,
       resolvedBy: row.resolved_by,
       createdAt: row.created_at,

@@ -1,11 +1,11 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Conflict } from "../../domain/fact.js"
 import { currentBudget, fitting, replyBudgetBytes } from "../../domain/paging.js"
 import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
-import { factFields, type FactRow, toFact } from "./projection.js"
+import { factFields, FactFromRow, stampOf } from "./projection.js"
 
 /**
  * A child takes part when stamped at or before the snapshot, and neither superseded nor retracted by
@@ -75,13 +75,13 @@ export const openConflictsQuery = `MATCH (clk:RelayClock {id: 0}) ` +
   `RETURN snap, key, total, parent, [x IN kids | ${childMap("x", "parent", "false", "false")}] AS children ` +
   `ORDER BY key DESC`
 
-interface Row {
-  readonly snap: number
-  readonly key: number
-  readonly total: number
-  readonly parent: FactRow
-  readonly children: ReadonlyArray<FactRow>
-}
+const Row = Schema.Struct({
+  snap: Schema.Number,
+  key: Schema.Number,
+  total: Schema.Number,
+  parent: FactFromRow,
+  children: Schema.Array(FactFromRow)
+})
 
 /** A parent read for a page, with where its children stop (0: all shown). */
 export interface ConflictItem {
@@ -95,23 +95,23 @@ export interface ConflictItem {
 export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsRequest) => {
   const children = request.children ?? conflictChildrenShown
   const after = request.after
-  return db.read<Row>(openConflictsQuery, {
+  return db.read(openConflictsQuery, {
     snap: after?.snap ?? null,
     asOf: request.asOf ?? null,
     afterKey: after?.key ?? Number.MAX_SAFE_INTEGER,
     afterChild: after?.child ?? 0,
     parents: request.limit + 1,
     children: children + 1
-  }).pipe(
+  }, Row).pipe(
     Effect.map((rows) =>
       rows.map((r): ConflictItem => {
         const shown = r.children.slice(0, children)
         const more = r.children.length > children
         return {
-          conflict: { parent: toFact(r.parent), children: shown.map(toFact), children_total: r.total },
+          conflict: { parent: r.parent, children: shown, children_total: r.total },
           snap: r.snap,
           key: r.key,
-          child: more ? shown[shown.length - 1]!.created_at : 0
+          child: more ? stampOf(shown[shown.length - 1]!) : 0
         }
       })
     )

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 
 /**
@@ -11,9 +11,11 @@ export const prefixQuery = `UNWIND $prefixes AS p ` +
   `OPTIONAL MATCH (f:Fact) WHERE f.id >= p AND f.id < p + 'g' ` +
   `WITH p, collect(f.id) AS ids RETURN p AS prefix, ids[..2] AS ids`
 
+const PrefixRow = Schema.Struct({ prefix: Schema.String, ids: Schema.Array(Schema.String) })
+
 export const matchPrefixes = (db: GraphDatabase["Type"], prefixes: ReadonlyArray<string>) =>
   prefixes.length === 0
     ? Effect.succeed(new Map<string, ReadonlyArray<string>>())
-    : db.read<{ prefix: string; ids: ReadonlyArray<string> }>(prefixQuery, { prefixes: [...new Set(prefixes)] }).pipe(
+    : db.read(prefixQuery, { prefixes: [...new Set(prefixes)] }, PrefixRow).pipe(
       Effect.map((rows) => new Map(rows.map((r) => [r.prefix, r.ids])))
     )

@@ -1,5 +1,6 @@
-import type { Fact } from "../../domain/fact.js"
-import { toIso } from "../../domain/time.js"
+import { Schema } from "effect"
+import { Fact, type FactStatus } from "../../domain/fact.js"
+import { IsoFromStamp } from "../../domain/time.js"
 
 /**
  * The Cypher map every query returns for a fact, with its status derived from edges at read time:
@@ -34,7 +35,7 @@ export const ownStatusAsOf = (v: string): string =>
 /** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
 export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
 
-/** The status of a fact map bound as `m` (a factMap), as toFact derives it. */
+/** The status of a fact map bound as `m` (a factMap), as `statusFrom` derives it. */
 export const statusOf = (m: string): string =>
   `CASE WHEN ${m}.retracted THEN 'retracted' WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
 
@@ -46,31 +47,89 @@ export const factFields = (v: string): string =>
   `id: ${v}.id, content: ${v}.content, written_by: ${v}.written_by, session_id: ${v}.session_id, ` +
   `created_at: ${v}.created_at`
 
-/** What `factFields` returns. */
-export interface FactFieldsRow {
-  readonly id: string
-  readonly content: string
-  readonly written_by: string
-  readonly session_id: string
-  readonly created_at: number
+/** What `factFields` returns: a fact's stored fields, its stamp decoded to ISO. */
+export const storedFields = {
+  id: Schema.String,
+  content: Schema.String,
+  written_by: Schema.String,
+  session_id: Schema.String,
+  created_at: IsoFromStamp
 }
 
-export interface FactRow extends FactFieldsRow {
-  readonly parent_id: string | null
-  readonly superseded: boolean
-  readonly retracted: boolean
-  readonly stale: boolean
-}
+/** What a fact map says of a fact's status (see `factMap`). */
+const statusFlags = { superseded: Schema.Boolean, retracted: Schema.Boolean, stale: Schema.Boolean }
+type StatusFlags = Schema.Struct.Type<typeof statusFlags>
 
-export const toFact = (row: FactRow): Fact => ({
-  id: row.id,
-  content: row.content,
-  written_by: row.written_by,
-  session_id: row.session_id,
-  created_at: toIso(row.created_at),
-  parent_id: row.parent_id ?? null,
-  status: row.retracted ? "retracted" : row.superseded ? "superseded" : row.stale ? "stale" : "active"
+/** A status from its flags, by the contract's precedence: retracted > superseded > stale > active. */
+export const statusFrom = (f: StatusFlags): FactStatus =>
+  f.retracted ? "retracted" : f.superseded ? "superseded" : f.stale ? "stale" : "active"
+
+const flagsOf = (status: FactStatus): StatusFlags => ({
+  superseded: status === "superseded",
+  retracted: status === "retracted",
+  stale: status === "stale"
 })
+
+/**
+ * A fact map (`factMap`, `childMap`, conflicts' parent map) decoded to the Fact every tool shows,
+ * its status derived and its stamp in ISO in the same step. A row that is not a fact (a null
+ * content, a stamp that is text) fails here, and the query ends as a `CorruptRow` (decodeRows.ts).
+ */
+export const FactFromRow = Schema.transform(
+  Schema.Struct({ ...storedFields, parent_id: Schema.NullOr(Schema.String), ...statusFlags }),
+  Fact,
+  {
+    strict: true,
+    decode: (r) => ({
+      id: r.id,
+      content: r.content,
+      written_by: r.written_by,
+      session_id: r.session_id,
+      created_at: r.created_at,
+      parent_id: r.parent_id,
+      status: statusFrom(r)
+    }),
+    encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
+  }
+)
+
+/** A row of one fact id (the lookups that tell which of two ids is missing). */
+export const IdRow = Schema.Struct({ id: Schema.String })
+
+/** A row whose one column, `fact`, is a fact map. */
+export const FactColumn = Schema.Struct({ fact: FactFromRow })
+
+/** A fact of a walk up one chain (context): its parent is the next fact read, so the row has none. */
+export const ChainFactFromRow = Schema.transform(
+  Schema.Struct({ ...storedFields, ...statusFlags }),
+  Fact.omit("parent_id"),
+  {
+    strict: true,
+    decode: (r) => ({
+      id: r.id,
+      content: r.content,
+      written_by: r.written_by,
+      session_id: r.session_id,
+      created_at: r.created_at,
+      status: statusFrom(r)
+    }),
+    encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
+  }
+)
+
+/** A chain fact with the parent its walk found, in Fact's field order. */
+export const withParent = (f: typeof ChainFactFromRow.Type, parent_id: string | null): Fact => ({
+  id: f.id,
+  content: f.content,
+  written_by: f.written_by,
+  session_id: f.session_id,
+  created_at: f.created_at,
+  parent_id,
+  status: f.status
+})
+
+/** The stamp a fact was shown with, back as the stored milliseconds (exact: see `Stamp`), for keysets. */
+export const stampOf = (fact: { readonly created_at: string }): number => Date.parse(fact.created_at)
 
 /**
  * The commit-order stamp: the later of the Clock's now and just past the graph's last stamp.

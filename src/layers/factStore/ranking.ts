@@ -1,10 +1,10 @@
-import { Effect } from "effect"
-import { chooseClusters, clusterFactBudget, type ClusterSizes } from "../../domain/clusters.js"
+import { Effect, Schema } from "effect"
+import { chooseClusters, clusterFactBudget } from "../../domain/clusters.js"
 import type { Fact } from "../../domain/fact.js"
 import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, toFact } from "./projection.js"
+import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 
 /**
  * PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older
@@ -17,19 +17,21 @@ export const importantQuery = `CALL algo.pageRank('Fact', 'BUILDS_ON') YIELD nod
   `WITH node, score, rank ORDER BY rank DESC, node.created_at ASC LIMIT $limit ` +
   `RETURN ${factMap("node")} AS fact, score, rank`
 
+const ImportantRow = Schema.Struct({ fact: FactFromRow, score: Schema.Number, rank: Schema.Number })
+
 export const important = (
   db: GraphDatabase["Type"],
   options: { readonly limit: number; readonly after: readonly [number, number] | null }
 ) =>
-  db.read<{ fact: FactRow; score: number; rank: number }>(importantQuery, {
+  db.read(importantQuery, {
     limit: options.limit + 1,
     rank: options.after?.[0] ?? Number.MAX_SAFE_INTEGER,
     at: options.after?.[1] ?? 0
-  }).pipe(
+  }, ImportantRow).pipe(
     Effect.zip(currentBudget()),
     Effect.map(([rows, budget]): Page<{ fact: Fact; score: number }> => {
-      const cut = page(rows, options.limit, (r) => [r.rank, r.fact.created_at], budget)
-      return { items: cut.items.map((r) => ({ fact: toFact(r.fact), score: r.score })), next_cursor: cut.next_cursor }
+      const cut = page(rows, options.limit, (r) => [r.rank, stampOf(r.fact)], budget)
+      return { items: cut.items.map((r) => ({ fact: r.fact, score: r.score })), next_cursor: cut.next_cursor }
     })
   )
 
@@ -44,6 +46,8 @@ export const clusterSizesQuery =
   `WITH componentId, node ORDER BY node.created_at ` +
   `WITH componentId, collect(node.id) AS ids, min(node.created_at) AS first ` +
   `RETURN size(ids) AS size, first, ids[0..$cap] AS ids`
+
+const ClusterSizesRow = Schema.Struct({ size: Schema.Number, first: Schema.Number, ids: Schema.Array(Schema.String) })
 
 const factBatch = 200
 
@@ -65,7 +69,7 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
 ) {
   const budget = yield* currentBudget()
   const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
-  const all = yield* db.read<ClusterSizes>(clusterSizesQuery, { cap })
+  const all = yield* db.read(clusterSizesQuery, { cap }, ClusterSizesRow)
   const after = options.after ?? null
   const chosen = chooseClusters(all, {
     limit: options.limit,
@@ -79,9 +83,8 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   const byId = new Map<string, Fact>()
   let cost = 0
   for (let i = 0; i < ids.length && cost <= budget; i += factBatch) {
-    const rows = yield* db.read<{ fact: FactRow }>(factsByIdQuery, { ids: ids.slice(i, i + factBatch) })
-    for (const r of rows) {
-      const fact = toFact(r.fact)
+    const rows = yield* db.read(factsByIdQuery, { ids: ids.slice(i, i + factBatch) }, FactColumn)
+    for (const { fact } of rows) {
       byId.set(fact.id, fact)
       cost += replyCost(fact) + 1
     }

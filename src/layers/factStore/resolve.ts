@@ -1,12 +1,13 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
 import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { resolutionMessage } from "../../domain/rules.js"
+import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { impact } from "./chains.js"
-import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+import { FactFromRow, factMap, IdRow, stampClause } from "./projection.js"
 
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
@@ -38,19 +39,19 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
 
-interface Row {
-  readonly existing: boolean
-  readonly cycle: boolean
-  readonly related: boolean
-  readonly reason: string | null
-  readonly resolved_by: string | null
-  readonly created_at: number | null
-  readonly winner: FactRow
-  readonly loser: FactRow
-}
+const Row = Schema.Struct({
+  existing: Schema.Boolean,
+  cycle: Schema.Boolean,
+  related: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String),
+  resolved_by: Schema.NullOr(Schema.String),
+  created_at: Schema.NullOr(Stamp),
+  winner: FactFromRow,
+  loser: FactFromRow
+})
 
 const missing = (db: GraphDatabase["Type"], r: Resolution) =>
-  db.read<{ id: string }>(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids: [r.winnerId, r.loserId] }).pipe(
+  db.read(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids: [r.winnerId, r.loserId] }, IdRow).pipe(
     Effect.flatMap((rows) => {
       const found = new Set(rows.map((x) => x.id))
       const field = found.has(r.winnerId) ? ["loser_fact_id", r.loserId] : ["winner_fact_id", r.winnerId]
@@ -62,14 +63,14 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
   if (r.winnerId === r.loserId) {
     return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
   }
-  const rows = yield* db.write<Row>(resolveQuery, {
+  const rows = yield* db.write(resolveQuery, {
     callId: r.callId,
     winnerId: r.winnerId,
     loserId: r.loserId,
     reason: r.reason,
     resolvedBy: r.resolvedBy,
     now
-  })
+  }, Row)
   const row = rows[0]
   if (row === undefined) return yield* missing(db, r)
   if (row.created_at === null || row.reason === null || row.resolved_by === null) {
@@ -84,8 +85,8 @@ export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabas
   }
   const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
   const resolved: Resolved = {
-    winner: toFact(row.winner),
-    loser: toFact(row.loser),
+    winner: row.winner,
+    loser: row.loser,
     reason: row.reason,
     resolvedBy: row.resolved_by,
     createdAt: row.created_at,

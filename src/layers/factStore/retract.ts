@@ -1,11 +1,12 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
 import { FactNotFound, InvalidInput } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
+import { Stamp } from "../../domain/time.js"
 import type { Retracted, Retraction } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { impact } from "./chains.js"
-import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * Retracts a fact in one statement: `(:Retraction {id, reason, retracted_by, created_at})-[:RETRACTS]->(f)`,
@@ -27,23 +28,23 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
   `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
 
-interface Row {
-  readonly existing: boolean
-  readonly id: string
-  readonly reason: string
-  readonly retracted_by: string
-  readonly created_at: number
-  readonly fact: FactRow
-}
+const Row = Schema.Struct({
+  existing: Schema.Boolean,
+  id: Schema.String,
+  reason: Schema.String,
+  retracted_by: Schema.String,
+  created_at: Stamp,
+  fact: FactFromRow
+})
 
 export const retract = Effect.fn("FactStore.retract")(function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
-  const rows = yield* db.write<Row>(retractQuery, {
+  const rows = yield* db.write(retractQuery, {
     factId: r.factId,
     id: r.callId,
     reason: r.reason,
     retractedBy: r.retractedBy,
     now
-  })
+  }, Row)
   const row = rows[0]
   if (row === undefined) return yield* new FactNotFound({ message: `fact_id: no fact with id ${r.factId}` })
   // This call's id on a retraction with another reason: the request_id was used before with that reason.
@@ -51,7 +52,7 @@ export const retract = Effect.fn("FactStore.retract")(function*(db: GraphDatabas
   const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
   const retracted: Retracted = {
     id: row.id,
-    fact: toFact(row.fact),
+    fact: row.fact,
     reason: row.reason,
     retractedBy: row.retracted_by,
     createdAt: row.created_at,

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { normaliseContent } from "../../domain/content.js"
 import { FactNotFound, InvalidInput } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
@@ -6,7 +6,7 @@ import { forkSiblingsShown } from "../../domain/rules.js"
 import type { NewFact, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
-import { factMap, type FactRow, stampClause, toFact } from "./projection.js"
+import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -58,16 +58,16 @@ const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
     childMap("x", "parent")
   }] AS duplicate`
 
-interface Row {
-  readonly fact: FactRow
-  readonly siblingsTotal: number
-  readonly siblings: ReadonlyArray<FactRow>
-  readonly duplicate: ReadonlyArray<FactRow>
-}
+const Row = Schema.Struct({
+  fact: FactFromRow,
+  siblingsTotal: Schema.Number,
+  siblings: Schema.Array(FactFromRow),
+  duplicate: Schema.Array(FactFromRow)
+})
 
 /** No row: the id is taken by a different fact (see `sameOrNew`), or the parent does not exist. */
 const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
-  db.read<{ n: number }>(`MATCH (f:Fact {id: $id}) RETURN count(f) AS n`, { id: input.id }).pipe(
+  db.read(`MATCH (f:Fact {id: $id}) RETURN count(f) AS n`, { id: input.id }, Schema.Struct({ n: Schema.Number })).pipe(
     Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> =>
       (rows[0]?.n ?? 0) > 0
         ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
@@ -77,7 +77,7 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
 
 export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
   const norm = normaliseContent(input.content)
-  const rows = yield* db.write<Row>(input.parentId === null ? saveRoot : saveChild, {
+  const rows = yield* db.write(input.parentId === null ? saveRoot : saveChild, {
     id: input.id,
     content: input.content,
     norm,
@@ -86,15 +86,14 @@ export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase[
     parentId: input.parentId,
     shown: forkSiblingsShown,
     now
-  })
+  }, Row)
   const row = rows[0]
   if (row === undefined) return yield* noRow(db, input)
-  const duplicate = row.duplicate[0]
   const saved: Saved = {
-    fact: toFact(row.fact),
-    forkSiblings: row.siblings.map(toFact),
+    fact: row.fact,
+    forkSiblings: row.siblings,
     siblingsTotal: row.siblingsTotal,
-    duplicateOf: duplicate === undefined ? null : toFact(duplicate)
+    duplicateOf: row.duplicate[0] ?? null
   }
   return saved
 })

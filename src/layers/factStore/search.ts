@@ -1,9 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { characterCount } from "../../domain/content.js"
-import { toIso } from "../../domain/time.js"
+import { IsoFromStamp } from "../../domain/time.js"
 import type { SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factMap, type FactRow, statusOf, toFact } from "./projection.js"
+import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
 
 /**
  * The most matches one search looks at: the best `candidateWindow` by score (ties: newest first).
@@ -63,33 +63,35 @@ export const searchQueryFor = (asOf: boolean) =>
 export const searchQuery = searchQueryFor(false)
 const searchAsOfQuery = searchQueryFor(true)
 
-interface DecisionRow {
-  readonly id: string
-  readonly content: string
-  readonly reason: string
-  readonly resolved_by: string
-  readonly created_at: number
-}
+/** The other fact of a decision on a hit, and the decision. */
+const DecisionRow = Schema.Struct({
+  id: Schema.String,
+  content: Schema.String,
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: IsoFromStamp
+})
+type DecisionRow = typeof DecisionRow.Type
 
-interface Row {
-  readonly fact: FactRow
-  readonly k: number
-  readonly i: number
-  readonly lost: ReadonlyArray<DecisionRow>
-  readonly won: ReadonlyArray<DecisionRow>
-}
+const Row = Schema.Struct({
+  fact: FactFromRow,
+  k: Schema.Number,
+  i: Schema.Number,
+  lost: Schema.Array(DecisionRow),
+  won: Schema.Array(DecisionRow)
+})
 
 /** Cut at whole code points, marked with an ellipsis. */
 const short = (text: string): string =>
   characterCount(text) <= otherTextLength ? text : `${[...text].slice(0, otherTextLength - 1).join("")}…`
 
-const byTime = (a: DecisionRow, b: DecisionRow) => a.created_at - b.created_at
+const byTime = (a: DecisionRow, b: DecisionRow) => stampOf(a) - stampOf(b)
 
 /** What a hit's decision says whichever side the hit was on. */
-const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: toIso(d.created_at) })
+const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: d.created_at })
 
 const readWindow = (db: GraphDatabase["Type"], o: SearchOptions, window: number) =>
-  db.read<Row>(o.asOf == null ? searchQuery : searchAsOfQuery, {
+  db.read(o.asOf == null ? searchQuery : searchAsOfQuery, {
     query: o.query,
     window,
     afterK: o.after?.[0] ?? null,
@@ -101,7 +103,7 @@ const readWindow = (db: GraphDatabase["Type"], o: SearchOptions, window: number)
     asOf: o.asOf ?? null,
     statuses: o.statuses,
     take: o.take
-  })
+  }, Row)
 
 export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
   readWindow(db, o, firstWindow(o)).pipe(
@@ -114,7 +116,7 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
       rows.map((r): SearchRow => ({
         key: [r.k, r.i],
         hit: {
-          fact: toFact(r.fact),
+          fact: r.fact,
           score: r.k / 1000,
           superseded_by: [...r.lost].sort(byTime).map((d) => ({
             winner_id: d.id,
