@@ -25,7 +25,7 @@ const maxMessageBytes = 4 * 1024 * 1024
 export const serveHttp = Effect.gen(function*() {
   const config = yield* readHttpSettings
   const tokens = yield* TokenStore
-  const sessions = yield* makeSessions(config.allowedOrigins)
+  const sessions = yield* makeSessions
   const tokenCheck = makeTokenCheck(tokens, config.tokenRecheckMillis)
   const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner>())
 
@@ -57,9 +57,9 @@ export const serveHttp = Effect.gen(function*() {
         return rpcError(res, 404, -32001, "Session not found")
       }
       session.lastSeen = await run(Clock.currentTimeMillis)
-      if (req.method !== "POST") return session.transport.handleRequest(req, res)
+      if (req.method !== "POST") return session.transport.handle(req, res)
       const message = await readJson(req, res, maxMessageBytes)
-      return "refused" in message ? message.refused() : session.transport.handleRequest(req, res, message.body)
+      return "refused" in message ? message.refused() : session.transport.handle(req, res, message.body)
     }
     if (req.method !== "POST") return rpcError(res, 405, -32000, "start a session with a POST of initialize")
     const message = await readJson(req, res, maxInitializeBytes)
@@ -76,8 +76,8 @@ export const serveHttp = Effect.gen(function*() {
         "retry-after": "60"
       })
     }
-    const session = await run(sessions.openSession(caller, [...allowedHosts]))
-    await session.transport.handleRequest(req, res, body)
+    const session = await run(sessions.openSession(caller))
+    session.transport.handle(req, res, body)
     // An initialize the transport refused leaves no session behind.
     const id = session.transport.sessionId
     if (id === undefined || !sessions.open.has(id)) await session.close()
