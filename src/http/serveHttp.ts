@@ -45,7 +45,7 @@ export const serveHttp = Effect.gen(function*() {
     }
     const presented = bearer(req.headers.authorization)
     if (presented === null) return unauthorized(res, false)
-    const verified = await run(tokenCheck.check(presented))
+    const [verified, now] = await run(Effect.zip(tokenCheck.check(presented), Clock.currentTimeMillis))
     if (Either.isLeft(verified)) return unavailable(res)
     const caller = verified.right
     if (caller === null) return unauthorized(res, true)
@@ -56,7 +56,7 @@ export const serveHttp = Effect.gen(function*() {
       if (session === undefined || session.caller.tokenId !== caller.tokenId) {
         return rpcError(res, 404, -32001, "Session not found")
       }
-      session.lastSeen = await run(Clock.currentTimeMillis)
+      session.lastSeen = now
       if (req.method !== "POST") return session.transport.handle(req, res)
       const message = await readJson(req, res, maxMessageBytes)
       return "refused" in message ? message.refused() : session.transport.handle(req, res, message.body)
