@@ -26,6 +26,24 @@ const httpConfig = Config.all({
       message: "RELAY_HTTP_SESSION_IDLE_MINUTES must be a positive whole number",
       validation: (n) => n > 0
     })
+  ),
+  /**
+   * How long a token the database accepted is believed before it is asked about again: a revoked
+   * token stops within this time. 0 asks on every request (a database round trip each).
+   */
+  tokenRecheckMillis: Config.integer("RELAY_HTTP_TOKEN_RECHECK_MS").pipe(
+    Config.withDefault(5000),
+    Config.validate({
+      message: "RELAY_HTTP_TOKEN_RECHECK_MS must be a whole number of milliseconds from 0 to 60000",
+      validation: (n) => n >= 0 && n <= 60_000
+    })
+  ),
+  maxSessions: Config.integer("RELAY_HTTP_MAX_SESSIONS").pipe(
+    Config.withDefault(1000),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_SESSIONS must be a positive whole number",
+      validation: (n) => n > 0
+    })
   )
 })
 

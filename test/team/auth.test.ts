@@ -21,7 +21,9 @@ import type { CallResult } from "../support/mcpClient.js"
  * fact out and put no fact in; the token's name is the author; a read-only token cannot write.
  */
 const tokenGraph = uniqueName("relay_tokens_test")
-const env = databaseEnv(tokenGraph)
+// Every request asks the database about its token, so a revocation shows at the very next request;
+// the recheck window of the default setting is held to its bound in tokenCheck.test.ts (TestClock).
+const env = databaseEnv(tokenGraph, { RELAY_HTTP_TOKEN_RECHECK_MS: "0" })
 const acme = uniqueName("acme")
 const globex = uniqueName("globex")
 const alice = uniqueName("alice")

@@ -5,13 +5,16 @@ import {
   databaseEnv,
   type HttpClient,
   type HttpRelay,
+  initializeBody,
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
 
 /**
- * A session's POST body is read by Relay (not the SDK) and handed over parsed: it must still refuse
- * what the SDK refused (bad JSON, over 4 MB) and write nothing for it, and still serve a good call.
+ * A session's requests are read and answered by Relay's own transport (src/http/jsonTransport.ts),
+ * not the SDK's: it must still refuse what the SDK refused (bad JSON, over 4 MB, a wrong Accept or
+ * Content-Type, an unknown protocol version, a message that is not JSON-RPC, an oversized batch)
+ * with the SDK's status codes and write nothing for it, and still serve good calls.
  */
 const env = databaseEnv(uniqueName("relay_tokens_body"))
 let relay: HttpRelay
@@ -29,18 +32,16 @@ afterAll(async () => {
   await relay?.stop()
 })
 
-const post = (body: string) =>
-  fetch(relay.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-session-id": client.transport.sessionId!,
-      "mcp-protocol-version": "2025-06-18"
-    },
-    body
-  })
+const sessionHeaders = (sessionId = client.transport.sessionId!) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  authorization: `Bearer ${token}`,
+  "mcp-session-id": sessionId,
+  "mcp-protocol-version": "2025-06-18"
+})
+
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(relay.url, { method: "POST", headers: { ...sessionHeaders(), ...headers }, body })
 
 const call = (content: string) =>
   JSON.stringify({
@@ -69,5 +70,62 @@ describe("a session's request body", () => {
     expect((state.structuredContent.facts as Array<{ content: string }>).map((f) => f.content)).toEqual([
       "Ship on Fridays"
     ])
+  })
+
+  it("refuses what the SDK's transport refused, with its status codes, and writes nothing for it", async () => {
+    const before = await client.call("relay_get_current_state", {})
+    const refusals: Array<[Promise<Response>, number, number]> = [
+      [post(call("no sse"), { accept: "application/json" }), 406, -32000],
+      [post(call("plain text"), { "content-type": "text/plain" }), 415, -32000],
+      [post(call("old version"), { "mcp-protocol-version": "1999-01-01" }), 400, -32000],
+      [post(JSON.stringify({ hello: "world" })), 400, -32700],
+      [post(JSON.stringify(Array.from({ length: 101 }, () => JSON.parse(call("batch")) as unknown))), 400, -32600],
+      [post(call("no such session"), { "mcp-session-id": "not-a-session" }), 404, -32001],
+      [post(JSON.stringify(initializeBody)), 400, -32600]
+    ]
+    for (const [reply, status, code] of refusals) {
+      const r = await reply
+      expect(r.status).toBe(status)
+      expect((await r.json() as { error: { code: number } }).error.code).toBe(code)
+    }
+    const after = await client.call("relay_get_current_state", {})
+    expect(after.structuredContent.facts).toEqual(before.structuredContent.facts)
+  })
+
+  it("answers a notification with 202, a batch with an array, and a request with JSON and its session", async () => {
+    const note = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
+    expect(note.status).toBe(202)
+    expect(await note.text()).toBe("")
+
+    const batch = await post(JSON.stringify([
+      { jsonrpc: "2.0", id: "a", method: "tools/list" },
+      { jsonrpc: "2.0", id: "b", method: "ping" }
+    ]))
+    expect(batch.status).toBe(200)
+    const answers = await batch.json() as Array<{ id: string; result: Record<string, unknown> }>
+    expect(answers.map((a) => a.id)).toEqual(["a", "b"])
+    expect(answers[0]!.result.tools).toBeInstanceOf(Array)
+
+    const one = await post(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }))
+    expect(one.headers.get("content-type")).toBe("application/json")
+    expect(one.headers.get("mcp-session-id")).toBe(client.transport.sessionId)
+    expect(await one.json()).toEqual({ jsonrpc: "2.0", id: 3, result: {} })
+  })
+
+  it("offers no GET stream (405) and ends a session on DELETE", async () => {
+    const other = await connectHttp(relay.url, token)
+    const sessionId = other.transport.sessionId!
+    const get = await fetch(relay.url, { method: "GET", headers: sessionHeaders(sessionId) })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST, DELETE")
+    // The SDK's client takes the 405 as "no stream" and goes on.
+    expect((await other.call("relay_get_current_state", {})).isError).toBeFalsy()
+
+    await other.transport.terminateSession()
+    const gone = await post(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }), { "mcp-session-id": sessionId })
+    expect(gone.status).toBe(404)
+    await other.close()
+    // The first session is untouched.
+    expect((await client.call("relay_get_current_state", {})).isError).toBeFalsy()
   })
 })

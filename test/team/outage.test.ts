@@ -12,10 +12,11 @@ import {
 } from "../support/httpRelay.js"
 
 /**
- * `relay --http` whose FalkorDB is killed or paused under it. The token check is a database read on
- * every request; with the database gone it must answer like a tool call does (retried, inside the
- * call budget, so within 3 s), as a 503 with Retry-After that says `unavailable` and nothing of
- * the cause, and the same session must work again once the database is back, without a restart.
+ * `relay --http` whose FalkorDB is killed or paused under it. The token check is a database read
+ * (on every request with RELAY_HTTP_TOKEN_RECHECK_MS=0); with the database gone it must answer like
+ * a tool call does (retried, inside the call budget, so within 3 s), as a 503 with Retry-After that
+ * says `unavailable` and nothing of the cause, and the same session must work again once the database
+ * is back, without a restart.
  */
 let server: RunningServer
 let relay: HttpRelay
@@ -32,7 +33,10 @@ beforeAll(async () => {
     FALKORDB_HOST: server.host,
     FALKORDB_PORT: String(server.port),
     FALKORDB_PASSWORD: server.password,
-    RELAY_TOKEN_GRAPH: uniqueName("relay_tokens_outage")
+    RELAY_TOKEN_GRAPH: uniqueName("relay_tokens_outage"),
+    // The token is asked about on every request here; a token checked within the window skips the
+    // database and meets the outage in its tool call instead (an `unavailable` result).
+    RELAY_HTTP_TOKEN_RECHECK_MS: "0"
   }
   token = await createToken(env, uniqueName("alice"), workspace)
   relay = await startHttpRelay(env)

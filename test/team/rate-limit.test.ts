@@ -5,12 +5,17 @@ import {
   databaseEnv,
   type HttpClient,
   type HttpRelay,
+  initializeBody,
+  rawPost,
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
 
-/** Over HTTP the budget is per token: one busy token is refused while another still gets through. */
-const env = databaseEnv(uniqueName("relay_tokens_rl"), { RELAY_RATE_LIMIT: "3" })
+/**
+ * Over HTTP the budget is per token: one busy token is refused while another still gets through. The
+ * server holds at most RELAY_HTTP_MAX_SESSIONS sessions of all tokens; a closed one frees its place.
+ */
+const env = databaseEnv(uniqueName("relay_tokens_rl"), { RELAY_RATE_LIMIT: "3", RELAY_HTTP_MAX_SESSIONS: "3" })
 const workspace = uniqueName("rl")
 let relay: HttpRelay
 const clients: Array<HttpClient> = []
@@ -45,4 +50,16 @@ it("limits each token on its own, across its sessions", async () => {
   expect((await second.call("relay_get_current_state", {})).structuredContent.error.code).toBe("rate_limited")
   const other = await connect(quiet)
   expect((await other.call("relay_get_current_state", {})).isError).toBeFalsy()
+})
+
+it("opens no session past RELAY_HTTP_MAX_SESSIONS, and one again when a session ends", async () => {
+  expect(clients).toHaveLength(3)
+  const full = await rawPost(relay.url, initializeBody, { authorization: `Bearer ${quiet}` })
+  expect(full.status).toBe(503)
+  expect(full.headers.get("retry-after")).not.toBeNull()
+  expect(full.headers.get("mcp-session-id")).toBeNull()
+  await expect(connectHttp(relay.url, quiet)).rejects.toThrow()
+  await clients[0]!.transport.terminateSession()
+  const again = await connect(quiet)
+  expect((await again.call("relay_get_current_state", {})).isError).toBeFalsy()
 })

@@ -1,0 +1,97 @@
+import { NodeContext } from "@effect/platform-node"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { inject } from "vitest"
+import { makeTokenCheck } from "../../src/http/tokenCheck.js"
+import { Settings } from "../../src/services/Settings.js"
+import { TokenStore } from "../../src/services/TokenStore.js"
+import { uniqueName } from "../support/httpRelay.js"
+
+/**
+ * The HTTP token check's recheck window, on the real admin graph and Effect's TestClock: a token the
+ * database accepted is believed for the window and no longer, so a token revoked while a session is
+ * open stops within RELAY_HTTP_TOKEN_RECHECK_MS (the end-to-end test in auth.test.ts uses 0).
+ */
+const windowMillis = 5000
+
+const settings = Layer.effect(
+  Settings,
+  Effect.sync(() => {
+    const { host, password, port } = inject("falkordb")
+    return {
+      database: { _tag: "HostPort" as const, host, port, password: Redacted.make(password) },
+      graph: "unused",
+      rateLimitPerMinute: 100_000
+    }
+  })
+)
+const tokenLayer = TokenStore.Default.pipe(
+  Layer.provide(settings),
+  Layer.provide(NodeContext.layer),
+  Layer.provide(Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map([["RELAY_TOKEN_GRAPH", uniqueName("relay_tokens_check")]]))
+  ))
+)
+
+const callerOf = (r: Either.Either<unknown, unknown>) => Either.getOrThrow(r)
+
+layer(tokenLayer)("the token check's recheck window", (it) => {
+  it.effect("believes an accepted token for the window, then sees its revocation", () =>
+    Effect.gen(function*() {
+      const tokens = yield* TokenStore
+      const { record, token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
+      const { check } = makeTokenCheck(tokens, windowMillis)
+      expect(callerOf(yield* check(token))).toMatchObject({ tokenId: record.id, workspace: "acme" })
+      yield* tokens.revoke(record.id)
+      // Inside the window the database is not asked: still accepted (the price of no round trip).
+      yield* TestClock.adjust(windowMillis - 1)
+      expect(callerOf(yield* check(token))).toMatchObject({ tokenId: record.id })
+      // At the window's end it is asked again, and from then on the token is refused.
+      yield* TestClock.adjust(1)
+      expect(callerOf(yield* check(token))).toBeNull()
+      yield* TestClock.adjust(windowMillis * 10)
+      expect(callerOf(yield* check(token))).toBeNull()
+    }))
+
+  it.effect("with a window of 0 asks the database on every request", () =>
+    Effect.gen(function*() {
+      const tokens = yield* TokenStore
+      const { record, token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
+      const { check } = makeTokenCheck(tokens, 0)
+      expect(callerOf(yield* check(token))).toMatchObject({ tokenId: record.id })
+      yield* tokens.revoke(record.id)
+      expect(callerOf(yield* check(token))).toBeNull()
+    }))
+
+  it.effect("never believes a wrong token because a good one with the same id was accepted", () =>
+    Effect.gen(function*() {
+      const tokens = yield* TokenStore
+      const { token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
+      const { check } = makeTokenCheck(tokens, windowMillis)
+      expect(callerOf(yield* check(token))).not.toBeNull()
+      const forged = token.replace(/_[A-Za-z0-9_-]{43}$/, (s) => `_${s[1] === "A" ? "B" : "A"}${s.slice(2)}`)
+      expect(forged).not.toBe(token)
+      expect(callerOf(yield* check(forged))).toBeNull()
+    }))
+
+  it.effect("keeps no accepted token past its window once swept, and never a refused one", () =>
+    Effect.gen(function*() {
+      const tokens = yield* TokenStore
+      const made = yield* Effect.forEach(
+        [1, 2],
+        () => tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
+      )
+      const { check, forgetStale, remembered } = makeTokenCheck(tokens, windowMillis)
+      yield* check(made[0]!.token)
+      yield* TestClock.adjust(windowMillis / 2)
+      yield* check(made[1]!.token)
+      yield* check("relay_0123456789abcdef_" + "A".repeat(43))
+      expect(remembered()).toBe(2)
+      yield* TestClock.adjust(windowMillis / 2)
+      yield* forgetStale
+      expect(remembered()).toBe(1)
+      yield* TestClock.adjust(windowMillis / 2)
+      yield* forgetStale
+      expect(remembered()).toBe(0)
+    }))
+})
