@@ -109,40 +109,6 @@ describe("concurrency", () => {
       return { graph, a, b }
     })
 
-  it.scopedLive("10 identical resolutions racing on two connections leave one edge and one first reason", () =>
-    Effect.gen(function*() {
-      const { a, b, graph } = yield* twoStacks("resolve10")
-      const root = yield* ok("relay_save_fact", saveArgs("where do sessions live")).pipe(Effect.provide(a))
-      const x = yield* ok("relay_save_fact", saveArgs("in Postgres", { parent_fact_id: root.fact.id })).pipe(
-        Effect.provide(a)
-      )
-      const y = yield* ok("relay_save_fact", saveArgs("in Redis", { parent_fact_id: root.fact.id })).pipe(
-        Effect.provide(b)
-      )
-      const results = yield* Effect.forEach(
-        Array.from({ length: 10 }, (_, i) => i),
-        (i) =>
-          ok("relay_resolve_conflict", {
-            winner_fact_id: y.fact.id,
-            loser_fact_id: x.fact.id,
-            reason: `reason number ${i}`,
-            resolved_by: `judge-${i}`
-          }).pipe(Effect.provide(i % 2 === 0 ? a : b)),
-        { concurrency: "unbounded" }
-      )
-      const first = results.filter((r) => r.already_resolved === false)
-      expect(first).toHaveLength(1)
-      for (const r of results) {
-        expect(r.reason).toBe(first[0]!.reason)
-        expect(r.resolved_by).toBe(first[0]!.resolved_by)
-        expect(r.created_at).toBe(first[0]!.created_at)
-      }
-      const edges = yield* Effect.promise(() =>
-        runAdmin.query<{ reason: string }>(graph, "MATCH (:Fact)-[r:SUPERSEDES]->(:Fact) RETURN r.reason AS reason")
-      )
-      expect(edges).toEqual([{ reason: first[0]!.reason }])
-    }))
-
   it.scopedLive("12 different siblings at once: one save sees no fork, the k-th to land sees the k-1 before it", () =>
     Effect.gen(function*() {
       const { a, b } = yield* twoStacks("siblings12")
