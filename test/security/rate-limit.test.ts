@@ -89,7 +89,7 @@ describe("rate limit through the MCP client", () => {
         Array.from({ length: 25 }, () => relay.call("relay_get_current_state", { limit: 1 }))
       )
       const answered = results.filter((r) => r.isError !== true)
-      const limited = results.filter((r) => errorOf(r).code === "rate_limited")
+      const limited = results.filter((r) => r.isError === true && errorOf(r).code === "rate_limited")
       expect(answered).toHaveLength(20)
       expect(limited).toHaveLength(5)
       for (const r of limited) {
