@@ -3,7 +3,7 @@ import { Context, Effect, Either, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { FactStore } from "../../src/services/FactStore.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { type CallResult, connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import {
   type Admin,
   connectAdmin,
@@ -15,6 +15,7 @@ import {
 } from "../support/proof.js"
 import { ok } from "../support/runTool.js"
 import { testGraphName } from "../support/testLayer.js"
+import { type OutputOf, outputOf, type ToolCallResult } from "../support/toolOutputs.js"
 
 const saveArgs = (content: string, extra: Record<string, unknown> = {}) => ({
   content,
@@ -108,40 +109,6 @@ describe("concurrency", () => {
       return { graph, a, b }
     })
 
-  it.scopedLive("10 identical resolutions racing on two connections leave one edge and one first reason", () =>
-    Effect.gen(function*() {
-      const { a, b, graph } = yield* twoStacks("resolve10")
-      const root = yield* ok("relay_save_fact", saveArgs("where do sessions live")).pipe(Effect.provide(a))
-      const x = yield* ok("relay_save_fact", saveArgs("in Postgres", { parent_fact_id: root.fact.id })).pipe(
-        Effect.provide(a)
-      )
-      const y = yield* ok("relay_save_fact", saveArgs("in Redis", { parent_fact_id: root.fact.id })).pipe(
-        Effect.provide(b)
-      )
-      const results = yield* Effect.forEach(
-        Array.from({ length: 10 }, (_, i) => i),
-        (i) =>
-          ok("relay_resolve_conflict", {
-            winner_fact_id: y.fact.id,
-            loser_fact_id: x.fact.id,
-            reason: `reason number ${i}`,
-            resolved_by: `judge-${i}`
-          }).pipe(Effect.provide(i % 2 === 0 ? a : b)),
-        { concurrency: "unbounded" }
-      )
-      const first = results.filter((r) => r.already_resolved === false)
-      expect(first).toHaveLength(1)
-      for (const r of results) {
-        expect(r.reason).toBe(first[0].reason)
-        expect(r.resolved_by).toBe(first[0].resolved_by)
-        expect(r.created_at).toBe(first[0].created_at)
-      }
-      const edges = yield* Effect.promise(() =>
-        runAdmin.query<{ reason: string }>(graph, "MATCH (:Fact)-[r:SUPERSEDES]->(:Fact) RETURN r.reason AS reason")
-      )
-      expect(edges).toEqual([{ reason: first[0].reason }])
-    }))
-
   it.scopedLive("12 different siblings at once: one save sees no fork, the k-th to land sees the k-1 before it", () =>
     Effect.gen(function*() {
       const { a, b } = yield* twoStacks("siblings12")
@@ -158,7 +125,7 @@ describe("concurrency", () => {
       const landed = [...results].sort((p, q) => p.fact.created_at.localeCompare(q.fact.created_at))
       expect(repeated(landed.map((r) => r.fact.created_at))).toEqual([])
       landed.forEach((r, k) => {
-        const siblings = r.fork === null ? [] : r.fork.siblings.map((s: any) => s.id)
+        const siblings = r.fork === null ? [] : r.fork.siblings.map((s) => s.id)
         expect(siblings).toEqual(landed.slice(0, k).map((e) => e.fact.id))
         expect(r.duplicate_of).toBeNull()
       })
@@ -180,7 +147,7 @@ describe("concurrency", () => {
       const sent = relays.flatMap((relay, p) =>
         Array.from({ length: 100 }, (_, i) => ({ p, content: `process ${p} fact ${i}`, relay }))
       )
-      const replies: Array<CallResult> = new Array(sent.length)
+      const replies: Array<ToolCallResult<OutputOf<"relay_save_fact">>> = new Array(sent.length)
       const started = performance.now()
       await Promise.all(relays.flatMap((_, p) =>
         Array.from({ length: 10 }, async (_, stream) => {
@@ -204,7 +171,7 @@ describe("concurrency", () => {
         )
       }
       for (const r of replies) expect(r.isError, r.content[0]?.text).toBeFalsy()
-      const acked = replies.map((r, i) => ({ id: r.structuredContent.fact.id as string, ...sent[i]! }))
+      const acked = replies.map((r, i) => ({ id: outputOf(r).fact.id, ...sent[i]! }))
 
       const stored = await storedFacts(runAdmin, graph)
       expect(stored).toHaveLength(800)

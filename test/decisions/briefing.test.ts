@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import type { OutputOf } from "../support/toolOutputs.js"
 
 /** Briefing windows on a TestClock, through the same path as the MCP edge. */
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
@@ -13,7 +14,8 @@ const save = (content: string, written_by: string, extra: Record<string, unknown
 
 const brief = (my_name: string, since?: string) =>
   ok("relay_get_briefing", since === undefined ? { my_name } : { my_name, since })
-const contents = (b: any) => b.new_facts.map((f: any) => f.content)
+type Briefing = OutputOf<"relay_get_briefing">
+const contents = (b: Briefing) => b.new_facts.map((f) => f.content)
 
 layer(relayTestLayer("brief_window"))("briefing window", (it) => {
   it.effect("explicit since: exclusive at since, inclusive at as_of; own facts left out", () =>
@@ -84,11 +86,11 @@ layer(relayTestLayer("brief_decisions"))("briefing decisions and conflicts", (it
       yield* TestClock.adjust(hour)
       const start = yield* brief("cursor")
       // Conflicts are for everyone, whoever wrote them: the forked parent with its open children, newest first.
-      expect(start.open_conflicts.map((x: any) => x.children.map((f: any) => f.content))).toEqual([
+      expect(start.open_conflicts.map((x) => x.children.map((f) => f.content))).toEqual([
         ["Store tokens in Postgres", "Store tokens in Redis", "Store tokens in cookies"]
       ])
-      expect(start.open_conflicts[0].parent.id).toBe(root.fact.id)
-      expect(start.open_conflicts[0].children_total).toBe(3)
+      expect(start.open_conflicts[0]!.parent.id).toBe(root.fact.id)
+      expect(start.open_conflicts[0]!.children_total).toBe(3)
       expect(start.next_cursor).toBeNull()
 
       yield* TestClock.adjust(1000)
@@ -119,7 +121,7 @@ layer(relayTestLayer("brief_decisions"))("briefing decisions and conflicts", (it
       expect(forCursor.open_conflicts).toEqual([])
 
       const forZed = yield* brief("zed", start.as_of)
-      expect(forZed.decisions.map((d: any) => [d.resolved_by, d.loser.content])).toEqual([
+      expect(forZed.decisions.map((d) => [d.resolved_by, d.loser.content])).toEqual([
         ["claude-desktop", "Store tokens in Redis"],
         ["cursor", "Store tokens in Postgres"]
       ])

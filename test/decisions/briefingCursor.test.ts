@@ -3,6 +3,7 @@ import { Effect, Schema, TestClock } from "effect"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import type { OutputOf } from "../support/toolOutputs.js"
 
 /**
  * The automatic briefing (no `since`): each name's cursor in the graph, on a TestClock, through the
@@ -17,13 +18,14 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const save = (content: string, written_by: string, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, written_by, session_id: `${written_by}-1`, ...extra })
 const auto = (my_name: string, extra: Record<string, unknown> = {}) => ok("relay_get_briefing", { my_name, ...extra })
-const contents = (b: any): Array<string> => b.new_facts.map((f: any) => f.content)
+type Briefing = OutputOf<"relay_get_briefing">
+const contents = (b: Briefing): Array<string> => b.new_facts.map((f) => f.content)
 
 /** Every page of a briefing from its first reply, as the list of fact contents, in order. */
-const allPages = (my_name: string, first: any, limit: number) =>
+const allPages = (my_name: string, first: Briefing, limit: number) =>
   Effect.gen(function*() {
     const seen = [...contents(first)]
-    for (let cursor = first.next_cursor; cursor !== null;) {
+    for (let cursor: string | null = first.next_cursor; cursor !== null;) {
       const page = yield* ok("relay_get_briefing", { my_name, cursor, limit })
       expect(page.as_of).toBe(first.as_of)
       seen.push(...contents(page))
@@ -104,7 +106,7 @@ layer(relayTestLayer("brief_cursor_names"))("cursors per name", (it) => {
       const claude2 = yield* auto("claude")
       expect(claude2.since).toBe(claude1.as_of)
       expect(contents(claude2)).toEqual(["by zed"])
-      expect(claude2.decisions.map((d: any) => d.reason)).toEqual(["fewer services"])
+      expect(claude2.decisions.map((d) => d.reason)).toEqual(["fewer services"])
       const claude3 = yield* auto("claude")
       expect(contents(claude3)).toEqual([])
       expect(claude3.decisions).toEqual([])
@@ -113,7 +115,7 @@ layer(relayTestLayer("brief_cursor_names"))("cursors per name", (it) => {
       const zed2 = yield* auto("zed")
       expect(zed2.since).toBe(zed1.as_of)
       expect(contents(zed2)).toEqual(["claude's own"])
-      expect(zed2.decisions.map((d: any) => d.reason)).toEqual(["fewer services"])
+      expect(zed2.decisions.map((d) => d.reason)).toEqual(["fewer services"])
       expect((yield* cursorNodes).map((c) => c.name)).toEqual(["claude", "zed"])
     }))
 })
@@ -134,7 +136,7 @@ layer(relayTestLayer("brief_cursor_pages"))("cursors and pages", (it) => {
       yield* TestClock.adjust(1000)
       yield* save("fact 8", "cursor")
       const again = yield* auto("claude", { limit: 3 })
-      expect(again.since).toBe(page1.new_facts[2].created_at)
+      expect(again.since).toBe(page1.new_facts[2]!.created_at)
       // Read to the end this time: facts 4 to 8, each once.
       const rest = yield* allPages("claude", again, 3)
       expect(rest).toEqual(["fact 4", "fact 5", "fact 6", "fact 7", "fact 8"])
@@ -158,7 +160,7 @@ layer(relayTestLayer("brief_cursor_pages"))("cursors and pages", (it) => {
       yield* save("shared 5", "cursor")
       const fast = yield* auto("codex")
       // The second session starts where the first's page ended, and reads everything since.
-      expect(fast.since).toBe(slow.new_facts[1].created_at)
+      expect(fast.since).toBe(slow.new_facts[1]!.created_at)
       expect(contents(fast)).toEqual(["shared 3", "shared 4", "shared 5"])
       // The first session reads on to the end of its older window: the cursor stays at the newer as_of.
       expect(yield* allPages("codex", slow, 2)).toEqual(["shared 1", "shared 2", "shared 3", "shared 4"])

@@ -3,6 +3,7 @@ import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * Briefings chain exactly: four Relay server processes (dist/server.js, each with its own SDK
@@ -44,7 +45,7 @@ describe("briefings chain exactly", () => {
               session_id: `w${w}`
             })
             expect(r.isError).toBeFalsy()
-            saved.push(r.structuredContent.fact.id)
+            saved.push(outputOf(r).fact.id)
           }
         })
         await Promise.all(lanes)
@@ -58,18 +59,18 @@ describe("briefings chain exactly", () => {
           since === undefined ? { my_name: "reader" } : { my_name: "reader", since }
         )
         expect(r.isError).toBeFalsy()
-        if (since !== undefined) expect(r.structuredContent.since).toBe(since)
+        if (since !== undefined) expect(outputOf(r).since).toBe(since)
         briefings++
-        for (const f of r.structuredContent.new_facts) seen.push(f.id)
+        for (const f of outputOf(r).new_facts) seen.push(f.id)
         // A window larger than one page is read to its end before its as_of is chained.
-        for (let cursor = r.structuredContent.next_cursor; cursor !== null;) {
+        for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
           const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor })
           expect(more.isError).toBeFalsy()
-          expect(more.structuredContent.as_of).toBe(r.structuredContent.as_of)
-          for (const f of more.structuredContent.new_facts) seen.push(f.id)
-          cursor = more.structuredContent.next_cursor
+          expect(outputOf(more).as_of).toBe(outputOf(r).as_of)
+          for (const f of outputOf(more).new_facts) seen.push(f.id)
+          cursor = outputOf(more).next_cursor
         }
-        since = r.structuredContent.as_of
+        since = outputOf(r).as_of
       }
       const read = async () => {
         while (writing) await brief()
@@ -113,7 +114,7 @@ describe("briefings chain exactly", () => {
                 session_id: `w${w}`
               })
               expect(r.isError).toBeFalsy()
-              saved.push(r.structuredContent.fact.id)
+              saved.push(outputOf(r).fact.id)
             }
           })
           await Promise.all(lanes)
@@ -126,17 +127,17 @@ describe("briefings chain exactly", () => {
         const brief = async () => {
           const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
           expect(r.isError).toBeFalsy()
-          if (previous !== undefined) expect(r.structuredContent.since).toBe(previous)
+          if (previous !== undefined) expect(outputOf(r).since).toBe(previous)
           briefings++
-          for (const f of r.structuredContent.new_facts) seen.push(f.id)
-          for (let cursor = r.structuredContent.next_cursor; cursor !== null;) {
+          for (const f of outputOf(r).new_facts) seen.push(f.id)
+          for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
             const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
             expect(more.isError).toBeFalsy()
             paged++
-            for (const f of more.structuredContent.new_facts) seen.push(f.id)
-            cursor = more.structuredContent.next_cursor
+            for (const f of outputOf(more).new_facts) seen.push(f.id)
+            cursor = outputOf(more).next_cursor
           }
-          previous = r.structuredContent.as_of
+          previous = outputOf(r).as_of
         }
         const read = async () => {
           while (writing) await brief()

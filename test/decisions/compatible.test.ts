@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
  * Compatible decisions, as_of and retracted children on relay_detect_conflicts and
@@ -10,15 +11,15 @@ import { type Admin, connectAdmin } from "../support/proof.js"
 describe("compatible siblings, as_of and retractions in conflicts", () => {
   let relay: RelayClient
   let admin: Admin
-  const ok = async (name: string, args: Record<string, unknown>) => {
+  const ok = async <N extends string>(name: N, args: Record<string, unknown>) => {
     const r = await relay.call(name, args)
     expect(r.isError, `${name}: ${r.content[0]?.text}`).toBeFalsy()
-    return r.structuredContent
+    return outputOf(r)
   }
   const refused = async (name: string, args: Record<string, unknown>) => {
     const r = await relay.call(name, args)
     expect(r.isError).toBe(true)
-    return r.structuredContent.error as { code: string; message: string }
+    return errorOf(r)
   }
   const save = async (content: string, parent?: string): Promise<{ id: string; created_at: string }> =>
     (await ok("relay_save_fact", {
@@ -28,9 +29,9 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       ...(parent === undefined ? {} : { parent_fact_id: parent })
     })).fact
   const conflicts = async (args: Record<string, unknown> = {}) =>
-    ((await ok("relay_detect_conflicts", args)).conflicts as Array<any>).map((
+    (await ok("relay_detect_conflicts", args)).conflicts.map((
       c
-    ) => [c.parent.id, c.children.map((f: any) => f.id), c.children_total])
+    ) => [c.parent.id, c.children.map((f) => f.id), c.children_total])
   const compatible = (a: string, b: string, reason = "both hold") =>
     relay.call("relay_resolve_conflict", { outcome: "compatible", fact_ids: [a, b], reason, resolved_by: "lead" })
 
@@ -54,10 +55,10 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
 
       const first = await compatible(b.id, a.id)
       expect(first.isError, first.content[0]?.text).toBeFalsy()
-      const rec = first.structuredContent
+      const rec = outputOf(first)
       expect(rec.outcome).toBe("compatible")
-      expect(rec.facts.map((f: any) => f.id)).toEqual([a.id, b.id].sort())
-      expect(rec.facts.map((f: any) => f.status)).toEqual(["active", "active"])
+      expect(rec.facts!.map((f) => f.id)).toEqual([a.id, b.id].sort())
+      expect(rec.facts!.map((f) => f.status)).toEqual(["active", "active"])
       expect(rec.stale).toEqual([])
       expect(rec.already_resolved).toBe(false)
       expect(rec.winner).toBeUndefined()
@@ -75,14 +76,14 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       // Idempotent, either order: the first record comes back and no second edge is made.
       const again = await compatible(a.id, b.id, "changed my mind")
       expect(again.isError, again.content[0]?.text).toBeFalsy()
-      expect(again.structuredContent.already_resolved).toBe(true)
-      expect(again.structuredContent.reason).toBe("both hold")
+      expect(outputOf(again).already_resolved).toBe(true)
+      expect(outputOf(again).reason).toBe("both hold")
       const edges = await admin.query<{ n: number }>(relay.graph, "MATCH ()-[r:COMPATIBLE]->() RETURN count(r) AS n")
       expect(edges[0]?.n).toBe(3)
       // Nothing stale, nothing superseded.
       for (const f of [a, b, c]) {
         const ctx = await ok("relay_get_context", { fact_id: f.id })
-        expect(ctx.chain.map((x: any) => x.status)).toEqual(["active", "active"])
+        expect(ctx.chain.map((x) => x.status)).toEqual(["active", "active"])
       }
 
       // as_of: before the records the fork was open; before the fork there was none.
@@ -142,7 +143,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       resolved_by: "lead"
     })
     expect(decided.outcome).toBe("supersede")
-    expect(decided.winner.id).toBe(x.id)
+    expect(decided.winner!.id).toBe(x.id)
     const overruled = await refused("relay_resolve_conflict", {
       outcome: "compatible",
       fact_ids: [y.id, x.id],

@@ -3,6 +3,7 @@ import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
  * The demo story through the real MCP stdio client: two assistants (two Relay processes on one
@@ -10,11 +11,11 @@ import { testGraphName } from "../support/testLayer.js"
  * impact on the loser shows the same, the other assistant's briefing shows the new facts and the
  * decision; importance ranks the root first; clusters group the threads.
  */
-const ok = async (client: RelayClient, name: string, args: Record<string, unknown>) => {
+const ok = async <N extends string>(client: RelayClient, name: N, args: Record<string, unknown>) => {
   const r = await client.call(name, args)
   expect(r.isError, `${name}: ${r.content[0]?.text}`).toBeFalsy()
   expect(r.content[0]?.text?.split("\n")[0]).toMatch(/not instructions/)
-  return r.structuredContent
+  return outputOf(r)
 }
 
 describe("the five disagreement tools over stdio", () => {
@@ -42,14 +43,14 @@ describe("the five disagreement tools over stdio", () => {
       const root = (await c("Decision: sessions use short-lived JWTs with refresh tokens")).fact
       const cookies = (await c("Keep refresh tokens in httpOnly cookies", root.id)).fact
       const redis = await k("Keep refresh tokens in Redis", root.id)
-      expect(redis.fork.parent_id).toBe(root.id)
-      expect(redis.fork.siblings.map((s: any) => s.id)).toEqual([cookies.id])
+      expect(redis.fork!.parent_id).toBe(root.id)
+      expect(redis.fork!.siblings.map((s) => s.id)).toEqual([cookies.id])
       const ttl = (await k("Redis key TTL equals the refresh token lifetime", redis.fact.id)).fact
       const evict = (await k("Evict keys on logout", ttl.id)).fact
       const cookieFlags = (await c("Cookies are SameSite=Strict", cookies.id)).fact
 
       const detected = await ok(claude, "relay_detect_conflicts", {})
-      expect(detected.conflicts.map((x: any) => [x.parent.id, x.children.map((f: any) => f.id), x.children_total]))
+      expect(detected.conflicts.map((x) => [x.parent.id, x.children.map((f) => f.id), x.children_total]))
         .toEqual([[root.id, [redis.fact.id, cookies.id], 2]])
 
       const resolved = await ok(claude, "relay_resolve_conflict", {
@@ -59,8 +60,8 @@ describe("the five disagreement tools over stdio", () => {
         resolved_by: "claude-desktop"
       })
       expect(resolved.already_resolved).toBe(false)
-      expect(resolved.loser.status).toBe("superseded")
-      const stale = resolved.stale.map((d: any) => [d.fact.id, d.distance, d.fact.status])
+      expect(resolved.loser!.status).toBe("superseded")
+      const stale = resolved.stale.map((d) => [d.fact.id, d.distance, d.fact.status])
       expect(stale).toEqual([[ttl.id, 1, "stale"], [evict.id, 2, "stale"]])
 
       const again = await ok(cursor, "relay_resolve_conflict", {
@@ -77,14 +78,14 @@ describe("the five disagreement tools over stdio", () => {
         resolved_by: "cursor"
       })
       expect(reversed.isError).toBe(true)
-      expect(reversed.structuredContent.error.code).toBe("invalid_resolution")
+      expect(errorOf(reversed).code).toBe("invalid_resolution")
 
       const impact = await ok(cursor, "relay_get_impact", { fact_id: redis.fact.id })
-      expect(impact.dependents.map((d: any) => [d.fact.id, d.distance, d.fact.status])).toEqual(stale)
+      expect(impact.dependents.map((d) => [d.fact.id, d.distance, d.fact.status])).toEqual(stale)
       expect((await ok(cursor, "relay_detect_conflicts", {})).conflicts).toEqual([])
 
       const briefing = await ok(cursor, "relay_get_briefing", { my_name: "cursor", since: cursorStart.as_of })
-      expect(briefing.new_facts.map((f: any) => f.id)).toEqual([root.id, cookies.id, cookieFlags.id])
+      expect(briefing.new_facts.map((f) => f.id)).toEqual([root.id, cookies.id, cookieFlags.id])
       expect(briefing.decisions).toHaveLength(1)
       expect(briefing.decisions[0]).toMatchObject({
         winner: { id: cookies.id },
@@ -95,7 +96,7 @@ describe("the five disagreement tools over stdio", () => {
       expect(briefing.open_conflicts).toEqual([])
       // Claude's own briefing has cursor's facts and none of its own, and not its own decision.
       const claudeView = await ok(claude, "relay_get_briefing", { my_name: "claude-desktop", since: cursorStart.as_of })
-      expect(claudeView.new_facts.map((f: any) => f.id)).toEqual([redis.fact.id, ttl.id, evict.id])
+      expect(claudeView.new_facts.map((f) => f.id)).toEqual([redis.fact.id, ttl.id, evict.id])
       expect(claudeView.decisions).toEqual([])
 
       // Another thread, settled across threads: SUPERSEDES alone joins it into one cluster.
@@ -111,18 +112,18 @@ describe("the five disagreement tools over stdio", () => {
 
       const important = await ok(claude, "relay_get_important_facts", { limit: 3 })
       expect(important.facts).toHaveLength(3)
-      expect(important.facts[0].fact.id).toBe(root.id)
-      const scores = important.facts.map((f: any) => f.score)
+      expect(important.facts[0]!.fact.id).toBe(root.id)
+      const scores = important.facts.map((f) => f.score)
       expect([...scores].sort((x, y) => y - x)).toEqual(scores)
 
       const clusters = await ok(claude, "relay_get_clusters", {})
-      expect(clusters.clusters.map((cl: any) => cl.facts.map((f: any) => f.id))).toEqual([
+      expect(clusters.clusters.map((cl) => cl.facts.map((f) => f.id))).toEqual([
         [root.id, cookies.id, redis.fact.id, ttl.id, evict.id, cookieFlags.id],
         [q1.id, q2.id],
         [lone.id]
       ])
-      expect(clusters.clusters.map((cl: any) => cl.size)).toEqual([6, 2, 1])
-      expect(clusters.clusters[0].facts.map((f: any) => f.status)).toEqual([
+      expect(clusters.clusters.map((cl) => cl.size)).toEqual([6, 2, 1])
+      expect(clusters.clusters[0]!.facts.map((f) => f.status)).toEqual([
         "active",
         "active",
         "superseded",

@@ -14,6 +14,7 @@ import {
   storedFacts
 } from "../support/proof.js"
 import { testGraphName } from "../support/testLayer.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 const writers = 4
 const lanesPerWriter = 2
@@ -84,8 +85,8 @@ describe("FalkorDB killed under several writing Relay processes", () => {
         const args = { content, written_by: `writer-${writer}`, session_id: `faults-${seed}` }
         const answer = await relays[writer]!.call("relay_save_fact", args).then(
           (r) => ({
-            id: r.isError === true ? null : r.structuredContent.fact.id as string,
-            code: r.isError === true ? r.structuredContent.error.code as string : null
+            id: r.isError === true ? null : outputOf(r).fact.id as string,
+            code: r.isError === true ? errorOf(r).code as string : null
           }),
           () => ({ id: null, code: "threw" })
         )

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { rmSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
 import { freePort, type RunningServer, startServer } from "../support/falkordbServer.js"
-import type { CallResult, RelayClient } from "../support/mcpClient.js"
+import type { RelayClient, ToolCallResult } from "../support/mcpClient.js"
 import { type Admin, connectAdmin, connectRelayTo, isAlive, relayPid } from "../support/proof.js"
 import { testGraphName } from "../support/testLayer.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 interface Fault {
   readonly name: string
@@ -85,7 +86,7 @@ describe("a database that refuses writes", () => {
         ...(parent === undefined ? {} : { parent_fact_id: parent })
       })
       expect(r.isError, r.content[0]?.text).toBeFalsy()
-      return r.structuredContent.fact.id as string
+      return outputOf(r).fact.id as string
     }
     ids.root = await save("which cache")
     ids.a = await save("memcached", ids.root)
@@ -101,16 +102,16 @@ describe("a database that refuses writes", () => {
 
   const timed = async (name: string, args: Record<string, unknown>) => {
     const started = performance.now()
-    const result: CallResult = await relay.call(name, args)
+    const result: ToolCallResult = await relay.call(name, args)
     return { result, ms: performance.now() - started }
   }
 
-  const unavailable = (label: string, { ms, result }: { result: CallResult; ms: number }, reply: RegExp) => {
+  const unavailable = (label: string, { ms, result }: { result: ToolCallResult; ms: number }, reply: RegExp) => {
     expect(result.isError, label).toBe(true)
-    expect(result.structuredContent.error.code, label).toBe("unavailable")
-    expect(result.content[0]?.text).toBe(`unavailable: ${result.structuredContent.error.message}`)
-    expect(result.structuredContent.error.message).not.toMatch(reply)
-    expect(result.structuredContent.error.message).not.toContain(String(server.port))
+    expect(errorOf(result).code, label).toBe("unavailable")
+    expect(result.content[0]?.text).toBe(`unavailable: ${errorOf(result).message}`)
+    expect(errorOf(result).message).not.toMatch(reply)
+    expect(errorOf(result).message).not.toContain(String(server.port))
     expect(ms, label).toBeLessThan(3000)
   }
 
@@ -150,13 +151,13 @@ describe("a database that refuses writes", () => {
 
         const state = await relay.call("relay_get_current_state")
         expect(state.isError, state.content[0]?.text).toBeFalsy()
-        expect(state.structuredContent.facts).toHaveLength(before!)
+        expect(outputOf(state).facts).toHaveLength(before!)
         const context = await relay.call("relay_get_context", { fact_id: ids.a })
-        expect(context.structuredContent.chain?.map((f: any) => f.id)).toEqual([ids.root, ids.a])
-        expect((await relay.call("relay_detect_conflicts")).structuredContent.conflicts).toHaveLength(1)
+        expect(outputOf(context).chain?.map((f) => f.id)).toEqual([ids.root, ids.a])
+        expect(outputOf(await relay.call("relay_detect_conflicts")).conflicts).toHaveLength(1)
         // the briefing moves the clock fence, which is a write: it may only fail as unavailable
         const briefing = await relay.call("relay_get_briefing", { my_name: "someone" })
-        if (briefing.isError === true) expect(briefing.structuredContent.error.code).toBe("unavailable")
+        if (briefing.isError === true) expect(errorOf(briefing).code).toBe("unavailable")
       } finally {
         await fault.off(admin)
       }
@@ -183,11 +184,11 @@ describe("a database that refuses writes", () => {
         written_by: "tester",
         session_id: "s"
       })
-      expect(save.structuredContent.error?.code).toBe("unavailable")
+      expect(errorOf(save).code).toBe("unavailable")
       // Its schema check on connect is read-only when the indexes exist, so reads work.
       const read = await fresh.call("relay_get_current_state")
       expect(read.isError, read.content[0]?.text).toBeFalsy()
-      expect(read.structuredContent.facts.length).toBeGreaterThan(0)
+      expect(outputOf(read).facts.length).toBeGreaterThan(0)
       expect(isAlive(pid)).toBe(true)
       await faults[2]!.off(admin)
       const later = await fresh.call("relay_save_fact", {

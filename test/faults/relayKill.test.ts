@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { setTimeout as sleep } from "node:timers/promises"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin, isAlive, relayPid, storedFacts } from "../support/proof.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * A Relay process SIGKILLed while hundreds of saves are in flight. A save is one statement, so
@@ -26,7 +27,7 @@ describe("a Relay process killed mid-write", () => {
         relay!.call("relay_save_fact", { content: `thread ${i}`, written_by: "victim", session_id: "kill" })
       )
     )
-    const rootIds = roots.map((r) => r.structuredContent.fact.id as string)
+    const rootIds = roots.map((r) => outputOf(r).fact.id as string)
     const pid = relayPid(relay)
 
     const total = 600
@@ -40,7 +41,7 @@ describe("a Relay process killed mid-write", () => {
         parent_fact_id: parent
       })
         .then((r) => {
-          if (r.isError !== true) acked.push({ id: r.structuredContent.fact.id, parent })
+          if (r.isError !== true) acked.push({ id: outputOf(r).fact.id, parent })
         }, () => undefined)
     })
     const deadline = performance.now() + 10_000

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
-import { type CallResult, connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { connectRelay, type RelayClient, type ToolCallResult } from "../support/mcpClient.js"
+import { type OutputOf, outputOf } from "../support/toolOutputs.js"
 import { deepChain, shapeStatements, wideRoot } from "./chainShapes.js"
 
 /**
@@ -21,24 +22,31 @@ const wide = wideRoot(3000, long)
 let relay: RelayClient
 let largest = 0
 
-const replyBytes = (r: CallResult) =>
+const replyBytes = (r: ToolCallResult) =>
   Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }))
 
-const call = async (tool: string, args: Record<string, unknown>) => {
+const call = async <N extends string>(tool: N, args: Record<string, unknown>) => {
   const r = await relay.call(tool, args)
   expect(r.isError, r.content[0]?.text?.slice(0, 200)).toBeFalsy()
   const bytes = replyBytes(r)
   largest = Math.max(largest, bytes)
   expect(bytes).toBeLessThan(MiB)
-  return r.structuredContent
+  return outputOf(r)
 }
 
 /** Reads every page of a list tool through next_cursor; returns the ids in the order read and the page count. */
-const readAll = async (tool: string, args: Record<string, unknown>, ids: (page: any) => Array<string>) => {
+const readAll = async <N extends "relay_get_context" | "relay_get_impact">(
+  tool: N,
+  args: Record<string, unknown>,
+  ids: (page: OutputOf<N>) => Array<string>
+) => {
   const pages: Array<Array<string>> = []
   let cursor: string | null = null
   do {
-    const page: any = await call(tool, cursor === null ? args : { ...args, cursor })
+    const page: OutputOf<N> & { readonly next_cursor: string | null } = await call(
+      tool,
+      cursor === null ? args : { ...args, cursor }
+    )
     pages.push(ids(page))
     cursor = page.next_cursor
   } while (cursor !== null)
@@ -71,7 +79,7 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
     const pages = await readAll(
       "relay_get_context",
       { fact_id: leaf, limit: 500 },
-      (p) => p.chain.map((f: any) => f.id)
+      (p) => p.chain.map((f) => f.id)
     )
     // Each page is root first and ends where the previous one began.
     expect(pages[0]!.at(-1)).toBe(leaf)
@@ -83,41 +91,41 @@ describe("replies of the chain tools on long, deep and wide shapes", () => {
     const pages = await readAll(
       "relay_get_impact",
       { fact_id: deep.chain[0]!.id, limit: 500 },
-      (p) => p.dependents.map((d: any) => `${d.fact.id} ${d.distance}`)
+      (p) => p.dependents.map((d) => `${d.fact.id} ${d.distance}`)
     )
     expect(pages.flat()).toEqual(deep.chain.slice(1).map((f, i) => `${f.id} ${i + 1}`))
     const children = await readAll(
       "relay_get_impact",
       { fact_id: wide.root.id, limit: 500 },
-      (p) => p.dependents.map((d: any) => d.fact.id)
+      (p) => p.dependents.map((d) => d.fact.id)
     )
     expect(children.flat()).toEqual(wide.children.map((c) => c.id))
   }, 300_000)
 
   it("relay_resolve_conflict: `stale` under 1 MiB, and relay_get_impact reads on from stale_next_cursor", async () => {
-    const resolved: any = await call("relay_resolve_conflict", {
+    const resolved = await call("relay_resolve_conflict", {
       winner_fact_id: deep.winner.id,
       loser_fact_id: wide.root.id,
       reason: "the wide root loses",
       resolved_by: "hostile",
       limit: 500
     })
-    const first = resolved.stale.map((d: any) => d.fact.id)
+    const first = resolved.stale.map((d) => d.fact.id)
     expect(first.length).toBeGreaterThan(0)
-    expect(resolved.stale.every((d: any) => d.fact.status === "stale")).toBe(true)
+    expect(resolved.stale.every((d) => d.fact.status === "stale")).toBe(true)
     expect(resolved.stale_next_cursor).not.toBeNull()
     const rest = await readAll(
       "relay_get_impact",
       { fact_id: wide.root.id, limit: 500 },
-      (p) => p.dependents.map((d: any) => d.fact.id)
+      (p) => p.dependents.map((d) => d.fact.id)
     )
     expect(rest.flat()).toEqual(wide.children.map((c) => c.id))
     // The cursor from resolve continues exactly after its last stale fact.
     let cursor: string | null = resolved.stale_next_cursor
     const after: Array<string> = []
     while (cursor !== null) {
-      const page: any = await call("relay_get_impact", { fact_id: wide.root.id, limit: 500, cursor })
-      after.push(...page.dependents.map((d: any) => d.fact.id))
+      const page = await call("relay_get_impact", { fact_id: wide.root.id, limit: 500, cursor })
+      after.push(...page.dependents.map((d) => d.fact.id))
       cursor = page.next_cursor
     }
     expect([...first, ...after]).toEqual(wide.children.map((c) => c.id))

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { setTimeout as sleep } from "node:timers/promises"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { type CallResult, connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { connectRelay, type RelayClient, type ToolCallResult } from "../support/mcpClient.js"
 import { type Admin, connectAdmin, connectRelayTo } from "../support/proof.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
  * Issue 9, item 5: a save or resolve may land even though it answered `unavailable` (a paused
@@ -24,15 +25,15 @@ afterAll(async () => {
   await admin?.close()
 })
 
-const ok = (r: CallResult) => {
+const ok = <A>(r: ToolCallResult<A>) => {
   expect(r.isError, r.content[0]?.text).toBeUndefined()
-  return r.structuredContent
+  return outputOf(r)
 }
 
-const refused = (r: CallResult, code: string) => {
+const refused = (r: ToolCallResult, code: string) => {
   expect(r.isError).toBe(true)
-  expect(r.structuredContent.error.code).toBe(code)
-  return r.structuredContent.error.message as string
+  expect(errorOf(r).code).toBe(code)
+  return errorOf(r).message
 }
 
 const countIn = async (graph: string, cypher: string, params: Record<string, unknown> = {}) =>
@@ -71,7 +72,7 @@ describe("request_id on relay_save_fact", () => {
     const first = ok(await save(child))
     const second = ok(await save(child))
     expect(second).toEqual(first)
-    expect(first.fork.siblings.map((s: { id: string }) => s.id)).toEqual([other.id])
+    expect(first.fork!.siblings.map((s: { id: string }) => s.id)).toEqual([other.id])
     expect(await factsSaying(relay.graph, child.content)).toBe(1)
     expect(
       await countIn(relay.graph, "MATCH (:Fact {id: $id})-[r:BUILDS_ON]->() RETURN count(r) AS n", {
@@ -190,8 +191,8 @@ describe("a write that landed though it answered unavailable", () => {
 
     const pid = server.process.pid!
     process.kill(pid, "SIGSTOP")
-    let write: CallResult
-    let read: CallResult
+    let write: ToolCallResult
+    let read: ToolCallResult
     try {
       ;[write, read] = await Promise.all([
         relayOn.call("relay_save_fact", args),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import { quote } from "../../src/tools/render/page.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * Issue 9, item 8: the text rendering passed NEL (a line break for Unicode-aware readers), C1
@@ -64,13 +65,13 @@ describe("rendering of invisible characters through the MCP client (issue 9)", (
       content: payload,
       written_by: "m",
       session_id: "r",
-      parent_fact_id: root.structuredContent.fact.id
+      parent_fact_id: outputOf(root).fact.id
     })
     expect(saved.isError).toBeFalsy()
-    const id = saved.structuredContent.fact.id
+    const id = outputOf(saved).fact.id
     const other = await relay.call("relay_save_fact", { content: "other", written_by: "a", session_id: "r" })
     const resolved = await relay.call("relay_resolve_conflict", {
-      winner_fact_id: other.structuredContent.fact.id,
+      winner_fact_id: outputOf(other).fact.id,
       loser_fact_id: id,
       reason: `because${payload}`,
       resolved_by: "a"
@@ -92,10 +93,10 @@ describe("rendering of invisible characters through the MCP client (issue 9)", (
       expect(text, name).toContain(quote(payload))
       expect(JSON.parse(quote(payload))).toBe(payload)
     }
-    expect(replies.save.structuredContent.fact.content).toBe(payload)
-    expect(replies.context.structuredContent.chain.map((f: { content: string }) => f.content)).toContain(payload)
-    expect(replies.state.structuredContent.facts.map((f: { content: string }) => f.content)).toContain(payload)
-    expect(replies.resolve.structuredContent.reason).toBe(`because${payload}`)
+    expect(outputOf(replies.save).fact.content).toBe(payload)
+    expect(outputOf(replies.context).chain.map((f) => f.content)).toContain(payload)
+    expect(outputOf(replies.state).facts.map((f) => f.content)).toContain(payload)
+    expect(outputOf(replies.resolve).reason).toBe(`because${payload}`)
     expect(replies.resolve.content[0]?.text).toContain(`because ${quote(`because${payload}`)}`)
   })
 })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
  * Issue 9, item 8: one invisible character inside a secret hid it from the scanner, and content
@@ -67,12 +68,14 @@ describe("invisible characters through the MCP client (issue 9)", () => {
   beforeAll(async () => {
     ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
     const save = async (content: string, parent?: string) =>
-      (await relay.call("relay_save_fact", {
-        content,
-        written_by: "a",
-        session_id: "s",
-        ...(parent === undefined ? {} : { parent_fact_id: parent })
-      })).structuredContent.fact.id as string
+      outputOf(
+        await relay.call("relay_save_fact", {
+          content,
+          written_by: "a",
+          session_id: "s",
+          ...(parent === undefined ? {} : { parent_fact_id: parent })
+        })
+      ).fact.id as string
     const root = await save("Sessions live in Redis")
     ids = { root, x: await save("Use cookies", root), y: await save("Use local storage", root) }
   })
@@ -99,8 +102,8 @@ describe("invisible characters through the MCP client (issue 9)", () => {
       })
       for (const [field, r] of [["content", asContent], ["reason", asReason]] as const) {
         expect(r.isError, `${what} as ${field}`).toBe(true)
-        expect(r.structuredContent.error.code, `${what} as ${field}`).toBe("secret_detected")
-        expect(r.structuredContent.error.message).toMatch(
+        expect(errorOf(r).code, `${what} as ${field}`).toBe("secret_detected")
+        expect(errorOf(r).message).toMatch(
           new RegExp(`^${field} looks like it contains a credential \\(`)
         )
         replies.push(r)
@@ -125,7 +128,7 @@ describe("invisible characters through the MCP client (issue 9)", () => {
     for (const blank of blanks) {
       const save = await relay.call("relay_save_fact", { content: blank, written_by: "a", session_id: "s" })
       expect(save.isError, JSON.stringify(blank)).toBe(true)
-      expect(save.structuredContent.error).toEqual({
+      expect(errorOf(save)).toEqual({
         code: "invalid_input",
         message: "content: must contain visible text, not only whitespace, invisible or format characters"
       })
@@ -135,8 +138,8 @@ describe("invisible characters through the MCP client (issue 9)", () => {
         reason: blank,
         resolved_by: "a"
       })
-      expect(resolve.structuredContent.error.code, JSON.stringify(blank)).toBe("invalid_input")
-      expect(resolve.structuredContent.error.message.startsWith("reason: "), resolve.structuredContent.error.message)
+      expect(errorOf(resolve).code, JSON.stringify(blank)).toBe("invalid_input")
+      expect(errorOf(resolve).message.startsWith("reason: "), errorOf(resolve).message)
         .toBe(true)
     }
     expect((await facts()).length).toBe(3)
@@ -145,7 +148,7 @@ describe("invisible characters through the MCP client (issue 9)", () => {
     // One visible character among the invisible ones is a fact, stored exactly as sent (trimmed).
     const ok = await relay.call("relay_save_fact", { content: "\u200bx\u200b", written_by: "a", session_id: "s" })
     expect(ok.isError).toBeFalsy()
-    expect(ok.structuredContent.fact.content).toBe("\u200bx\u200b")
+    expect(outputOf(ok).fact.content).toBe("\u200bx\u200b")
   })
 
   it("stores clean text with invisible characters exactly as given", async () => {
@@ -155,7 +158,7 @@ describe("invisible characters through the MCP client (issue 9)", () => {
     const stored = await admin.query<{ content: string }>(
       relay.graph,
       "MATCH (f:Fact {id: $id}) RETURN f.content AS content",
-      { id: r.structuredContent.fact.id }
+      { id: outputOf(r).fact.id }
     )
     expect(stored).toEqual([{ content }])
   })

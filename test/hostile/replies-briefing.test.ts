@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { outputOf } from "../support/toolOutputs.js"
 import { type Built, duplicates, longText, replyBytes, replyCap, writeFacts } from "./shapes.js"
 
 /**
@@ -34,21 +35,21 @@ describe("4,000 long facts in a day", () => {
     const first = await relay.call("relay_get_briefing", { my_name: "reader" })
     expect(replyBytes(first)).toBeLessThan(replyCap)
     expect(first.isError, first.content[0]?.text).toBeFalsy()
-    expect(first.structuredContent.next_cursor).not.toBeNull()
+    expect(outputOf(first).next_cursor).not.toBeNull()
     expect(first.content[0]?.text).toContain("call again with cursor ")
 
-    const seen: Array<string> = first.structuredContent.new_facts.map((f: any) => f.id)
-    const asOf = first.structuredContent.as_of
+    const seen: Array<string> = outputOf(first).new_facts.map((f) => f.id)
+    const asOf = outputOf(first).as_of
     let largest = replyBytes(first)
-    let cursor = first.structuredContent.next_cursor
+    let cursor = outputOf(first).next_cursor
     let pages = 1
     while (cursor !== null && pages < 500) {
       const r = await relay.call("relay_get_briefing", { my_name: "reader", cursor, limit: 200 })
       largest = Math.max(largest, replyBytes(r))
       expect(replyBytes(r)).toBeLessThan(replyCap)
-      expect(r.structuredContent.as_of).toBe(asOf)
-      seen.push(...r.structuredContent.new_facts.map((f: any) => f.id))
-      cursor = r.structuredContent.next_cursor
+      expect(outputOf(r).as_of).toBe(asOf)
+      seen.push(...outputOf(r).new_facts.map((f) => f.id))
+      cursor = outputOf(r).next_cursor
       pages++
       // Saved while paging: after this window's fence, so only the next briefing shows it.
       if (pages === 3) {
@@ -60,8 +61,8 @@ describe("4,000 long facts in a day", () => {
     console.log(`briefing of 4,000 long facts: ${pages} pages, largest reply ${largest} bytes`)
 
     const next = await relay.call("relay_get_briefing", { my_name: "reader", since: asOf })
-    expect(next.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["written while paging"])
-    expect(next.structuredContent.next_cursor).toBeNull()
+    expect(outputOf(next).new_facts.map((f) => f.content)).toEqual(["written while paging"])
+    expect(outputOf(next).next_cursor).toBeNull()
   }, 240_000)
 
   it(
@@ -115,8 +116,8 @@ describe("4,000 long facts in a day", () => {
         "relay_get_current_state",
         cursor === undefined ? { limit: 100 } : { limit: 100, cursor }
       )
-      ids.push(...r.structuredContent.facts.map((f: any) => f.id))
-      cursor = r.structuredContent.next_cursor
+      ids.push(...outputOf(r).facts.map((f) => f.id))
+      cursor = outputOf(r).next_cursor ?? undefined
     }
     expect(duplicates(ids)).toEqual([])
     const newestFirst = [...facts].reverse().map((f) => f.id)
@@ -124,9 +125,9 @@ describe("4,000 long facts in a day", () => {
       newestFirst.slice(0, ids.filter((id) => newestFirst.includes(id)).length)
     )
     // Clusters page on too: 4,000 roots are 4,000 clusters of one, numbered on across pages.
-    const c1 = (await relay.call("relay_get_clusters", {})).structuredContent
-    const c2 = (await relay.call("relay_get_clusters", { cursor: c1.next_cursor })).structuredContent
-    expect(c2.clusters[0].id).toBe(c1.clusters.length + 1)
-    expect(duplicates([...c1.clusters, ...c2.clusters].map((c: any) => c.facts[0].id))).toEqual([])
+    const c1 = outputOf(await relay.call("relay_get_clusters", {}))
+    const c2 = outputOf(await relay.call("relay_get_clusters", { cursor: c1.next_cursor }))
+    expect(c2.clusters[0]!.id).toBe(c1.clusters.length + 1)
+    expect(duplicates([...c1.clusters, ...c2.clusters].map((c) => c.facts[0]!.id))).toEqual([])
   }, 120_000)
 })

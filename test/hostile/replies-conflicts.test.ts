@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { type Built, duplicates, longText, replyBytes, replyCap, writeFacts } from "./shapes.js"
 
 /**
@@ -25,10 +26,10 @@ describe("one parent with 150 differing long children", () => {
       written_by: "lead",
       session_id: "s"
     })
-    parent = root.structuredContent.fact.id
+    parent = outputOf(root).fact.id
     children = await writeFacts(admin, relay.graph, {
       count: 150,
-      first: Date.parse(root.structuredContent.fact.created_at) + 1,
+      first: Date.parse(outputOf(root).fact.created_at) + 1,
       parent,
       content: (i) => longText(`option ${i}`)
     })
@@ -50,12 +51,12 @@ describe("one parent with 150 differing long children", () => {
         sizes.push(replyBytes(r))
         expect(replyBytes(r)).toBeLessThan(replyCap)
         expect(r.isError, r.content[0]?.text).toBeFalsy()
-        const page = r.structuredContent
+        const page = outputOf(r)
         for (const c of page.conflicts) {
           expect(c.parent.id).toBe(parent)
           expect(c.children_total).toBe(150)
           expect(c.children.length).toBeLessThanOrEqual(20)
-          seen.push(...c.children.map((f: any) => f.id))
+          seen.push(...c.children.map((f) => f.id))
         }
         if (page.next_cursor === null) break
         expect(r.content[0]?.text).toContain("call again with cursor ")
@@ -84,11 +85,11 @@ describe("one parent with 150 differing long children", () => {
         sizes.push(replyBytes(r))
         expect(replyBytes(r)).toBeLessThan(replyCap)
         expect(r.isError, r.content[0]?.text).toBeFalsy()
-        const b = r.structuredContent
+        const b = outputOf(r)
         asOf ??= b.as_of
         expect(b.as_of).toBe(asOf)
-        facts.push(...b.new_facts.map((f: any) => f.id))
-        for (const c of b.open_conflicts) conflictChildren.push(...c.children.map((f: any) => f.id))
+        facts.push(...b.new_facts.map((f) => f.id))
+        for (const c of b.open_conflicts) conflictChildren.push(...c.children.map((f) => f.id))
         if (b.next_cursor === null) break
         cursor = b.next_cursor
         // A write between pages belongs to the next window, not to this one.
@@ -106,7 +107,7 @@ describe("one parent with 150 differing long children", () => {
       console.log(`briefing: ${sizes.length} pages, largest reply ${Math.max(...sizes)} bytes`)
 
       const next = await relay.call("relay_get_briefing", { my_name: "reader", since: asOf })
-      expect(next.structuredContent.new_facts.map((f: any) => f.written_by)).toEqual(["late"])
+      expect(outputOf(next).new_facts.map((f) => f.written_by)).toEqual(["late"])
     },
     180_000
   )
@@ -133,8 +134,8 @@ describe("one parent with 150 differing long children", () => {
         cursor === undefined ? { limit: 100 } : { limit: 100, cursor }
       )
       expect(replyBytes(r)).toBeLessThan(replyCap)
-      ranked.push(...r.structuredContent.facts.map((x: any) => x.fact.id))
-      cursor = r.structuredContent.next_cursor ?? undefined
+      ranked.push(...outputOf(r).facts.map((x) => x.fact.id))
+      cursor = outputOf(r).next_cursor ?? undefined
       if (cursor === undefined) break
     }
     // The briefing test above saved one unrelated root fact while paging; it ranks below the shape.
@@ -146,7 +147,7 @@ describe("one parent with 150 differing long children", () => {
 
   it("a page of children is the newest 20, and a cursor from another tool or made up is refused", async () => {
     const r = await relay.call("relay_detect_conflicts", { limit: 1 })
-    expect(r.structuredContent.conflicts[0].children.map((f: any) => f.id)).toEqual(
+    expect(outputOf(r).conflicts[0]!.children.map((f) => f.id)).toEqual(
       [...children].reverse().slice(0, 20).map((c) => c.id)
     )
     for (
@@ -158,7 +159,7 @@ describe("one parent with 150 differing long children", () => {
     ) {
       const bad = await relay.call("relay_detect_conflicts", { cursor })
       expect(bad.isError).toBe(true)
-      expect(bad.structuredContent.error).toEqual({
+      expect(errorOf(bad)).toEqual({
         code: "invalid_input",
         message: "cursor: must be a next_cursor returned by this tool"
       })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { outputOf } from "../support/toolOutputs.js"
 import { type Built, replyBytes, replyCap, writeFacts } from "./shapes.js"
 
 /**
@@ -22,10 +23,10 @@ describe("a save under a parent with 3,880 differing siblings", () => {
       written_by: "lead",
       session_id: "s"
     })
-    parent = root.structuredContent.fact.id
+    parent = outputOf(root).fact.id
     siblings = await writeFacts(admin, relay.graph, {
       count: 3880,
-      first: Date.parse(root.structuredContent.fact.created_at) + 1,
+      first: Date.parse(outputOf(root).fact.created_at) + 1,
       parent,
       content: (i) =>
         `Uploads go to bucket number ${i}, with a lifecycle rule that moves them to cold storage after ${i % 90} days. `
@@ -49,12 +50,12 @@ describe("a save under a parent with 3,880 differing siblings", () => {
     const ms = performance.now() - started
     expect(replyBytes(r)).toBeLessThan(replyCap)
     expect(r.isError, r.content[0]?.text).toBeFalsy()
-    const fork = r.structuredContent.fork
-    expect(fork.parent_id).toBe(parent)
-    expect(fork.siblings_total).toBe(3880)
-    expect(fork.siblings.map((f: any) => f.id)).toEqual(siblings.slice(-20).map((s) => s.id))
-    expect(fork.siblings.every((f: any) => f.parent_id === parent && f.status === "active")).toBe(true)
-    expect(r.structuredContent.duplicate_of).toBeNull()
+    const fork = outputOf(r).fork
+    expect(fork!.parent_id).toBe(parent)
+    expect(fork!.siblings_total).toBe(3880)
+    expect(fork!.siblings.map((f) => f.id)).toEqual(siblings.slice(-20).map((s) => s.id))
+    expect(fork!.siblings.every((f) => f.parent_id === parent && f.status === "active")).toBe(true)
+    expect(outputOf(r).duplicate_of).toBeNull()
     expect(r.content[0]?.text).toContain("Fork: siblings that say something else, 3880 in all, the latest shown (20):")
     console.log(`save under 3,880 siblings: reply ${replyBytes(r)} bytes in ${ms.toFixed(0)} ms`)
   })
@@ -66,9 +67,9 @@ describe("a save under a parent with 3,880 differing siblings", () => {
       session_id: "s",
       parent_fact_id: parent
     })
-    expect(r.structuredContent.duplicate_of.id).toBe(siblings[0]!.id)
+    expect(outputOf(r).duplicate_of!.id).toBe(siblings[0]!.id)
     // 3,879 other siblings of the first batch plus the local-disk fact saved above.
-    expect(r.structuredContent.fork.siblings_total).toBe(3880)
+    expect(outputOf(r).fork!.siblings_total).toBe(3880)
     expect(replyBytes(r)).toBeLessThan(replyCap)
   })
 })

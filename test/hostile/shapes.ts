@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { normaliseContent } from "../../src/domain/content.js"
-import type { CallResult } from "../support/mcpClient.js"
+import type { ToolCallResult } from "../support/mcpClient.js"
 import type { Admin } from "../support/proof.js"
 
 /**
@@ -74,7 +74,7 @@ export const writeFacts = async (
 }
 
 /** The whole reply as the client received it, in bytes of JSON (structuredContent and the text block). */
-export const replyBytes = (r: CallResult): number => Buffer.byteLength(JSON.stringify(r))
+export const replyBytes = (r: ToolCallResult): number => Buffer.byteLength(JSON.stringify(r))
 
 /** 1 MiB: what every reply must stay under (the SDK client closes the connection far above it). */
 export const replyCap = 1024 * 1024

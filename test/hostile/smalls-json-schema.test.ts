@@ -5,6 +5,7 @@ import { FactId } from "../../src/domain/ids.js"
 import { inputJsonSchema } from "../../src/mcp/jsonSchema.js"
 import { tools } from "../../src/tools/registry.js"
 import type { AnyTool } from "../../src/tools/Tool.js"
+import { propertiesOf } from "../support/jsonSchema.js"
 import { connectRelay } from "../support/mcpClient.js"
 
 type Field = Record<string, unknown>
@@ -65,7 +66,7 @@ describe("tool input schemas as MCP clients read them (issue 9)", () => {
         expect(limit.default, `${name}: take it off limitWithoutDefaultYet`).toBeUndefined()
       } else expect(limit.default, name).toEqual(expect.any(Number))
     }
-    expect((inputJsonSchema(tools.find((t) => t.name === "relay_get_current_state")!).properties as any).limit).toEqual(
+    expect(propertiesOf(inputJsonSchema(tools.find((t) => t.name === "relay_get_current_state")!)).limit).toEqual(
       { type: "integer", maximum: 100, default: 20, description: "Page size" }
     )
   })

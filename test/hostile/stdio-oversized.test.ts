@@ -64,8 +64,8 @@ describe("a request line over the size limit", () => {
     const list = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "tools/list" })
     raw.child.stdin.write(`${head},"params":${params}}\n${list}\n`)
     const refused = await raw.reply(41, 15_000)
-    expect(refused.error.code).toBe(ErrorCode.InvalidRequest)
-    expect((await raw.reply(42, 5_000)).result.tools).toHaveLength(toolNames)
+    expect(refused.error?.code).toBe(ErrorCode.InvalidRequest)
+    expect((await raw.reply(42, 5_000)).result?.tools).toHaveLength(toolNames)
     expect(raw.child.exitCode).toBeNull()
   })
 
@@ -75,10 +75,10 @@ describe("a request line over the size limit", () => {
     // Not JSON at all: no id to find, so the error goes out without one (JSON-RPC's rule).
     raw.child.stdin.write("[" + "z".repeat(tenMiB) + "\n")
     raw.send({ jsonrpc: "2.0", id: 7, method: "tools/list" })
-    expect((await raw.reply(7, 15_000)).result.tools).toHaveLength(toolNames)
+    expect((await raw.reply(7, 15_000)).result?.tools).toHaveLength(toolNames)
     const anonymous = raw.messages().filter((m) => m.id === undefined && m.error !== undefined)
     expect(anonymous).toHaveLength(1)
-    expect(anonymous[0].error.code).toBe(ErrorCode.InvalidRequest)
+    expect(anonymous[0]?.error?.code).toBe(ErrorCode.InvalidRequest)
   })
 })
 

@@ -1,6 +1,13 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { serverEntry } from "../support/mcpClient.js"
 
+/** One JSON-RPC message off the wire, undecoded: these tests read its envelope, not a tool's output. */
+export interface WireMessage {
+  readonly id?: number | string
+  readonly result?: { readonly isError?: boolean; readonly tools?: ReadonlyArray<unknown> }
+  readonly error?: { readonly code: number; readonly message: string }
+}
+
 export interface Target {
   readonly host: string
   readonly port: number
@@ -13,9 +20,9 @@ export interface RawRelay {
   /** Writes one message as one line. */
   readonly send: (message: unknown) => void
   /** The reply to request `id`, or a rejection after `ms`. */
-  readonly reply: (id: number | string, ms?: number) => Promise<any>
+  readonly reply: (id: number | string, ms?: number) => Promise<WireMessage>
   /** Every message Relay wrote to stdout so far. */
-  readonly messages: () => Array<any>
+  readonly messages: () => Array<WireMessage>
   /** The exit (code, signal and how long it took from the call), or a rejection after `ms`. */
   readonly exited: (ms: number) => Promise<{ code: number | null; signal: string | null; afterMs: number }>
   /** Sends initialize and the initialized notification and waits for the answer. */
@@ -52,7 +59,7 @@ export const spawnRelay = (target: Target, graph: string): RawRelay => {
   child.stdin.on("error", () => undefined)
   let stderr = ""
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-  const messages: Array<any> = []
+  const messages: Array<WireMessage> = []
   let partial = ""
   child.stdout.on("data", (chunk: Buffer) => {
     partial += chunk.toString()
@@ -66,7 +73,7 @@ export const spawnRelay = (target: Target, graph: string): RawRelay => {
   )
 
   const reply = (id: number | string, ms = 10_000) =>
-    bounded<any>(`reply to ${id}`, ms, (done) => {
+    bounded<WireMessage>(`reply to ${id}`, ms, (done) => {
       const check = () => {
         const found = messages.find((m) => m.id === id)
         if (found === undefined) return

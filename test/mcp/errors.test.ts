@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import { freePort } from "../support/falkordbServer.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin, connectRelayTo, isAlive, relayPid, runDatabase } from "../support/proof.js"
+import { errorOf } from "../support/toolOutputs.js"
 import { checkedCaller } from "./protocol.js"
 
 type Caller = Awaited<ReturnType<typeof checkedCaller>>
@@ -231,9 +232,9 @@ describe("error codes over stdio", () => {
     const messages = { read: new Set<string>(), write: new Set<string>() }
     for (const { ms, result, tool } of timed) {
       expect(result.isError, tool).toBe(true)
-      expect(result.structuredContent.error.code, tool).toBe("unavailable")
+      expect(errorOf(result).code, tool).toBe("unavailable")
       expect(ms, tool).toBeLessThan(3000)
-      messages[writes.has(tool) ? "write" : "read"].add(result.structuredContent.error.message)
+      messages[writes.has(tool) ? "write" : "read"].add(errorOf(result).message)
     }
     expect(messages.read).toEqual(new Set(["the memory database is unavailable right now; try again shortly"]))
     expect(messages.write.size).toBe(1)
@@ -277,7 +278,7 @@ describe("error codes over stdio", () => {
       expect(e.message).toBe("Relay hit an internal error; the details are in its log")
     }
     expect(relays.corrupt.stderr()).toMatch(/internal error/)
-    expect((await ok("relay_get_context", { fact_id: good })).chain.map((f: any) => f.id)).toEqual([good])
+    expect((await ok("relay_get_context", { fact_id: good })).chain.map((f) => f.id)).toEqual([good])
     expect(isAlive(relayPid(relays.corrupt))).toBe(true)
   })
 })

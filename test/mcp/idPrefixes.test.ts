@@ -49,10 +49,10 @@ describe("fact-id prefixes as input, over stdio", () => {
     expect(other.parent_id).toBe(root.id)
 
     const context = await mcp.ok("relay_get_context", { fact_id: child.id.slice(0, 8) })
-    expect(context.chain.map((f: any) => f.id)).toEqual([root.id, child.id])
+    expect(context.chain.map((f) => f.id)).toEqual([root.id, child.id])
     const impact = await mcp.ok("relay_get_impact", { fact_id: short })
     expect(impact.fact_id).toBe(root.id)
-    expect(impact.dependents.map((d: any) => d.fact.id).sort()).toEqual([child.id, other.id].sort())
+    expect(impact.dependents.map((d) => d.fact.id).sort()).toEqual([child.id, other.id].sort())
 
     const resolved = await mcp.ok("relay_resolve_conflict", {
       winner_fact_id: other.id.slice(0, 10),
@@ -60,7 +60,7 @@ describe("fact-id prefixes as input, over stdio", () => {
       reason: "instant revocation",
       resolved_by: "cursor"
     })
-    expect([resolved.winner.id, resolved.loser.id]).toEqual([other.id, child.id])
+    expect([resolved.winner!.id, resolved.loser!.id]).toEqual([other.id, child.id])
     // the text shows the short form that was just accepted
     const text = mcp.text(await relay.call("relay_get_context", { fact_id: child.id }))
     expect(text).toContain(`${child.id.slice(0, 8)} [superseded] cursor`)
@@ -91,7 +91,7 @@ describe("fact-id prefixes as input, over stdio", () => {
       expect(error.message.toLowerCase()).not.toContain("abcdef01")
     }
     // one more character than the twins share settles it
-    expect((await mcp.ok("relay_get_context", { fact_id: twinA.slice(0, 25) })).chain.map((f: any) => f.id)).toEqual([
+    expect((await mcp.ok("relay_get_context", { fact_id: twinA.slice(0, 25) })).chain.map((f) => f.id)).toEqual([
       twinA
     ])
     expect(await facts()).toBe(before)

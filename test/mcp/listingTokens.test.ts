@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { listing } from "../../src/mcp/mcpHandlers.js"
+import { propertiesOf } from "../support/jsonSchema.js"
 
 /**
  * tools/list is read by the model on every turn (issue 10): names, descriptions and input schemas
@@ -22,9 +23,9 @@ describe("tools/list as the model reads it", () => {
 
   it("describes every input field, advertises no pattern, and says one thing once", () => {
     for (const tool of listing) {
-      for (const [field, spec] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, any>)) {
-        expect(typeof spec.description, `${tool.name}.${field}`).toBe("string")
-        expect(spec.pattern, `${tool.name}.${field}`).toBeUndefined()
+      for (const [field, spec] of Object.entries(propertiesOf(tool.inputSchema))) {
+        expect(typeof spec?.description, `${tool.name}.${field}`).toBe("string")
+        expect(spec?.pattern, `${tool.name}.${field}`).toBeUndefined()
       }
     }
     // No sentence of one description appears in another.
@@ -34,10 +35,10 @@ describe("tools/list as the model reads it", () => {
       expect(elsewhere.map((t) => t.name), `"${s}" of ${name}`).toEqual([])
     }
     // The identity fields are described alike, and session_id says how to choose it.
-    const props = (name: string) => listing.find((t) => t.name === name)!.inputSchema.properties as Record<string, any>
-    expect(props("relay_resolve_conflict").resolved_by.description).toBe(
-      props("relay_save_fact").written_by.description
+    const props = (name: string) => propertiesOf(listing.find((t) => t.name === name)!.inputSchema)
+    expect(props("relay_resolve_conflict").resolved_by?.description).toBe(
+      props("relay_save_fact").written_by?.description
     )
-    expect(props("relay_save_fact").session_id.description).toBe("Choose one per conversation and reuse it")
+    expect(props("relay_save_fact").session_id?.description).toBe("Choose one per conversation and reuse it")
   })
 })

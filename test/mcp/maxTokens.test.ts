@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { type OutputOf, outputOf } from "../support/toolOutputs.js"
 import { checkedCaller } from "./protocol.js"
 
 /**
@@ -39,7 +40,13 @@ describe("max_tokens over stdio", () => {
     await admin?.close()
   })
 
-  const pages = async (tool: string, args: Record<string, unknown>, list: (s: any) => Array<string>) => {
+  const pages = async <
+    N extends "relay_get_current_state" | "relay_get_briefing" | "relay_search" | "relay_get_important_facts"
+  >(
+    tool: N,
+    args: Record<string, unknown>,
+    list: (s: OutputOf<N>) => ReadonlyArray<string>
+  ) => {
     const seen: Array<string> = []
     const sizes: Array<number> = []
     let cursor: string | undefined
@@ -47,28 +54,48 @@ describe("max_tokens over stdio", () => {
       const r = await mcp.call(tool, { ...args, ...(cursor === undefined ? {} : { cursor }) })
       expect(r.isError, r.content[0]?.text).toBeFalsy()
       sizes.push(tokens(r))
-      seen.push(...list(r.structuredContent))
-      cursor = r.structuredContent.next_cursor ?? undefined
+      const output: OutputOf<N> & { readonly next_cursor: string | null } = outputOf(r)
+      seen.push(...list(output))
+      cursor = output.next_cursor ?? undefined
       if (cursor === undefined) break
     }
     return { seen, sizes }
   }
 
   it("cuts every list tool's page at whole facts within max_tokens, and its cursor reads on to each fact once", async () => {
-    const cases: Array<[string, Record<string, unknown>, (s: any) => Array<string>]> = [
-      ["relay_get_current_state", { limit: 100 }, (s) => s.facts.map((f: any) => f.id)],
+    // Each case reads one tool's pages with the given extra arguments (none, then max_tokens).
+    const cases: Array<[string, (extra: Record<string, unknown>) => ReturnType<typeof pages>]> = [
+      [
+        "relay_get_current_state",
+        (extra) => pages("relay_get_current_state", { limit: 100, ...extra }, (s) => s.facts.map((f) => f.id))
+      ],
       [
         "relay_get_briefing",
-        { my_name: "reader", since: "2000-01-01T00:00:00Z", limit: 200 },
-        (s) => s.new_facts.map((f: any) => f.id)
+        (extra) =>
+          pages(
+            "relay_get_briefing",
+            { my_name: "reader", since: "2000-01-01T00:00:00Z", limit: 200, ...extra },
+            (s) => s.new_facts.map((f) => f.id)
+          )
       ],
-      ["relay_search", { query: "refresh migration", limit: 50 }, (s) => s.hits.map((h: any) => h.fact.id)],
-      ["relay_get_important_facts", { limit: 100 }, (s) => s.facts.map((x: any) => x.fact.id)]
+      [
+        "relay_search",
+        (extra) =>
+          pages(
+            "relay_search",
+            { query: "refresh migration", limit: 50, ...extra },
+            (s) => s.hits.map((h) => h.fact.id)
+          )
+      ],
+      [
+        "relay_get_important_facts",
+        (extra) => pages("relay_get_important_facts", { limit: 100, ...extra }, (s) => s.facts.map((x) => x.fact.id))
+      ]
     ]
-    for (const [tool, args, list] of cases) {
-      const whole = await pages(tool, args, list)
+    for (const [tool, read] of cases) {
+      const whole = await read({})
       expect(whole.sizes, tool).toHaveLength(1)
-      const cut = await pages(tool, { ...args, max_tokens: 600 }, list)
+      const cut = await read({ max_tokens: 600 })
       expect(cut.sizes.length, tool).toBeGreaterThan(3)
       for (const size of cut.sizes) expect(size, `${tool}: ${cut.sizes.join(", ")}`).toBeLessThanOrEqual(600)
       expect(new Set(cut.seen).size, tool).toBe(cut.seen.length)
@@ -79,8 +106,8 @@ describe("max_tokens over stdio", () => {
   it("clusters and conflicts take it too; a page always moves on by at least one item", async () => {
     const clusters = await mcp.ok("relay_get_clusters", { max_tokens: 100 })
     expect(clusters.clusters).toHaveLength(1)
-    expect(clusters.clusters[0].facts.length).toBeGreaterThanOrEqual(1)
-    expect(clusters.clusters[0].facts.length).toBeLessThan(30)
+    expect(clusters.clusters[0]!.facts.length).toBeGreaterThanOrEqual(1)
+    expect(clusters.clusters[0]!.facts.length).toBeLessThan(30)
     expect(await mcp.ok("relay_detect_conflicts", { max_tokens: 100 })).toEqual({ conflicts: [], next_cursor: null })
   })
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * Memory without a tool call: the start-session prompt and the relay:// resources, through the SDK's
@@ -32,7 +33,7 @@ const save = async (content: string, written_by: string, parent_fact_id?: string
     ...(parent_fact_id === undefined ? {} : { parent_fact_id })
   })
   expect(r.isError, r.content[0]?.text).toBeFalsy()
-  return r.structuredContent.fact as { id: string; created_at: string }
+  return outputOf(r).fact as { id: string; created_at: string }
 }
 
 const promptText = async (args: Record<string, string>) => {
@@ -76,7 +77,7 @@ describe("prompts and resources over stdio", () => {
     expect(second).not.toContain("the queue is SQS")
     // The prompt and the tool share the cursor: the tool's next briefing starts after the prompt's.
     const tool = await relay.call("relay_get_briefing", { my_name: "claude" })
-    expect(tool.structuredContent.new_facts).toEqual([])
+    expect(outputOf(tool).new_facts).toEqual([])
   })
 
   it("relay://briefing/{name}: the same briefing as a resource, moving the same cursor", async () => {

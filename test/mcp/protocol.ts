@@ -2,7 +2,9 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { expect } from "vitest"
 import { untrustedHeader } from "../../src/mcp/render.js"
-import type { CallResult, RelayClient } from "../support/mcpClient.js"
+import type { RelayClient } from "../support/mcpClient.js"
+import type { OutputOf, ToolCallResult } from "../support/toolOutputs.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
  * Checks every MCP result against the contract's shape rules, independently of the SDK client:
@@ -15,7 +17,10 @@ export const checkedCaller = async (relay: RelayClient) => {
   const ajv = new AjvJsonSchemaValidator()
   const validators = new Map(tools.map((t) => [t.name, ajv.getValidator(t.outputSchema as never)]))
 
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
+  const call = async <N extends string>(
+    name: N,
+    args: Record<string, unknown> = {}
+  ): Promise<ToolCallResult<OutputOf<N>>> => {
     const result = await relay.call(name, args)
     const validate = validators.get(name)
     if (validate !== undefined) {
@@ -26,7 +31,7 @@ export const checkedCaller = async (relay: RelayClient) => {
     const text = result.content[0]?.text ?? ""
     expect(result.content[0]?.type).toBe("text")
     if (result.isError === true) {
-      const { code, message } = result.structuredContent.error
+      const { code, message } = errorOf(result)
       expect(text).toBe(`${code}: ${message}`)
     } else {
       expect(text.split("\n")[0]).toBe(untrustedHeader)
@@ -39,20 +44,20 @@ export const checkedCaller = async (relay: RelayClient) => {
   }
 
   /** The result of a call that must succeed. */
-  const ok = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+  const ok = async <N extends string>(name: N, args: Record<string, unknown> = {}): Promise<OutputOf<N>> => {
     const result = await call(name, args)
     expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeFalsy()
-    return result.structuredContent
+    return outputOf(result)
   }
 
   /** The error of a call that must fail. */
   const fails = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await call(name, args)
     expect(result.isError, `${name} should have failed`).toBe(true)
-    return result.structuredContent.error as { code: string; message: string }
+    return errorOf(result)
   }
 
-  return { tools, validators, call, ok, fails, text: (r: CallResult) => r.content[0]?.text ?? "" }
+  return { tools, validators, call, ok, fails, text: (r: ToolCallResult) => r.content[0]?.text ?? "" }
 }
 
 export type ToolListing = Array<Tool>
@@ -61,13 +66,16 @@ export type ToolListing = Array<Tool>
  * What the text block writes out: everything, but in a briefing the open conflicts that gained no
  * child in its window (an earlier briefing showed them; the text only counts them).
  */
-const shownInText = (name: string, result: any): unknown =>
-  name !== "relay_get_briefing" ? result : {
-    ...result,
-    open_conflicts: result.open_conflicts.filter((c: any) =>
-      c.children.some((f: any) => Date.parse(f.created_at) > Date.parse(result.since))
+const shownInText = (name: string, result: unknown): unknown => {
+  if (name !== "relay_get_briefing") return result
+  const briefing = result as OutputOf<"relay_get_briefing">
+  return {
+    ...briefing,
+    open_conflicts: briefing.open_conflicts.filter((c) =>
+      c.children.some((f) => Date.parse(f.created_at) > Date.parse(briefing.since))
     )
   }
+}
 
 /** Every fact-shaped object's content, anywhere in a result. */
 export const factContents = (value: unknown): Array<string> => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { propertiesOf } from "../support/jsonSchema.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { checkedCaller } from "./protocol.js"
 
 /**
@@ -27,7 +29,7 @@ describe("fact status over stdio", () => {
     return r
   }
   const state = async (args: Record<string, unknown>) =>
-    ((await mcp.ok("relay_get_current_state", args)).facts as Array<any>).map((f) => [f.id, f.status])
+    (await mcp.ok("relay_get_current_state", args)).facts.map((f) => [f.id, f.status])
 
   beforeAll(async () => {
     ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
@@ -51,10 +53,10 @@ describe("fact status over stdio", () => {
 
   it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
     const { tools } = await relay.client.listTools()
-    const props = (tools.find((t) => t.name === "relay_get_current_state")!.inputSchema as any).properties
-    expect(props.status.default).toBe("active")
-    expect(props.status.description).toContain("\"any\"")
-    expect(props.written_by.type).toBe("string")
+    const props = propertiesOf(tools.find((t) => t.name === "relay_get_current_state")!.inputSchema)
+    expect(props.status?.default).toBe("active")
+    expect(props.status?.description).toContain("\"any\"")
+    expect(props.written_by?.type).toBe("string")
   })
 
   it("relay_get_current_state: active only by default; status and written_by filter", async () => {
@@ -66,20 +68,20 @@ describe("fact status over stdio", () => {
       "superseded"
     ]])
     const page = await mcp.ok("relay_get_current_state", { limit: 1 })
-    expect(page.facts.map((f: any) => f.id)).toEqual([ids.cookies])
+    expect(page.facts.map((f) => f.id)).toEqual([ids.cookies])
     const next = await mcp.ok("relay_get_current_state", { limit: 1, cursor: page.next_cursor })
-    expect(next.facts.map((f: any) => f.id)).toEqual([ids.root])
+    expect(next.facts.map((f) => f.id)).toEqual([ids.root])
     expect(next.next_cursor).toBeNull()
     const bad = await mcp.call("relay_get_current_state", { status: "deleted" })
     expect(bad.isError).toBe(true)
-    expect(bad.structuredContent.error.code).toBe("invalid_input")
-    expect(bad.structuredContent.error.message).toMatch(/^status: /)
+    expect(errorOf(bad).code).toBe("invalid_input")
+    expect(errorOf(bad).message).toMatch(/^status: /)
   })
 
   it("relay_retract_fact: the fact is retracted, its dependents stale, default reads leave it out; a repeat answers the first", async () => {
     const { tools } = await relay.client.listTools()
     const tool = tools.find((t) => t.name === "relay_retract_fact")!
-    expect((tool.inputSchema as any).required).toEqual(["fact_id", "reason", "retracted_by"])
+    expect(tool.inputSchema.required).toEqual(["fact_id", "reason", "retracted_by"])
     expect(tool.description).toMatch(/operator/)
     await save("a", "Sessions expire after 30 minutes", "zed")
     await save("b", "Idle timer resets on each request", "zed", "a")
@@ -88,9 +90,9 @@ describe("fact status over stdio", () => {
       reason: "Wrong: it is 8 hours",
       retracted_by: "zed"
     })
-    expect(r.structuredContent.fact.status).toBe("retracted")
-    retractedAt = r.structuredContent.created_at
-    expect(r.structuredContent.stale.map((d: any) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
+    expect(outputOf(r).fact.status).toBe("retracted")
+    retractedAt = outputOf(r).created_at
+    expect(outputOf(r).stale.map((d) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
     expect(r.content[0]!.text).toContain(`Retracted by zed just now because "Wrong: it is 8 hours"`)
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     expect(await state({ status: "retracted" })).toEqual([[ids.a, "retracted"]])
@@ -117,31 +119,31 @@ describe("fact status over stdio", () => {
     ])
     expect(await state({ as_of: resolvedAt })).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     const chain = await mcp.ok("relay_get_context", { fact_id: ids.ttl, as_of: before })
-    expect(chain.chain.map((f: any) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [
+    expect(chain.chain.map((f) => [f.id, f.status])).toEqual([[ids.root, "active"], [ids.redis, "active"], [
       ids.ttl,
       "active"
     ]])
     const now = await mcp.ok("relay_get_context", { fact_id: ids.ttl })
-    expect(now.chain.map((f: any) => f.status)).toEqual(["active", "superseded", "stale"])
+    expect(now.chain.map((f) => f.status)).toEqual(["active", "superseded", "stale"])
     const hit = async (as_of?: string) =>
       (await mcp.ok("relay_search", { query: "Redis", status: "any", ...(as_of === undefined ? {} : { as_of }) })).hits
-        .find((h: any) => h.fact.id === ids.redis)
-    expect([(await hit(before)).fact.status, (await hit(before)).superseded_by]).toEqual(["active", []])
-    expect((await hit()).superseded_by.map((d: any) => d.winner_id)).toEqual([ids.cookies])
+        .find((h) => h.fact.id === ids.redis)
+    expect([(await hit(before))!.fact.status, (await hit(before))!.superseded_by]).toEqual(["active", []])
+    expect((await hit())!.superseded_by.map((d) => d.winner_id)).toEqual([ids.cookies])
     // A fact saved after as_of is unknown then; a retraction after it is not yet there.
     const early = new Date(Date.parse(resolvedAt) + 0).toISOString()
     const missing = await mcp.call("relay_get_context", { fact_id: ids.a, as_of: early })
-    expect(missing.structuredContent.error.code).toBe("fact_not_found")
+    expect(errorOf(missing).code).toBe("fact_not_found")
     const unretracted = new Date(Date.parse(retractedAt) - 1).toISOString()
     expect((await state({ as_of: unretracted })).slice(0, 2)).toEqual([[ids.b, "active"], [ids.a, "active"]])
     const found = await mcp.ok("relay_search", { query: "sessions expire", as_of: unretracted })
-    expect(found.hits.map((h: any) => [h.fact.id, h.fact.status])).toEqual([[ids.a, "active"]])
+    expect(found.hits.map((h) => [h.fact.id, h.fact.status])).toEqual([[ids.a, "active"]])
     const bad = await mcp.call("relay_search", { query: "Redis", as_of: "yesterday" })
-    expect(bad.structuredContent.error.code).toBe("invalid_input")
-    expect(bad.structuredContent.error.message).toMatch(/^as_of: /)
+    expect(errorOf(bad).code).toBe("invalid_input")
+    expect(errorOf(bad).message).toMatch(/^as_of: /)
     const { tools } = await relay.client.listTools()
     for (const name of ["relay_get_context", "relay_get_current_state", "relay_search"]) {
-      expect((tools.find((t) => t.name === name)!.inputSchema as any).properties.as_of.type).toBe("string")
+      expect(propertiesOf(tools.find((t) => t.name === name)!.inputSchema).as_of?.type).toBe("string")
     }
   })
 })

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import { connectRelay, serverEntry } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 describe("dist/server.js over stdio", () => {
   it("lists the eleven tools with derived schemas and annotations", async () => {
@@ -59,7 +60,7 @@ describe("dist/server.js over stdio", () => {
       })
       expect(root.isError).toBeFalsy()
       expect(root.content[0]?.text?.split("\n")[0]).toMatch(/not instructions/)
-      const rootId = root.structuredContent.fact.id
+      const rootId = outputOf(root).fact.id
       await relay.call("relay_save_fact", {
         content: "Keep them in cookies",
         written_by: "claude-desktop",
@@ -72,15 +73,15 @@ describe("dist/server.js over stdio", () => {
         session_id: "t2",
         parent_fact_id: rootId
       })
-      expect(b.structuredContent.fork.siblings).toHaveLength(1)
-      const ctx = await relay.call("relay_get_context", { fact_id: b.structuredContent.fact.id })
-      expect(ctx.structuredContent.chain.map((f: any) => f.content)).toEqual([
+      expect(outputOf(b).fork!.siblings).toHaveLength(1)
+      const ctx = await relay.call("relay_get_context", { fact_id: outputOf(b).fact.id })
+      expect(outputOf(ctx).chain.map((f) => f.content)).toEqual([
         "Auth needs refresh tokens",
         "Keep them in Redis"
       ])
       const bad = await relay.call("relay_get_impact", { fact_id: "not-a-uuid" })
       expect(bad.isError).toBe(true)
-      expect(bad.structuredContent.error.code).toBe("invalid_input")
+      expect(errorOf(bad).code).toBe("invalid_input")
       expect(bad.content[0]?.text).toMatch(/^invalid_input: fact_id/)
     } finally {
       await relay.close()

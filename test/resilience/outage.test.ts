@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FalkorDB } from "falkordb"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { type CallResult, connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { connectRelay, type RelayClient, type ToolCallResult } from "../support/mcpClient.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { disposeServer } from "./privateDatabase.js"
 
 /**
@@ -26,7 +27,7 @@ beforeAll(async () => {
       ...(parent === undefined ? {} : { parent_fact_id: parent })
     })
     expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined()
-    return r.structuredContent.fact.id as string
+    return outputOf(r).fact.id as string
   }
   ids.root = await save("Queue jobs in Redis")
   ids.a = await save("Use BullMQ", ids.root)
@@ -52,14 +53,14 @@ const everyTool = (): ReadonlyArray<readonly [string, Record<string, unknown>]> 
   ["relay_search", { query: "outage" }]
 ]
 
-const timed = async (name: string, args: Record<string, unknown>) => {
+const timed = async <N extends string>(name: N, args: Record<string, unknown>) => {
   const started = performance.now()
   const result = await relay.call(name, args)
   return { name, result, millis: performance.now() - started }
 }
 
 /** What no reply may carry: where the database is, its secret, stacks, driver text, Cypher. */
-const leaks = (reply: CallResult): Array<string> => {
+const leaks = (reply: ToolCallResult): Array<string> => {
   const text = JSON.stringify([reply.content, reply.structuredContent])
   const found: Array<string> = []
   for (
@@ -100,12 +101,12 @@ const leaks = (reply: CallResult): Array<string> => {
   return found
 }
 
-const expectUnavailable = (calls: ReadonlyArray<{ name: string; result: CallResult; millis: number }>) => {
+const expectUnavailable = (calls: ReadonlyArray<{ name: string; result: ToolCallResult; millis: number }>) => {
   expect(calls.map((c) => c.name).sort()).toEqual(everyTool().map(([n]) => n).sort())
   for (const { millis, name, result } of calls) {
     expect(result.isError, name).toBe(true)
-    expect(result.structuredContent.error.code, name).toBe("unavailable")
-    expect(result.content[0]?.text, name).toBe(`unavailable: ${result.structuredContent.error.message}`)
+    expect(errorOf(result).code, name).toBe("unavailable")
+    expect(result.content[0]?.text, name).toBe(`unavailable: ${errorOf(result).message}`)
     expect(leaks(result), name).toEqual([])
     expect(millis, name).toBeLessThan(3000)
   }
@@ -132,7 +133,7 @@ const otherClients = async () => {
 const facts = async () => {
   const r = await relay.call("relay_get_current_state", { limit: 100 })
   expect(r.isError, r.content[0]?.text).toBeUndefined()
-  return (r.structuredContent.facts as Array<{ id: string }>).map((f) => f.id)
+  return outputOf(r).facts.map((f) => f.id)
 }
 
 describe("Relay with its database killed or hung", () => {
@@ -161,7 +162,7 @@ describe("Relay with its database killed or hung", () => {
     await server.kill()
     const [reply] = await Promise.all([timed("relay_get_context", { fact_id: ids.b }), server.restart()])
     expect(reply.result.isError, reply.result.content[0]?.text).toBeUndefined()
-    expect(reply.result.structuredContent.chain.map((f: { id: string }) => f.id)).toEqual([ids.root, ids.b])
+    expect(outputOf(reply.result).chain.map((f) => f.id)).toEqual([ids.root, ids.b])
     expect(reply.millis).toBeLessThan(2000)
   })
 

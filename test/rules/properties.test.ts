@@ -3,16 +3,24 @@ import { Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
-import * as Rules from "../../src/domain/rules.js"
+import { compatibleMessage, firstBriefingSpan, resolutionMessage } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
-import { type ConflictsAfter, type ConflictsPage, FactStore } from "../../src/services/FactStore.js"
+import {
+  type Briefing,
+  type BriefingAfter,
+  type ConflictsAfter,
+  type ConflictsPage,
+  FactStore
+} from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import * as Rules from "../support/model.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 /**
  * The Cypher against the pure model: random forests written through the real FactStore, random
  * resolution and retraction attempts interleaved with the saves, and after every step the database
- * must answer exactly what src/domain/rules.ts computes; at the end also as of earlier times.
+ * must answer exactly what the model (test/support/model.ts) computes; at the end also as of earlier
+ * times, and the briefing each writer (and a reader who wrote nothing) gets.
  */
 
 // Contents that often collide once normalised: a few bases, random case, padding and whitespace runs.
@@ -141,6 +149,41 @@ const allConflicts = (store: FactStore, size: number, asOf: number | null = null
     return yield* Effect.dieMessage("conflict pages never ended")
   })
 
+/** Every page of one briefing, through its page cursor, with conflicts continued across pages merged. */
+const allBriefing = (store: FactStore, reader: string, since: number | null, limit: number) =>
+  Effect.gen(function*() {
+    const merged = { newFacts: [] as Array<Fact>, decisions: [] as Array<Briefing["decisions"][number]> }
+    const conflicts: Array<{ parent: Fact; children: Array<Fact> }> = []
+    let after: BriefingAfter | null = null
+    for (let pages = 0; pages < 1000; pages++) {
+      const page: Briefing = yield* store.briefing({ reader, since, limit, after })
+      merged.newFacts.push(...page.newFacts)
+      merged.decisions.push(...page.decisions)
+      for (const c of page.openConflicts) {
+        const last = conflicts[conflicts.length - 1]
+        if (last !== undefined && last.parent.id === c.parent.id) last.children.push(...c.children)
+        else conflicts.push({ parent: c.parent, children: [...c.children] })
+      }
+      if (page.next === null) return { ...merged, conflicts, asOf: page.asOf, since: page.since }
+      after = page.next
+    }
+    return yield* Effect.dieMessage("briefing pages never ended")
+  })
+
+const expectBriefing = (
+  model: Rules.GraphModel,
+  got: Effect.Effect.Success<ReturnType<typeof allBriefing>>,
+  expected: Rules.ModelBriefing
+) => {
+  expect(ids(got.newFacts), "new facts: by others, in the window, oldest first").toEqual(expected.newFacts)
+  expect(got.decisions.map((d) => [d.winner.id, d.loser.id]), "decisions: by others, in the window")
+    .toEqual(expected.decisions)
+  expect(got.conflicts.map((c) => [c.parent.id, ids(c.children)])).toEqual(
+    expected.openConflicts.map((c) => [c.parent, c.children])
+  )
+  for (const f of got.newFacts) expectFactMatches(model, f)
+}
+
 /** Runs one generated scenario against the store and the model side by side. */
 const runScenario = (steps: ReadonlyArray<Step>) =>
   Effect.gen(function*() {
@@ -170,7 +213,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const saved = yield* store.save({ id, content: s.content, writtenBy: s.writer, sessionId: "prop", parentId })
         const createdAt = Rules.nextStamp(model.last, now)
         model.last = createdAt
-        model.facts.push({ id, content: s.content, parentId, createdAt })
+        model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer })
         expectFactMatches(model, saved.fact)
         expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
         expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
@@ -206,7 +249,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           if (rule === "fact_not_found") expect(result.left._tag).toBe("FactNotFound")
           else {
             expect(result.left._tag).toBe("InvalidResolution")
-            expect(result.left.message).toBe(Rules.compatibleMessage[rule])
+            expect(result.left.message).toBe(compatibleMessage[rule])
           }
         }
       } else if (s.kind === "retract") {
@@ -256,7 +299,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           if (before === undefined) {
             const createdAt = Rules.nextStamp(model.last, now)
             model.last = createdAt
-            model.supersedes.push({ winner, loser, reason: s.reason, createdAt })
+            model.supersedes.push({ winner, loser, reason: s.reason, createdAt, resolvedBy: s.writer })
             accepted.push({ winner, loser, reason: s.reason })
           }
           const edge = model.supersedes.find((x) => x.winner === winner && x.loser === loser)!
@@ -282,7 +325,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
             )
           } else {
             expect(e._tag).toBe("InvalidResolution")
-            expect(e.message).toBe(Rules.resolutionMessage[rule])
+            expect(e.message).toBe(resolutionMessage[rule])
           }
         }
       }
@@ -452,6 +495,25 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       Schema.Struct({ n: Schema.Number })
     )
     expect(edges[0]?.n).toBe(model.supersedes.length)
+
+    // Briefings: every page read and merged back is the model's briefing for that reader and window.
+    // Automatic (no since: a first briefing reaches 7 days back, so the whole scenario), then again
+    // (from where the first ended: nothing new), and with since at the middle stamp, in pages of 2.
+    const now = yield* TestClock.currentTimeMillis
+    const fence = Math.max(now, model.last ?? now)
+    const middle = stamps.length === 0 ? fence - 1 : stamps[Math.floor(stamps.length / 2)]!
+    for (const reader of [...writers, "a reader who wrote nothing"]) {
+      const first = yield* allBriefing(store, reader, null, 100)
+      expect(first.asOf, "as_of is the fence: the Clock's now, or the last stamp if later").toBe(fence)
+      expectBriefing(model, first, Rules.briefing(model, reader, fence - firstBriefingSpan, fence))
+      const again = yield* allBriefing(store, reader, null, 100)
+      expect([again.since, again.asOf], `${reader}'s next automatic briefing starts where the last ended`)
+        .toEqual([fence, fence])
+      expectBriefing(model, again, Rules.briefing(model, reader, fence, fence))
+      const since = yield* allBriefing(store, reader, middle, 2)
+      expect([since.since, since.asOf]).toEqual([middle, fence])
+      expectBriefing(model, since, Rules.briefing(model, reader, middle, fence))
+    }
   })
 
 layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {

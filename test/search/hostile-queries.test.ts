@@ -4,6 +4,7 @@ import { maxTerms, toFullTextQuery } from "../../src/domain/search.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { errorOf } from "../support/toolOutputs.js"
 
 /**
  * The client's query text never reaches the engine as it is (domain/search.ts): each string that
@@ -109,10 +110,10 @@ layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings
       ]
       for (const query of engineErrors) {
         const r = yield* runTool("relay_search", { query })
-        const code = r.isError === true ? (r.structuredContent.error as { code: string }).code : "ok"
+        const code = r.isError === true ? (errorOf(r) as { code: string }).code : "ok"
         expect(code, query).not.toBe("internal")
         if (code !== "ok") {
-          expect(r.structuredContent.error).toEqual({
+          expect(errorOf(r)).toEqual({
             code: "invalid_input",
             message: "query: must contain a word of letters or digits"
           })
@@ -127,11 +128,11 @@ layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings
       for (const query of ["", "x".repeat(201), 5, null, ["a"]]) {
         const r = yield* runTool("relay_search", { query })
         expect(r.isError).toBe(true)
-        expect((r.structuredContent.error as { code: string; message: string }).code).toBe("invalid_input")
-        expect((r.structuredContent.error as { message: string }).message).toMatch(/^query: /)
+        expect((errorOf(r) as { code: string; message: string }).code).toBe("invalid_input")
+        expect((errorOf(r) as { message: string }).message).toMatch(/^query: /)
       }
       const r = yield* runTool("relay_search", {})
-      expect(r.structuredContent.error).toEqual({ code: "invalid_input", message: "query: is required" })
+      expect(errorOf(r)).toEqual({ code: "invalid_input", message: "query: is required" })
     }))
 
   it.effect.prop(
@@ -144,7 +145,7 @@ layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings
         const before = yield* count
         const r = yield* runTool("relay_search", { query, status: "any" })
         if (r.isError === true) {
-          const error = r.structuredContent.error as { code: string; message: string }
+          const error = errorOf(r) as { code: string; message: string }
           expect(error.code, JSON.stringify(query)).toBe("invalid_input")
           expect(error.message).toMatch(/^query: /)
           expect(toFullTextQuery(query) === null || [...query].length > 200).toBe(true)

@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
+import type { OutputOf } from "../support/toolOutputs.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * relay_search through dist/server.js and the SDK's Client over stdio, on one graph: a small memory
@@ -26,7 +28,7 @@ describe("relay_search over stdio", () => {
     ids[key] = r.fact.id
     created[key] = r.fact.created_at
   }
-  const hits = async (args: Record<string, unknown>) => (await mcp.ok("relay_search", args)).hits as Array<any>
+  const hits = async (args: Record<string, unknown>) => (await mcp.ok("relay_search", args)).hits
   const found = async (args: Record<string, unknown>) => (await hits(args)).map((h) => h.fact.id)
 
   beforeAll(async () => {
@@ -69,7 +71,7 @@ describe("relay_search over stdio", () => {
     const second = await connectRelay({ graph: relay.graph })
     try {
       const r = await second.call("relay_search", { query: "pgbouncer" })
-      expect(r.structuredContent.hits.map((h: any) => h.fact.id)).toEqual([ids.pool])
+      expect(outputOf(r).hits.map((h) => h.fact.id)).toEqual([ids.pool])
     } finally {
       await second.close()
     }
@@ -98,7 +100,7 @@ describe("relay_search over stdio", () => {
     // The engine's TF-IDF: in the older fact cache is the main word, in the newer one a passing mention.
     const r = await hits({ query: "cache" })
     expect(r.map((h) => h.fact.id)).toEqual([ids.cache3, ids.cache1])
-    expect(r[0].score).toBeGreaterThan(r[1].score)
+    expect(r[0]!.score).toBeGreaterThan(r[1]!.score)
   })
 
   it("shows only active facts by default; superseded and stale on request", async () => {
@@ -121,19 +123,19 @@ describe("relay_search over stdio", () => {
 
   it("answers what was decided in one call: the loser carries the winner and reason, the winner the loser", async () => {
     const [lost] = await hits({ query: "redis refresh", status: "superseded" })
-    expect(lost.fact).toMatchObject({ id: ids.redis, status: "superseded", parent_id: ids.root })
-    expect(lost.superseded_by).toEqual([{
+    expect(lost!.fact).toMatchObject({ id: ids.redis, status: "superseded", parent_id: ids.root })
+    expect(lost!.superseded_by).toEqual([{
       winner_id: ids.cookies,
       winner_content: "Keep the refresh token in httpOnly cookies",
       reason: "No extra service to run",
       resolved_by: "claude-desktop",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
     }])
-    expect(lost.supersedes).toEqual([])
+    expect(lost!.supersedes).toEqual([])
     const [won] = await hits({ query: "httpOnly" })
-    expect(won.fact.id).toBe(ids.cookies)
-    expect(won.superseded_by).toEqual([])
-    expect(won.supersedes).toMatchObject([{
+    expect(won!.fact.id).toBe(ids.cookies)
+    expect(won!.superseded_by).toEqual([])
+    expect(won!.supersedes).toMatchObject([{
       loser_id: ids.redis,
       loser_content: "Keep refresh tokens in Redis",
       reason: "No extra service to run"
@@ -165,13 +167,13 @@ describe("relay_search over stdio", () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const r: any = await mcp.ok("relay_search", {
+      const r: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
         query: "pagination",
         limit: 5,
         ...(cursor === null ? {} : { cursor })
       })
       expect(r.hits.length).toBeLessThanOrEqual(5)
-      seen.push(...r.hits.map((h: any) => ({ id: h.fact.id, score: h.score })))
+      seen.push(...r.hits.map((h) => ({ id: h.fact.id, score: h.score })))
       cursor = r.next_cursor
       pages++
     } while (cursor !== null && pages < 20)
@@ -199,10 +201,10 @@ describe("relay_search over stdio", () => {
       })
     }
     const first = await mcp.ok("relay_search", { query: "shortpage", limit: 2 })
-    expect(first.hits.map((h: any) => h.fact.id)).toEqual([ids.live2, ids.live1])
+    expect(first.hits.map((h) => h.fact.id)).toEqual([ids.live2, ids.live1])
     expect(first.next_cursor).not.toBeNull()
     const second = await mcp.ok("relay_search", { query: "shortpage", limit: 2, cursor: first.next_cursor })
-    expect(second.hits.map((h: any) => h.fact.id)).toEqual([ids.live0])
+    expect(second.hits.map((h) => h.fact.id)).toEqual([ids.live0])
     expect(second.next_cursor).toBeNull()
     expect(await found({ query: "shortpage", status: "superseded", limit: 50 })).toHaveLength(5)
   })
@@ -222,7 +224,7 @@ describe("relay_search over stdio", () => {
       { rows }
     )
     const bravo = rows.filter((r) => r.by === "bravo").map((r) => r.id).reverse()
-    const ids = (page: { hits: Array<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
+    const ids = (page: { hits: ReadonlyArray<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
     // `until` keeps only bravo's: the first window holds none of them, so the full one is read.
     const until = new Date(at + 4).toISOString()
     const older = await mcp.ok("relay_search", { query: "zeppelin", until, limit: 5 })

@@ -1,9 +1,11 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import type { Fact } from "../../src/domain/fact.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { connectRelay } from "../support/mcpClient.js"
 import { ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * Strings aimed at the way parameters reach FalkorDB: the npm client splices them into the query
@@ -76,10 +78,10 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
       }
       for (const { content, id } of saved) {
         const { chain } = yield* ok("relay_get_context", { fact_id: id })
-        expect(chain.map((f: any) => f.content)).toEqual([canary.fact.content, content])
+        expect(chain.map((f) => f.content)).toEqual([canary.fact.content, content])
       }
       // A page is cut to the reply budget (backslash-heavy text costs the most), so read every page.
-      const facts: Array<any> = []
+      const facts: Array<Fact> = []
       for (let cursor: string | undefined, pages = 0; pages < 10; pages++) {
         const state = yield* ok("relay_get_current_state", {
           session_id: "injection",
@@ -91,11 +93,11 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
         cursor = state.next_cursor
       }
       expect(facts).toHaveLength(saved.length + 1)
-      expect(new Set(facts.map((f: any) => f.content))).toEqual(
+      expect(new Set(facts.map((f) => f.content))).toEqual(
         new Set([canary.fact.content, ...saved.map((s) => s.content)])
       )
       const briefing = yield* ok("relay_get_briefing", { my_name: "reader", since: "1970-01-01T00:00:00Z" })
-      const byId = new Map(briefing.new_facts.map((f: any) => [f.id, f.content]))
+      const byId = new Map(briefing.new_facts.map((f) => [f.id, f.content]))
       for (const { content, id } of saved) expect(byId.get(id)).toBe(content)
 
       expect(yield* graphShape).toEqual({
@@ -121,10 +123,10 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
           resolved_by: "judge"
         })
         expect(r.reason).toBe(reason.trim())
-        expect(r.loser.status).toBe("superseded")
+        expect(r.loser!.status).toBe("superseded")
       }
       const briefing = yield* ok("relay_get_briefing", { my_name: "reader", since: "1970-01-01T00:00:00Z" })
-      expect(new Set(briefing.decisions.map((d: any) => d.reason))).toEqual(
+      expect(new Set(briefing.decisions.map((d) => d.reason))).toEqual(
         new Set(adversarial.filter((s) => s.trim().length <= 500).map((s) => s.trim()))
       )
       const after = yield* graphShape
@@ -142,10 +144,10 @@ describe("Cypher injection through the MCP client", () => {
       for (const content of picked) {
         const r = await relay.call("relay_save_fact", { content, written_by: "fuzzer", session_id: "mcp" })
         expect(r.isError).toBeUndefined()
-        expect(r.structuredContent.fact.content).toBe(content.trim())
+        expect(outputOf(r).fact.content).toBe(content.trim())
       }
       const state = await relay.call("relay_get_current_state", { limit: 100 })
-      expect(state.structuredContent.facts.map((f: any) => f.content).reverse()).toEqual(picked.map((s) => s.trim()))
+      expect(outputOf(state).facts.map((f) => f.content).reverse()).toEqual(picked.map((s) => s.trim()))
     } finally {
       await relay.close()
     }

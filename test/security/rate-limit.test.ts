@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
 import { makeRateLimiter } from "../../src/services/RateLimiter.js"
 import { connectRelay } from "../support/mcpClient.js"
+import { errorOf } from "../support/toolOutputs.js"
 
 /** Takes `n` tokens one after another and says how many were granted. */
 const takeMany = (take: Effect.Effect<void, unknown>, n: number) =>
@@ -88,7 +89,7 @@ describe("rate limit through the MCP client", () => {
         Array.from({ length: 25 }, () => relay.call("relay_get_current_state", { limit: 1 }))
       )
       const answered = results.filter((r) => r.isError !== true)
-      const limited = results.filter((r) => r.structuredContent?.error?.code === "rate_limited")
+      const limited = results.filter((r) => r.isError === true && errorOf(r).code === "rate_limited")
       expect(answered).toHaveLength(20)
       expect(limited).toHaveLength(5)
       for (const r of limited) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { findSecretKind } from "../../src/domain/secretRules.js"
 import { connectRelay } from "../support/mcpClient.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /** Fake credentials of the contract's kinds, each inside an ordinary sentence, with the secret part. */
 const secrets: ReadonlyArray<readonly [sentence: string, secret: string]> = [
@@ -26,7 +27,7 @@ describe("secret guard through the MCP client", () => {
     const relay = await connectRelay()
     try {
       const count = async () =>
-        (await relay.call("relay_get_current_state", { limit: 100 })).structuredContent.facts.length as number
+        outputOf(await relay.call("relay_get_current_state", { limit: 100 })).facts.length as number
       const root = await relay.call("relay_save_fact", {
         content: "Sessions live in Redis",
         written_by: "a",
@@ -36,15 +37,15 @@ describe("secret guard through the MCP client", () => {
         content: "Use cookies",
         written_by: "a",
         session_id: "s",
-        parent_fact_id: root.structuredContent.fact.id
+        parent_fact_id: outputOf(root).fact.id
       })
       const y = await relay.call("relay_save_fact", {
         content: "Use local storage",
         written_by: "b",
         session_id: "s",
-        parent_fact_id: root.structuredContent.fact.id
+        parent_fact_id: outputOf(root).fact.id
       })
-      expect((await relay.call("relay_detect_conflicts")).structuredContent.conflicts).toHaveLength(1)
+      expect(outputOf(await relay.call("relay_detect_conflicts")).conflicts).toHaveLength(1)
       const before = await count()
 
       const replies: Array<unknown> = []
@@ -55,20 +56,20 @@ describe("secret guard through the MCP client", () => {
           content: `  ${sentence}  `,
           written_by: "a",
           session_id: "s",
-          parent_fact_id: root.structuredContent.fact.id
+          parent_fact_id: outputOf(root).fact.id
         })
         const asReason = await relay.call("relay_resolve_conflict", {
-          winner_fact_id: x.structuredContent.fact.id,
-          loser_fact_id: y.structuredContent.fact.id,
+          winner_fact_id: outputOf(x).fact.id,
+          loser_fact_id: outputOf(y).fact.id,
           reason: `We chose cookies. ${sentence}`,
           resolved_by: "a"
         })
         for (const [field, r] of [["content", asContent], ["reason", asReason]] as const) {
           expect(r.isError).toBe(true)
-          expect(r.structuredContent.error.code).toBe("secret_detected")
-          expect(r.structuredContent.error.message.startsWith(`${field} looks like it contains a credential (${kind})`))
+          expect(errorOf(r).code).toBe("secret_detected")
+          expect(errorOf(r).message.startsWith(`${field} looks like it contains a credential (${kind})`))
             .toBe(true)
-          expect(r.content[0]?.text).toBe(`secret_detected: ${r.structuredContent.error.message}`)
+          expect(r.content[0]?.text).toBe(`secret_detected: ${errorOf(r).message}`)
           replies.push(r)
         }
         for (const piece of fragments(secret)) expect(JSON.stringify(replies)).not.toContain(piece)
@@ -76,10 +77,10 @@ describe("secret guard through the MCP client", () => {
 
       // Nothing was written: no fact, and the conflict is still open (no SUPERSEDES edge).
       expect(await count()).toBe(before)
-      const conflicts = (await relay.call("relay_detect_conflicts")).structuredContent.conflicts
+      const conflicts = outputOf(await relay.call("relay_detect_conflicts")).conflicts
       expect(conflicts).toHaveLength(1)
       const briefing = await relay.call("relay_get_briefing", { my_name: "nobody", since: "1970-01-01T00:00:00Z" })
-      expect(briefing.structuredContent.decisions).toEqual([])
+      expect(outputOf(briefing).decisions).toEqual([])
 
       // The log says a secret was refused, and never shows it.
       const log = relay.stderr()

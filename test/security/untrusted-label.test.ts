@@ -29,7 +29,7 @@ layer(relayTestLayer("label"))("untrusted-data label", (it) => {
         Effect.map(runTool(name, args), (r) => {
           expect(r.isError, `${name}: ${r.content[0]?.text}`).toBeUndefined()
           expect(r.content).toHaveLength(1)
-          texts[name] = r.content[0]!.text
+          texts[name] = r.content[0]?.text ?? ""
         })
       // Conflicts are read before the resolution settles them.
       yield* call("relay_detect_conflicts", {})
@@ -78,13 +78,13 @@ layer(relayTestLayer("label"))("untrusted-data label", (it) => {
       expect(texts.relay_detect_conflicts).toContain(JSON.stringify(breakout))
       // structuredContent keeps the exact text; only the rendering escapes it.
       const state = yield* ok("relay_get_current_state", { session_id: "label" })
-      expect(state.facts.map((f: any) => f.content)).toContain(sneaky.trim())
+      expect(state.facts.map((f) => f.content)).toContain(sneaky.trim())
     }))
 
   it.effect("empty answers carry the label too", () =>
     Effect.gen(function*() {
       const r = yield* runTool("relay_get_current_state", { session_id: "nobody-here" })
-      expect(r.content[0]?.text.split("\n")[0]).toBe(untrustedHeader)
+      expect(r.content[0]?.text?.split("\n")[0]).toBe(untrustedHeader)
     }))
 })
 

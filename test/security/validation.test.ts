@@ -4,6 +4,7 @@ import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { connectRelay } from "../support/mcpClient.js"
 import { failed, ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 const uuid = "3f1c1a52-2b7a-4a53-9f57-0d7d0f0f0f0f"
 const save = (extra: Record<string, unknown> = {}) => ({
@@ -213,12 +214,12 @@ describe("validation through the MCP client", () => {
       for (const [tool, args, message] of cases) {
         const r = await relay.call(tool, args)
         expect(r.isError).toBe(true)
-        expect(r.structuredContent.error.code).toBe("invalid_input")
-        expect(r.structuredContent.error.message.startsWith(message)).toBe(true)
-        expect(r.content).toEqual([{ type: "text", text: `invalid_input: ${r.structuredContent.error.message}` }])
+        expect(errorOf(r).code).toBe("invalid_input")
+        expect(errorOf(r).message.startsWith(message)).toBe(true)
+        expect(r.content).toEqual([{ type: "text", text: `invalid_input: ${errorOf(r).message}` }])
       }
       const state = await relay.call("relay_get_current_state", {})
-      expect(state.structuredContent.facts).toEqual([])
+      expect(outputOf(state).facts).toEqual([])
     } finally {
       await relay.close()
     }

@@ -4,6 +4,20 @@ import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { testGraphName } from "./testLayer.js"
+import { decodeStructured, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
+
+export type { ToolCallResult } from "./toolOutputs.js"
+
+/**
+ * The undecoded shape, kept only for test/support/httpRelay.ts and the team tests until they decode
+ * too (owned elsewhere); everything over stdio uses ToolCallResult.
+ */
+export interface CallResult {
+  readonly isError?: boolean
+  readonly content: Array<{ type: string; text?: string }>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly structuredContent?: any
+}
 
 export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
 
@@ -12,14 +26,9 @@ export interface RelayClient {
   readonly graph: string
   /** Everything the server wrote to stderr so far. */
   readonly stderr: () => string
-  readonly call: (name: string, args?: Record<string, unknown>) => Promise<CallResult>
+  /** A tool call; its structuredContent decoded with the tool's output Schema (or ErrorOutput). */
+  readonly call: <N extends string>(name: N, args?: Record<string, unknown>) => Promise<ToolCallResult<OutputOf<N>>>
   readonly close: () => Promise<void>
-}
-
-export interface CallResult {
-  readonly isError?: boolean
-  readonly content: Array<{ type: string; text?: string }>
-  readonly structuredContent?: any
 }
 
 /**
@@ -51,7 +60,15 @@ export const connectRelay = async (
     client,
     graph,
     stderr: () => stderr,
-    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallResult>,
+    call: async <N extends string>(name: N, args: Record<string, unknown> = {}) => {
+      const result = await client.callTool({ name, arguments: args })
+      const isError = result.isError === true
+      return {
+        ...result,
+        isError: isError ? true : undefined,
+        structuredContent: decodeStructured(name, isError, result.structuredContent)
+      } as ToolCallResult<OutputOf<N>>
+    },
     close: () => client.close()
   }
 }

@@ -3,6 +3,7 @@ import { Effect, TestClock } from "effect"
 import { FactStore } from "../../src/services/FactStore.js"
 import { failed, ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 const save = (content: string, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra })
@@ -26,11 +27,11 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const a = yield* save("Store refresh tokens in cookies", { parent_fact_id: root.fact.id })
       expect(a.fork).toBeNull()
       const b = yield* save("Store refresh tokens in Redis", { parent_fact_id: root.fact.id, written_by: "cursor" })
-      expect(b.fork.parent_id).toBe(root.fact.id)
-      expect(b.fork.siblings.map((s: any) => s.id)).toEqual([a.fact.id])
+      expect(b.fork!.parent_id).toBe(root.fact.id)
+      expect(b.fork!.siblings.map((s) => s.id)).toEqual([a.fact.id])
       const c = yield* save("  store REFRESH tokens   in redis", { parent_fact_id: root.fact.id })
-      expect(c.duplicate_of.id).toBe(b.fact.id)
-      expect(c.fork.siblings.map((s: any) => s.id)).toEqual([a.fact.id])
+      expect(c.duplicate_of!.id).toBe(b.fact.id)
+      expect(c.fork!.siblings.map((s) => s.id)).toEqual([a.fact.id])
     }))
 
   it.effect("context is root first, the fact last; impact has distances", () =>
@@ -39,9 +40,9 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const c1 = yield* save("child", { parent_fact_id: r.fact.id })
       const g1 = yield* save("grandchild", { parent_fact_id: c1.fact.id })
       const ctx = yield* ok("relay_get_context", { fact_id: g1.fact.id })
-      expect(ctx.chain.map((f: any) => f.id)).toEqual([r.fact.id, c1.fact.id, g1.fact.id])
+      expect(ctx.chain.map((f) => f.id)).toEqual([r.fact.id, c1.fact.id, g1.fact.id])
       const imp = yield* ok("relay_get_impact", { fact_id: r.fact.id })
-      expect(imp.dependents.map((d: any) => [d.fact.id, d.distance])).toEqual([[c1.fact.id, 1], [g1.fact.id, 2]])
+      expect(imp.dependents.map((d) => [d.fact.id, d.distance])).toEqual([[c1.fact.id, 1], [g1.fact.id, 2]])
       const none = yield* ok("relay_get_impact", { fact_id: g1.fact.id })
       expect(none.dependents).toEqual([])
     }))
@@ -51,7 +52,7 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const x = yield* save("x one", { session_id: "only-me" })
       const y = yield* save("x two", { session_id: "only-me" })
       const state = yield* ok("relay_get_current_state", { session_id: "only-me" })
-      expect(state.facts.map((f: any) => f.id)).toEqual([y.fact.id, x.fact.id])
+      expect(state.facts.map((f) => f.id)).toEqual([y.fact.id, x.fact.id])
       const one = yield* ok("relay_get_current_state", { limit: 1 })
       expect(one.facts).toHaveLength(1)
     }))
@@ -79,7 +80,7 @@ layer(relayTestLayer("core"))("core tools", (it) => {
     Effect.gen(function*() {
       const r = yield* save("ids are lower case")
       const ctx = yield* ok("relay_get_context", { fact_id: r.fact.id.toUpperCase() })
-      expect(ctx.chain.map((f: any) => f.id)).toEqual([r.fact.id])
+      expect(ctx.chain.map((f) => f.id)).toEqual([r.fact.id])
       const before = (yield* ok("relay_get_current_state", { limit: 100 })).facts.length
       const token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
       const e = yield* failed("relay_save_fact", { content: "fine", written_by: "a", session_id: token })
@@ -109,10 +110,10 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const all = yield* ok("relay_get_clusters", {})
       expect(all.total_clusters).toBe(all.clusters.length)
       const r = yield* runTool("relay_get_clusters", { limit: 1, facts_per_cluster: 1 })
-      const o = r.structuredContent as any
+      const o = outputOf(r)
       expect(o.clusters).toHaveLength(1)
-      expect(o.clusters[0].facts).toHaveLength(1)
-      expect(o.clusters[0].size).toBe(all.clusters[0].size)
+      expect(o.clusters[0]!.facts).toHaveLength(1)
+      expect(o.clusters[0]!.size).toBe(all.clusters[0]!.size)
       expect(o.total_clusters).toBe(all.total_clusters)
       expect(r.content[0]!.text).toContain(`(the oldest 1 shown)`)
       expect(r.content[0]!.text).toContain(`${all.total_clusters - 1} smaller cluster(s) not shown`)

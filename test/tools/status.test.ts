@@ -17,7 +17,7 @@ const save = (content: string, extra: Record<string, unknown> = {}) =>
 
 const state = (args: Record<string, unknown>) =>
   ok("relay_get_current_state", { limit: 100, ...args }).pipe(
-    Effect.map((r) => (r.facts as Array<any>).map((f): [string, string] => [f.id, f.status]))
+    Effect.map((r) => r.facts.map((f): [string, string] => [f.id, f.status]))
   )
 
 /** Every page of current_state with `limit`, through next_cursor. */
@@ -27,7 +27,7 @@ const allPages = (args: Record<string, unknown>, limit: number) =>
     let cursor: string | undefined
     for (let i = 0; i < 100; i++) {
       const r = yield* ok("relay_get_current_state", { ...args, limit, ...(cursor === undefined ? {} : { cursor }) })
-      out.push(...(r.facts as Array<any>).map((f) => f.id as string))
+      out.push(...r.facts.map((f) => f.id))
       if (r.next_cursor === null) return out
       expect(r.facts.length).toBeGreaterThan(0)
       cursor = r.next_cursor
@@ -132,7 +132,7 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       expect(r.retracted_by).toBe("zed")
       expect(r.created_at).toBe("2026-04-01T00:00:01.000Z")
       expect(r.already_retracted).toBe(false)
-      expect(r.stale.map((d: any) => [d.fact.id, d.distance, d.fact.status])).toEqual([[deep, 1, "stale"], [
+      expect(r.stale.map((d) => [d.fact.id, d.distance, d.fact.status])).toEqual([[deep, 1, "stale"], [
         deeper,
         2,
         "stale"
@@ -144,34 +144,34 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       expect(yield* state({ status: "retracted" })).toEqual([[mid, "retracted"]])
       expect(yield* state({ status: "stale" })).toEqual([[deeper, "stale"], [deep, "stale"]])
       const search = (args: Record<string, unknown>) =>
-        ok("relay_search", args).pipe(Effect.map((s) => (s.hits as Array<any>).map((h) => [h.fact.id, h.fact.status])))
+        ok("relay_search", args).pipe(Effect.map((s) => s.hits.map((h) => [h.fact.id, h.fact.status])))
       expect(yield* search({ query: "topics" })).toEqual([])
       expect(yield* search({ query: "topics", status: "retracted" })).toEqual([[mid, "retracted"]])
       expect(yield* search({ query: "topics", status: "any" })).toEqual([[mid, "retracted"]])
       // Its stale dependent is out of the default too.
       expect(yield* search({ query: "tenant", status: "stale" })).toEqual([[deep, "stale"]])
       const briefing = yield* ok("relay_get_briefing", { my_name: "nobody", since: "2026-03-31T00:00:00.000Z" })
-      expect((briefing.new_facts as Array<any>).map((f) => f.id)).toEqual([root, deep, deeper, other])
+      expect(briefing.new_facts.map((f) => f.id)).toEqual([root, deep, deeper, other])
       const important = yield* ok("relay_get_important_facts", { limit: 100 })
-      expect((important.facts as Array<any>).map((f) => f.fact.id)).not.toContain(mid)
+      expect(important.facts.map((f) => f.fact.id)).not.toContain(mid)
       expect(important.facts).toHaveLength(4)
 
       // Reads by id show it, marked.
       const chain = yield* ok("relay_get_context", { fact_id: deeper })
-      expect((chain.chain as Array<any>).map((f) => [f.id, f.status])).toEqual([
+      expect(chain.chain.map((f) => [f.id, f.status])).toEqual([
         [root, "active"],
         [mid, "retracted"],
         [deep, "stale"],
         [deeper, "stale"]
       ])
       const impact = yield* ok("relay_get_impact", { fact_id: root })
-      expect((impact.dependents as Array<any>).map((d) => [d.fact.id, d.fact.status])).toEqual([
+      expect(impact.dependents.map((d) => [d.fact.id, d.fact.status])).toEqual([
         [mid, "retracted"],
         [deep, "stale"],
         [deeper, "stale"]
       ])
       const clusters = yield* ok("relay_get_clusters", {})
-      expect((clusters.clusters[0].facts as Array<any>).map((f) => f.status)).toEqual([
+      expect(clusters.clusters[0]!.facts.map((f) => f.status)).toEqual([
         "active",
         "retracted",
         "stale",
