@@ -16,6 +16,10 @@ export class FactNotFound extends Schema.TaggedError<FactNotFound>()("FactNotFou
   readonly code = "fact_not_found"
 }
 
+/** The one wording of a missing fact: the field that named it and the id (the model's own input). */
+export const noFactWithId = (field: string, id: string | null, suffix = "") =>
+  new FactNotFound({ message: `${field}: no fact with id ${id}${suffix}` })
+
 export class SecretDetected extends Schema.TaggedError<SecretDetected>()("SecretDetected", {
   message: Schema.String
 }) {

@@ -2,14 +2,16 @@ import { Clock, Effect } from "effect"
 import type { FactStoreShape } from "../services/FactStore.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { briefing } from "./factStore/briefing.js"
-import { context, currentState, impact } from "./factStore/chains.js"
 import { compatible } from "./factStore/compatible.js"
 import { openConflicts } from "./factStore/conflicts.js"
+import { context } from "./factStore/context.js"
+import { currentState } from "./factStore/currentState.js"
+import { impact } from "./factStore/impact.js"
 import { matchPrefixes } from "./factStore/prefixes.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
 import { retract } from "./factStore/retract.js"
-import { saveFact } from "./factStore/saveFact.js"
+import { save } from "./factStore/saveFact.js"
 import { search } from "./factStore/search.js"
 
 /**
@@ -22,7 +24,7 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
 export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => saveFact(db, now, fact))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, now, fact))),
     context: (id, page, asOf) => context(db, id, page, asOf ?? null),
     impact: (id, page) => impact(db, id, page),
     currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),

@@ -13,7 +13,7 @@ export const detectConflicts = defineTool({
   input: ConflictsInput,
   output: ConflictsOutput,
   render: renderConflicts,
-  handler: Effect.fn("relay_detect_conflicts")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_detect_conflicts")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 3)
     const found = yield* (yield* FactStore).openConflicts({
       limit: input.limit,

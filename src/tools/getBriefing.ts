@@ -27,7 +27,7 @@ export const getBriefing = defineTool({
   input: BriefingInput,
   output: BriefingOutput,
   render: renderBriefing,
-  handler: Effect.fn("relay_get_briefing")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_briefing")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 7)
     const tag = at?.[6]
     if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader

@@ -13,7 +13,7 @@ export const getClusters = defineTool({
   input: ClustersInput,
   output: ClustersOutput,
   render: renderClusters,
-  handler: Effect.fn("relay_get_clusters")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_clusters")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 2)
     const found = yield* (yield* FactStore).clusters({
       limit: input.limit,

@@ -12,7 +12,7 @@ export const getContext = defineTool({
   input: ContextInput,
   output: ContextOutput,
   render: renderContext,
-  handler: Effect.fn("relay_get_context")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_context")(function*(input) {
     const chain = yield* (yield* FactStore).context(
       input.fact_id,
       { limit: input.limit, cursor: input.cursor ?? null },

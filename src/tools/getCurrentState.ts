@@ -14,7 +14,7 @@ export const getCurrentState = defineTool({
   input: CurrentStateInput,
   output: CurrentStateOutput,
   render: renderCurrentState,
-  handler: Effect.fn("relay_get_current_state")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_current_state")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 1)
     const found = yield* (yield* FactStore).currentState({
       limit: input.limit,

@@ -12,7 +12,7 @@ export const getImpact = defineTool({
   input: ImpactInput,
   output: ImpactOutput,
   render: renderImpact,
-  handler: Effect.fn("relay_get_impact")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_impact")(function*(input) {
     const dependents = yield* (yield* FactStore).impact(input.fact_id, {
       limit: input.limit,
       cursor: input.cursor ?? null

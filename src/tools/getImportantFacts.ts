@@ -13,7 +13,7 @@ export const getImportantFacts = defineTool({
   input: ImportantFactsInput,
   output: ImportantFactsOutput,
   render: renderImportantFacts,
-  handler: Effect.fn("relay_get_important_facts")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_get_important_facts")(function*(input) {
     const at = yield* cursorNumbers(input.cursor, 2)
     const found = yield* (yield* FactStore).important({
       limit: input.limit,

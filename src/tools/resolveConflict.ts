@@ -28,7 +28,7 @@ export const resolveConflict = defineTool({
   input: ResolveConflictInput,
   output: ResolveConflictOutput,
   render: renderResolveConflict,
-  handler: Effect.fn("relay_resolve_conflict")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_resolve_conflict")(function*(input) {
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)

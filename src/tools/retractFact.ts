@@ -22,7 +22,7 @@ export const retractFact = defineTool({
   input: RetractFactInput,
   output: RetractFactOutput,
   render: renderRetractFact,
-  handler: Effect.fn("relay_retract_fact")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_retract_fact")(function*(input) {
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)

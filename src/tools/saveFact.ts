@@ -21,7 +21,7 @@ export const saveFact = defineTool({
   input: SaveFactInput,
   output: SaveFactOutput,
   render: renderSaveFact,
-  handler: Effect.fn("relay_save_fact")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_save_fact")(function*(input) {
     const content = input.content.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("content", content)

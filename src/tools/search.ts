@@ -26,7 +26,7 @@ export const search = defineTool({
   input: SearchInput,
   output: SearchOutput,
   render: renderSearch,
-  handler: Effect.fn("relay_search")(function*(input) {
+  handler: Effect.fn("relay/tools/relay_search")(function*(input) {
     const after = yield* searchKey(input.cursor)
     const rows = yield* (yield* FactStore).search({
       query: input.query,

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
+import { InvalidInput, InvalidResolution, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { compatibleMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
@@ -49,7 +49,7 @@ const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
     Effect.flatMap((rows) => {
       const found = new Set(rows.map((r) => r.id))
       const absent = ids.find((id) => !found.has(id)) ?? ids[0]!
-      return Effect.fail(new FactNotFound({ message: `fact_ids: no fact with id ${absent}` }))
+      return Effect.fail(noFactWithId("fact_ids", absent))
     })
   )
 

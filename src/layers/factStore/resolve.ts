@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
-import { FactNotFound, InvalidInput, InvalidResolution } from "../../domain/errors.js"
+import { InvalidInput, InvalidResolution, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { impact } from "./chains.js"
+import { impact } from "./impact.js"
 import { FactFromRow, factMap, IdRow, stampClause } from "./projection.js"
 
 /**
@@ -54,45 +54,48 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
   db.read(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids: [r.winnerId, r.loserId] }, IdRow).pipe(
     Effect.flatMap((rows) => {
       const found = new Set(rows.map((x) => x.id))
-      const field = found.has(r.winnerId) ? ["loser_fact_id", r.loserId] : ["winner_fact_id", r.winnerId]
-      return Effect.fail(new FactNotFound({ message: `${field[0]}: no fact with id ${field[1]}` }))
+      return Effect.fail(
+        found.has(r.winnerId) ? noFactWithId("loser_fact_id", r.loserId) : noFactWithId("winner_fact_id", r.winnerId)
+      )
     })
   )
 
-export const resolve = Effect.fn("FactStore.resolve")(function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
-  if (r.winnerId === r.loserId) {
-    return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
+export const resolve = Effect.fn("relay/factStore/resolve")(
+  function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
+    if (r.winnerId === r.loserId) {
+      return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
+    }
+    const rows = yield* db.write(resolveQuery, {
+      callId: r.callId,
+      winnerId: r.winnerId,
+      loserId: r.loserId,
+      reason: r.reason,
+      resolvedBy: r.resolvedBy,
+      now
+    }, Row)
+    const row = rows[0]
+    if (row === undefined) return yield* missing(db, r)
+    if (row.created_at === null || row.reason === null || row.resolved_by === null) {
+      return yield* new InvalidResolution({
+        message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
+      })
+    }
+    // Not already resolved yet a reason other than ours: the edge is this request_id's, made by an
+    // earlier call with another reason. Nothing was written (the MERGE found the edge).
+    if (!row.existing && row.reason !== r.reason) {
+      return yield* new InvalidInput({ message: requestIdMessage.resolve })
+    }
+    const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
+    const resolved: Resolved = {
+      winner: row.winner,
+      loser: row.loser,
+      reason: row.reason,
+      resolvedBy: row.resolved_by,
+      createdAt: row.created_at,
+      alreadyResolved: row.existing,
+      stale: stale.items,
+      staleNextCursor: stale.next_cursor
+    }
+    return resolved
   }
-  const rows = yield* db.write(resolveQuery, {
-    callId: r.callId,
-    winnerId: r.winnerId,
-    loserId: r.loserId,
-    reason: r.reason,
-    resolvedBy: r.resolvedBy,
-    now
-  }, Row)
-  const row = rows[0]
-  if (row === undefined) return yield* missing(db, r)
-  if (row.created_at === null || row.reason === null || row.resolved_by === null) {
-    return yield* new InvalidResolution({
-      message: row.cycle ? resolutionMessage.supersedes_cycle : resolutionMessage.builds_on_each_other
-    })
-  }
-  // Not already resolved yet a reason other than ours: the edge is this request_id's, made by an
-  // earlier call with another reason. Nothing was written (the MERGE found the edge).
-  if (!row.existing && row.reason !== r.reason) {
-    return yield* new InvalidInput({ message: requestIdMessage.resolve })
-  }
-  const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
-  const resolved: Resolved = {
-    winner: row.winner,
-    loser: row.loser,
-    reason: row.reason,
-    resolvedBy: row.resolved_by,
-    createdAt: row.created_at,
-    alreadyResolved: row.existing,
-    stale: stale.items,
-    staleNextCursor: stale.next_cursor
-  }
-  return resolved
-})
+)

@@ -1,11 +1,11 @@
 import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
-import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { InvalidInput, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { Stamp } from "../../domain/time.js"
 import type { Retracted, Retraction } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { impact } from "./chains.js"
+import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
@@ -37,28 +37,30 @@ const Row = Schema.Struct({
   fact: FactFromRow
 })
 
-export const retract = Effect.fn("FactStore.retract")(function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
-  const rows = yield* db.write(retractQuery, {
-    factId: r.factId,
-    id: r.callId,
-    reason: r.reason,
-    retractedBy: r.retractedBy,
-    now
-  }, Row)
-  const row = rows[0]
-  if (row === undefined) return yield* new FactNotFound({ message: `fact_id: no fact with id ${r.factId}` })
-  // This call's id on a retraction with another reason: the request_id was used before with that reason.
-  if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
-  const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
-  const retracted: Retracted = {
-    id: row.id,
-    fact: row.fact,
-    reason: row.reason,
-    retractedBy: row.retracted_by,
-    createdAt: row.created_at,
-    alreadyRetracted: row.existing,
-    stale: stale.items,
-    staleNextCursor: stale.next_cursor
+export const retract = Effect.fn("relay/factStore/retract")(
+  function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
+    const rows = yield* db.write(retractQuery, {
+      factId: r.factId,
+      id: r.callId,
+      reason: r.reason,
+      retractedBy: r.retractedBy,
+      now
+    }, Row)
+    const row = rows[0]
+    if (row === undefined) return yield* noFactWithId("fact_id", r.factId)
+    // This call's id on a retraction with another reason: the request_id was used before with that reason.
+    if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
+    const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
+    const retracted: Retracted = {
+      id: row.id,
+      fact: row.fact,
+      reason: row.reason,
+      retractedBy: row.retracted_by,
+      createdAt: row.created_at,
+      alreadyRetracted: row.existing,
+      stale: stale.items,
+      staleNextCursor: stale.next_cursor
+    }
+    return retracted
   }
-  return retracted
-})
+)

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { normaliseContent } from "../../domain/content.js"
-import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { FactNotFound, InvalidInput, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown } from "../../domain/rules.js"
 import type { NewFact, Saved } from "../../services/FactStore.js"
@@ -10,7 +10,7 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
- * session, under the same parent: otherwise no row goes on and nothing is written, and `saveFact`
+ * session, under the same parent: otherwise no row goes on and nothing is written, and `save`
  * answers invalid_input on request_id. Inside the statement, so two racing calls cannot both pass.
  * (The parent is projected first: FalkorDB 4.16 fails the cached plan of a pattern comprehension
  * inside this WHERE with "Unable to locate a value with alias".)
@@ -71,29 +71,31 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
     Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> =>
       (rows[0]?.n ?? 0) > 0
         ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
-        : Effect.fail(new FactNotFound({ message: `parent_fact_id: no fact with id ${input.parentId}` }))
+        : Effect.fail(noFactWithId("parent_fact_id", input.parentId))
     )
   )
 
-export const saveFact = Effect.fn("FactStore.save")(function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
-  const norm = normaliseContent(input.content)
-  const rows = yield* db.write(input.parentId === null ? saveRoot : saveChild, {
-    id: input.id,
-    content: input.content,
-    norm,
-    writtenBy: input.writtenBy,
-    sessionId: input.sessionId,
-    parentId: input.parentId,
-    shown: forkSiblingsShown,
-    now
-  }, Row)
-  const row = rows[0]
-  if (row === undefined) return yield* noRow(db, input)
-  const saved: Saved = {
-    fact: row.fact,
-    forkSiblings: row.siblings,
-    siblingsTotal: row.siblingsTotal,
-    duplicateOf: row.duplicate[0] ?? null
+export const save = Effect.fn("relay/factStore/save")(
+  function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
+    const norm = normaliseContent(input.content)
+    const rows = yield* db.write(input.parentId === null ? saveRoot : saveChild, {
+      id: input.id,
+      content: input.content,
+      norm,
+      writtenBy: input.writtenBy,
+      sessionId: input.sessionId,
+      parentId: input.parentId,
+      shown: forkSiblingsShown,
+      now
+    }, Row)
+    const row = rows[0]
+    if (row === undefined) return yield* noRow(db, input)
+    const saved: Saved = {
+      fact: row.fact,
+      forkSiblings: row.siblings,
+      siblingsTotal: row.siblingsTotal,
+      duplicateOf: row.duplicate[0] ?? null
+    }
+    return saved
   }
-  return saved
-})
+)

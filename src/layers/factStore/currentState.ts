@@ -1,0 +1,62 @@
+import { Effect } from "effect"
+
+import { type DatabaseError } from "../../domain/errors.js"
+import type { Fact } from "../../domain/fact.js"
+import { currentBudget, page } from "../../domain/paging.js"
+import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { FactColumn, factMap, stampOf, statusOf } from "./projection.js"
+
+/**
+ * The newest facts of a window, filtered by writer and status before the LIMIT so a page is exact:
+ * one sort, then the status, then LIMIT, so the status is derived only until the page is full.
+ * The sort carries a LIMIT of its own that never cuts: without it FalkorDB 4.16 pushes the final
+ * `LIMIT $limit` into the sort, ahead of the status filter, and a page of active facts came back
+ * empty when the newest facts were stale (test/tools/status.test.ts).
+ */
+const recentQuery = (filter: "session" | "since", asOf: boolean) =>
+  `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
+  `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `WITH f ORDER BY f.created_at DESC LIMIT ${Number.MAX_SAFE_INTEGER} ` +
+  `WITH f, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
+  `WITH fact LIMIT $limit RETURN fact`
+
+const day = 24 * 60 * 60 * 1000
+
+/**
+ * Windows tried first for the newest facts before `before`. FalkorDB 4.16 sorts every fact for
+ * ORDER BY ... LIMIT (30-50 ms at 100k facts); a lower bound on created_at goes through the index
+ * instead (~1.5 ms). When a window holds more than `limit` matching facts, the newest `limit` + 1
+ * are all in it; otherwise widen, and at last take everything from 0.
+ */
+const windows = [day, 32 * day, Number.MAX_SAFE_INTEGER]
+
+/** One page of the newest facts (optionally of one session, writer or statuses) older than `before`, newest first. */
+export const currentState = (
+  db: GraphDatabase["Type"],
+  now: number,
+  options: CurrentStateOptions
+) => {
+  const { limit, sessionId } = options
+  const asOf = options.asOf ?? null
+  // As of a time: nothing stamped after it (before is exclusive, stamps are whole milliseconds).
+  const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
+  const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
+  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
+  const read = ([rows, budget]: readonly [ReadonlyArray<{ readonly fact: Fact }>, number]): Page<Fact> =>
+    page(rows.map((r) => r.fact), limit, (f) => [stampOf(f)], budget)
+  const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
+    const window = windows[i]!
+    const from = i === windows.length - 1 ? 0 : top - window
+    return db.read(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }, FactColumn)
+      .pipe(
+        Effect.flatMap((rows) =>
+          rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1)
+        )
+      )
+  }
+  const rows = sessionId !== null
+    ? db.read(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters }, FactColumn)
+    : attempt(0)
+  return Effect.map(Effect.zip(rows, currentBudget()), read)
+}

@@ -1,0 +1,87 @@
+import { Effect, Schema } from "effect"
+import { chainBudgetBytes, type ImpactCursor, type PageRequest } from "../../domain/chainPaging.js"
+import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain/descendants.js"
+import { noFactWithId } from "../../domain/errors.js"
+import type { Dependent } from "../../domain/fact.js"
+import { currentBudget, page } from "../../domain/paging.js"
+import type { Page } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { factFields, statusFrom, storedFields, tainting } from "./projection.js"
+
+/**
+ * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
+ * retracted:
+ * all impact needs to place every dependent (domain/descendants.ts). Bounded by the size of x's
+ * subtree, which the page does not bound: the order (distance, then age) is only known once every
+ * dependent is placed. Each row is four numbers, and no fact is mapped here.
+ */
+export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
+  `WITH x, ${tainting("x")} OR ` +
+  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE ${tainting("x_anc")} | 1]) > 0 AS tainted ` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) ` +
+  `RETURN id(x) AS root, tainted, ` +
+  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
+  `indegree(d, 'RETRACTS')] END) AS edges`
+
+/**
+ * The facts of one page, by node id, each with its parent's fact id. The ids are bound to plain
+ * variables first: `id(f) = r[0]` made FalkorDB 4.16 scan every node per row instead of seeking.
+ */
+export const pageFactsQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS parent ` +
+  `MATCH (f) WHERE id(f) = node MATCH (p) WHERE id(p) = parent ` +
+  `RETURN node, {${factFields("f")}, parent_id: p.id} AS fact`
+
+const SubtreeRow = Schema.Struct({
+  root: Schema.Number,
+  tainted: Schema.Boolean,
+  /** [parent node, child node, child's created_at, SUPERSEDES into it, RETRACTS into it] */
+  edges: Schema.Array(Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number))
+})
+
+/** A dependent's stored fields and parent; its status comes from where it was placed. */
+const PageFactRow = Schema.Struct({
+  node: Schema.Number,
+  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
+})
+
+export const impact = Effect.fn("relay/factStore/impact")(function*(
+  db: GraphDatabase["Type"],
+  id: string,
+  request: PageRequest<ImpactCursor>,
+  field = "fact_id"
+) {
+  const found = (yield* db.read(subtreeQuery, { id }, SubtreeRow))[0]
+  if (found === undefined) return yield* noFactWithId(field, id)
+  const placed = placeDescendants(
+    found.root,
+    found.tainted,
+    found.edges.map(([parent, child, createdAt, superseded, retracted]) => ({
+      parent,
+      child,
+      createdAt,
+      superseded: superseded > 0,
+      retracted: retracted > 0
+    }))
+  )
+  const wanted = after(placed, request.cursor, request.limit + 1)
+  if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
+  const rows = yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
+  const byNode = new Map(rows.map((r) => [r.node, r.fact]))
+  const keys = new Map<string, ImpactKey>()
+  const dependents = wanted.flatMap((p): Array<Dependent> => {
+    const fact = byNode.get(p.node)
+    if (fact === undefined) return []
+    keys.set(fact.id, impactKey(p))
+    return [{
+      fact: { ...fact, status: statusFrom(p) },
+      distance: p.distance
+    }]
+  })
+  const { items, next_cursor } = page(
+    dependents,
+    request.limit,
+    (d) => keys.get(d.fact.id)!,
+    yield* currentBudget(chainBudgetBytes)
+  )
+  return { items, next_cursor } satisfies Page<Dependent>
+})
