@@ -1,9 +1,9 @@
 import { Clock, Context, Effect, Exit, Runtime, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Caller } from "../domain/tokens.js"
-
 import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
+import { structuredContentSetting } from "../mcp/replyForm.js"
 import { teamGate } from "../mcp/teamGate.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -23,6 +23,7 @@ export interface Session {
  */
 export const makeSessions = Effect.gen(function*() {
   const settings = yield* Settings
+  const form = { structured: yield* structuredContentSetting }
   const storeFor = yield* makeWorkspaceStores
   // A token's bucket outlives its sessions: closing and reopening a session must not refill it.
   const limiterFor = yield* Effect.cachedFunction((_tokenId: string) => makeRateLimiter(settings.rateLimitPerMinute))
@@ -36,7 +37,7 @@ export const makeSessions = Effect.gen(function*() {
       const store = yield* Scope.extend(storeFor(caller.workspace), scope)
       const limiter = yield* limiterFor(caller.tokenId)
       const runtime = Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter))
-      const server = makeRelayServer(runOn(runtime), teamGate(caller))
+      const server = makeRelayServer(runOn(runtime), teamGate(caller), form)
       let closing: Promise<void> | undefined
       const transport: JsonHttpTransport = new JsonHttpTransport({
         sessionIdGenerator: () => randomUUID(),

@@ -25,6 +25,7 @@ import {
   resourceListing,
   resourceTemplates
 } from "./promptsAndResources.js"
+import { inForm, listedInForm, type ReplyForm } from "./replyForm.js"
 
 export const serverInfo = { name: "relay", version: packageVersion }
 
@@ -80,9 +81,10 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
   return (program) => runExit(program).then(Exit.getOrElse(() => failure("internal", internalMessage)))
 }
 
-export const makeRelayServer = (run: CallRunner, gate?: CallGate): Server => {
+export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { structured: true }): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions })
-  const tools = gate?.listing ?? listing
+  const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
+  const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
   const invoke = (tool: AnyTool, args: unknown): Promise<ToolResult> => {
     if (gate === undefined) return run(callTool(tool, args))
@@ -97,8 +99,8 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate): Server => {
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name)
     // An unknown name goes through the same policies, so it spends the rate limit too.
-    if (tool === undefined) return run(callUnknownTool(request.params.name))
-    return invoke(tool, request.params.arguments)
+    if (tool === undefined) return run(callUnknownTool(request.params.name)).then(sent)
+    return invoke(tool, request.params.arguments).then(sent)
   })
   server.setRequestHandler(ListPromptsRequestSchema, () => Promise.resolve({ prompts }))
   server.setRequestHandler(

@@ -4,6 +4,7 @@ import { Deferred, Effect, FiberSet, Runtime } from "effect"
 import { BoundedLines, maxRequestBytes } from "./boundedLines.js"
 import { failure, internalMessage, type ToolResult } from "./callTool.js"
 import { type CallRunner, makeRelayServer, type ToolServices } from "./mcpHandlers.js"
+import { structuredContentSetting } from "./replyForm.js"
 
 export { serverInfo } from "./mcpHandlers.js"
 
@@ -21,7 +22,7 @@ export const serveStdio = Effect.gen(function*() {
   // callTool maps every failure itself; a call that still fails was interrupted at shutdown.
   const run: CallRunner = (program) => runCall(program).catch((): ToolResult => failure("internal", internalMessage))
   const closed = yield* Deferred.make<void>()
-  const server = makeRelayServer(run)
+  const server = makeRelayServer(run, undefined, { structured: yield* structuredContentSetting })
 
   const finish = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
   server.onclose = finish
