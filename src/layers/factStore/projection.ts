@@ -80,14 +80,9 @@ export const FactFromRow = Schema.transform(
   Fact,
   {
     strict: true,
-    decode: (r) => ({
-      id: r.id,
-      content: r.content,
-      written_by: r.written_by,
-      session_id: r.session_id,
-      created_at: r.created_at,
-      parent_id: r.parent_id,
-      status: statusFrom(r)
+    decode: ({ retracted, stale, superseded, ...fact }) => ({
+      ...fact,
+      status: statusFrom({ retracted, stale, superseded })
     }),
     encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
   }
@@ -105,13 +100,9 @@ export const ChainFactFromRow = Schema.transform(
   Fact.omit("parent_id"),
   {
     strict: true,
-    decode: (r) => ({
-      id: r.id,
-      content: r.content,
-      written_by: r.written_by,
-      session_id: r.session_id,
-      created_at: r.created_at,
-      status: statusFrom(r)
+    decode: ({ retracted, stale, superseded, ...fact }) => ({
+      ...fact,
+      status: statusFrom({ retracted, stale, superseded })
     }),
     encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
   }
