@@ -4,20 +4,9 @@ import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { testGraphName } from "./testLayer.js"
-import { decodeStructured, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
+import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
 export type { ToolCallResult } from "./toolOutputs.js"
-
-/**
- * The undecoded shape, kept only for test/support/httpRelay.ts and the team tests until they decode
- * too (owned elsewhere); everything over stdio uses ToolCallResult.
- */
-export interface CallResult {
-  readonly isError?: boolean
-  readonly content: Array<{ type: string; text?: string }>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly structuredContent?: any
-}
 
 export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
 
@@ -60,15 +49,7 @@ export const connectRelay = async (
     client,
     graph,
     stderr: () => stderr,
-    call: async <N extends string>(name: N, args: Record<string, unknown> = {}) => {
-      const result = await client.callTool({ name, arguments: args })
-      const isError = result.isError === true
-      return {
-        ...result,
-        isError: isError ? true : undefined,
-        structuredContent: decodeStructured(name, isError, result.structuredContent)
-      } as ToolCallResult<OutputOf<N>>
-    },
+    call: (name, args) => callDecoded(client, name, args),
     close: () => client.close()
   }
 }
