@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { propertiesOf } from "../support/jsonSchema.js"
-import { connectRelay, type RelayClient } from "../support/mcpClient.js"
-import { type Admin, connectAdmin } from "../support/proof.js"
+import type { RelayClient } from "../support/mcpClient.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
-import { checkedCaller } from "./protocol.js"
+import { type checkedCaller, freshRelayPerTest } from "./protocol.js"
 
 /**
  * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
@@ -12,8 +11,8 @@ import { checkedCaller } from "./protocol.js"
  * its own server on a graph of its own and builds what it reads (`decided`, `retracted`).
  */
 describe("fact status over stdio", () => {
+  const relays = freshRelayPerTest()
   let relay: RelayClient | undefined
-  let admin: Admin
   let mcp: Awaited<ReturnType<typeof checkedCaller>>
   let ids: Record<string, string> = {}
 
@@ -35,8 +34,7 @@ describe("fact status over stdio", () => {
    * (on redis) is stale. Answers the decision's time.
    */
   const decided = async () => {
-    relay = await connectRelay()
-    mcp = await checkedCaller(relay)
+    ;({ relay, mcp } = await relays.start())
     ids = {}
     await save("root", "Refresh tokens need a store", "claude-desktop")
     await save("redis", "Store them in Redis", "cursor", "root")
@@ -55,19 +53,6 @@ describe("fact status over stdio", () => {
     await save("b", "Idle timer resets on each request", "zed", "a")
     return mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
   }
-
-  beforeAll(async () => {
-    admin = await connectAdmin()
-  })
-  afterEach(async () => {
-    const done = relay
-    relay = undefined
-    await done?.close()
-    if (done !== undefined) await admin.command(["GRAPH.DELETE", done.graph]).catch(() => undefined)
-  })
-  afterAll(async () => {
-    await admin?.close()
-  })
 
   it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
     await decided()
@@ -114,7 +99,7 @@ describe("fact status over stdio", () => {
     const again = await mcp.ok("relay_retract_fact", { fact_id: ids.a, reason: "other", retracted_by: "cursor" })
     expect([again.already_retracted, again.reason, again.retracted_by]).toEqual([true, "Wrong: it is 8 hours", "zed"])
     // Append-only: the fact is still there, unchanged, with one retraction.
-    const stored = await admin.query<{ content: string; n: number }>(
+    const stored = await relays.admin().query<{ content: string; n: number }>(
       relay!.graph,
       "MATCH (f:Fact {id: $id})<-[:RETRACTS]-(r:Retraction) RETURN f.content AS content, count(r) AS n",
       { id: ids.a }

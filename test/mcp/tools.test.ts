@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { untrustedHeader } from "../../src/mcp/render.js"
 import { propertiesOf } from "../support/jsonSchema.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
-import { type Admin, connectAdmin } from "../support/proof.js"
+import { connectAdmin } from "../support/proof.js"
 import { testGraphName } from "../support/testLayer.js"
 import { outputOf } from "../support/toolOutputs.js"
-import { checkedCaller } from "./protocol.js"
+import { checkedCaller, freshRelayPerTest } from "./protocol.js"
 
 /**
  * The tools through dist/server.js and the SDK's Client over stdio: every structured result is
@@ -58,8 +58,8 @@ const story = async (mcp: Caller, options: { resolved?: boolean } = {}): Promise
 }
 
 describe("all the tools over stdio", () => {
+  const relays = freshRelayPerTest()
   let relay: RelayClient | undefined
-  let admin: Admin
   let mcp: Caller
   const lines = (r: { content: Array<{ text?: string }> }) => (r.content[0]?.text ?? "").split("\n")
   /** A fact id as replies show it: its first 8 characters (more only where two ids of a reply share them). */
@@ -70,23 +70,9 @@ describe("all the tools over stdio", () => {
 
   /** A fresh server on a fresh graph, for this test alone. */
   const fresh = async () => {
-    relay = await connectRelay()
-    mcp = await checkedCaller(relay)
+    ;({ relay, mcp } = await relays.start())
     return mcp
   }
-
-  beforeAll(async () => {
-    admin = await connectAdmin()
-  })
-  afterEach(async () => {
-    const done = relay
-    relay = undefined
-    await done?.close()
-    if (done !== undefined) await admin.command(["GRAPH.DELETE", done.graph]).catch(() => undefined)
-  })
-  afterAll(async () => {
-    await admin?.close()
-  })
 
   it("declares plain JSON Schema objects: no $ref, and output schemas that reject a wrong result", async () => {
     await fresh()
@@ -309,7 +295,10 @@ describe("all the tools over stdio", () => {
       created_at: f.created_at
     })
     expect(lines(again)[1]).toBe(`Already resolved by cursor because "Redis wins because we need instant revocation"`)
-    const edges = await admin.query<{ n: number }>(relay!.graph, "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n")
+    const edges = await relays.admin().query<{ n: number }>(
+      relay!.graph,
+      "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"
+    )
     expect(edges[0]?.n).toBe(1)
   })
 
