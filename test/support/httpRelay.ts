@@ -1,8 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { randomBytes } from "node:crypto"
-import { inject } from "vitest"
 import { tokenCommand } from "../../bench/relayProcess.js"
+import { falkordbEnv } from "./mcpClient.js"
 import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
 // One copy of the process handling, shared with the benchmarks.
@@ -16,18 +16,8 @@ export interface DatabaseEnv {
 }
 
 /** The environment that points Relay (and the token CLI) at this run's FalkorDB. */
-export const databaseEnv = (tokenGraph: string, extra: Record<string, string> = {}): DatabaseEnv => {
-  const { host, password, port } = inject("falkordb")
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    FALKORDB_HOST: host,
-    FALKORDB_PORT: String(port),
-    FALKORDB_PASSWORD: password,
-    RELAY_TOKEN_GRAPH: tokenGraph,
-    ...extra
-  }
-}
+export const databaseEnv = (tokenGraph: string, extra: Record<string, string> = {}): DatabaseEnv =>
+  falkordbEnv({ RELAY_TOKEN_GRAPH: tokenGraph, ...extra })
 
 export const createToken = async (env: DatabaseEnv, name: string, workspace: string, readOnly = false) =>
   (await tokenCommand(env, ["create", "--name", name, "--workspace", workspace, ...(readOnly ? ["--read-only"] : [])]))

@@ -8,6 +8,19 @@ import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.j
 
 export type { ToolCallResult } from "./toolOutputs.js"
 
+/** The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB, and nothing else of ours. */
+export const falkordbEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const { host, password, port } = inject("falkordb")
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    FALKORDB_HOST: host,
+    FALKORDB_PORT: String(port),
+    FALKORDB_PASSWORD: password,
+    ...extra
+  }
+}
+
 export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
 
 export interface RelayClient {
@@ -27,17 +40,8 @@ export interface RelayClient {
 export const connectRelay = async (
   options: { graph?: string; env?: Record<string, string>; name?: string } = {}
 ): Promise<RelayClient> => {
-  const { host, password, port } = inject("falkordb")
   const graph = options.graph ?? testGraphName("mcp")
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    FALKORDB_HOST: host,
-    FALKORDB_PORT: String(port),
-    FALKORDB_PASSWORD: password,
-    RELAY_GRAPH: graph,
-    ...options.env
-  }
+  const env = falkordbEnv({ RELAY_GRAPH: graph, ...options.env })
   const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "pipe" })
   let stderr = ""
   transport.stderr?.on("data", (chunk: Buffer) => {
