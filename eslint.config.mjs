@@ -25,11 +25,5 @@ export default tseslint.config(
         }
       }]
     }
-  },
-  {
-    // Still undecoded: the HTTP team tests (their client is test/support/httpRelay.ts) and the benches.
-    // Everything else decodes structuredContent with the tools' output Schemas (test/support/toolOutputs.ts).
-    files: ["test/team/**", "bench/**"],
-    rules: { "@typescript-eslint/no-explicit-any": "warn" }
   }
 )

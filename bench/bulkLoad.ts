@@ -36,23 +36,25 @@ export const batches = <A>(xs: ReadonlyArray<A>, n: number): Array<ReadonlyArray
 
 const batch = 5000
 
+/** Creates the facts in `$rows` (StoredFacts); shared with the hostile shapes of test/hostile/chainShapes.ts. */
+export const createFactsCypher =
+  `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+  `session_id: r.session_id, created_at: r.created_at})`
+
+/** Links each [child, parent] in `$edges` with BUILDS_ON. */
+export const createBuildsOnCypher =
+  `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`
+
 export const createFacts = async (graph: Graph, facts: ReadonlyArray<StoredFact>) => {
   for (const rows of batches(facts, batch)) {
-    await graph.query(
-      `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-        `session_id: r.session_id, created_at: r.created_at})`,
-      { params: { rows: rows as never } }
-    )
+    await graph.query(createFactsCypher, { params: { rows: rows as never } })
   }
 }
 
 /** Each edge is [child, parent]. */
 export const createBuildsOn = async (graph: Graph, edges: ReadonlyArray<readonly [string, string]>) => {
   for (const part of batches(edges, batch)) {
-    await graph.query(
-      `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`,
-      { params: { edges: part as never } }
-    )
+    await graph.query(createBuildsOnCypher, { params: { edges: part as never } })
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FalkorDB, Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
+import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
 import { type GeneratedGraph, makeForkPairs, rng } from "./graph.js"
 import { type inProcessRelay, replay, type StdioRelay } from "./relay.js"
 import { sample, type SampleOptions, type Stats } from "./sampler.js"
@@ -26,6 +27,9 @@ const orFailed = (run: () => Promise<Stats>): Promise<Stats | Failed> =>
 
 type Args = Record<string, unknown>
 
+/** The new fact's id in a relay_save_fact answer (the scenarios hold tools of every kind, so results arrive untyped). */
+const savedId = (result: unknown) => (result as EncodedOutputOf<"relay_save_fact">).fact.id
+
 /** How one tool is driven: the input of call i, and which recorded values a floor call swaps for i's. */
 interface Scenario {
   readonly tool: string
@@ -35,7 +39,7 @@ interface Scenario {
   /** The ids in the arguments (swapped in the floor's replay). */
   readonly ids: (args: Args) => ReadonlyArray<string>
   /** Called with each result (e.g. to hand a new fact back as a fresh parent). */
-  readonly after?: (result: Record<string, any>, args: Args) => void
+  readonly after?: (result: unknown, args: Args) => void
 }
 
 const readOptions: SampleOptions = { warmup: 20, min: 20, max: 400, budgetMs: 1500 }
@@ -92,7 +96,7 @@ export const measureTools = async (
       }),
       ids: (a) => [a.parent_fact_id as string],
       after: (r) => {
-        cx.pool.give(r.fact.id)
+        cx.pool.give(savedId(r))
       }
     },
     {
@@ -124,7 +128,7 @@ export const measureTools = async (
     const { result, trace } = await cx.inproc.recorder.record(() => cx.inproc.call(s.tool, firstArgs))
     s.after?.(result, firstArgs)
     const recordedIds = s.ids(firstArgs)
-    const recordedNew: string | undefined = s.tool === "relay_save_fact" ? result.fact.id : undefined
+    const recordedNew: string | undefined = s.tool === "relay_save_fact" ? savedId(result) : undefined
 
     const floor = await orFailed(() =>
       sample(async (i) => {

@@ -21,6 +21,12 @@ const memoryEntry = join(
   "index.js"
 )
 
+/** What server-memory's open_nodes and read_graph answer (it lists no outputSchema to type them by). */
+interface MemoryGraph {
+  readonly entities: ReadonlyArray<{ readonly observations: ReadonlyArray<string> }>
+  readonly relations: ReadonlyArray<{ readonly from: string; readonly to: string; readonly relationType: string }>
+}
+
 const opts: SampleOptions = { warmup: 3, min: 10, max: 150, budgetMs: 2000 }
 
 export interface Side {
@@ -127,18 +133,17 @@ export const compareWithMemoryServer = async (args: {
         let current: string | undefined = targets[i % targets.length]
         let hops = 0
         while (current !== undefined && hops++ < 10_000) {
-          const r: Record<string, any> = await memory.call("open_nodes", { names: [current] })
-          const up = (r.relations as Array<{ from: string; to: string; relationType: string }>)
-            .find((x) => x.from === current && x.relationType === "builds_on")
+          const r = await memory.call("open_nodes", { names: [current] }) as MemoryGraph
+          const up = r.relations.find((x) => x.from === current && x.relationType === "builds_on")
           current = up?.to
         }
       }, opts),
       // "Recent facts" = read the whole graph and sort by the created_at observation on the client.
       recent: await sample(async () => {
-        const r: Record<string, any> = await memory.call("read_graph", {})
-        const at = (e: { observations: Array<string> }) =>
+        const r = await memory.call("read_graph", {}) as MemoryGraph
+        const at = (e: { readonly observations: ReadonlyArray<string> }) =>
           e.observations.find((o) => o.startsWith("created_at: ")) ?? ""
-        ;[...(r.entities as Array<{ observations: Array<string> }>)].sort((a, b) => at(b).localeCompare(at(a))).slice(
+        ;[...r.entities].sort((a, b) => at(b).localeCompare(at(a))).slice(
           0,
           20
         )

@@ -11,6 +11,7 @@ import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { type CypherParams, GraphDatabase } from "../src/services/GraphDatabase.js"
 import { Settings } from "../src/services/Settings.js"
 import { tools } from "../src/tools/registry.js"
+import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
 import { type BenchDatabase, relayEnv } from "./db.js"
 
 /** One statement as the app sent it; statements of one group were in flight together. */
@@ -86,12 +87,13 @@ export const inProcessRelay = (db: BenchDatabase, graph: string) => {
   const { recorder, runtime } = recordedRelay(db, graph)
   const byName = new Map(tools.map((t) => [t.name, t]))
   /** The MCP edge's own path: decode, policies, handler, result mapping. */
-  const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, any>> => {
+  const call: BenchCall = async (name, args) => {
     const tool = byName.get(name)
     if (tool === undefined) throw new Error(`no tool ${name}`)
     const r: ToolResult = await runtime.runPromise(callTool(tool, args))
     if (r.isError === true) throw new Error(`${name} failed in-process: ${r.content[0]?.text}`)
-    return r.structuredContent
+    // The structuredContent is the output encoded with the tool's own Schema: its EncodedOutputOf.
+    return r.structuredContent as EncodedOutputOf<typeof name>
   }
   return { call, recorder, dispose: () => runtime.dispose() }
 }
@@ -119,10 +121,13 @@ export const replay = async (
   }
 }
 
+/** A tool call that answers the tool's output as JSON (throwing on an error result). */
+export type BenchCall = <N extends string>(name: N, args: Record<string, unknown>) => Promise<EncodedOutputOf<N>>
+
 export const serverEntry = fileURLToPath(new URL("../dist/server.js", import.meta.url))
 
 export interface StdioRelay {
-  readonly call: (name: string, args: Record<string, unknown>) => Promise<Record<string, any>>
+  readonly call: BenchCall
   readonly rssMb: () => number
   readonly close: () => Promise<void>
 }
@@ -148,7 +153,8 @@ export const stdioClient = async (
       if (r.isError === true) {
         throw new Error(`${label} ${name} failed: ${JSON.stringify(r.content).slice(0, 300)} ${stderr.slice(-500)}`)
       }
-      return (r.structuredContent ?? { content: r.content }) as Record<string, any>
+      // The SDK has checked it against the listed outputSchema; another server (memoryServer.ts) may have none.
+      return (r.structuredContent ?? { content: r.content }) as EncodedOutputOf<typeof name>
     },
     rssMb: () => {
       if (pid === null) return NaN

@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto"
 import { availableParallelism, loadavg } from "node:os"
 import { normaliseContent } from "../src/domain/content.js"
 import { toFullTextQuery } from "../src/domain/search.js"
+import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
 import { bareClient, openDatabase } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
 import { inProcessRelay } from "./relay.js"
@@ -101,7 +102,7 @@ const main = async () => {
     const medians: Array<number> = []
     for (const [label, args] of cases) {
       const ms: Array<number> = []
-      let out: Record<string, any> = {}
+      let out: EncodedOutputOf<"relay_search"> = { hits: [], next_cursor: null }
       for (let i = -3; i < RUNS; i++) {
         const s = performance.now()
         out = await relay.call("relay_search", args)

@@ -1,4 +1,5 @@
 import type { FalkorDB } from "falkordb"
+import type { BenchCall } from "./relay.js"
 
 /** Fresh parents (facts nobody builds on yet): a save takes one and gives its new fact back. */
 export class ParentPool {
@@ -16,7 +17,7 @@ export class ParentPool {
   }
 }
 
-type Call = (name: string, args: Record<string, unknown>) => Promise<Record<string, any>>
+type Call = BenchCall
 
 export interface Throughput {
   readonly callers: number

@@ -23,140 +23,110 @@ const dropGraph = async (graph: string) => {
   }
 }
 
+/**
+ * Four writer processes save 60 facts each while `brief` (one briefing, read to its end) runs over
+ * and over on a fifth, and once more after the writes; answers the ids saved and the ids seen.
+ */
+const underConcurrentWrites = async (
+  label: string,
+  brief: (reader: RelayClient, seen: Array<string>) => Promise<void>
+) => {
+  const graph = testGraphName(label)
+  const clients: Array<RelayClient> = []
+  try {
+    const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
+    clients.push(...writers)
+    const reader = await connectRelay({ graph, env, name: "reader" })
+    clients.push(reader)
+
+    const saved: Array<string> = []
+    let writing = true
+    const write = async (client: RelayClient, w: number) => {
+      // Three saves in flight per process, so writes from all four interleave at the database.
+      const lanes = [0, 1, 2].map(async (lane) => {
+        for (let i = lane; i < 60; i += 3) {
+          const r = await client.call("relay_save_fact", {
+            content: `writer ${w} fact ${i}`,
+            written_by: `writer-${w}`,
+            session_id: `w${w}`
+          })
+          expect(r.isError).toBeFalsy()
+          saved.push(outputOf(r).fact.id)
+        }
+      })
+      await Promise.all(lanes)
+    }
+    const seen: Array<string> = []
+    let briefings = 0
+    const read = async () => {
+      while (writing) {
+        await brief(reader, seen)
+        briefings++
+      }
+      await brief(reader, seen)
+      briefings++
+    }
+    const reading = read()
+    await Promise.all(writers.map((c, i) => write(c, i + 1)))
+    writing = false
+    await reading
+
+    expect(saved).toHaveLength(240)
+    expect(new Set(seen).size).toBe(seen.length)
+    expect([...seen].sort()).toEqual([...saved].sort())
+    // The reader really did read while the writers wrote.
+    expect(briefings).toBeGreaterThan(3)
+    return { briefings }
+  } finally {
+    await Promise.all(clients.map((c) => c.close()))
+    await dropGraph(graph)
+  }
+}
+
 describe("briefings chain exactly", () => {
   it("a reader chaining as_of sees 240 facts from 4 concurrent writer processes exactly once", async () => {
-    const graph = testGraphName("chain")
-    const clients: Array<RelayClient> = []
-    try {
-      const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
-      clients.push(...writers)
-      const reader = await connectRelay({ graph, env, name: "reader" })
-      clients.push(reader)
-
-      const saved: Array<string> = []
-      let writing = true
-      const write = async (client: RelayClient, w: number) => {
-        // Three saves in flight per process, so writes from all four interleave at the database.
-        const lanes = [0, 1, 2].map(async (lane) => {
-          for (let i = lane; i < 60; i += 3) {
-            const r = await client.call("relay_save_fact", {
-              content: `writer ${w} fact ${i}`,
-              written_by: `writer-${w}`,
-              session_id: `w${w}`
-            })
-            expect(r.isError).toBeFalsy()
-            saved.push(outputOf(r).fact.id)
-          }
-        })
-        await Promise.all(lanes)
+    let since: string | undefined
+    await underConcurrentWrites("chain", async (reader, seen) => {
+      const r = await reader.call(
+        "relay_get_briefing",
+        since === undefined ? { my_name: "reader" } : { my_name: "reader", since }
+      )
+      expect(r.isError).toBeFalsy()
+      if (since !== undefined) expect(outputOf(r).since).toBe(since)
+      for (const f of outputOf(r).new_facts) seen.push(f.id)
+      // A window larger than one page is read to its end before its as_of is chained.
+      for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
+        const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor })
+        expect(more.isError).toBeFalsy()
+        expect(outputOf(more).as_of).toBe(outputOf(r).as_of)
+        for (const f of outputOf(more).new_facts) seen.push(f.id)
+        cursor = outputOf(more).next_cursor
       }
-      const seen: Array<string> = []
-      let since: string | undefined
-      let briefings = 0
-      const brief = async () => {
-        const r = await reader.call(
-          "relay_get_briefing",
-          since === undefined ? { my_name: "reader" } : { my_name: "reader", since }
-        )
-        expect(r.isError).toBeFalsy()
-        if (since !== undefined) expect(outputOf(r).since).toBe(since)
-        briefings++
-        for (const f of outputOf(r).new_facts) seen.push(f.id)
-        // A window larger than one page is read to its end before its as_of is chained.
-        for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
-          const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor })
-          expect(more.isError).toBeFalsy()
-          expect(outputOf(more).as_of).toBe(outputOf(r).as_of)
-          for (const f of outputOf(more).new_facts) seen.push(f.id)
-          cursor = outputOf(more).next_cursor
-        }
-        since = outputOf(r).as_of
-      }
-      const read = async () => {
-        while (writing) await brief()
-        await brief()
-      }
-      const reading = read()
-      await Promise.all(writers.map((c, i) => write(c, i + 1)))
-      writing = false
-      await reading
-
-      expect(saved).toHaveLength(240)
-      expect(new Set(seen).size).toBe(seen.length)
-      expect([...seen].sort()).toEqual([...saved].sort())
-      // The reader really did read while the writers wrote.
-      expect(briefings).toBeGreaterThan(3)
-    } finally {
-      await Promise.all(clients.map((c) => c.close()))
-      await dropGraph(graph)
-    }
+      since = outputOf(r).as_of
+    })
   }, 60_000)
 
   it(
     "a reader leaving since out (its cursor in the graph) sees 240 facts from 4 concurrent writer processes exactly once",
     async () => {
-      const graph = testGraphName("chain_auto")
-      const clients: Array<RelayClient> = []
-      try {
-        const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
-        clients.push(...writers)
-        const reader = await connectRelay({ graph, env, name: "reader" })
-        clients.push(reader)
-
-        const saved: Array<string> = []
-        let writing = true
-        const write = async (client: RelayClient, w: number) => {
-          const lanes = [0, 1, 2].map(async (lane) => {
-            for (let i = lane; i < 60; i += 3) {
-              const r = await client.call("relay_save_fact", {
-                content: `writer ${w} fact ${i}`,
-                written_by: `writer-${w}`,
-                session_id: `w${w}`
-              })
-              expect(r.isError).toBeFalsy()
-              saved.push(outputOf(r).fact.id)
-            }
-          })
-          await Promise.all(lanes)
+      let previous: string | undefined
+      let paged = 0
+      // No since, no as_of kept by the client: only my_name, and a small limit so windows take pages.
+      const { briefings } = await underConcurrentWrites("chain_auto", async (reader, seen) => {
+        const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
+        expect(r.isError).toBeFalsy()
+        if (previous !== undefined) expect(outputOf(r).since).toBe(previous)
+        for (const f of outputOf(r).new_facts) seen.push(f.id)
+        for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
+          const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
+          expect(more.isError).toBeFalsy()
+          paged++
+          for (const f of outputOf(more).new_facts) seen.push(f.id)
+          cursor = outputOf(more).next_cursor
         }
-        const seen: Array<string> = []
-        let previous: string | undefined
-        let briefings = 0
-        let paged = 0
-        // No since, no as_of kept by the client: only my_name, and a small limit so windows take pages.
-        const brief = async () => {
-          const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
-          expect(r.isError).toBeFalsy()
-          if (previous !== undefined) expect(outputOf(r).since).toBe(previous)
-          briefings++
-          for (const f of outputOf(r).new_facts) seen.push(f.id)
-          for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
-            const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
-            expect(more.isError).toBeFalsy()
-            paged++
-            for (const f of outputOf(more).new_facts) seen.push(f.id)
-            cursor = outputOf(more).next_cursor
-          }
-          previous = outputOf(r).as_of
-        }
-        const read = async () => {
-          while (writing) await brief()
-          await brief()
-        }
-        const reading = read()
-        await Promise.all(writers.map((c, i) => write(c, i + 1)))
-        writing = false
-        await reading
-
-        expect(saved).toHaveLength(240)
-        expect(new Set(seen).size).toBe(seen.length)
-        expect([...seen].sort()).toEqual([...saved].sort())
-        expect(briefings).toBeGreaterThan(3)
-        console.error(`automatic briefings: ${briefings}, further pages: ${paged}`)
-      } finally {
-        await Promise.all(clients.map((c) => c.close()))
-        await dropGraph(graph)
-      }
+        previous = outputOf(r).as_of
+      })
+      console.error(`automatic briefings: ${briefings}, further pages: ${paged}`)
     },
     120_000
   )

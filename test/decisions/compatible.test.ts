@@ -32,8 +32,14 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     (await ok("relay_detect_conflicts", args)).conflicts.map((
       c
     ) => [c.parent.id, c.children.map((f) => f.id), c.children_total])
+  const compatibleArgs = (a: string, b: string, reason = "r") => ({
+    outcome: "compatible",
+    fact_ids: [a, b],
+    reason,
+    resolved_by: "lead"
+  })
   const compatible = (a: string, b: string, reason = "both hold") =>
-    relay.call("relay_resolve_conflict", { outcome: "compatible", fact_ids: [a, b], reason, resolved_by: "lead" })
+    relay.call("relay_resolve_conflict", compatibleArgs(a, b, reason))
 
   beforeAll(async () => {
     ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
@@ -110,12 +116,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       const child = await save(`Cache option ${i}`, root.id)
       if (orders.has(child.id < root.id)) continue
       orders.add(child.id < root.id)
-      const error = await refused("relay_resolve_conflict", {
-        outcome: "compatible",
-        fact_ids: [child.id, root.id],
-        reason: "r",
-        resolved_by: "lead"
-      })
+      const error = await refused("relay_resolve_conflict", compatibleArgs(child.id, root.id))
       expect(error.code).toBe("invalid_resolution")
       expect(error.message).toContain("siblings")
     }
@@ -126,12 +127,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     const root = await save("Which queue?")
     const x = await save("Use Kafka", root.id)
     const y = await save("Use NATS", root.id)
-    const notSiblings = await refused("relay_resolve_conflict", {
-      outcome: "compatible",
-      fact_ids: [root.id, x.id],
-      reason: "r",
-      resolved_by: "lead"
-    })
+    const notSiblings = await refused("relay_resolve_conflict", compatibleArgs(root.id, x.id))
     expect(notSiblings.code).toBe("invalid_resolution")
     expect(notSiblings.message).toContain("siblings")
 
@@ -144,28 +140,13 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     })
     expect(decided.outcome).toBe("supersede")
     expect(decided.winner!.id).toBe(x.id)
-    const overruled = await refused("relay_resolve_conflict", {
-      outcome: "compatible",
-      fact_ids: [y.id, x.id],
-      reason: "r",
-      resolved_by: "lead"
-    })
+    const overruled = await refused("relay_resolve_conflict", compatibleArgs(y.id, x.id))
     expect(overruled.code).toBe("invalid_resolution")
     expect(overruled.message).toContain("already supersedes")
 
-    const same = await refused("relay_resolve_conflict", {
-      outcome: "compatible",
-      fact_ids: [x.id, x.id],
-      reason: "r",
-      resolved_by: "lead"
-    })
+    const same = await refused("relay_resolve_conflict", compatibleArgs(x.id, x.id))
     expect(same.code).toBe("invalid_resolution")
-    const ghost = await refused("relay_resolve_conflict", {
-      outcome: "compatible",
-      fact_ids: [x.id, randomUUID()],
-      reason: "r",
-      resolved_by: "lead"
-    })
+    const ghost = await refused("relay_resolve_conflict", compatibleArgs(x.id, randomUUID()))
     expect(ghost.code).toBe("fact_not_found")
     for (
       const args of [

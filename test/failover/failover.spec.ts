@@ -1,8 +1,6 @@
 import { FalkorDB } from "falkordb"
-import { execFile, spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { expect, it } from "vitest"
+import { type HttpRelay, startHttpRelay, tokenCommand } from "../../bench/relayProcess.js"
 import { connectHttp, type HttpClient } from "../support/httpRelay.js"
 
 /**
@@ -20,8 +18,6 @@ interface Team {
   readonly stop: () => Promise<unknown>
 }
 const teamModule = new URL("../../scripts/team.mjs", import.meta.url).href
-const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
-const tokenCli = fileURLToPath(new URL("../../dist/cli/token.js", import.meta.url))
 
 /** mulberry32: the kill moment from the seed alone (the ports are free ones the system picks). */
 const prng = (seed: number) => () => {
@@ -32,29 +28,6 @@ const prng = (seed: number) => () => {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const startRelay = (env: Record<string, string>) =>
-  new Promise<{ url: string; stop: () => Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, [serverEntry, "--http"], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let stderr = ""
-    child.stdout.resume()
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString()
-      const m = /ready on (http:\/\/\S+\/mcp)/.exec(stderr)
-      if (m !== null) {
-        resolve({
-          url: m[1]!,
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done()
-              child.once("exit", () => done())
-              child.kill("SIGTERM")
-            })
-        })
-      }
-    })
-    child.once("exit", (code) => reject(new Error(`relay exited ${code}: ${stderr.slice(-600)}`)))
-  })
 
 interface Outcome {
   readonly content: string
@@ -69,7 +42,7 @@ const runSeed = async (seed: number) => {
   const { startTeam } = await import(teamModule) as { startTeam: (o: { base?: number }) => Promise<Team> }
   // Fixed offsets from a seeded base once landed a sentinel on a port in use: let the system pick.
   const team = await startTeam({})
-  const relays: Array<{ url: string; stop: () => Promise<void> }> = []
+  const relays: Array<HttpRelay> = []
   const clients: Array<HttpClient> = []
   try {
     const env = {
@@ -82,12 +55,7 @@ const runSeed = async (seed: number) => {
     // On a loaded machine a connect can time out: try again, as a person at the CLI would.
     const token = async (name: string, tries = 3): Promise<string> => {
       try {
-        return (await promisify(execFile)(
-          process.execPath,
-          [tokenCli, "create", "--name", name, "--workspace", "team"],
-          { env }
-        ))
-          .stdout.trim()
+        return (await tokenCommand(env, ["create", "--name", name, "--workspace", "team"])).stdout
       } catch (e) {
         if (tries <= 1) throw e
         return token(name, tries - 1)
@@ -95,7 +63,7 @@ const runSeed = async (seed: number) => {
     }
     const first = await token("writer-0")
     const tokens = [first, ...await Promise.all([1, 2, 3].map((i) => token(`writer-${i}`)))]
-    for (let i = 0; i < 4; i++) relays.push(await startRelay(env))
+    for (let i = 0; i < 4; i++) relays.push(await startHttpRelay(env))
     for (let i = 0; i < 4; i++) clients.push(await connectHttp(relays[i]!.url, tokens[i]!))
 
     const outcomes: Array<Outcome> = []

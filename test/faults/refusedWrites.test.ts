@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { rmSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
 import { freePort, type RunningServer, startServer } from "../support/falkordbServer.js"
+import { saveFork } from "../support/fork.js"
 import type { RelayClient, ToolCallResult } from "../support/mcpClient.js"
 import { type Admin, connectAdmin, connectRelayTo, isAlive, relayPid } from "../support/proof.js"
 import { testGraphName } from "../support/testLayer.js"
@@ -78,19 +79,10 @@ describe("a database that refuses writes", () => {
       connectAdmin(server),
       connectRelayTo(server, { graph, env: { RELAY_RATE_LIMIT: "1000000" } })
     ])
-    const save = async (content: string, parent?: string) => {
-      const r = await relay.call("relay_save_fact", {
-        content,
-        written_by: "tester",
-        session_id: "s",
-        ...(parent === undefined ? {} : { parent_fact_id: parent })
-      })
-      expect(r.isError, r.content[0]?.text).toBeFalsy()
-      return outputOf(r).fact.id as string
-    }
-    ids.root = await save("which cache")
-    ids.a = await save("memcached", ids.root)
-    ids.b = await save("valkey", ids.root)
+    Object.assign(
+      ids,
+      await saveFork(relay, ["which cache", "memcached", "valkey"], { written_by: "tester", session_id: "s" })
+    )
   })
   afterAll(async () => {
     await relay?.close()

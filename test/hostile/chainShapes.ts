@@ -1,22 +1,13 @@
 import { randomUUID } from "node:crypto"
-import { normaliseContent } from "../../src/domain/content.js"
+import { batches, createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
 
 /**
  * Hostile BUILDS_ON shapes written in a few batched statements (saving 3,000 facts one tool call at
  * a time would take most of a test's time): the same properties and edges relay_save_fact and
  * relay_resolve_conflict leave, with stamps that grow along every chain as Relay's do.
  */
-export interface ShapeFact {
-  readonly id: string
-  readonly content: string
-  readonly norm: string
-  readonly written_by: string
-  readonly session_id: string
-  readonly created_at: number
-}
-
 export interface Shape {
-  readonly facts: ReadonlyArray<ShapeFact>
+  readonly facts: ReadonlyArray<StoredFact>
   /** [child, parent] */
   readonly links: ReadonlyArray<readonly [string, string]>
   /** [winner, loser] */
@@ -24,17 +15,8 @@ export interface Shape {
   readonly lastStamp: number
 }
 
-const make = (i: number, at: number, content: (i: number) => string): ShapeFact => {
-  const text = content(i)
-  return {
-    id: randomUUID(),
-    content: text,
-    norm: normaliseContent(text),
-    written_by: "hostile",
-    session_id: "hostile",
-    created_at: at
-  }
-}
+const make = (i: number, at: number, content: (i: number) => string): StoredFact =>
+  storedFact(randomUUID(), content(i), "hostile", "hostile", at)
 
 /** A chain of `depth` facts, root first, and one fact outside it superseding the fact at `supersededAt`. */
 export const deepChain = (
@@ -69,20 +51,10 @@ export const wideRoot = (width: number, content: (i: number) => string, start = 
 
 /** The statements that write a shape, in order, each with its parameters (batches of 1,000). */
 export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: Record<string, unknown> }> => {
-  const batches = <A>(xs: ReadonlyArray<A>) =>
-    Array.from({ length: Math.ceil(xs.length / 1000) }, (_, i) => xs.slice(i * 1000, (i + 1) * 1000))
   return [
-    ...batches(shape.facts).map((rows) => ({
-      cypher:
-        `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-        `session_id: r.session_id, created_at: r.created_at})`,
-      params: { rows }
-    })),
-    ...batches(shape.links).map((edges) => ({
-      cypher: `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`,
-      params: { edges }
-    })),
-    ...batches(shape.supersedes).map((edges) => ({
+    ...batches(shape.facts, 1000).map((rows) => ({ cypher: createFactsCypher, params: { rows } })),
+    ...batches(shape.links, 1000).map((edges) => ({ cypher: createBuildsOnCypher, params: { edges } })),
+    ...batches(shape.supersedes, 1000).map((edges) => ({
       cypher: `UNWIND $edges AS e MATCH (w:Fact {id: e[0]}), (l:Fact {id: e[1]}) ` +
         `CREATE (w)-[:SUPERSEDES {reason: 'hostile', resolved_by: 'hostile', created_at: $at, call_id: 'hostile'}]->(l)`,
       params: { edges, at: shape.lastStamp }

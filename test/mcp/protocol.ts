@@ -1,8 +1,9 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
-import { expect } from "vitest"
+import { afterAll, afterEach, beforeAll, expect } from "vitest"
 import { untrustedHeader } from "../../src/mcp/render.js"
-import type { RelayClient } from "../support/mcpClient.js"
+import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { type Admin, connectAdmin } from "../support/proof.js"
 import type { OutputOf, ToolCallResult } from "../support/toolOutputs.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 
@@ -84,4 +85,33 @@ export const factContents = (value: unknown): Array<string> => {
   const record = value as Record<string, unknown>
   const own = typeof record.content === "string" && typeof record.status === "string" ? [record.content] : []
   return [...own, ...Object.values(record).flatMap(factContents)]
+}
+
+/**
+ * For tests that each start their own server on a graph of their own, so any one runs alone:
+ * `start()` connects one (its calls checked by checkedCaller); after each test it is closed and
+ * its graph deleted.
+ */
+export const freshRelayPerTest = () => {
+  let admin: Admin | undefined
+  let current: RelayClient | undefined
+  beforeAll(async () => {
+    admin = await connectAdmin()
+  })
+  afterEach(async () => {
+    const done = current
+    current = undefined
+    await done?.close()
+    if (done !== undefined) await admin?.command(["GRAPH.DELETE", done.graph]).catch(() => undefined)
+  })
+  afterAll(async () => {
+    await admin?.close()
+  })
+  return {
+    start: async () => {
+      current = await connectRelay()
+      return { relay: current, mcp: await checkedCaller(current) }
+    },
+    admin: () => admin!
+  }
 }

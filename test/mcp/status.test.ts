@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { propertiesOf } from "../support/jsonSchema.js"
-import { connectRelay, type RelayClient } from "../support/mcpClient.js"
-import { type Admin, connectAdmin } from "../support/proof.js"
+import type { RelayClient } from "../support/mcpClient.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
-import { checkedCaller } from "./protocol.js"
+import { type checkedCaller, freshRelayPerTest } from "./protocol.js"
 
 /**
  * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
  * of relay_get_current_state, relay_retract_fact, and as_of (time travel) on context, current state
- * and search. Every result is checked against its outputSchema by checkedCaller.
+ * and search. Every result is checked against its outputSchema by checkedCaller. Each test starts
+ * its own server on a graph of its own and builds what it reads (`decided`, `retracted`).
  */
 describe("fact status over stdio", () => {
-  let relay: RelayClient
-  let admin: Admin
+  const relays = freshRelayPerTest()
+  let relay: RelayClient | undefined
   let mcp: Awaited<ReturnType<typeof checkedCaller>>
-  const ids: Record<string, string> = {}
-  let resolvedAt = ""
-  let retractedAt = ""
+  let ids: Record<string, string> = {}
 
   const save = async (key: string, content: string, by: string, parent?: string) => {
     const r = await mcp.ok("relay_save_fact", {
@@ -31,28 +29,34 @@ describe("fact status over stdio", () => {
   const state = async (args: Record<string, unknown>) =>
     (await mcp.ok("relay_get_current_state", args)).facts.map((f) => [f.id, f.status])
 
-  beforeAll(async () => {
-    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
-    mcp = await checkedCaller(relay)
+  /**
+   * A fresh server and graph holding a fork under root, settled: cookies supersede redis, so ttl
+   * (on redis) is stale. Answers the decision's time.
+   */
+  const decided = async () => {
+    ;({ relay, mcp } = await relays.start())
+    ids = {}
     await save("root", "Refresh tokens need a store", "claude-desktop")
     await save("redis", "Store them in Redis", "cursor", "root")
     await save("cookies", "Store them in httpOnly cookies", "claude-desktop", "root")
     await save("ttl", "Redis TTL equals the token lifetime", "cursor", "redis")
-    resolvedAt = (await mcp.ok("relay_resolve_conflict", {
+    return (await mcp.ok("relay_resolve_conflict", {
       winner_fact_id: ids.cookies,
       loser_fact_id: ids.redis,
       reason: "No extra service to run",
       resolved_by: "claude-desktop"
     })).created_at
-  })
-  afterAll(async () => {
-    await relay?.close()
-    if (relay !== undefined) await admin?.command(["GRAPH.DELETE", relay.graph]).catch(() => undefined)
-    await admin?.close()
-  })
+  }
+  /** Saves a, and b on it, after the decision; retracts a. Answers the retraction. */
+  const retracted = async () => {
+    await save("a", "Sessions expire after 30 minutes", "zed")
+    await save("b", "Idle timer resets on each request", "zed", "a")
+    return mcp.call("relay_retract_fact", { fact_id: ids.a, reason: "Wrong: it is 8 hours", retracted_by: "zed" })
+  }
 
   it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
-    const { tools } = await relay.client.listTools()
+    await decided()
+    const { tools } = await relay!.client.listTools()
     const props = propertiesOf(tools.find((t) => t.name === "relay_get_current_state")!.inputSchema)
     expect(props.status?.default).toBe("active")
     expect(props.status?.description).toContain("\"any\"")
@@ -60,6 +64,7 @@ describe("fact status over stdio", () => {
   })
 
   it("relay_get_current_state: active only by default; status and written_by filter", async () => {
+    await decided()
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
     expect(await state({ status: ["superseded", "stale"] })).toEqual([[ids.ttl, "stale"], [ids.redis, "superseded"]])
     expect((await state({ status: "any" })).map(([id]) => id)).toEqual([ids.ttl, ids.cookies, ids.redis, ids.root])
@@ -79,19 +84,13 @@ describe("fact status over stdio", () => {
   })
 
   it("relay_retract_fact: the fact is retracted, its dependents stale, default reads leave it out; a repeat answers the first", async () => {
-    const { tools } = await relay.client.listTools()
+    await decided()
+    const { tools } = await relay!.client.listTools()
     const tool = tools.find((t) => t.name === "relay_retract_fact")!
     expect(tool.inputSchema.required).toEqual(["fact_id", "reason", "retracted_by"])
     expect(tool.description).toMatch(/operator/)
-    await save("a", "Sessions expire after 30 minutes", "zed")
-    await save("b", "Idle timer resets on each request", "zed", "a")
-    const r = await mcp.call("relay_retract_fact", {
-      fact_id: ids.a,
-      reason: "Wrong: it is 8 hours",
-      retracted_by: "zed"
-    })
+    const r = await retracted()
     expect(outputOf(r).fact.status).toBe("retracted")
-    retractedAt = outputOf(r).created_at
     expect(outputOf(r).stale.map((d) => [d.fact.id, d.fact.status])).toEqual([[ids.b, "stale"]])
     expect(r.content[0]!.text).toContain(`Retracted by zed just now because "Wrong: it is 8 hours"`)
     expect(await state({})).toEqual([[ids.cookies, "active"], [ids.root, "active"]])
@@ -100,8 +99,8 @@ describe("fact status over stdio", () => {
     const again = await mcp.ok("relay_retract_fact", { fact_id: ids.a, reason: "other", retracted_by: "cursor" })
     expect([again.already_retracted, again.reason, again.retracted_by]).toEqual([true, "Wrong: it is 8 hours", "zed"])
     // Append-only: the fact is still there, unchanged, with one retraction.
-    const stored = await admin.query<{ content: string; n: number }>(
-      relay.graph,
+    const stored = await relays.admin().query<{ content: string; n: number }>(
+      relay!.graph,
       "MATCH (f:Fact {id: $id})<-[:RETRACTS]-(r:Retraction) RETURN f.content AS content, count(r) AS n",
       { id: ids.a }
     )
@@ -109,6 +108,8 @@ describe("fact status over stdio", () => {
   })
 
   it("as_of: context, current state and search answer as the memory stood then", async () => {
+    const resolvedAt = await decided()
+    const retractedAt = outputOf(await retracted()).created_at
     const before = new Date(Date.parse(resolvedAt) - 1).toISOString()
     // Just before the decision: nothing superseded or stale, and nothing saved later exists.
     expect(await state({ as_of: before, status: "any" })).toEqual([
@@ -141,7 +142,7 @@ describe("fact status over stdio", () => {
     const bad = await mcp.call("relay_search", { query: "Redis", as_of: "yesterday" })
     expect(errorOf(bad).code).toBe("invalid_input")
     expect(errorOf(bad).message).toMatch(/^as_of: /)
-    const { tools } = await relay.client.listTools()
+    const { tools } = await relay!.client.listTools()
     for (const name of ["relay_get_context", "relay_get_current_state", "relay_search"]) {
       expect(propertiesOf(tools.find((t) => t.name === name)!.inputSchema).as_of?.type).toBe("string")
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FalkorDB } from "falkordb"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
+import { saveFork } from "../support/fork.js"
 import { connectRelay, type RelayClient, type ToolCallResult } from "../support/mcpClient.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { disposeServer } from "./privateDatabase.js"
@@ -12,26 +13,17 @@ import { disposeServer } from "./privateDatabase.js"
  */
 let server: RunningServer
 let relay: RelayClient
-const ids = { root: "", a: "", b: "" }
+let ids = { root: "", a: "", b: "" }
 
 beforeAll(async () => {
   server = await startServer({ persist: true })
   relay = await connectRelay({
     env: { FALKORDB_HOST: server.host, FALKORDB_PORT: String(server.port), FALKORDB_PASSWORD: server.password }
   })
-  const save = async (content: string, parent?: string) => {
-    const r = await relay.call("relay_save_fact", {
-      content,
-      written_by: "a",
-      session_id: "outage",
-      ...(parent === undefined ? {} : { parent_fact_id: parent })
-    })
-    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined()
-    return outputOf(r).fact.id as string
-  }
-  ids.root = await save("Queue jobs in Redis")
-  ids.a = await save("Use BullMQ", ids.root)
-  ids.b = await save("Use a plain list", ids.root)
+  ids = await saveFork(relay, ["Queue jobs in Redis", "Use BullMQ", "Use a plain list"], {
+    written_by: "a",
+    session_id: "outage"
+  })
 })
 
 afterAll(async () => {

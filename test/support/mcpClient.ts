@@ -4,19 +4,21 @@ import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { testGraphName } from "./testLayer.js"
-import { decodeStructured, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
+import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
 export type { ToolCallResult } from "./toolOutputs.js"
 
-/**
- * The undecoded shape, kept only for test/support/httpRelay.ts and the team tests until they decode
- * too (owned elsewhere); everything over stdio uses ToolCallResult.
- */
-export interface CallResult {
-  readonly isError?: boolean
-  readonly content: Array<{ type: string; text?: string }>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly structuredContent?: any
+/** The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB, and nothing else of ours. */
+export const falkordbEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const { host, password, port } = inject("falkordb")
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    FALKORDB_HOST: host,
+    FALKORDB_PORT: String(port),
+    FALKORDB_PASSWORD: password,
+    ...extra
+  }
 }
 
 export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
@@ -38,17 +40,8 @@ export interface RelayClient {
 export const connectRelay = async (
   options: { graph?: string; env?: Record<string, string>; name?: string } = {}
 ): Promise<RelayClient> => {
-  const { host, password, port } = inject("falkordb")
   const graph = options.graph ?? testGraphName("mcp")
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    FALKORDB_HOST: host,
-    FALKORDB_PORT: String(port),
-    FALKORDB_PASSWORD: password,
-    RELAY_GRAPH: graph,
-    ...options.env
-  }
+  const env = falkordbEnv({ RELAY_GRAPH: graph, ...options.env })
   const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "pipe" })
   let stderr = ""
   transport.stderr?.on("data", (chunk: Buffer) => {
@@ -60,15 +53,7 @@ export const connectRelay = async (
     client,
     graph,
     stderr: () => stderr,
-    call: async <N extends string>(name: N, args: Record<string, unknown> = {}) => {
-      const result = await client.callTool({ name, arguments: args })
-      const isError = result.isError === true
-      return {
-        ...result,
-        isError: isError ? true : undefined,
-        structuredContent: decodeStructured(name, isError, result.structuredContent)
-      } as ToolCallResult<OutputOf<N>>
-    },
+    call: (name, args) => callDecoded(client, name, args),
     close: () => client.close()
   }
 }

@@ -1,3 +1,4 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Schema } from "effect"
 import { ErrorOutput } from "../../src/domain/outputs.js"
 import { detectConflicts } from "../../src/tools/detectConflicts.js"
@@ -36,6 +37,10 @@ export type ToolName = keyof typeof toolOutputs
 /** The decoded output of a tool named N; unknown for a name that is no tool (tests call some on purpose). */
 export type OutputOf<N extends string> = N extends ToolName ? Schema.Schema.Type<typeof toolOutputs[N]> : unknown
 
+/** The JSON a tool named N answers (its output Schema's encoded side): what a bench reads without decoding. */
+export type EncodedOutputOf<N extends string> = N extends ToolName ? Schema.Schema.Encoded<typeof toolOutputs[N]>
+  : unknown
+
 export type ErrorBody = typeof ErrorOutput.Type["error"]
 
 // The table must name every registered tool with the very Schema the server encodes with.
@@ -56,6 +61,24 @@ export const decodeStructured = (name: string, isError: boolean, structured: unk
   return Schema.decodeUnknownSync(toolOutputs[name] as Schema.Schema<unknown, unknown>)(structured, {
     onExcessProperty: "error"
   })
+}
+
+/**
+ * Calls a tool through an SDK Client (stdio or HTTP alike) and decodes its structuredContent, so
+ * every test call also checks the reply against the tool's Schema.
+ */
+export const callDecoded = async <N extends string>(
+  client: Client,
+  name: N,
+  args: Record<string, unknown> = {}
+): Promise<ToolCallResult<OutputOf<N>>> => {
+  const result = await client.callTool({ name, arguments: args })
+  const isError = result.isError === true
+  return {
+    ...result,
+    isError: isError ? true : undefined,
+    structuredContent: decodeStructured(name, isError, result.structuredContent)
+  } as ToolCallResult<OutputOf<N>>
 }
 
 /** A call's result: on success the tool's decoded output, on failure the error. */

@@ -13,7 +13,7 @@ import {
   tokenCommand,
   uniqueName
 } from "../support/httpRelay.js"
-import type { CallResult } from "../support/mcpClient.js"
+import { errorOf, outputOf, type ToolCallResult } from "../support/toolOutputs.js"
 
 /**
  * Team mode's guarantees, through the real server and the SDK's Streamable HTTP client: no token,
@@ -52,7 +52,7 @@ const factsIn = async (workspace: string) => {
 /** The secret part of `relay_<id>_<secret>`: base64url, so it may itself hold "_" (even start with one). */
 const secretOf = (token: string) => token.replace(/^relay_[0-9a-f]{16}_/, "")
 
-const errorCode = (r: CallResult) => r.structuredContent?.error?.code
+const errorCode = (r: ToolCallResult) => errorOf(r).code
 
 beforeAll(async () => {
   const { host, password, port } = inject("falkordb")
@@ -97,16 +97,16 @@ describe("team mode over Streamable HTTP", () => {
 
     const omitted = await a.call("relay_save_fact", { content: "acme ships on Fridays", session_id: "s1" })
     expect(omitted.isError).toBeFalsy()
-    expect(omitted.structuredContent.fact.written_by).toBe(alice)
+    expect(outputOf(omitted).fact.written_by).toBe(alice)
     const same = await a.call("relay_save_fact", { content: "acme uses Postgres", session_id: "s1", written_by: alice })
-    expect(same.structuredContent.fact.written_by).toBe(alice)
+    expect(outputOf(same).fact.written_by).toBe(alice)
 
     const spoofed = await a.call("relay_save_fact", { content: "spoofed", session_id: "s1", written_by: "mallory" })
     expect(errorCode(spoofed)).toBe("forbidden")
-    expect(spoofed.structuredContent.error.message).toMatch(/^written_by: /)
+    expect(errorOf(spoofed).message).toMatch(/^written_by: /)
     const briefing = await a.call("relay_get_briefing", { my_name: "mallory" })
     expect(errorCode(briefing)).toBe("forbidden")
-    const ids = [omitted.structuredContent.fact.id, same.structuredContent.fact.id]
+    const ids = [outputOf(omitted).fact.id, outputOf(same).fact.id]
     const resolved = await a.call("relay_resolve_conflict", {
       winner_fact_id: ids[0],
       loser_fact_id: ids[1],
@@ -120,15 +120,15 @@ describe("team mode over Streamable HTTP", () => {
       retracted_by: "mallory"
     })
     expect(errorCode(spoofRetract)).toBe("forbidden")
-    expect(spoofRetract.structuredContent.error.message).toMatch(/^retracted_by: /)
+    expect(errorOf(spoofRetract).message).toMatch(/^retracted_by: /)
     const retracted = await a.call("relay_retract_fact", { fact_id: ids[1], reason: "wrong database" })
     expect(retracted.isError).toBeFalsy()
-    expect(retracted.structuredContent.retracted_by).toBe(alice)
-    expect(retracted.structuredContent.fact.status).toBe("retracted")
+    expect(outputOf(retracted).retracted_by).toBe(alice)
+    expect(outputOf(retracted).fact.status).toBe("retracted")
     // my_name filled in from the token: alice's own facts are left out of her briefing.
     const own = await a.call("relay_get_briefing", {})
     expect(own.isError).toBeFalsy()
-    expect(own.structuredContent.new_facts.map((f: { id: string }) => f.id)).not.toContain(ids[0])
+    expect(outputOf(own).new_facts.map((f) => f.id)).not.toContain(ids[0])
 
     expect((await factsIn(acme)).map((f) => f.by)).toEqual([alice, alice])
   })

@@ -9,6 +9,7 @@ import {
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * A session's requests are read and answered by Relay's own transport (src/http/jsonTransport.ts),
@@ -67,7 +68,7 @@ describe("a session's request body", () => {
     expect(reply.result.structuredContent.fact.content).toBe("Ship on Fridays")
 
     const state = await client.call("relay_get_current_state", {})
-    expect((state.structuredContent.facts as Array<{ content: string }>).map((f) => f.content)).toEqual([
+    expect(outputOf(state).facts.map((f) => f.content)).toEqual([
       "Ship on Fridays"
     ])
   })
@@ -89,7 +90,7 @@ describe("a session's request body", () => {
       expect((await r.json() as { error: { code: number } }).error.code).toBe(code)
     }
     const after = await client.call("relay_get_current_state", {})
-    expect(after.structuredContent.facts).toEqual(before.structuredContent.facts)
+    expect(outputOf(after).facts).toEqual(outputOf(before).facts)
   })
 
   it("answers a notification with 202, a batch with an array, and a request with JSON and its session", async () => {

@@ -8,6 +8,7 @@ import {
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * Team mode: the automatic briefing, the start-session prompt and the briefing resource are the
@@ -60,17 +61,17 @@ describe("briefings in team mode", () => {
     await saveAs(b, "bob: the API is versioned in the path")
     const first = await a.call("relay_get_briefing", {})
     expect(first.isError, first.content[0]?.text).toBeFalsy()
-    expect(first.structuredContent.new_facts.map((f: any) => f.content)).toEqual([
+    expect(outputOf(first).new_facts.map((f) => f.content)).toEqual([
       "bob: the API is versioned in the path"
     ])
     await saveAs(b, "bob: v2 drops XML")
     await saveAs(a, "alice: own fact")
     const second = await a.call("relay_get_briefing", {})
-    expect(second.structuredContent.since).toBe(first.structuredContent.as_of)
-    expect(second.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["bob: v2 drops XML"])
+    expect(outputOf(second).since).toBe(outputOf(first).as_of)
+    expect(outputOf(second).new_facts.map((f) => f.content)).toEqual(["bob: v2 drops XML"])
     // Bob's cursor is his own: his first briefing covers the 7 days and shows alice's fact.
     const bobs = await b.call("relay_get_briefing", {})
-    expect(bobs.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["alice: own fact"])
+    expect(outputOf(bobs).new_facts.map((f) => f.content)).toEqual(["alice: own fact"])
   })
 
   it("start-session takes the token's name; another name is forbidden", async () => {
@@ -101,10 +102,10 @@ describe("briefings in team mode", () => {
     // Bob's cursor did not move: his next briefing still has what alice's refused read would have taken.
     const bobs = await b.call("relay_get_briefing", {})
     expect(bobs.isError).toBeFalsy()
-    expect(bobs.structuredContent.new_facts.map((f: any) => f.content)).toEqual(["alice: the cache TTL is 5 minutes"])
+    expect(outputOf(bobs).new_facts.map((f) => f.content)).toEqual(["alice: the cache TTL is 5 minutes"])
     // A read-only token reads its own briefing (its cursor is its own bookkeeping, not memory).
     const ro = await reader.call("relay_get_briefing", {})
     expect(ro.isError, ro.content[0]?.text).toBeFalsy()
-    expect(ro.structuredContent.new_facts.length).toBeGreaterThan(0)
+    expect(outputOf(ro).new_facts.length).toBeGreaterThan(0)
   })
 })

@@ -10,6 +10,7 @@ import {
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
+import { outputOf } from "../support/toolOutputs.js"
 
 /**
  * `relay --http` whose FalkorDB is killed or paused under it. The token check is a database read
@@ -105,7 +106,7 @@ describe("team mode with its database killed or hung", () => {
     await server.restart()
     const after = await client.call("relay_get_current_state", {})
     expect(after.isError, JSON.stringify(after.structuredContent)).toBeFalsy()
-    expect(after.structuredContent.facts).toHaveLength(1)
+    expect(outputOf(after).facts).toHaveLength(1)
   })
 
   it("answers 503 unavailable within 3 s when the database hangs (SIGSTOP), and recovers when it resumes", async () => {

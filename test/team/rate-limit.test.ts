@@ -10,6 +10,7 @@ import {
   startHttpRelay,
   uniqueName
 } from "../support/httpRelay.js"
+import { errorOf } from "../support/toolOutputs.js"
 
 /**
  * Over HTTP the budget is per token: one busy token is refused while another still gets through. The
@@ -44,10 +45,10 @@ it("limits each token on its own, across its sessions", async () => {
   const first = await connect(busy)
   for (let i = 0; i < 3; i++) expect((await first.call("relay_get_current_state", {})).isError).toBeFalsy()
   const refused = await first.call("relay_get_current_state", {})
-  expect(refused.structuredContent.error.code).toBe("rate_limited")
+  expect(errorOf(refused).code).toBe("rate_limited")
   // A new session of the same token does not start a new bucket.
   const second = await connect(busy)
-  expect((await second.call("relay_get_current_state", {})).structuredContent.error.code).toBe("rate_limited")
+  expect(errorOf(await second.call("relay_get_current_state", {})).code).toBe("rate_limited")
   const other = await connect(quiet)
   expect((await other.call("relay_get_current_state", {})).isError).toBeFalsy()
 })
