@@ -7,17 +7,26 @@ import { classify } from "./driverErrors.js"
  * fact id a no-op. What exists is read first with read-only calls and left alone, so a process
  * that joins a database refusing writes (full, read-only) can still serve reads.
  */
-const indexes: ReadonlyArray<{ readonly key: string; readonly create: string }> = [
-  { key: "NODE Fact id", create: "CREATE INDEX FOR (f:Fact) ON (f.id)" },
-  { key: "NODE Fact created_at", create: "CREATE INDEX FOR (f:Fact) ON (f.created_at)" },
-  { key: "NODE Fact session_id", create: "CREATE INDEX FOR (f:Fact) ON (f.session_id)" },
-  { key: "NODE RelayClock id", create: "CREATE INDEX FOR (c:RelayClock) ON (c.id)" },
-  { key: "NODE BriefingCursor name", create: "CREATE INDEX FOR (c:BriefingCursor) ON (c.name)" },
-  { key: "RELATIONSHIP SUPERSEDES created_at", create: "CREATE INDEX FOR ()-[r:SUPERSEDES]-() ON (r.created_at)" },
+type Entity = "NODE" | "RELATIONSHIP"
+const index = (entity: Entity, label: string, property: string) => ({
+  /** As db.indexes() lists it (see `existing`). */
+  key: `${entity} ${label} ${property}`,
+  create: entity === "NODE"
+    ? `CREATE INDEX FOR (x:${label}) ON (x.${property})`
+    : `CREATE INDEX FOR ()-[x:${label}]-() ON (x.${property})`
+})
+
+const indexes = [
+  index("NODE", "Fact", "id"),
+  index("NODE", "Fact", "created_at"),
+  index("NODE", "Fact", "session_id"),
+  index("NODE", "RelayClock", "id"),
+  index("NODE", "BriefingCursor", "name"),
+  index("RELATIONSHIP", "SUPERSEDES", "created_at"),
   // Also makes the RETRACTS type exist before any query is compiled: FalkorDB 4.16 caches a plan that
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering
   // so after the first retraction (as_of statuses stayed active; found by the property test).
-  { key: "RELATIONSHIP RETRACTS created_at", create: "CREATE INDEX FOR ()-[r:RETRACTS]-() ON (r.created_at)" }
+  index("RELATIONSHIP", "RETRACTS", "created_at")
 ]
 
 /**

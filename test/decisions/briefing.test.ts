@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { resolveArgs } from "../support/fork.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 import type { OutputOf } from "../support/toolOutputs.js"
@@ -94,19 +95,9 @@ layer(relayTestLayer("brief_decisions"))("briefing decisions and conflicts", (it
       expect(start.next_cursor).toBeNull()
 
       yield* TestClock.adjust(1000)
-      yield* ok("relay_resolve_conflict", {
-        winner_fact_id: a.fact.id,
-        loser_fact_id: b.fact.id,
-        reason: "no extra service",
-        resolved_by: "claude-desktop"
-      })
+      yield* ok("relay_resolve_conflict", resolveArgs(a.fact.id, b.fact.id, "no extra service", "claude-desktop"))
       yield* TestClock.adjust(1000)
-      yield* ok("relay_resolve_conflict", {
-        winner_fact_id: a.fact.id,
-        loser_fact_id: c.fact.id,
-        reason: "cookies win",
-        resolved_by: "cursor"
-      })
+      yield* ok("relay_resolve_conflict", resolveArgs(a.fact.id, c.fact.id, "cookies win", "cursor"))
 
       const forCursor = yield* brief("cursor", start.as_of)
       expect(forCursor.new_facts).toEqual([])

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { resolveArgs } from "../support/fork.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { outputOf } from "../support/toolOutputs.js"
 
@@ -98,12 +99,10 @@ describe("prompts and resources over stdio", () => {
     const root = await save("tokens need a store", "cursor")
     const cookies = await save("cookies", "cursor", root.id)
     const redis = await save("redis", "zed", root.id)
-    const resolved = await relay.call("relay_resolve_conflict", {
-      winner_fact_id: cookies.id,
-      loser_fact_id: redis.id,
-      reason: "fewer services",
-      resolved_by: "cursor"
-    })
+    const resolved = await relay.call(
+      "relay_resolve_conflict",
+      resolveArgs(cookies.id, redis.id, "fewer services", "cursor")
+    )
     expect(resolved.isError).toBeFalsy()
     const uri = `relay://fact/${redis.id}`
     const read = await relay.client.readResource({ uri })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FalkorDB } from "falkordb"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
-import { saveFork } from "../support/fork.js"
+import { resolveArgs, saveFork } from "../support/fork.js"
 import { connectRelay, type RelayClient, type ToolCallResult } from "../support/mcpClient.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { disposeServer } from "./privateDatabase.js"
@@ -181,12 +181,7 @@ describe("Relay with its database killed or hung", () => {
       clients = await otherClients()
     }
     expect(clients).toBe(1)
-    const resolved = await relay.call("relay_resolve_conflict", {
-      winner_fact_id: ids.a,
-      loser_fact_id: ids.b,
-      reason: "simpler",
-      resolved_by: "a"
-    })
+    const resolved = await relay.call("relay_resolve_conflict", resolveArgs(ids.a, ids.b, "simpler", "a"))
     expect(resolved.isError).toBeUndefined()
   })
 })

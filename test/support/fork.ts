@@ -22,3 +22,11 @@ export const saveFork = async (
   const root = await save(contents[0])
   return { root, a: await save(contents[1], root), b: await save(contents[2], root) }
 }
+
+/** The arguments of relay_resolve_conflict's supersede outcome, in the order a test reads them. */
+export const resolveArgs = (winner: string, loser: string, reason: string, resolvedBy: string) => ({
+  winner_fact_id: winner,
+  loser_fact_id: loser,
+  reason,
+  resolved_by: resolvedBy
+})

@@ -1,14 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  connectHttp,
-  createToken,
-  databaseEnv,
-  type HttpClient,
-  type HttpRelay,
-  initializeBody,
-  startHttpRelay,
-  uniqueName
-} from "../support/httpRelay.js"
+import * as Http from "../support/httpRelay.js"
 import { outputOf } from "../support/toolOutputs.js"
 
 /**
@@ -17,15 +8,15 @@ import { outputOf } from "../support/toolOutputs.js"
  * Content-Type, an unknown protocol version, a message that is not JSON-RPC, an oversized batch)
  * with the SDK's status codes and write nothing for it, and still serve good calls.
  */
-const env = databaseEnv(uniqueName("relay_tokens_body"))
-let relay: HttpRelay
-let client: HttpClient
+const env = Http.databaseEnv(Http.uniqueName("relay_tokens_body"))
+let relay: Http.HttpRelay
+let client: Http.HttpClient
 let token = ""
 
 beforeAll(async () => {
-  token = await createToken(env, uniqueName("alice"), uniqueName("body"))
-  relay = await startHttpRelay(env)
-  client = await connectHttp(relay.url, token)
+  token = await Http.createToken(env, Http.uniqueName("alice"), Http.uniqueName("body"))
+  relay = await Http.startHttpRelay(env)
+  client = await Http.connectHttp(relay.url, token)
 }, 120_000)
 
 afterAll(async () => {
@@ -82,7 +73,7 @@ describe("a session's request body", () => {
       [post(JSON.stringify({ hello: "world" })), 400, -32700],
       [post(JSON.stringify(Array.from({ length: 101 }, () => JSON.parse(call("batch")) as unknown))), 400, -32600],
       [post(call("no such session"), { "mcp-session-id": "not-a-session" }), 404, -32001],
-      [post(JSON.stringify(initializeBody)), 400, -32600]
+      [post(JSON.stringify(Http.initializeBody)), 400, -32600]
     ]
     for (const [reply, status, code] of refusals) {
       const r = await reply
@@ -114,7 +105,7 @@ describe("a session's request body", () => {
   })
 
   it("offers no GET stream (405) and ends a session on DELETE", async () => {
-    const other = await connectHttp(relay.url, token)
+    const other = await Http.connectHttp(relay.url, token)
     const sessionId = other.transport.sessionId!
     const get = await fetch(relay.url, { method: "GET", headers: sessionHeaders(sessionId) })
     expect(get.status).toBe(405)

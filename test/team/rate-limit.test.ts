@@ -1,32 +1,25 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
-import {
-  connectHttp,
-  createToken,
-  databaseEnv,
-  type HttpClient,
-  type HttpRelay,
-  initializeBody,
-  rawPost,
-  startHttpRelay,
-  uniqueName
-} from "../support/httpRelay.js"
+import * as Http from "../support/httpRelay.js"
 import { errorOf } from "../support/toolOutputs.js"
 
 /**
  * Over HTTP the budget is per token: one busy token is refused while another still gets through. The
  * server holds at most RELAY_HTTP_MAX_SESSIONS sessions of all tokens; a closed one frees its place.
  */
-const env = databaseEnv(uniqueName("relay_tokens_rl"), { RELAY_RATE_LIMIT: "3", RELAY_HTTP_MAX_SESSIONS: "3" })
-const workspace = uniqueName("rl")
-let relay: HttpRelay
-const clients: Array<HttpClient> = []
+const env = Http.databaseEnv(Http.uniqueName("relay_tokens_rl"), {
+  RELAY_RATE_LIMIT: "3",
+  RELAY_HTTP_MAX_SESSIONS: "3"
+})
+const workspace = Http.uniqueName("rl")
+let relay: Http.HttpRelay
+const clients: Array<Http.HttpClient> = []
 let busy = ""
 let quiet = ""
 
 beforeAll(async () => {
-  busy = await createToken(env, "busy", workspace)
-  const started = startHttpRelay(env)
-  quiet = await createToken(env, "quiet", workspace)
+  busy = await Http.createToken(env, "busy", workspace)
+  const started = Http.startHttpRelay(env)
+  quiet = await Http.createToken(env, "quiet", workspace)
   relay = await started
 }, 180_000)
 
@@ -36,7 +29,7 @@ afterAll(async () => {
 })
 
 const connect = async (token: string) => {
-  const c = await connectHttp(relay.url, token)
+  const c = await Http.connectHttp(relay.url, token)
   clients.push(c)
   return c
 }
@@ -55,11 +48,11 @@ it("limits each token on its own, across its sessions", async () => {
 
 it("opens no session past RELAY_HTTP_MAX_SESSIONS, and one again when a session ends", async () => {
   expect(clients).toHaveLength(3)
-  const full = await rawPost(relay.url, initializeBody, { authorization: `Bearer ${quiet}` })
+  const full = await Http.rawPost(relay.url, Http.initializeBody, { authorization: `Bearer ${quiet}` })
   expect(full.status).toBe(503)
   expect(full.headers.get("retry-after")).not.toBeNull()
   expect(full.headers.get("mcp-session-id")).toBeNull()
-  await expect(connectHttp(relay.url, quiet)).rejects.toThrow()
+  await expect(Http.connectHttp(relay.url, quiet)).rejects.toThrow()
   await clients[0]!.transport.terminateSession()
   const again = await connect(quiet)
   expect((await again.call("relay_get_current_state", {})).isError).toBeFalsy()
