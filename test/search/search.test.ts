@@ -209,13 +209,13 @@ describe("relay_search over stdio", () => {
     expect(await found({ query: "shortpage", status: "superseded", limit: 50 })).toHaveLength(5)
   })
 
-  it("reaches past the first, smaller window when the filters leave its page short", async () => {
-    // 5 facts by bravo, then 60 by alpha, all with the same words: equal scores, so alpha's newer
-    // ones rank first and fill the first try's window (four pages' worth) without one of bravo's.
+  it("filters on a fact's own fields and the cursor hold past the best 1,000 matches; status reaches past the first try", async () => {
+    // 5 facts by bravo, then 1,000 by alpha, all with the same words: equal scores, so alpha's newer
+    // ones are the best 1,000 and bravo's rank 1,001 to 1,005.
     const at = Date.parse(created.root!)
     const rows = [
       ...Array.from({ length: 5 }, (_, n) => ({ id: randomUUID(), by: "bravo", at: at + n })),
-      ...Array.from({ length: 60 }, (_, n) => ({ id: randomUUID(), by: "alpha", at: at + 5 + n }))
+      ...Array.from({ length: 1000 }, (_, n) => ({ id: randomUUID(), by: "alpha", at: at + 5 + n }))
     ]
     await admin.query(
       relay.graph,
@@ -225,18 +225,38 @@ describe("relay_search over stdio", () => {
     )
     const bravo = rows.filter((r) => r.by === "bravo").map((r) => r.id).reverse()
     const ids = (page: { hits: ReadonlyArray<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
-    // `until` keeps only bravo's: the first window holds none of them, so the full one is read.
+    // Before, these filters applied within the best 1,000 and found nothing.
+    expect(ids(await mcp.ok("relay_search", { query: "zeppelin", written_by: "bravo", limit: 10 }))).toEqual(bravo)
     const until = new Date(at + 4).toISOString()
     const older = await mcp.ok("relay_search", { query: "zeppelin", until, limit: 5 })
     expect(ids(older)).toEqual(bravo)
     expect(older.next_cursor).toBeNull()
-    // A writer filter reads the full window at once.
-    expect(ids(await mcp.ok("relay_search", { query: "zeppelin", written_by: "bravo", limit: 5 }))).toEqual(bravo)
-    // And a page that the first window fills is the same as ever: alpha's newest first.
-    const alpha = await mcp.ok("relay_search", { query: "zeppelin", limit: 3 })
-    expect(ids(alpha)).toEqual(
-      rows.slice(-3).map((r) => r.id).reverse()
+    // Paging reaches every match once, bravo's last.
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
+        query: "zeppelin",
+        limit: 50,
+        ...(cursor === null ? {} : { cursor })
+      })
+      seen.push(...ids(page))
+      cursor = page.next_cursor
+    } while (cursor !== null)
+    expect(seen).toHaveLength(rows.length)
+    expect(new Set(seen).size).toBe(rows.length)
+    expect(seen.slice(-5)).toEqual(bravo)
+    // The 30 newest are superseded: a page of active facts is not in the first try's window (4 pages).
+    const winner = randomUUID()
+    await admin.query(
+      relay.graph,
+      "CREATE (w:Fact {id: $winner, content: 'airship dock', norm: 'airship dock', written_by: 'alpha', " +
+        "session_id: 'zeppelin', created_at: $at}) WITH w UNWIND $losers AS l MATCH (f:Fact {id: l}) " +
+        "CREATE (w)-[:SUPERSEDES {reason: 'moved', resolved_by: 'alpha', created_at: $at}]->(f)",
+      { winner, at: at + 2000, losers: rows.slice(-30).map((r) => r.id) }
     )
+    const active = await mcp.ok("relay_search", { query: "zeppelin", limit: 2 })
+    expect(ids(active)).toEqual(rows.slice(-32, -30).map((r) => r.id).reverse())
   })
 
   it("refuses a cursor it did not make", async () => {
