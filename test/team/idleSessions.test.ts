@@ -1,0 +1,115 @@
+import { NodeContext } from "@effect/platform-node"
+import { afterAll, expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Fiber, Layer, Logger, Redacted, TestClock } from "effect"
+import { inject } from "vitest"
+import { serveHttp } from "../../src/http/serveHttp.js"
+import { DatabaseEndpoint } from "../../src/services/DatabaseEndpoint.js"
+import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { Settings } from "../../src/services/Settings.js"
+import { TokenStore } from "../../src/services/TokenStore.js"
+import { connectHttp, initializeBody, rawPost, uniqueName } from "../support/httpRelay.js"
+import { connectAdmin } from "../support/proof.js"
+
+/**
+ * RELAY_HTTP_SESSION_IDLE_MINUTES on Effect's TestClock: `serveHttp` in this process, its minute
+ * sweep driven by the test, real HTTP requests and the real database. A session a client never
+ * closed is closed once idle past the limit; a request keeps a session alive.
+ */
+const tokenGraph = uniqueName("relay_tokens_idle")
+const workspace = uniqueName("idle")
+const config = ConfigProvider.fromMap(
+  new Map([
+    ["RELAY_TOKEN_GRAPH", tokenGraph],
+    ["RELAY_HTTP_PORT", "0"],
+    ["RELAY_HTTP_SESSION_IDLE_MINUTES", "2"]
+  ])
+)
+const settings = Layer.effect(
+  Settings,
+  Effect.sync(() => {
+    const { host, password, port } = inject("falkordb")
+    return {
+      database: { _tag: "HostPort" as const, host, port, password: Redacted.make(password) },
+      graph: "unused",
+      rateLimitPerMinute: 100_000
+    }
+  })
+)
+const team = Layer.mergeAll(TokenStore.Default, SecretScanner.Default, DatabaseEndpoint.Default).pipe(
+  Layer.provideMerge(settings),
+  Layer.provide(NodeContext.layer),
+  Layer.provide(Layer.setConfigProvider(config))
+)
+
+/** One turn of Node's event loop: lets a request, a listen or a woken fiber make progress (no time passes). */
+const tick = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+/** Turns of the event loop until `done` holds; a bound, not a clock. */
+const until = <A>(attempt: Effect.Effect<A>, done: (a: A) => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      const a = yield* attempt
+      if (done(a)) return a
+      yield* tick
+    }
+    return yield* Effect.dieMessage("the condition never held")
+  })
+
+afterAll(async () => {
+  const admin = await connectAdmin()
+  for (const graph of [tokenGraph, `relay_ws_${workspace}`]) {
+    await admin.command(["GRAPH.DELETE", graph]).catch(() => undefined)
+  }
+  await admin.close()
+})
+
+layer(team)("HTTP sessions left open", (it) => {
+  it.scoped("are closed after RELAY_HTTP_SESSION_IDLE_MINUTES without a request; one in use is kept", () =>
+    Effect.gen(function*() {
+      const { token } = yield* (yield* TokenStore).create({ name: uniqueName("idler"), workspace, readOnly: false })
+      const lines: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ message }) => void lines.push(String(message)))
+      )
+      const server = yield* Effect.forkScoped(serveHttp.pipe(
+        Effect.scoped,
+        Effect.withConfigProvider(config),
+        Effect.provide(capture)
+      ))
+      const ready = yield* until(Effect.sync(() => lines.find((l) => l.includes("ready on"))), (l) => l !== undefined)
+      const url = /ready on (\S+)/.exec(ready!)![1]!
+
+      const [used, idle] = yield* Effect.promise(() => Promise.all([connectHttp(url, token), connectHttp(url, token)]))
+      const status = (sessionId: string | undefined) =>
+        Effect.promise(() =>
+          rawPost(url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, {
+            authorization: `Bearer ${token}`,
+            "mcp-session-id": sessionId ?? "",
+            "mcp-protocol-version": initializeBody.params.protocolVersion
+          }).then((r) => r.status)
+        )
+
+      // Both opened at 0. A request on `used` at 1 and at 2 minutes; none on `idle` (a request would
+      // count as use, so `idle` is looked at only once it should be gone).
+      for (const minute of [1, 2]) {
+        yield* TestClock.adjust("1 minute")
+        yield* tick
+        expect(yield* status(used.transport.sessionId), `used, minute ${minute}`).toBe(200)
+      }
+      // At 3 minutes `idle` has gone 3 minutes without a request: the sweep closes it. `used`, seen a
+      // minute ago, stays (without its requests it would have gone too).
+      yield* TestClock.adjust("1 minute")
+      expect(yield* until(status(idle.transport.sessionId), (s) => s === 404)).toBe(404)
+      expect(yield* status(used.transport.sessionId)).toBe(200)
+      // Then 3 minutes with no request at all: `used` goes as well.
+      for (let minute = 4; minute <= 6; minute++) {
+        yield* TestClock.adjust("1 minute")
+        yield* tick
+      }
+      expect(yield* until(status(used.transport.sessionId), (s) => s === 404)).toBe(404)
+
+      yield* Effect.promise(() => Promise.all([used.close(), idle.close()]))
+      yield* Fiber.interrupt(server)
+    }))
+})
