@@ -1,14 +1,13 @@
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Fiber, Layer, Logger, Redacted, TestClock } from "effect"
-import { inject } from "vitest"
+import { ConfigProvider, Effect, Fiber, Layer, Logger, TestClock } from "effect"
 import { serveHttp } from "../../src/http/serveHttp.js"
 import { DatabaseEndpoint } from "../../src/services/DatabaseEndpoint.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
-import { Settings } from "../../src/services/Settings.js"
 import { TokenStore } from "../../src/services/TokenStore.js"
 import { connectHttp, initializeBody, rawPost, uniqueName } from "../support/httpRelay.js"
 import { connectAdmin } from "../support/proof.js"
+import { testSettings } from "../support/testLayer.js"
 
 /**
  * RELAY_HTTP_SESSION_IDLE_MINUTES on Effect's TestClock: `serveHttp` in this process, its minute
@@ -24,17 +23,8 @@ const config = ConfigProvider.fromMap(
     ["RELAY_HTTP_SESSION_IDLE_MINUTES", "2"]
   ])
 )
-const settings = Layer.effect(
-  Settings,
-  Effect.sync(() => {
-    const { host, password, port } = inject("falkordb")
-    return {
-      database: { _tag: "HostPort" as const, host, port, password: Redacted.make(password) },
-      graph: "unused",
-      rateLimitPerMinute: 100_000
-    }
-  })
-)
+/** TokenStore reaches its admin graph on the run's database; no workspace graph of its own. */
+const settings = testSettings("unused")
 const team = Layer.mergeAll(TokenStore.Default, SecretScanner.Default, DatabaseEndpoint.Default).pipe(
   Layer.provideMerge(settings),
   Layer.provide(NodeContext.layer),

@@ -1,11 +1,11 @@
 import { NodeContext } from "@effect/platform-node"
-import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Redacted, TestClock } from "effect"
-import { inject } from "vitest"
+import { afterAll, expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Layer, TestClock } from "effect"
 import { makeTokenCheck } from "../../src/http/tokenCheck.js"
-import { Settings } from "../../src/services/Settings.js"
 import { TokenStore } from "../../src/services/TokenStore.js"
 import { uniqueName } from "../support/httpRelay.js"
+import { connectAdmin } from "../support/proof.js"
+import { testSettings } from "../support/testLayer.js"
 
 /**
  * The HTTP token check's recheck window, on the real admin graph and Effect's TestClock: a token the
@@ -14,22 +14,19 @@ import { uniqueName } from "../support/httpRelay.js"
  */
 const windowMillis = 5000
 
-const settings = Layer.effect(
-  Settings,
-  Effect.sync(() => {
-    const { host, password, port } = inject("falkordb")
-    return {
-      database: { _tag: "HostPort" as const, host, port, password: Redacted.make(password) },
-      graph: "unused",
-      rateLimitPerMinute: 100_000
-    }
-  })
-)
+/** TokenStore reaches its admin graph on the run's database; no workspace graph of its own. */
+const settings = testSettings("unused")
+const tokenGraph = uniqueName("relay_tokens_check")
+afterAll(async () => {
+  const admin = await connectAdmin()
+  await admin.command(["GRAPH.DELETE", tokenGraph]).catch(() => undefined)
+  await admin.close()
+})
 const tokenLayer = TokenStore.Default.pipe(
   Layer.provide(settings),
   Layer.provide(NodeContext.layer),
   Layer.provide(Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map([["RELAY_TOKEN_GRAPH", uniqueName("relay_tokens_check")]]))
+    ConfigProvider.fromMap(new Map([["RELAY_TOKEN_GRAPH", tokenGraph]]))
   ))
 )
 
