@@ -7,19 +7,18 @@ import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
 
 /**
  * The most matches one search ranks: the best `candidateWindow` by score (ties: newest first) of the
- * matches that pass the filters of the fact's own fields (writer, session, time, as_of) and the
- * cursor. Status, which is worked out from edges, is derived within the window only, so a status few
- * facts have never makes a search walk the whole graph.
+ * matches that pass the filters on the fact's own fields (writer, session, time, as_of). Status,
+ * which comes from edges, and the cursor apply within them, so a status few facts have never makes
+ * a search walk the whole graph, and which hits a status finds does not depend on the page size.
  */
 export const candidateWindow = 1000
 
 /**
  * The window of a first, cheaper try. Ranking the best 1,000 of thousands of matches is most of a
  * search's time (a top-1,000 sort against a top-44 one: about twice the time at 7,000 matches), and
- * the best few matches that pass the filters mostly have the asked status too. Matches are in one
- * total order, so a smaller window is a prefix of the larger one: if the page is full inside it,
- * the page is exactly what the full window gives. Only a short page (a status few matches have)
- * pays a second try.
+ * the best few matches mostly have the asked status. Matches are in one total order, so a smaller
+ * window is a prefix of the larger one: if the page is full inside it, the page is exactly what the
+ * full window gives. Only a short page (a far page, a status few matches have) pays a second try.
  */
 export const firstWindow = (o: SearchOptions) => Math.min(candidateWindow, o.take * 4)
 
@@ -28,10 +27,11 @@ const decisionsPerHit = 3
 const otherTextLength = 160
 
 /**
- * The filters on a match's own fields, only those asked for: applied as the procedure yields each
- * match, before the ranking, they cost one property read a match and spare the sort every match
- * they drop (a week of a month's facts: a quarter of the sort), and they hold over every match, not
- * just the best 1,000. Values are parameters; only which filters are present varies the text.
+ * The filters on a match's own fields, only those asked for, applied as the procedure yields each
+ * match, before the ranking: they hold over every match, not just the best 1,000 (a writer whose
+ * facts all rank past the 1,000th is found). The price is one property read a match (about 1 ms
+ * at 7,000 matches), partly paid back by the matches the sort no longer sees. Values are
+ * parameters; only which filters are present varies the text.
  */
 const fieldFilters = (o: SearchOptions): string => {
   const present = [
@@ -48,12 +48,14 @@ const fieldFilters = (o: SearchOptions): string => {
  * The full-text procedure yields every match in index order, unranked; the window ranks them by
  * score and node id (no property is read before the cut but those the filters name). The node id
  * follows creation order (facts are never deleted), so ties show newest first, and (score, id) is
- * a total order: the keyset of the cursor, which is applied before the ranking too. The score is
- * kept in thousandths: FalkorDB prints doubles to 15 digits, so a score read back could not be
- * compared exactly.
- * One sort only, then status and LIMIT in that order: the plan streams from the sort, so status is
- * derived only until the page is full. (A second ORDER BY after the status filter made FalkorDB
- * 4.16 push `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
+ * a total order: the keyset of the cursor. The score is kept in thousandths: FalkorDB prints
+ * doubles to 15 digits, so a score read back could not be compared exactly.
+ * One sort only, then the cursor, status and LIMIT in that order: the plan streams from the sort,
+ * so status is derived only until the page is full. The cursor sits behind a WITH of its own:
+ * FalkorDB 4.16 moves a WHERE on the WITH right after `ORDER BY ... LIMIT` below the sort, which put
+ * the cursor ahead of the window (pages went on past the 1,000th match, and which hits a status
+ * found depended on the page size). (A second ORDER BY after the status filter
+ * made FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
  * Comprehension variables are named after `f` (see projection.ts on FalkorDB 4.16's binding).
  * As of a time, facts and decisions stamped after it are left out, but the text score is today's
  * (the index ranks by the words of every fact it holds now).
@@ -61,12 +63,9 @@ const fieldFilters = (o: SearchOptions): string => {
 export const searchQueryFor = (o: SearchOptions) =>
   `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
   fieldFilters(o) +
-  (o.after === null
-    ? `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i `
-    : `WITH node, toInteger(round(score * 1000)) AS k WHERE k < $afterK OR (k = $afterK AND ID(node) < $afterI) ` +
-      `WITH node, k, ID(node) AS i `) +
-  `ORDER BY k DESC, i DESC LIMIT $window ` +
+  `WITH node, toInteger(round(score * 1000)) AS k, ID(node) AS i ORDER BY k DESC, i DESC LIMIT $window ` +
   `WITH node AS f, k, i ` +
+  (o.after === null ? "" : `WITH f, k, i WHERE k < $afterK OR (k = $afterK AND i < $afterI) `) +
   `WITH f, k, i, ${factMap("f", o.asOf != null)} AS fact ` +
   `WHERE $statuses IS NULL OR ` +
   `${statusOf("fact")} IN $statuses ` +
