@@ -143,20 +143,15 @@ export const measureTools = async (
         await replay(graph, trace, swap)
       }, o)
     )
-    const inproc = await orFailed(() =>
-      sample(async (i) => {
-        const a = s.args(i)
-        const r = await cx.inproc.call(s.tool, a)
-        s.after?.(r, a)
-      }, o)
-    )
-    const e2e = await orFailed(() =>
-      sample(async (i) => {
-        const a = s.args(i)
-        const r = await cx.e2e.call(s.tool, a)
-        s.after?.(r, a)
-      }, o)
-    )
+    const through = (relay: Pick<typeof cx.inproc, "call">) =>
+      orFailed(() =>
+        sample(async (i) => {
+          const a = s.args(i)
+          s.after?.(await relay.call(s.tool, a), a)
+        }, o)
+      )
+    const inproc = await through(cx.inproc)
+    const e2e = await through(cx.e2e)
     out[s.tool] = { floor, inproc, e2e }
     const p50 = (x: Stats | Failed) => isFailed(x) ? `failed (${x.error})` : `${x.p50.toFixed(2)} ms`
     log(
