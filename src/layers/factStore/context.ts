@@ -6,7 +6,7 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { ChainFactFromRow, factFields, ownStatusAsOf, stampOf, tainting, withParent } from "./projection.js"
+import { ChainFactRow, factFields, ownStatusAsOf, stampOf, tainting, withParent } from "./projection.js"
 
 /**
  * One page of the BUILDS_ON chain of x, read from x toward the root: the `$take` nearest ancestors
@@ -41,7 +41,7 @@ export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= 
   `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
 
 /** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
-const ChainRow = Schema.Struct({ fact: Schema.NullOr(ChainFactFromRow) })
+const ChainRow = Schema.Struct({ fact: Schema.NullOr(ChainFactRow) })
 
 export const context = (
   db: GraphDatabase["Type"],

@@ -95,28 +95,17 @@ export const IdRow = Schema.Struct({ id: Schema.String })
 export const FactColumn = Schema.Struct({ fact: FactFromRow })
 
 /** A fact of a walk up one chain (context): its parent is the next fact read, so the row has none. */
-export const ChainFactFromRow = Schema.transform(
-  Schema.Struct({ ...storedFields, ...statusFlags }),
-  Fact.omit("parent_id"),
-  {
-    strict: true,
-    decode: ({ retracted, stale, superseded, ...fact }) => ({
-      ...fact,
-      status: statusFrom({ retracted, stale, superseded })
-    }),
-    encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
-  }
-)
+export const ChainFactRow = Schema.Struct({ ...storedFields, ...statusFlags })
 
 /** A chain fact with the parent its walk found, in Fact's field order. */
-export const withParent = (f: typeof ChainFactFromRow.Type, parent_id: string | null): Fact => ({
+export const withParent = (f: typeof ChainFactRow.Type, parent_id: string | null): Fact => ({
   id: f.id,
   content: f.content,
   written_by: f.written_by,
   session_id: f.session_id,
   created_at: f.created_at,
   parent_id,
-  status: f.status
+  status: statusFrom(f)
 })
 
 /** The stamp a fact was shown with, back as the stored milliseconds (exact: see `Stamp`), for keysets. */
