@@ -103,27 +103,26 @@ const byTime = (a: DecisionRow, b: DecisionRow) => stampOf(a) - stampOf(b)
 /** What a hit's decision says whichever side the hit was on. */
 const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: d.created_at })
 
-const readWindow = (db: GraphDatabase["Type"], o: SearchOptions, window: number) =>
-  db.read(searchQueryFor(o), {
-    query: o.query,
-    window,
-    afterK: o.after?.[0] ?? null,
-    afterI: o.after?.[1] ?? null,
-    writtenBy: o.writtenBy,
-    sessionId: o.sessionId,
-    since: o.since,
-    until: o.until,
-    asOf: o.asOf ?? null,
-    statuses: o.statuses,
-    take: o.take
-  }, Row)
-
-export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
-  readWindow(db, o, firstWindow(o)).pipe(
+export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
+  const cypher = searchQueryFor(o)
+  const first = firstWindow(o)
+  const readWindow = (window: number) =>
+    db.read(cypher, {
+      query: o.query,
+      window,
+      afterK: o.after?.[0] ?? null,
+      afterI: o.after?.[1] ?? null,
+      writtenBy: o.writtenBy,
+      sessionId: o.sessionId,
+      since: o.since,
+      until: o.until,
+      asOf: o.asOf ?? null,
+      statuses: o.statuses,
+      take: o.take
+    }, Row)
+  return readWindow(first).pipe(
     Effect.flatMap((rows) =>
-      rows.length >= o.take || firstWindow(o) >= candidateWindow
-        ? Effect.succeed(rows)
-        : readWindow(db, o, candidateWindow)
+      rows.length >= o.take || first >= candidateWindow ? Effect.succeed(rows) : readWindow(candidateWindow)
     ),
     Effect.map((rows) =>
       rows.map((r): SearchRow => ({
@@ -145,3 +144,4 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) =>
       }))
     )
   )
+}
