@@ -1,10 +1,10 @@
-import { type ConfigError, Effect, Option, Redacted } from "effect"
+import { type ConfigError, Effect, Redacted } from "effect"
 import type { FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../domain/errors.js"
 import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { Settings } from "../services/Settings.js"
 import type { EmbeddedServerError } from "./embedded/EmbeddedServerError.js"
-import { sentinelConfig, sentinelEndpoint } from "./SentinelEndpoint.js"
+import { namesSentinels, sentinelConfig, sentinelEndpoint } from "./SentinelEndpoint.js"
 
 /** How to reach the database, asked on every (re)connect. */
 export interface Endpoint {
@@ -23,7 +23,7 @@ export const databaseEndpoint: Effect.Effect<
 > = Effect.gen(function*() {
   const { database } = yield* Settings
   const sentinels = yield* sentinelConfig
-  if (Option.isSome(sentinels.sentinels) && sentinels.sentinels.value.trim() !== "") {
+  if (namesSentinels(sentinels.sentinels)) {
     return sentinelEndpoint(sentinels)
   }
   switch (database._tag) {

@@ -12,6 +12,10 @@ const address = (text: string): Address | null => {
   return match === null ? null : { host: match[1]!, port: Number(match[2]) }
 }
 
+/** Whether a FALKORDB_SENTINELS value names any sentinel (a blank one does not). */
+export const namesSentinels = (sentinels: Option.Option<string>): boolean =>
+  Option.isSome(sentinels) && sentinels.value.trim() !== ""
+
 /** FALKORDB_SENTINELS=host:port,host:port and the master's name, as the sentinels know it. */
 export const sentinelConfig = Config.all({
   sentinels: Config.option(Config.string("FALKORDB_SENTINELS")),

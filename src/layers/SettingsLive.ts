@@ -3,6 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
 import { type DatabaseTarget, Settings } from "../services/Settings.js"
+import { namesSentinels } from "./SentinelEndpoint.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
   Config.withDefault("relay"),
@@ -88,18 +89,17 @@ const settingsFrom = Effect.fn("relay/settings/read")(function*(env: ConfigProvi
   const read = yield* settings
   const { password, sentinels } = yield* passwordOnly
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
-  const databaseProvider = envOnly
-    ? env.pipe(
-      ConfigProvider.orElse(() =>
-        ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
+  const database = yield* envOnly
+    ? Effect.withConfigProvider(
+      databaseTarget,
+      env.pipe(
+        ConfigProvider.orElse(() =>
+          ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
+        )
       )
     )
-    : null
-  const database = yield* databaseProvider === null
-    ? databaseTarget
-    : Effect.withConfigProvider(databaseTarget, databaseProvider)
-  const viaSentinels = Option.isSome(sentinels) && sentinels.value.trim() !== ""
-  if (database._tag === "Embedded" && Option.isSome(password) && !viaSentinels) {
+    : databaseTarget
+  if (database._tag === "Embedded" && Option.isSome(password) && !namesSentinels(sentinels)) {
     yield* Effect.logWarning(
       "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT, FALKORDB_URL or FALKORDB_SENTINELS: " +
         "it is ignored, and Relay uses its embedded server"

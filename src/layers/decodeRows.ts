@@ -40,7 +40,7 @@ export const decodeRows = <A, I>(row: Schema.Schema<A, I>) => {
 }
 
 /** A statement given its optional row Schema, as one function (Statement's two signatures). */
-export type StatementRun = <A, I>(
+type StatementRun = <A, I>(
   cypher: string,
   params: CypherParams | undefined,
   row: Schema.Schema<A, I> | undefined

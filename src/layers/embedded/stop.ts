@@ -42,31 +42,28 @@ export const withStartLock = <A, E, R>(layout: EmbeddedLayout, effect: Effect.Ef
 export const stopEmbeddedServerAt = (
   layout: EmbeddedLayout
 ): Effect.Effect<StopResult, EmbeddedServerError, FileSystem.FileSystem | Path.Path> =>
-  Effect
-    .gen(function*() {
-      return yield* withStartLock(
-        layout,
-        Effect.gen(function*() {
-          const status = yield* embeddedStatusAt(layout).pipe(Effect.option)
-          const pid = Option.flatMap(status, (s) => s.pid)
-          const running = Option.exists(status, (s) => s.running)
-          if (running) {
-            const password = yield* readPassword(layout.passwordFile)
-            if (Option.isSome(password)) {
-              yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
-            }
-          }
-          if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
-          if (!(yield* waitGone(pid.value, running ? "10 seconds" : "0 millis"))) {
-            yield* signalPid(pid.value, "SIGTERM")
-            if (!(yield* waitGone(pid.value, "10 seconds"))) {
-              return yield* fail(`The embedded FalkorDB server (pid ${pid.value}) did not stop within 20 seconds.`)
-            }
-          }
-          return { dataDir: layout.dataDir, wasRunning: true, pid }
-        })
-      )
-    }).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))
+  withStartLock(
+    layout,
+    Effect.gen(function*() {
+      const status = yield* embeddedStatusAt(layout).pipe(Effect.option)
+      const pid = Option.flatMap(status, (s) => s.pid)
+      const running = Option.exists(status, (s) => s.running)
+      if (running) {
+        const password = yield* readPassword(layout.passwordFile)
+        if (Option.isSome(password)) {
+          yield* sendCommands(layout.socketPath, password.value, [["SHUTDOWN"]], "5 seconds").pipe(Effect.ignore)
+        }
+      }
+      if (Option.isNone(pid)) return { dataDir: layout.dataDir, wasRunning: running, pid }
+      if (!(yield* waitGone(pid.value, running ? "10 seconds" : "0 millis"))) {
+        yield* signalPid(pid.value, "SIGTERM")
+        if (!(yield* waitGone(pid.value, "10 seconds"))) {
+          return yield* fail(`The embedded FalkorDB server (pid ${pid.value}) did not stop within 20 seconds.`)
+        }
+      }
+      return { dataDir: layout.dataDir, wasRunning: true, pid }
+    })
+  ).pipe(Effect.withSpan("relay/embedded/stopEmbeddedServer"))
 
 /** The same for the data dir the current settings name. */
 export const stopEmbeddedServer = Effect.flatMap(currentLayout, stopEmbeddedServerAt)
