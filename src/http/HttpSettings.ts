@@ -6,7 +6,7 @@ const list = (name: string) =>
     Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
   )
 
-const httpConfig = Config.all({
+export const readHttpSettings = Config.all({
   host: Config.string("RELAY_HTTP_HOST").pipe(Config.withDefault("127.0.0.1")),
   // 0 picks a free port (tests): the one chosen is in the "ready" log line.
   port: Config.integer("RELAY_HTTP_PORT").pipe(
@@ -49,5 +49,3 @@ const httpConfig = Config.all({
 
 /** The Host headers a loopback server answers to, for the port it actually listens on. */
 export const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]
-
-export const readHttpSettings = httpConfig

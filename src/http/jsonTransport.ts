@@ -1,14 +1,12 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS
 } from "@modelcontextprotocol/sdk/types.js"
+import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { rpcError } from "./replies.js"
 
@@ -42,13 +40,7 @@ export class JsonHttpTransport implements Transport {
   private readonly exchanges = new Map<RequestId, Exchange>()
   private closed = false
 
-  constructor(
-    private readonly options: {
-      readonly sessionIdGenerator: () => string
-      readonly onsessioninitialized: (id: string) => void
-      readonly onsessionclosed: () => void
-    }
-  ) {}
+  constructor(private readonly options: { readonly onsessioninitialized: (id: string) => void }) {}
 
   start() {
     return Promise.resolve()
@@ -65,9 +57,12 @@ export class JsonHttpTransport implements Transport {
     return Promise.resolve()
   }
 
-  /** A response goes back on the POST that asked; anything else has nowhere to go and is dropped. */
+  /**
+   * A response goes back on the POST that asked; anything else has nowhere to go and is dropped. The
+   * server made the message, so its shape is known: a response is what has a result or an error.
+   */
   send(message: JSONRPCMessage) {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return Promise.resolve()
+    if (!("result" in message) && !("error" in message)) return Promise.resolve()
     const id = message.id
     const exchange = id === undefined ? undefined : this.exchanges.get(id)
     if (id === undefined || exchange === undefined) return Promise.resolve()
@@ -88,9 +83,9 @@ export class JsonHttpTransport implements Transport {
     if (this.closed) return rpcError(res, 404, -32001, "Session not found")
     if (req.method === "POST") return this.post(req, res, body)
     if (req.method === "DELETE") {
-      if (this.refusedSession(req, res)) return
+      if (this.refusedVersion(req, res)) return
       res.writeHead(200).end()
-      this.options.onsessionclosed()
+      // Closing the transport closes its session (through onclose).
       return void this.close()
     }
     return rpcError(res, 405, -32000, "Method not allowed: this server offers no SSE stream", {
@@ -103,21 +98,11 @@ export class JsonHttpTransport implements Transport {
     rpcError(res, status, code, message)
   }
 
-  /** True (and answered) when the request is not for this initialized session or its protocol version. */
-  private refusedSession(req: IncomingMessage, res: ServerResponse) {
-    if (this.sessionId === undefined) {
-      this.refuse(res, 400, -32000, "Bad Request: Server not initialized")
-      return true
-    }
-    const id = req.headers["mcp-session-id"]
-    if (id === undefined) {
-      this.refuse(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
-      return true
-    }
-    if (id !== this.sessionId) {
-      this.refuse(res, 404, -32001, "Session not found")
-      return true
-    }
+  /**
+   * True (and answered) when the request names a protocol version this transport does not speak.
+   * That it is this session's request, with its id, serveHttp made sure before handing it here.
+   */
+  private refusedVersion(req: IncomingMessage, res: ServerResponse) {
     const version = req.headers["mcp-protocol-version"]
     if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       this.refuse(
@@ -158,19 +143,18 @@ export class JsonHttpTransport implements Transport {
       messages.push(parsed.data)
     }
     if (messages.some(isInitializeRequest)) {
+      // serveHttp opens a session only for a lone initialize, so one here comes on an open session.
       if (this.sessionId !== undefined) {
         return this.refuse(res, 400, -32600, "Invalid Request: Server already initialized")
       }
-      if (messages.length > 1) {
-        return this.refuse(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
-      }
-      this.sessionId = this.options.sessionIdGenerator()
+      this.sessionId = randomUUID()
       this.options.onsessioninitialized(this.sessionId)
-    } else if (this.refusedSession(req, res)) {
+    } else if (this.refusedVersion(req, res)) {
       return
     }
     const extra = { requestInfo: { headers: req.headers } }
-    const ids = messages.filter(isJSONRPCRequest).map((m) => m.id)
+    // Checked against the message schemas above: a message with an id and a method is a request.
+    const ids = messages.flatMap((m) => "id" in m && "method" in m ? [m.id] : [])
     if (ids.length === 0) {
       res.writeHead(202).end()
     } else {

@@ -5,7 +5,7 @@ import { loopbackHosts } from "./HttpSettings.js"
 
 class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string }> {}
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => Promise<void>
+type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => Promise<void>
 
 /**
  * A Node HTTP server on `host:port` for the life of the scope. The Host headers it answers to are

@@ -1,5 +1,4 @@
 import { Clock, Context, Effect, Exit, Runtime, Scope } from "effect"
-import { randomUUID } from "node:crypto"
 import type { Caller } from "../domain/tokens.js"
 import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
@@ -10,7 +9,7 @@ import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
 import { JsonHttpTransport } from "./jsonTransport.js"
 
-export interface Session {
+interface Session {
   readonly caller: Caller
   readonly transport: JsonHttpTransport
   readonly close: () => Promise<void>
@@ -40,11 +39,9 @@ export const makeSessions = Effect.gen(function*() {
       const server = makeRelayServer(runOn(runtime), teamGate(caller), form)
       let closing: Promise<void> | undefined
       const transport: JsonHttpTransport = new JsonHttpTransport({
-        sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           open.set(id, session)
-        },
-        onsessionclosed: () => close()
+        }
       })
       const close = () => {
         closing ??= (async () => {
@@ -60,15 +57,14 @@ export const makeSessions = Effect.gen(function*() {
       return session
     })
 
+  const closeWhere = (close: (s: Session) => boolean) =>
+    Effect.promise(() => Promise.all([...open.values()].filter(close).map((s) => s.close())))
+
   /** Sessions a client never closed are closed after `idleMillis` without a request. */
   const closeIdle = (idleMillis: number) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const idle = [...open.values()].filter((s) => now - s.lastSeen > idleMillis)
-      yield* Effect.promise(() => Promise.all(idle.map((s) => s.close())))
-    })
+    Effect.flatMap(Clock.currentTimeMillis, (now) => closeWhere((s) => now - s.lastSeen > idleMillis))
 
-  const closeAll = Effect.promise(() => Promise.all([...open.values()].map((s) => s.close())))
+  const closeAll = closeWhere(() => true)
   const countFor = (tokenId: string) => [...open.values()].filter((s) => s.caller.tokenId === tokenId).length
   return { open, openSession, closeIdle, closeAll, countFor }
 })

@@ -41,7 +41,7 @@ export const age = (iso: string, now: number): string => {
 }
 
 /** The short form of each fact id in one reply (the edge's ShortIds). */
-export interface IdShortener {
+interface IdShortener {
   readonly of: (id: string) => string
 }
 
