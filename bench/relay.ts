@@ -3,7 +3,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Graph } from "falkordb"
 import { readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
 import { statement } from "../src/layers/decodeRows.js"
 import { GraphDatabaseLive } from "../src/layers/GraphDatabaseLive.js"
 import { relayLayerWith } from "../src/layers/RelayLive.js"
@@ -13,6 +12,7 @@ import { Settings } from "../src/services/Settings.js"
 import { tools } from "../src/tools/registry.js"
 import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
 import { type BenchDatabase, relayEnv } from "./db.js"
+import { serverEntry } from "./relayProcess.js"
 
 /** One statement as the app sent it; statements of one group were in flight together. */
 export interface Recorded {
@@ -123,8 +123,6 @@ export const replay = async (
 
 /** A tool call that answers the tool's output as JSON (throwing on an error result). */
 export type BenchCall = <N extends string>(name: N, args: Record<string, unknown>) => Promise<EncodedOutputOf<N>>
-
-export const serverEntry = fileURLToPath(new URL("../dist/server.js", import.meta.url))
 
 export interface StdioRelay {
   readonly call: BenchCall

@@ -7,7 +7,7 @@ import { promisify } from "node:util"
  * benchmarks, and for tests that need `relay --http` (they import this rather than keep a copy).
  */
 export const serverEntry = fileURLToPath(new URL("../dist/server.js", import.meta.url))
-export const tokenCli = fileURLToPath(new URL("../dist/cli/token.js", import.meta.url))
+const tokenCli = fileURLToPath(new URL("../dist/cli/token.js", import.meta.url))
 
 /** Runs `node dist/cli/token.js ...` as `npm run token --` would; answers its trimmed stdout and its stderr. */
 export const tokenCommand = async (env: Readonly<Record<string, string>>, args: ReadonlyArray<string>) => {

@@ -1,12 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
-import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
+import { serverEntry } from "../../bench/relayProcess.js"
 import { testGraphName } from "./testLayer.js"
 import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
 export type { ToolCallResult } from "./toolOutputs.js"
+
+export { serverEntry }
 
 /** The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB, and nothing else of ours. */
 export const falkordbEnv = (extra: Record<string, string> = {}): Record<string, string> => {
@@ -20,8 +22,6 @@ export const falkordbEnv = (extra: Record<string, string> = {}): Record<string, 
     ...extra
   }
 }
-
-export const serverEntry = fileURLToPath(new URL("../../dist/server.js", import.meta.url))
 
 export interface RelayClient {
   readonly client: Client

@@ -1,13 +1,9 @@
-import { NodeContext } from "@effect/platform-node"
-import { afterAll, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Fiber, Layer, Logger, TestClock } from "effect"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Fiber, Logger, TestClock } from "effect"
 import { serveHttp } from "../../src/http/serveHttp.js"
-import { DatabaseEndpoint } from "../../src/services/DatabaseEndpoint.js"
-import { SecretScanner } from "../../src/services/SecretScanner.js"
 import { TokenStore } from "../../src/services/TokenStore.js"
 import { connectHttp, initializeBody, rawPost, uniqueName } from "../support/httpRelay.js"
-import { connectAdmin } from "../support/proof.js"
-import { testSettings } from "../support/testLayer.js"
+import { dropGraphsAfterAll, teamTestLayer } from "../support/teamLayer.js"
 
 /**
  * RELAY_HTTP_SESSION_IDLE_MINUTES on Effect's TestClock: `serveHttp` in this process, its minute
@@ -23,13 +19,7 @@ const config = ConfigProvider.fromMap(
     ["RELAY_HTTP_SESSION_IDLE_MINUTES", "2"]
   ])
 )
-/** TokenStore reaches its admin graph on the run's database; no workspace graph of its own. */
-const settings = testSettings("unused")
-const team = Layer.mergeAll(TokenStore.Default, SecretScanner.Default, DatabaseEndpoint.Default).pipe(
-  Layer.provideMerge(settings),
-  Layer.provide(NodeContext.layer),
-  Layer.provide(Layer.setConfigProvider(config))
-)
+const team = teamTestLayer(config)
 
 /** One turn of Node's event loop: lets a request, a listen or a woken fiber make progress (no time passes). */
 const tick = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
@@ -45,13 +35,7 @@ const until = <A>(attempt: Effect.Effect<A>, done: (a: A) => boolean) =>
     return yield* Effect.dieMessage("the condition never held")
   })
 
-afterAll(async () => {
-  const admin = await connectAdmin()
-  for (const graph of [tokenGraph, `relay_ws_${workspace}`]) {
-    await admin.command(["GRAPH.DELETE", graph]).catch(() => undefined)
-  }
-  await admin.close()
-})
+dropGraphsAfterAll(tokenGraph, `relay_ws_${workspace}`)
 
 layer(team)("HTTP sessions left open", (it) => {
   it.scoped("are closed after RELAY_HTTP_SESSION_IDLE_MINUTES without a request; one in use is kept", () =>

@@ -1,11 +1,9 @@
-import { NodeContext } from "@effect/platform-node"
-import { afterAll, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, TestClock } from "effect"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import { makeTokenCheck } from "../../src/http/tokenCheck.js"
 import { TokenStore } from "../../src/services/TokenStore.js"
 import { uniqueName } from "../support/httpRelay.js"
-import { connectAdmin } from "../support/proof.js"
-import { testSettings } from "../support/testLayer.js"
+import { dropGraphsAfterAll, teamTestLayer } from "../support/teamLayer.js"
 
 /**
  * The HTTP token check's recheck window, on the real admin graph and Effect's TestClock: a token the
@@ -14,21 +12,9 @@ import { testSettings } from "../support/testLayer.js"
  */
 const windowMillis = 5000
 
-/** TokenStore reaches its admin graph on the run's database; no workspace graph of its own. */
-const settings = testSettings("unused")
 const tokenGraph = uniqueName("relay_tokens_check")
-afterAll(async () => {
-  const admin = await connectAdmin()
-  await admin.command(["GRAPH.DELETE", tokenGraph]).catch(() => undefined)
-  await admin.close()
-})
-const tokenLayer = TokenStore.Default.pipe(
-  Layer.provide(settings),
-  Layer.provide(NodeContext.layer),
-  Layer.provide(Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map([["RELAY_TOKEN_GRAPH", tokenGraph]]))
-  ))
-)
+dropGraphsAfterAll(tokenGraph)
+const tokenLayer = teamTestLayer(ConfigProvider.fromMap(new Map([["RELAY_TOKEN_GRAPH", tokenGraph]])))
 
 const callerOf = (r: Either.Either<unknown, unknown>) => Either.getOrThrow(r)
 
