@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { callTool } from "../../src/mcp/callTool.js"
 import { tools } from "../../src/tools/registry.js"
-import { decodeStructured, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
+import { decodedResult } from "./toolOutputs.js"
 
 /**
  * Calls a tool the way the MCP edge does (decode, policies, handler, result mapping), in-process;
@@ -10,17 +10,7 @@ import { decodeStructured, type OutputOf, type ToolCallResult } from "./toolOutp
 export const runTool = <N extends string>(name: N, args: unknown) => {
   const tool = tools.find((t) => t.name === name)
   if (tool === undefined) return Effect.dieMessage(`no tool ${name}`)
-  return callTool(tool, args).pipe(
-    Effect.flatMap((r) =>
-      Effect.sync(() =>
-        ({
-          ...r,
-          isError: r.isError === true ? true : undefined,
-          structuredContent: decodeStructured(name, r.isError === true, r.structuredContent)
-        }) as ToolCallResult<OutputOf<N>>
-      )
-    )
-  )
+  return callTool(tool, args).pipe(Effect.flatMap((r) => Effect.sync(() => decodedResult(name, r))))
 }
 
 /** The decoded output of a call that must succeed. */

@@ -71,8 +71,13 @@ export const callDecoded = async <N extends string>(
   client: Client,
   name: N,
   args: Record<string, unknown> = {}
-): Promise<ToolCallResult<OutputOf<N>>> => {
-  const result = await client.callTool({ name, arguments: args })
+): Promise<ToolCallResult<OutputOf<N>>> => decodedResult(name, await client.callTool({ name, arguments: args }))
+
+/** A tool result as the client got it, its structuredContent decoded (the output or ErrorOutput). */
+export const decodedResult = <N extends string>(
+  name: N,
+  result: { readonly [k: string]: unknown }
+): ToolCallResult<OutputOf<N>> => {
   const isError = result.isError === true
   return {
     ...result,
