@@ -28,35 +28,16 @@ const edgeReasons = (winner: string, loser: string) =>
 
 const fork = (store: FactStore, tag: string) =>
   Effect.gen(function*() {
-    const root = yield* store.save({
-      id: randomUUID(),
-      content: `root ${tag}`,
-      writtenBy: "a",
-      sessionId: "s",
-      parentId: null
-    })
-    const a = yield* store.save({
-      id: randomUUID(),
-      content: `left ${tag}`,
-      writtenBy: "a",
-      sessionId: "s",
-      parentId: root.fact.id
-    })
-    const b = yield* store.save({
-      id: randomUUID(),
-      content: `right ${tag}`,
-      writtenBy: "b",
-      sessionId: "s",
-      parentId: root.fact.id
-    })
-    yield* store.save({
-      id: randomUUID(),
-      content: `on right ${tag}`,
-      writtenBy: "b",
-      sessionId: "s",
-      parentId: b.fact.id
-    })
-    return { a: a.fact.id, b: b.fact.id }
+    const save = (content: string, writtenBy: string, parentId: string | null) =>
+      Effect.map(
+        store.save({ id: randomUUID(), content: `${content} ${tag}`, writtenBy, sessionId: "s", parentId }),
+        (saved) => saved.fact.id
+      )
+    const root = yield* save("root", "a", null)
+    const a = yield* save("left", "a", root)
+    const b = yield* save("right", "b", root)
+    yield* save("on right", "b", b)
+    return { a, b }
   })
 
 layer(relayTestLayer("concurrency"))("concurrent resolutions", (it) => {
