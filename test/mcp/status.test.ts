@@ -55,9 +55,8 @@ describe("fact status over stdio", () => {
   }
 
   it("tools/list advertises the status and written_by filters of relay_get_current_state", async () => {
-    await decided()
-    const { tools } = await relay!.client.listTools()
-    const props = propertiesOf(tools.find((t) => t.name === "relay_get_current_state")!.inputSchema)
+    ;({ mcp } = await relays.start())
+    const props = propertiesOf(mcp.tools.find((t) => t.name === "relay_get_current_state")!.inputSchema)
     expect(props.status?.default).toBe("active")
     expect(props.status?.description).toContain("\"any\"")
     expect(props.written_by?.type).toBe("string")
@@ -85,8 +84,7 @@ describe("fact status over stdio", () => {
 
   it("relay_retract_fact: the fact is retracted, its dependents stale, default reads leave it out; a repeat answers the first", async () => {
     await decided()
-    const { tools } = await relay!.client.listTools()
-    const tool = tools.find((t) => t.name === "relay_retract_fact")!
+    const tool = mcp.tools.find((t) => t.name === "relay_retract_fact")!
     expect(tool.inputSchema.required).toEqual(["fact_id", "reason", "retracted_by"])
     expect(tool.description).toMatch(/operator/)
     const r = await retracted()
@@ -142,9 +140,8 @@ describe("fact status over stdio", () => {
     const bad = await mcp.call("relay_search", { query: "Redis", as_of: "yesterday" })
     expect(errorOf(bad).code).toBe("invalid_input")
     expect(errorOf(bad).message).toMatch(/^as_of: /)
-    const { tools } = await relay!.client.listTools()
     for (const name of ["relay_get_context", "relay_get_current_state", "relay_search"]) {
-      expect(propertiesOf(tools.find((t) => t.name === name)!.inputSchema).as_of?.type).toBe("string")
+      expect(propertiesOf(mcp.tools.find((t) => t.name === name)!.inputSchema).as_of?.type).toBe("string")
     }
   })
 })
