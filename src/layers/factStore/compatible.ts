@@ -5,7 +5,8 @@ import { compatibleMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Compatibility, CompatibleRecord } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { FactFromRow, factMap, IdRow, stampClause } from "./projection.js"
+import { foundIds } from "./foundIds.js"
+import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * Records two siblings as compatible in one statement: `(x)-[:COMPATIBLE]->(y)` with x.id < y.id, so a
@@ -45,12 +46,8 @@ const Row = Schema.Struct({
 })
 
 const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
-  db.read(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids }, IdRow).pipe(
-    Effect.flatMap((rows) => {
-      const found = new Set(rows.map((r) => r.id))
-      const absent = ids.find((id) => !found.has(id)) ?? ids[0]!
-      return Effect.fail(noFactWithId("fact_ids", absent))
-    })
+  foundIds(db, ids).pipe(
+    Effect.flatMap((found) => Effect.fail(noFactWithId("fact_ids", ids.find((id) => !found.has(id)) ?? ids[0]!)))
   )
 
 export const compatible = Effect.fn("relay/factStore/compatible")(

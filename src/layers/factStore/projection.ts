@@ -88,9 +88,6 @@ export const FactFromRow = Schema.transform(
   }
 )
 
-/** A row of one fact id (the lookups that tell which of two ids is missing). */
-export const IdRow = Schema.Struct({ id: Schema.String })
-
 /** A row whose one column, `fact`, is a fact map. */
 export const FactColumn = Schema.Struct({ fact: FactFromRow })
 

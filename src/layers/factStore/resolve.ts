@@ -6,8 +6,9 @@ import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
-import { FactFromRow, factMap, IdRow, stampClause } from "./projection.js"
+import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
@@ -51,13 +52,12 @@ const Row = Schema.Struct({
 })
 
 const missing = (db: GraphDatabase["Type"], r: Resolution) =>
-  db.read(`MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id`, { ids: [r.winnerId, r.loserId] }, IdRow).pipe(
-    Effect.flatMap((rows) => {
-      const found = new Set(rows.map((x) => x.id))
-      return Effect.fail(
+  foundIds(db, [r.winnerId, r.loserId]).pipe(
+    Effect.flatMap((found) =>
+      Effect.fail(
         found.has(r.winnerId) ? noFactWithId("loser_fact_id", r.loserId) : noFactWithId("winner_fact_id", r.winnerId)
       )
-    })
+    )
   )
 
 export const resolve = Effect.fn("relay/factStore/resolve")(
