@@ -5,10 +5,12 @@ import type { Dependent, Fact } from "../domain/fact.js"
 import { makeFactStore } from "../layers/FactStoreLive.js"
 import { GraphDatabaseLive } from "../layers/GraphDatabaseLive.js"
 import type {
-  BriefingAfter,
+  BriefingOptions,
+  ClustersOptions,
   Compatibility,
   ConflictsRequest,
   CurrentStateOptions,
+  ImportantOptions,
   NewFact,
   Resolution,
   Retraction,
@@ -56,35 +58,14 @@ export interface FactStoreShape {
   ) => Effect.Effect<CompatibleRecord, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   /** Retracts a fact (once: a repeat answers the first retraction); its dependents turn stale. */
   readonly retract: (retraction: Retraction) => Effect.Effect<Retracted, FactNotFound | InvalidInput | DatabaseError>
-  /**
-   * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
-   * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.
-   */
-  readonly briefing: (
-    options: {
-      readonly reader: string
-      readonly since: number | null
-      readonly limit: number
-      readonly after: BriefingAfter | null
-    }
-  ) => Effect.Effect<Briefing, DatabaseError>
-  /** `after`: the [score, created_at] of the last fact of the previous page. */
-  readonly important: (
-    options: { readonly limit: number; readonly after: readonly [number, number] | null }
-  ) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
+  readonly briefing: (options: BriefingOptions) => Effect.Effect<Briefing, DatabaseError>
+  readonly important: (options: ImportantOptions) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
   readonly search: (options: SearchOptions) => Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError>
   /** For each prefix, the ids of at most two facts that start with it (none: no such fact). */
   readonly idsStartingWith: (
     prefixes: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<string>>, DatabaseError>
-  readonly clusters: (
-    options: {
-      readonly limit?: number | undefined
-      readonly factsPerCluster?: number | undefined
-      /** The [size, first created_at] of the last cluster of the previous page. */
-      readonly after?: readonly [number, number] | null | undefined
-    }
-  ) => Effect.Effect<Clusters, DatabaseError>
+  readonly clusters: (options: ClustersOptions) => Effect.Effect<Clusters, DatabaseError>
 }
 
 /**

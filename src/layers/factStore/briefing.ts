@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { IsoFromStamp, Stamp } from "../../domain/time.js"
-import type { Briefing, BriefingAfter, ConflictsAfter } from "../../services/FactStore.js"
+import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
@@ -82,12 +82,7 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
 export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   db: GraphDatabase["Type"],
   now: number,
-  options: {
-    readonly reader: string
-    readonly since: number | null
-    readonly limit: number
-    readonly after: BriefingAfter | null
-  }
+  options: BriefingOptions
 ) {
   const { limit, reader } = options
   const tracked = options.since === null

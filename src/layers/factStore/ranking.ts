@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { chooseClusters, clusterFactBudget } from "../../domain/clusters.js"
 import type { Fact } from "../../domain/fact.js"
 import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
-import type { Cluster, Clusters, Page } from "../../services/FactStore.js"
+import type { Cluster, Clusters, ClustersOptions, ImportantOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 
@@ -21,7 +21,7 @@ const ImportantRow = Schema.Struct({ fact: FactFromRow, score: Schema.Number, ra
 
 export const important = (
   db: GraphDatabase["Type"],
-  options: { readonly limit: number; readonly after: readonly [number, number] | null }
+  options: ImportantOptions
 ) =>
   db.read(importantQuery, {
     limit: options.limit + 1,
@@ -61,11 +61,7 @@ export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN 
  */
 export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   db: GraphDatabase["Type"],
-  options: {
-    readonly limit?: number | undefined
-    readonly factsPerCluster?: number | undefined
-    readonly after?: readonly [number, number] | null | undefined
-  }
+  options: ClustersOptions
 ) {
   const budget = yield* currentBudget()
   const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)

@@ -107,3 +107,27 @@ export interface SearchOptions {
 
 /** A hit's place in the ranking: [score in thousandths, node id], both descending. */
 export type SearchKey = readonly [number, number]
+
+/**
+ * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
+ * null it starts at the reader's cursor (first time: 7 days back) and moves the cursor as it serves.
+ */
+export interface BriefingOptions {
+  readonly reader: string
+  readonly since: number | null
+  readonly limit: number
+  readonly after: BriefingAfter | null
+}
+
+/** `after`: the [score, created_at] of the last fact of the previous page. */
+export interface ImportantOptions {
+  readonly limit: number
+  readonly after: readonly [number, number] | null
+}
+
+export interface ClustersOptions {
+  readonly limit?: number | undefined
+  readonly factsPerCluster?: number | undefined
+  /** The [size, first created_at] of the last cluster of the previous page. */
+  readonly after?: readonly [number, number] | null | undefined
+}
