@@ -128,21 +128,35 @@ const expectFactMatches = (model: Rules.GraphModel, fact: Fact) => {
   expect(fact.status).toBe(Rules.status(model, fact.id))
 }
 
+interface Merged {
+  readonly parent: Fact
+  readonly children: Array<Fact>
+  readonly total: number
+}
+
+/** Appends a page's conflicts to `merged`, a parent continued from the previous page joined to its first part. */
+const mergeContinued = (
+  merged: Array<Merged>,
+  conflicts: ReadonlyArray<{ parent: Fact; children: ReadonlyArray<Fact>; children_total: number }>
+) => {
+  for (const c of conflicts) {
+    const last = merged[merged.length - 1]
+    if (last !== undefined && last.parent.id === c.parent.id) last.children.push(...c.children)
+    else merged.push({ parent: c.parent, children: [...c.children], total: c.children_total })
+  }
+}
+
 /**
  * Every open conflict, read in pages of `size` parents and `size` children each; a parent continued
  * on the next page is merged back, so each child must come exactly once.
  */
 const allConflicts = (store: FactStore, size: number, asOf: number | null = null) =>
   Effect.gen(function*() {
-    const merged: Array<{ parent: Fact; children: Array<Fact>; total: number }> = []
+    const merged: Array<Merged> = []
     let after: ConflictsAfter | null = null
     for (let pages = 0; pages < 1000; pages++) {
       const got: ConflictsPage = yield* store.openConflicts({ limit: size, after, children: size, asOf })
-      for (const c of got.conflicts) {
-        const last = merged[merged.length - 1]
-        if (last !== undefined && last.parent.id === c.parent.id) last.children.push(...c.children)
-        else merged.push({ parent: c.parent, children: [...c.children], total: c.children_total })
-      }
+      mergeContinued(merged, got.conflicts)
       if (got.next === null) return merged
       after = got.next
     }
@@ -153,17 +167,13 @@ const allConflicts = (store: FactStore, size: number, asOf: number | null = null
 const allBriefing = (store: FactStore, reader: string, since: number | null, limit: number) =>
   Effect.gen(function*() {
     const merged = { newFacts: [] as Array<Fact>, decisions: [] as Array<Briefing["decisions"][number]> }
-    const conflicts: Array<{ parent: Fact; children: Array<Fact> }> = []
+    const conflicts: Array<Merged> = []
     let after: BriefingAfter | null = null
     for (let pages = 0; pages < 1000; pages++) {
       const page: Briefing = yield* store.briefing({ reader, since, limit, after })
       merged.newFacts.push(...page.newFacts)
       merged.decisions.push(...page.decisions)
-      for (const c of page.openConflicts) {
-        const last = conflicts[conflicts.length - 1]
-        if (last !== undefined && last.parent.id === c.parent.id) last.children.push(...c.children)
-        else conflicts.push({ parent: c.parent, children: [...c.children] })
-      }
+      mergeContinued(conflicts, page.openConflicts)
       if (page.next === null) return { ...merged, conflicts, asOf: page.asOf, since: page.since }
       after = page.next
     }
