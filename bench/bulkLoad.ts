@@ -58,6 +58,25 @@ export const createBuildsOn = async (graph: Graph, edges: ReadonlyArray<readonly
   }
 }
 
+/** A decision as relay_resolve_conflict records it: `from` superseded `to`. */
+export interface Supersedes {
+  readonly from: string
+  readonly to: string
+  readonly reason: string
+  readonly resolved_by: string
+  readonly created_at: number
+}
+
+export const createSupersedes = async (graph: Graph, edges: ReadonlyArray<Supersedes>) => {
+  for (const part of batches(edges, batch)) {
+    await graph.query(
+      `UNWIND $edges AS e MATCH (w:Fact {id: e.from}), (l:Fact {id: e.to}) ` +
+        `CREATE (w)-[:SUPERSEDES {reason: e.reason, resolved_by: e.resolved_by, created_at: e.created_at}]->(l)`,
+      { params: { edges: part as never } }
+    )
+  }
+}
+
 /** As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark. */
 export const markForks = async (graph: Graph, parents: ReadonlyArray<string>) => {
   for (const ids of batches(parents, batch)) {

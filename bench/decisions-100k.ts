@@ -18,7 +18,7 @@ import { relayLayer } from "../src/layers/RelayLive.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
 import { startServer } from "../test/support/falkordbServer.js"
-import { createBuildsOn, createFacts, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
+import { createBuildsOn, createFacts, createSupersedes, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
 
 const N = Number(process.env.BENCH_FACTS ?? 100_000)
 const RUNS = 15
@@ -151,21 +151,18 @@ const main = async () => {
       // The layer made the indexes and the unique constraint; now the bulk load.
       yield* store.currentState({ limit: 1, sessionId: null, before: null })
       t0 = performance.now()
-      const batch = 5000
       // Parents with two children that differ after normalising get a ForkMark, as relay_save_fact leaves them.
       const forked = [...children].filter(([, kids]) => new Set(kids.map((k) => k.norm)).size > 1).map(([p]) => p)
       yield* Effect.promise(() => createFacts(graph, rows.map(({ parent: _p, ...r }) => r)))
       yield* Effect.promise(() => markForks(graph, forked))
       const links = rows.flatMap((r) => r.parent === null ? [] : [[r.id, r.parent] as const])
       yield* Effect.promise(() => createBuildsOn(graph, links))
-      for (let i = 0; i < edges.length; i += batch) {
-        yield* Effect.promise(() =>
-          graph.query(
-            "UNWIND $edges AS e MATCH (w:Fact {id: e.w}), (l:Fact {id: e.l}) CREATE (w)-[:SUPERSEDES {reason: 'settled in review', resolved_by: e.by, created_at: e.t}]->(l)",
-            { params: { edges: edges.slice(i, i + batch) as never } }
-          )
+      yield* Effect.promise(() =>
+        createSupersedes(
+          graph,
+          edges.map((e) => ({ from: e.w, to: e.l, reason: "settled in review", resolved_by: e.by, created_at: e.t }))
         )
-      }
+      )
       const last = Math.max(rows[rows.length - 1]!.created_at, ...edges.map((e) => e.t))
       yield* Effect.promise(() => graph.query("MERGE (c:RelayClock {id: 0}) SET c.last = $last", { params: { last } }))
       const counts = yield* Effect.promise(() =>

@@ -1,20 +1,22 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
 import { ensureSchema } from "../src/layers/graphIndexes.js"
-import { batches, createBuildsOn, createFacts, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
+import {
+  batches,
+  createBuildsOn,
+  createFacts,
+  createSupersedes,
+  markForks,
+  type StoredFact,
+  storedFact,
+  type Supersedes
+} from "./bulkLoad.js"
 
 /**
  * A realistic shared memory: many threads of varied depth and branching, forks under some
  * parents, duplicates, resolved forks whose losers leave stale branches behind, several writers
  * and sessions, timestamps spread over four weeks. Deterministic for a given size.
  */
-export interface Supersedes {
-  readonly from: string
-  readonly to: string
-  readonly reason: string
-  readonly resolved_by: string
-  readonly created_at: number
-}
 export interface GeneratedGraph {
   readonly facts: ReadonlyArray<StoredFact>
   /** [child, parent] */
@@ -211,13 +213,7 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
   // took ~12 s at 100k facts).
   await markForks(graph, [...g.forked])
   await createBuildsOn(graph, g.buildsOn)
-  for (const edges of batches(g.supersedes, 5000)) {
-    await graph.query(
-      `UNWIND $edges AS e MATCH (w:Fact {id: e.from}), (l:Fact {id: e.to}) ` +
-        `CREATE (w)-[:SUPERSEDES {reason: e.reason, resolved_by: e.resolved_by, created_at: e.created_at}]->(l)`,
-      { params: { edges: edges as never } }
-    )
-  }
+  await createSupersedes(graph, g.supersedes)
   await graph.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last`, { params: { last: g.lastStamp } })
 }
 
