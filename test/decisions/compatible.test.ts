@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
+import { createBuildsOnCypher, createFactsCypher, storedFact } from "../../bench/bulkLoad.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
@@ -115,13 +116,10 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     const root = await save("Which cache?")
     const at = Date.parse(root.created_at)
     const children = ["00000000-0000-4000-8000-000000000001", "ffffffff-ffff-4fff-bfff-fffffffffffe"]
-    await admin.query(
-      relay.graph,
-      "MATCH (p:Fact {id: $root}) UNWIND range(0, size($ids) - 1) AS n " +
-        "CREATE (:Fact {id: $ids[n], content: 'Cache option ' + toString(n), norm: 'cache option ' + toString(n), " +
-        "written_by: 'zed', session_id: 's', created_at: $at + 1 + n})-[:BUILDS_ON]->(p)",
-      { root: root.id, ids: children, at }
-    )
+    await admin.query(relay.graph, createFactsCypher, {
+      rows: children.map((id, n) => storedFact(id, `Cache option ${n}`, "zed", "s", at + 1 + n))
+    })
+    await admin.query(relay.graph, createBuildsOnCypher, { edges: children.map((id) => [id, root.id]) })
     expect(children[0]! < root.id && root.id < children[1]!).toBe(true)
     for (const child of children) {
       const error = await refused("relay_resolve_conflict", compatibleArgs(child, root.id))

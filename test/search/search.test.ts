@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
+import { createFactsCypher, storedFact } from "../../bench/bulkLoad.js"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
@@ -217,12 +218,9 @@ describe("relay_search over stdio", () => {
       ...Array.from({ length: 5 }, (_, n) => ({ id: randomUUID(), by: "bravo", at: at + n })),
       ...Array.from({ length: 1000 }, (_, n) => ({ id: randomUUID(), by: "alpha", at: at + 5 + n }))
     ]
-    await admin.query(
-      relay.graph,
-      "UNWIND $rows AS r CREATE (:Fact {id: r.id, content: 'zeppelin hangar', norm: 'zeppelin hangar', " +
-        "written_by: r.by, session_id: 'zeppelin', created_at: r.at})",
-      { rows }
-    )
+    await admin.query(relay.graph, createFactsCypher, {
+      rows: rows.map((r) => storedFact(r.id, "zeppelin hangar", r.by, "zeppelin", r.at))
+    })
     const bravo = rows.filter((r) => r.by === "bravo").map((r) => r.id).reverse()
     const ids = (page: { hits: ReadonlyArray<{ fact: { id: string } }> }) => page.hits.map((h) => h.fact.id)
     // Before, these filters applied within the best 1,000 and found nothing.
