@@ -3,7 +3,7 @@ import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { testGraphName } from "../support/testLayer.js"
-import { outputOf } from "../support/toolOutputs.js"
+import { type OutputOf, outputOf, type ToolCallResult } from "../support/toolOutputs.js"
 
 /**
  * Briefings chain exactly: four Relay server processes (dist/server.js, each with its own SDK
@@ -83,6 +83,29 @@ const underConcurrentWrites = async (
   }
 }
 
+type Reply = ToolCallResult<OutputOf<"relay_get_briefing">>
+
+/**
+ * Reads the rest of a briefing's window, page by page, into `seen`; every page of one window has
+ * the window's as_of. Answers how many further pages there were.
+ */
+const readRestOf = async (
+  reader: RelayClient,
+  first: Reply,
+  seen: Array<string>,
+  args: Record<string, unknown>
+) => {
+  let pages = 0
+  for (let cursor = outputOf(first).next_cursor; cursor !== null; pages++) {
+    const more = await reader.call("relay_get_briefing", { my_name: "reader", ...args, cursor })
+    expect(more.isError).toBeFalsy()
+    expect(outputOf(more).as_of).toBe(outputOf(first).as_of)
+    for (const f of outputOf(more).new_facts) seen.push(f.id)
+    cursor = outputOf(more).next_cursor
+  }
+  return pages
+}
+
 describe("briefings chain exactly", () => {
   it("a reader chaining as_of sees 240 facts from 4 concurrent writer processes exactly once", async () => {
     let since: string | undefined
@@ -95,13 +118,7 @@ describe("briefings chain exactly", () => {
       if (since !== undefined) expect(outputOf(r).since).toBe(since)
       for (const f of outputOf(r).new_facts) seen.push(f.id)
       // A window larger than one page is read to its end before its as_of is chained.
-      for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
-        const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor })
-        expect(more.isError).toBeFalsy()
-        expect(outputOf(more).as_of).toBe(outputOf(r).as_of)
-        for (const f of outputOf(more).new_facts) seen.push(f.id)
-        cursor = outputOf(more).next_cursor
-      }
+      await readRestOf(reader, r, seen, {})
       since = outputOf(r).as_of
     })
   }, 60_000)
@@ -117,13 +134,7 @@ describe("briefings chain exactly", () => {
         expect(r.isError).toBeFalsy()
         if (previous !== undefined) expect(outputOf(r).since).toBe(previous)
         for (const f of outputOf(r).new_facts) seen.push(f.id)
-        for (let cursor = outputOf(r).next_cursor; cursor !== null;) {
-          const more = await reader.call("relay_get_briefing", { my_name: "reader", cursor, limit: 7 })
-          expect(more.isError).toBeFalsy()
-          paged++
-          for (const f of outputOf(more).new_facts) seen.push(f.id)
-          cursor = outputOf(more).next_cursor
-        }
+        paged += await readRestOf(reader, r, seen, { limit: 7 })
         previous = outputOf(r).as_of
       })
       console.error(`automatic briefings: ${briefings}, further pages: ${paged}`)
