@@ -61,6 +61,15 @@ describe("fact-id prefixes as input, over stdio", () => {
       resolved_by: "cursor"
     })
     expect([resolved.winner!.id, resolved.loser!.id]).toEqual([other.id, child.id])
+    // and each item of a list of fact ids
+    const third = (await save("Rotate them on every use", short)).fact
+    const compatible = await mcp.ok("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [other.id.slice(0, 8), third.id.slice(0, 12).toUpperCase()],
+      reason: "storage and rotation are separate questions",
+      resolved_by: "cursor"
+    })
+    expect(compatible.facts!.map((f) => f.id).sort()).toEqual([other.id, third.id].sort())
     // the text shows the short form that was just accepted
     const text = mcp.text(await relay.call("relay_get_context", { fact_id: child.id }))
     expect(text).toContain(`${child.id.slice(0, 8)} [superseded] cursor`)
@@ -114,6 +123,22 @@ describe("fact-id prefixes as input, over stdio", () => {
     })
     expect(winner.code).toBe("fact_not_found")
     expect(winner.message.startsWith("winner_fact_id: ")).toBe(true)
+    // an item of fact_ids is named by its place in the list, and not echoed either
+    const listed = await mcp.fails("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: [twinA, "0badc0de"],
+      reason: "r",
+      resolved_by: "a"
+    })
+    expect(listed).toEqual({ code: "fact_not_found", message: "fact_ids.1: no fact has an id starting with that" })
+    const shared = await mcp.fails("relay_resolve_conflict", {
+      outcome: "compatible",
+      fact_ids: ["abcdef01", twinB],
+      reason: "r",
+      resolved_by: "a"
+    })
+    expect(shared.code).toBe("invalid_input")
+    expect(shared.message.startsWith("fact_ids.0: more than one fact")).toBe(true)
     for (const bad of ["abcdef0", "abcdef01--", "abcdef0g", "abcdef01-00000"]) {
       const e = await mcp.fails("relay_get_context", { fact_id: bad })
       expect(e, bad).toEqual({
