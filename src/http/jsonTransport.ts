@@ -136,11 +136,19 @@ export class JsonHttpTransport implements Transport {
     if (raw.length > maxBatch) {
       return this.refuse(res, 400, -32600, `Invalid Request: Batch must not exceed ${maxBatch} messages`)
     }
+    if (raw.length === 0) return this.refuse(res, 400, -32600, "Invalid Request: empty batch")
     const messages: Array<JSONRPCMessage> = []
     for (const m of raw) {
       const parsed = JSONRPCMessageSchema.safeParse(m)
       if (!parsed.success) return this.refuse(res, 400, -32700, "Parse error: Invalid JSON-RPC message")
       messages.push(parsed.data)
+    }
+    // Checked against the message schemas above: a message with an id and a method is a request.
+    const ids = messages.flatMap((m) => "id" in m && "method" in m ? [m.id] : [])
+    // Answers are matched to their POST by id: an id twice in flight in one session would leave a
+    // POST never answered (its batch waits for an answer per id) or answer the wrong one.
+    if (new Set(ids).size < ids.length || ids.some((id) => this.exchanges.has(id))) {
+      return this.refuse(res, 400, -32600, "Invalid Request: a request id already in use in this session")
     }
     if (messages.some(isInitializeRequest)) {
       // serveHttp opens a session only for a lone initialize, so one here comes on an open session.
@@ -153,8 +161,6 @@ export class JsonHttpTransport implements Transport {
       return
     }
     const extra = { requestInfo: { headers: req.headers } }
-    // Checked against the message schemas above: a message with an id and a method is a request.
-    const ids = messages.flatMap((m) => "id" in m && "method" in m ? [m.id] : [])
     if (ids.length === 0) {
       res.writeHead(202).end()
     } else {

@@ -28,6 +28,11 @@ export const serveHttp = Effect.gen(function*() {
   const sessions = yield* makeSessions
   const tokenCheck = makeTokenCheck(tokens, config.tokenRecheckMillis)
   const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner>())
+  // Sessions still being opened count against both caps: the checks and the session's record are
+  // split by an await (building the workspace's store), and a burst of initializes all passed the
+  // checks before any was recorded (55 sessions on a server capped at 10).
+  const opening = new Map<string, number>()
+  let openingTotal = 0
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => {
     const url = req.url ?? "/"
@@ -68,19 +73,29 @@ export const serveHttp = Effect.gen(function*() {
     if (!isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")
     }
-    if (sessions.countFor(caller.tokenId) >= maxSessionsPerToken) {
+    const openingForToken = opening.get(caller.tokenId) ?? 0
+    if (sessions.countFor(caller.tokenId) + openingForToken >= maxSessionsPerToken) {
       return rpcError(res, 429, -32000, `too many open sessions for this token (at most ${maxSessionsPerToken})`)
     }
-    if (sessions.open.size >= config.maxSessions) {
+    if (sessions.open.size + openingTotal >= config.maxSessions) {
       return rpcError(res, 503, -32000, "too many open sessions on this server; try again later", {
         "retry-after": "60"
       })
     }
-    const session = await run(sessions.openSession(caller))
-    session.transport.handle(req, res, body)
-    // An initialize the transport refused leaves no session behind.
-    const id = session.transport.sessionId
-    if (id === undefined || !sessions.open.has(id)) await session.close()
+    opening.set(caller.tokenId, openingForToken + 1)
+    openingTotal++
+    try {
+      const session = await run(sessions.openSession(caller))
+      session.transport.handle(req, res, body)
+      // An initialize the transport refused leaves no session behind.
+      const id = session.transport.sessionId
+      if (id === undefined || !sessions.open.has(id)) await session.close()
+    } finally {
+      const left = (opening.get(caller.tokenId) ?? 1) - 1
+      if (left === 0) opening.delete(caller.tokenId)
+      else opening.set(caller.tokenId, left)
+      openingTotal--
+    }
   }
 
   const server = yield* listen(config, handle, (res, cause) => {

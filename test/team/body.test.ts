@@ -5,7 +5,8 @@ import { outputOf } from "../support/toolOutputs.js"
 /**
  * A session's requests are read and answered by Relay's own transport (src/http/jsonTransport.ts),
  * not the SDK's: it must still refuse what the SDK refused (bad JSON, over 4 MB, a wrong Accept or
- * Content-Type, an unknown protocol version, a message that is not JSON-RPC, an oversized batch)
+ * Content-Type, an unknown protocol version, a message that is not JSON-RPC, an oversized batch),
+ * and what it added (an empty batch, an id used twice, nesting deeper than any MCP message)
  * with the SDK's status codes and write nothing for it, and still serve good calls.
  */
 const env = Http.databaseEnv(Http.uniqueName("relay_tokens_body"))
@@ -73,7 +74,19 @@ describe("a session's request body", () => {
       [post(JSON.stringify({ hello: "world" })), 400, -32700],
       [post(JSON.stringify(Array.from({ length: 101 }, () => JSON.parse(call("batch")) as unknown))), 400, -32600],
       [post(call("no such session"), { "mcp-session-id": "not-a-session" }), 404, -32001],
-      [post(JSON.stringify(Http.initializeBody)), 400, -32600]
+      [post(JSON.stringify(Http.initializeBody)), 400, -32600],
+      [post("[]"), 400, -32600],
+      // answers are matched by id: the same id twice in a batch would leave the POST unanswered
+      [
+        post(JSON.stringify([
+          { jsonrpc: "2.0", id: 5, method: "tools/list" },
+          { jsonrpc: "2.0", id: 5, method: "ping" }
+        ])),
+        400,
+        -32600
+      ],
+      // refused before parsing: a few MB of `[` stalled the server for seconds
+      [post(call("deep").replace("\"deep\"", `${"[".repeat(200_000)}${"]".repeat(200_000)}`)), 400, -32600]
     ]
     for (const [reply, status, code] of refusals) {
       const r = await reply

@@ -57,3 +57,20 @@ it("opens no session past RELAY_HTTP_MAX_SESSIONS, and one again when a session 
   const again = await connect(quiet)
   expect((await again.call("relay_get_current_state", {})).isError).toBeFalsy()
 })
+
+it("counts sessions still opening against the cap: a burst of initializes opens no more than it", async () => {
+  // Frees every place; the burst's token is of a workspace no session has opened, so each opening
+  // waits for that workspace's store, the longest await between the cap's check and the record.
+  for (const c of clients.splice(0)) {
+    await c.transport.terminateSession().catch(() => undefined)
+    await c.close()
+  }
+  const burst = await Http.createToken(env, "burst", Http.uniqueName("rl-burst"))
+  const replies = await Promise.all(
+    Array.from({ length: 20 }, () => Http.rawPost(relay.url, Http.initializeBody, { authorization: `Bearer ${burst}` }))
+  )
+  const statuses = replies.map((r) => r.status)
+  expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0)
+  expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(3)
+  expect(statuses.every((s) => s === 200 || s === 503)).toBe(true)
+})
