@@ -308,7 +308,7 @@ describe("all the tools over stdio", () => {
     // both fork pairs involve the superseded cookies fact, so neither is open any more
     expect(b.open_conflicts).toEqual([])
     const l = lines(mine)
-    expect(l[1]).toBe("Briefing since 7d ago.")
+    expect(l[1]).toBe(`Briefing since 7d ago, as of ${b.as_of}.`)
     expect(l).toContain("New facts by others (3):")
     expect(l).toContain("Decisions by others (1):")
     // the winner was listed among the new facts: the decision names it by id and writes out only the loser

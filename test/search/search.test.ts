@@ -147,6 +147,21 @@ describe("relay_search over stdio", () => {
         ids.cookies?.slice(0, 8)
       } "Keep the refresh token in httpOnly cookies" because "No extra service to run"`
     )
+    // Both sides a hit: each fact's text once (its own line), the decision in full once.
+    const both = mcp.text(await mcp.call("relay_search", { query: "refresh", status: "any" }))
+    expect(both.split("Keep refresh tokens in Redis").length - 1).toBe(1)
+    expect(both.split("Keep the refresh token in httpOnly cookies").length - 1).toBe(1)
+    expect(both.split("No extra service to run").length - 1).toBe(1)
+    expect(both).toMatch(
+      new RegExp(
+        `(lost to ${ids.cookies?.slice(0, 8)}|won over ${ids.redis?.slice(0, 8)}) \\(the decision above\\)`
+      )
+    )
+  })
+
+  it("says why a search found nothing and what to try", async () => {
+    const text = mcp.text(await mcp.call("relay_search", { query: "what did we decide about refresh tokens" }))
+    expect(text).toContain("Matches, best first: none (every word must match: try fewer words, or a|b for either)")
   })
 
   it("filters by writer, session and time", async () => {

@@ -8,7 +8,8 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
   const fresh = o.open_conflicts.filter((c) => c.children.some((f) => Date.parse(f.created_at) > since))
   const older = o.open_conflicts.length - fresh.length
   return [
-    `Briefing since ${p.when(o.since)}.`,
+    // as_of whole: a reader keeping its own place passes it back as `since` (the text may be all it sees).
+    `Briefing since ${p.when(o.since)}, as of ${o.as_of}.`,
     ...(o.new_facts.length + o.decisions.length + fresh.length === 0 ? ["Nothing new from others."] : []),
     ...list("New facts by others", o.new_facts, (f) => p.fact(f), null),
     ...list("Decisions by others", o.decisions, decision(p), null),

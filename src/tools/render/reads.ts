@@ -37,25 +37,44 @@ export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o
   ...more(o)
 ]
 
-/** One decision a hit took part in: the other fact by short id and text, the reason, who and when. */
-const sideLine = (
-  p: Page,
-  side: string,
-  id: string,
-  content: string,
-  d: { readonly reason: string; readonly resolved_by: string; readonly created_at: string }
-) => `  ${side} ${p.id(id)} ${quote(content)} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
+interface Decided {
+  readonly reason: string
+  readonly resolved_by: string
+  readonly created_at: string
+}
 
-/** A search hit: the fact once, its decisions by the other fact's short id and text. */
-const searchHit = (p: Page) => (h: SearchHit) =>
+/**
+ * A search reply's decision lines, each fact and each decision written out once: the other fact's
+ * text only when it is no hit of this reply and was not written out before, and a decision both of
+ * whose facts are hits in full only on the first of them.
+ */
+const decisionLines = (p: Page, hits: ReadonlySet<string>) => {
+  const told = new Set<string>()
+  return (side: "lost to" | "won over", hit: string, other: string, content: string, d: Decided) => {
+    const decision = side === "lost to" ? `${other}>${hit}` : `${hit}>${other}`
+    if (told.has(decision)) return `  ${side} ${p.id(other)} (the decision above)`
+    told.add(decision)
+    const text = hits.has(other) || told.has(other) ? "" : ` ${quote(content)}`
+    told.add(other)
+    return `  ${side} ${p.id(other)}${text} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
+  }
+}
+
+/** A search hit: the fact once, then the decisions it won or lost (decisionLines). */
+const searchHit = (p: Page, line: ReturnType<typeof decisionLines>) => (h: SearchHit) =>
   [
     p.fact(h.fact),
-    ...h.superseded_by.map((d) => sideLine(p, "lost to", d.winner_id, d.winner_content, d)),
-    ...h.supersedes.map((d) => sideLine(p, "won over", d.loser_id, d.loser_content, d))
+    ...h.superseded_by.map((d) => line("lost to", h.fact.id, d.winner_id, d.winner_content, d)),
+    ...h.supersedes.map((d) => line("won over", h.fact.id, d.loser_id, d.loser_content, d))
   ].join("\n")
 
 export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
-  ...list("Matches, best first", o.hits, searchHit(p), "none"),
+  ...list(
+    "Matches, best first",
+    o.hits,
+    searchHit(p, decisionLines(p, new Set(o.hits.map((h) => h.fact.id)))),
+    "none (every word must match: try fewer words, or a|b for either)"
+  ),
   ...more(o)
 ]
 
