@@ -26,7 +26,8 @@ export type ResolutionRule =
 export const resolutionMessage = {
   winner_is_loser: "winner_fact_id and loser_fact_id must be different facts",
   supersedes_cycle:
-    "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle",
+    "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle: " +
+    "to overturn it, save a new fact saying what now holds and have that fact supersede the old winner",
   builds_on_each_other:
     "one fact builds on the other (BUILDS_ON ancestry); only facts on separate branches can supersede each other"
 } as const satisfies Partial<Record<ResolutionRule, string>>
