@@ -53,7 +53,7 @@ export const ConflictsInput = Schema.Struct({
   max_tokens: MaxTokens
 })
 
-const outcomeDescription = "compatible: fact_ids both stand"
+const outcomeDescription = "compatible: fact_ids all stand"
 
 export const ResolveConflictInput = Schema.Struct({
   outcome: Schema.optionalWith(
@@ -71,10 +71,13 @@ export const ResolveConflictInput = Schema.Struct({
   winner_fact_id: Schema.optional(FactId.annotations({ description: "Fact that stands" })),
   loser_fact_id: Schema.optional(FactId.annotations({ description: "Fact it overrules" })),
   fact_ids: Schema.optional(
-    Schema.Array(FactId).pipe(Schema.itemsCount(2, { message: () => "must be two fact ids" })).annotations({
-      description: "Two siblings (compatible)",
-      // "Two" is in the description; minItems/maxItems would say it again in the listing.
-      jsonSchema: { type: "array", items: { type: "string" }, description: "Two siblings (compatible)" }
+    Schema.Array(FactId).pipe(
+      Schema.minItems(2, { message: () => "must be 2 to 10 fact ids" }),
+      Schema.maxItems(10, { message: () => "must be 2 to 10 fact ids" })
+    ).annotations({
+      description: "2-10 siblings (compatible)",
+      // "2-10" is in the description; minItems/maxItems would say it again in the listing.
+      jsonSchema: { type: "array", items: { type: "string" }, description: "2-10 siblings (compatible)" }
     })
   ),
   reason: Reason,

@@ -9,10 +9,10 @@ export type CompatibleRule = "same_fact" | "fact_not_found" | "not_siblings" | "
 
 /** What a client is told when a compatible record breaks a rule. */
 export const compatibleMessage = {
-  same_fact: "fact_ids must be two different facts",
+  same_fact: "fact_ids must be different facts",
   not_siblings: "fact_ids must be siblings (children of the same parent) to be recorded as compatible",
   already_superseded:
-    "one of fact_ids already supersedes the other (directly or through other decisions); a compatible record cannot undo a decision"
+    "one of fact_ids already supersedes another (directly or through other decisions); a compatible record cannot undo a decision"
 } as const satisfies Partial<Record<CompatibleRule, string>>
 
 export type ResolutionRule =

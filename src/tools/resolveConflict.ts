@@ -17,7 +17,8 @@ const refuses = (field: string, outcome: string) =>
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
-  description: "Winner supersedes loser (facts built on the loser go stale); outcome compatible: both siblings stand",
+  description:
+    "Winner supersedes loser (facts built on the loser go stale); outcome compatible: the siblings all stand",
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,
@@ -42,7 +43,7 @@ export const resolveConflict = defineTool({
       if (input.loser_fact_id !== undefined) return yield* refuses("loser_fact_id", "compatible")
       const record = yield* store.compatible({
         callId,
-        factIds: [input.fact_ids[0]!, input.fact_ids[1]!],
+        factIds: input.fact_ids,
         reason,
         resolvedBy: input.resolved_by
       })

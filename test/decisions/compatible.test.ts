@@ -64,7 +64,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       expect(first.isError, first.content[0]?.text).toBeFalsy()
       const rec = outputOf(first)
       expect(rec.outcome).toBe("compatible")
-      expect(rec.facts!.map((f) => f.id)).toEqual([a.id, b.id].sort())
+      expect(rec.facts!.map((f) => f.id)).toEqual([b.id, a.id])
       expect(rec.facts!.map((f) => f.status)).toEqual(["active", "active"])
       expect(rec.stale).toEqual([])
       expect(rec.already_resolved).toBe(false)
@@ -171,6 +171,61 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       { x: x.id }
     )
     expect(edges[0]?.n).toBe(0)
+  }, 60_000)
+
+  it("one call records every pair of a list of siblings; a list with one bad pair writes nothing", async () => {
+    const root = await save("What goes into the deploy?")
+    const details = []
+    for (
+      const d of ["Run migrations in CI", "Keep secrets in Vault", "Serve the SPA from S3", "Health check on /healthz"]
+    ) {
+      details.push(await save(d, root.id))
+    }
+    const ids = details.map((f) => f.id)
+    const other = await save("Unrelated root fact")
+    const pairsOf = async () =>
+      (await admin.query<{ n: number }>(
+        relay.graph,
+        "MATCH (a:Fact)-[r:COMPATIBLE]->(b:Fact) WHERE a.id IN $ids AND b.id IN $ids RETURN count(r) AS n",
+        { ids: [...ids, other.id] }
+      ))[0]?.n
+    const list = (factIds: ReadonlyArray<string>, reason = "separate concerns") => ({
+      outcome: "compatible",
+      fact_ids: factIds,
+      reason,
+      resolved_by: "lead"
+    })
+
+    // One fact that is no sibling, or a repeated one: refused before any pair is written.
+    const stranger = await refused("relay_resolve_conflict", list([...ids, other.id]))
+    expect(stranger.code).toBe("invalid_resolution")
+    expect(stranger.message).toContain("siblings")
+    expect((await refused("relay_resolve_conflict", list([ids[0]!, ids[1]!, ids[0]!]))).code).toBe(
+      "invalid_resolution"
+    )
+    const tooMany = await refused("relay_resolve_conflict", list(Array.from({ length: 11 }, () => ids[0]!)))
+    expect(tooMany).toEqual({ code: "invalid_input", message: "fact_ids: must be 2 to 10 fact ids" })
+    expect(await pairsOf()).toBe(0)
+    expect(await conflicts()).toContainEqual([root.id, [...ids].reverse(), 4])
+
+    const rec = await ok("relay_resolve_conflict", list(ids))
+    expect(rec.facts!.map((f) => f.id)).toEqual(ids)
+    expect(rec.already_resolved).toBe(false)
+    expect(await pairsOf()).toBe(6)
+    expect((await conflicts()).some((c) => c[0] === root.id)).toBe(false)
+
+    // A repeat in another order writes nothing new and answers the first record.
+    const again = await ok("relay_resolve_conflict", list([...ids].reverse(), "changed my mind"))
+    expect(again.already_resolved).toBe(true)
+    expect(again.reason).toBe("separate concerns")
+    expect(await pairsOf()).toBe(6)
+
+    // A new detail recorded against the four in one more call: only its four pairs are new.
+    const fifth = await save("Staging uses port 5433", root.id)
+    expect(await conflicts()).toContainEqual([root.id, [fifth.id, ...[...ids].reverse()], 5])
+    const more = await ok("relay_resolve_conflict", list([fifth.id, ...ids]))
+    expect(more.already_resolved).toBe(false)
+    expect((await conflicts()).some((c) => c[0] === root.id)).toBe(false)
   }, 60_000)
 
   it("a retracted child takes no part in conflicts (Retraction made by direct Cypher)", async () => {

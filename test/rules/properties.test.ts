@@ -249,7 +249,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
             model.compatible.push({ a, b, reason: s.reason, createdAt })
           }
           const record = model.compatible.find((c) => c.a === a && c.b === b)!
-          expect(ids(result.right.facts)).toEqual([a, b])
+          expect(ids(result.right.facts)).toEqual([x, y])
           expect(result.right.reason).toBe(record.reason)
           expect(result.right.createdAt).toBe(record.createdAt)
           for (const f of result.right.facts) expectFactMatches(model, f)

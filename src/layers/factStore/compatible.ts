@@ -16,12 +16,17 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
  * No Fact is changed and nothing turns stale: the record only takes the pair out of the conflicts.
  * COMPATIBLE edges are read by type() (see below), never by a typed pattern.
  */
-export const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
+const pairFlags = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
   `head([(x)-[:BUILDS_ON]->(x_up) | id(x_up)]) AS xParent, head([(y)-[:BUILDS_ON]->(y_up) | id(y_up)]) AS yParent, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
   // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
-  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings ` +
+  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings `
+
+/** The rules of one pair, read only: what compatibleQuery would find, before anything of a list is written. */
+const checkQuery = `${pairFlags}RETURN decided, siblings`
+
+export const compatibleQuery = pairFlags +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (siblings AND NOT decided) THEN [1] ELSE [] END | ` +
   `MERGE (x)-[r:COMPATIBLE]->(y) ` +
@@ -50,11 +55,15 @@ const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
     Effect.flatMap((found) => Effect.fail(noFactWithId("fact_ids", ids.find((id) => !found.has(id)) ?? ids[0]!)))
   )
 
-export const compatible = Effect.fn("relay/factStore/compatible")(
-  function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
-    const [first, second] = c.factIds
-    if (first === second) return yield* new InvalidResolution({ message: compatibleMessage.same_fact })
-    const [x, y] = first < second ? [first, second] : [second, first]
+const CheckRow = Schema.Struct({ decided: Schema.Boolean, siblings: Schema.Boolean })
+
+/** Every pair of the listed facts, each in the order it is stored (the smaller id first). */
+const pairsOf = (ids: ReadonlyArray<string>): Array<readonly [string, string]> =>
+  ids.flatMap((a, i) => ids.slice(i + 1).map((b) => (a < b ? [a, b] as const : [b, a] as const)))
+
+/** One pair recorded in its own statement, which checks the pair's rules again as it writes. */
+const recordPair = (db: GraphDatabase["Type"], now: number, c: Compatibility, [x, y]: readonly [string, string]) =>
+  Effect.gen(function*() {
     const rows = yield* db.write(compatibleQuery, {
       x,
       y,
@@ -64,20 +73,53 @@ export const compatible = Effect.fn("relay/factStore/compatible")(
       now
     }, Row)
     const row = rows[0]
-    if (row === undefined) return yield* missing(db, [first, second])
+    if (row === undefined) return yield* missing(db, [x, y])
     if (row.created_at === null || row.reason === null || row.resolved_by === null) {
       return yield* new InvalidResolution({
         message: row.siblings ? compatibleMessage.already_superseded : compatibleMessage.not_siblings
       })
     }
+    return { ...row, created_at: row.created_at, reason: row.reason, resolved_by: row.resolved_by }
+  })
+
+/**
+ * Records every pair of the listed siblings as compatible (a fork of five details is one call, not
+ * ten). All pairs are checked first, read only, so a list that breaks a rule writes nothing; then
+ * each pair is written by its own statement, which checks its rules again (a decision made between
+ * the check and the write refuses that pair, and the pairs written before it stand: each is a valid
+ * record on its own, and a retry with the same request_id finds them). The answer is the first
+ * pair's record, and `alreadyResolved` only when every pair was recorded before.
+ */
+export const compatible = Effect.fn("relay/factStore/compatible")(
+  function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
+    if (new Set(c.factIds).size < c.factIds.length) {
+      return yield* new InvalidResolution({ message: compatibleMessage.same_fact })
+    }
+    const pairs = pairsOf(c.factIds)
+    const checks = yield* Effect.forEach(
+      pairs,
+      ([x, y]) => db.read(checkQuery, { x, y }, CheckRow),
+      { concurrency: 4 }
+    )
+    for (const [i, rows] of checks.entries()) {
+      const row = rows[0]
+      if (row === undefined) return yield* missing(db, pairs[i]!)
+      if (!row.siblings) return yield* new InvalidResolution({ message: compatibleMessage.not_siblings })
+      if (row.decided) return yield* new InvalidResolution({ message: compatibleMessage.already_superseded })
+    }
+    const written = yield* Effect.forEach(pairs, (pair) => recordPair(db, now, c, pair))
+    const first = written[0]!
     // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing was written.
-    if (!row.existing && row.reason !== c.reason) return yield* new InvalidInput({ message: requestIdMessage.resolve })
+    if (!first.existing && first.reason !== c.reason) {
+      return yield* new InvalidInput({ message: requestIdMessage.resolve })
+    }
+    const facts = new Map(written.flatMap((r) => [[r.x.id, r.x], [r.y.id, r.y]] as const))
     const record: CompatibleRecord = {
-      facts: [row.x, row.y],
-      reason: row.reason,
-      resolvedBy: row.resolved_by,
-      createdAt: row.created_at,
-      alreadyResolved: row.existing
+      facts: c.factIds.map((id) => facts.get(id)!),
+      reason: first.reason,
+      resolvedBy: first.resolved_by,
+      createdAt: first.created_at,
+      alreadyResolved: written.every((r) => r.existing)
     }
     return record
   }

@@ -21,10 +21,11 @@ export interface Resolution {
   readonly staleLimit?: number | undefined
 }
 
-/** Two siblings to record as compatible: both stand, and their pair is no longer a conflict. */
+/** Siblings to record as compatible: all stand, and no pair of them is a conflict any more. */
 export interface Compatibility {
   readonly callId: string
-  readonly factIds: readonly [string, string]
+  /** Two or more siblings: every pair of them is recorded. */
+  readonly factIds: ReadonlyArray<string>
   readonly reason: string
   readonly resolvedBy: string
 }

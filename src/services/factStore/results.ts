@@ -14,8 +14,8 @@ export interface Saved {
 }
 
 export interface CompatibleRecord {
-  /** The pair, the smaller id first (as stored). */
-  readonly facts: readonly [Fact, Fact]
+  /** The facts, in the order they were named. */
+  readonly facts: ReadonlyArray<Fact>
   readonly reason: string
   readonly resolvedBy: string
   readonly createdAt: number
