@@ -17,8 +17,7 @@ const refuses = (field: string, outcome: string) =>
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
-  description:
-    "Winner supersedes loser (facts built on the loser go stale); outcome compatible: the siblings all stand",
+  description: "Winner supersedes loser (facts built on the loser go stale), or outcome compatible",
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,
