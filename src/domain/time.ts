@@ -56,7 +56,9 @@ export const parseIsoTimestamp = (stamp: string): number | undefined => {
 /** An ISO 8601 timestamp with a date, a time and a zone, decoded to epoch milliseconds. */
 export const IsoTimestamp = Schema.transformOrFail(
   Schema.String.pipe(
-    Schema.pattern(isoPattern, { message: () => "must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z" }),
+    Schema.pattern(isoPattern, {
+      message: () => "must be an ISO 8601 date and time with a zone, such as 2026-01-31T12:00:00Z"
+    }),
     Schema.annotations({ description: "A time with zone, e.g. 2026-01-31T12:00:00Z" })
   ),
   Schema.Number,

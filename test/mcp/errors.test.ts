@@ -92,6 +92,8 @@ describe("error codes over stdio", () => {
         /^reason: /
       ],
       ["relay_get_briefing", { my_name: "me", since: "yesterday" }, /^since: /],
+      // a time without its zone is the usual slip: the message says what is missing
+      ["relay_search", { query: "x", since: "2026-01-01T00:00:00" }, /^since: .*with a zone/],
       ["relay_get_important_facts", { limit: "5" }, /^limit: /],
       ["relay_get_clusters", { all: true }, /^all: is not a field/],
       ["relay_forget_everything", {}, /^name: there is no tool/]
