@@ -78,6 +78,6 @@ describe("compact rendering", () => {
     expect(text).not.toContain("old one")
     expect(text).toContain("1 older open conflict(s) unchanged: relay_detect_conflicts lists them.")
     expect(text).toContain("bbbbbbbb supersedes cccccccc because \"why\" (cursor, 1h ago)")
-    expect(text).toContain("under aaaaaaaa (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago on aaaaaaaa: \"other text\"")
+    expect(text).toContain("under aaaaaaaa (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago: \"other text\"")
   })
 })

@@ -65,7 +65,8 @@ export class Page {
   }
   seen = (id: string): boolean => this.shown.has(id)
   /** The fact in full the first time, its id after that. */
-  ref = (f: Fact): string => (this.shown.has(f.id) ? this.id(f.id) : this.fact(f))
+  ref = (f: Fact, options: { parent?: boolean } = {}): string =>
+    this.shown.has(f.id) ? this.id(f.id) : this.fact(f, options)
 }
 
 /** A tool's output as the lines of its reply text, written on one Page. */

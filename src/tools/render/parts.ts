@@ -7,7 +7,8 @@ export const conflict = (p: Page) => (c: Conflict) =>
     `under ${p.ref(c.parent)} (${c.children_total} open${
       c.children.length < c.children_total ? `, ${c.children.length} shown` : ""
     }):`,
-    ...c.children.map((f) => `  ${p.ref(f)}`)
+    // The line above names their parent.
+    ...c.children.map((f) => `  ${p.ref(f, { parent: false })}`)
   ].join("\n")
 
 export const decision = (p: Page) => (d: Decision) =>
@@ -18,8 +19,9 @@ export const decision = (p: Page) => (d: Decision) =>
     ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
   ].join("\n")
 
-/** `<distance>: <fact>`, for what builds on a fact. */
-export const dependent = (p: Page) => (d: Dependent) => `${d.distance}: ${p.fact(d.fact)}`
+/** `<distance>: <fact>`, for what builds on `root`; a fact built right on it leaves its parent unsaid (the title names it). */
+export const dependent = (p: Page, root: string) => (d: Dependent) =>
+  `${d.distance}: ${p.fact(d.fact, { parent: d.fact.parent_id !== root })}`
 
 /**
  * What a write left stale (it built on the loser or the retracted fact), and where the rest of the
@@ -31,7 +33,7 @@ export const staleLines = (
   o: { readonly stale: ReadonlyArray<Dependent>; readonly stale_next_cursor: string | null },
   on: string
 ) => [
-  ...list(title, o.stale, dependent(p), null),
+  ...list(title, o.stale, dependent(p, on), null),
   ...(o.stale_next_cursor === null ?
     [] :
     [`More stale facts: relay_get_impact on ${p.id(on)} with cursor ${quote(o.stale_next_cursor)}.`])

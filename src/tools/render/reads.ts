@@ -18,7 +18,7 @@ export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => [
 ]
 
 export const renderImpact: Render<typeof ImpactOutput.Type> = (o, p) => [
-  ...list(`Facts that build on ${p.id(o.fact_id)}, by distance`, o.dependents, dependent(p), "none"),
+  ...list(`Facts that build on ${p.id(o.fact_id)}, by distance`, o.dependents, dependent(p, o.fact_id), "none"),
   ...more(o)
 ]
 
