@@ -72,3 +72,12 @@ export const Decision = Schema.Struct({
   created_at: Schema.String
 })
 export type Decision = typeof Decision.Type
+
+/** A fact withdrawn (relay_retract_fact), as a briefing tells it: the fact (now retracted) and why. */
+export const Withdrawal = Schema.Struct({
+  fact: Fact,
+  reason: Schema.String,
+  retracted_by: Schema.String,
+  created_at: Schema.String
+})
+export type Withdrawal = typeof Withdrawal.Type

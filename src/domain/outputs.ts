@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Conflict, Decision, Dependent, Fact } from "./fact.js"
+import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
 import { NextCursor } from "./paging.js"
 
 export const SaveFactOutput = Schema.Struct({
@@ -74,6 +74,7 @@ export const BriefingOutput = Schema.Struct({
   since: Schema.String,
   new_facts: Schema.Array(Fact),
   decisions: Schema.Array(Decision),
+  retractions: Schema.Array(Withdrawal),
   open_conflicts: Schema.Array(Conflict),
   next_cursor: NextCursor
 })

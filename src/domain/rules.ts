@@ -56,10 +56,12 @@ export const briefingWindow = (
 })
 
 /**
- * Where a name's cursor may move after a page of an automatic briefing: every fact and decision by
- * others stamped at or before the lower of the two list positions has been served (each list is read
- * in stamp order, and stamps never repeat). Conflicts are a snapshot, not a window, so they do not count.
- * The stored cursor is the max of what every session of the name served, so it only moves forward.
+ * Where a name's cursor may move after a page of an automatic briefing: every fact, decision and
+ * retraction by others stamped at or before the lowest of the list positions has been served (each
+ * list is read in stamp order, and stamps never repeat). Conflicts are a snapshot, not a window, so
+ * they do not count. The stored cursor is the max of what every session of the name served, so it
+ * only moves forward.
  */
-export const briefingServed = (position: { readonly factAfter: number; readonly decisionAfter: number }): number =>
-  Math.min(position.factAfter, position.decisionAfter)
+export const briefingServed = (
+  position: { readonly factAfter: number; readonly decisionAfter: number; readonly retractionAfter: number }
+): number => Math.min(position.factAfter, position.decisionAfter, position.retractionAfter)

@@ -28,8 +28,8 @@ export const getBriefing = defineTool({
   output: BriefingOutput,
   render: renderBriefing,
   handler: Effect.fn("relay/tools/relay_get_briefing")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 7)
-    const tag = at?.[6]
+    const at = yield* cursorNumbers(input.cursor, 8)
+    const tag = at?.[7]
     if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader
     const b = yield* (yield* FactStore).briefing({
       reader: input.my_name,
@@ -40,7 +40,8 @@ export const getBriefing = defineTool({
         asOf: at[1]!,
         factAfter: at[2]!,
         decisionAfter: at[3]!,
-        conflicts: { snap: at[1]!, key: at[4]!, child: at[5]! },
+        retractionAfter: at[4]!,
+        conflicts: { snap: at[1]!, key: at[5]!, child: at[6]! },
         tracked: tag !== 0
       }
     })
@@ -50,12 +51,14 @@ export const getBriefing = defineTool({
       since: toIso(b.since),
       new_facts: b.newFacts,
       decisions: b.decisions,
+      retractions: b.retractions,
       open_conflicts: b.openConflicts,
       next_cursor: n === null ? null : encodeCursor([
         n.since,
         n.asOf,
         n.factAfter,
         n.decisionAfter,
+        n.retractionAfter,
         n.conflicts.key,
         n.conflicts.child,
         n.tracked ? readerTag(input.my_name) : 0

@@ -55,6 +55,7 @@ describe("compact rendering", () => {
         resolved_by: "cursor",
         created_at: "2026-12-01T12:00:00.000Z"
       }],
+      retractions: [],
       open_conflicts: [
         {
           parent: fact(p, null, "parent text"),

@@ -103,6 +103,17 @@ describe("fact status over stdio", () => {
       { id: ids.a }
     )
     expect(stored).toEqual([{ content: "Sessions expire after 30 minutes", n: 1 }])
+
+    // A briefing tells others of the retraction and why, not its own author.
+    const other = await mcp.call("relay_get_briefing", { my_name: "claude-desktop" })
+    expect(outputOf(other).retractions.map((w) => [w.fact.id, w.fact.status, w.reason, w.retracted_by])).toEqual([
+      [ids.a, "retracted", "Wrong: it is 8 hours", "zed"]
+    ])
+    expect(other.content[0]!.text).toContain("Retracted by others (1):")
+    expect(other.content[0]!.text).toContain(
+      `${ids.a!.slice(0, 8)} retracted because "Wrong: it is 8 hours" (zed, just now)`
+    )
+    expect(outputOf(await mcp.call("relay_get_briefing", { my_name: "zed" })).retractions).toEqual([])
   })
 
   it("as_of: context, current state and search answer as the memory stood then", async () => {

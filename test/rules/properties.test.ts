@@ -166,13 +166,18 @@ const allConflicts = (store: FactStore, size: number, asOf: number | null = null
 /** Every page of one briefing, through its page cursor, with conflicts continued across pages merged. */
 const allBriefing = (store: FactStore, reader: string, since: number | null, limit: number) =>
   Effect.gen(function*() {
-    const merged = { newFacts: [] as Array<Fact>, decisions: [] as Array<Briefing["decisions"][number]> }
+    const merged = {
+      newFacts: [] as Array<Fact>,
+      decisions: [] as Array<Briefing["decisions"][number]>,
+      retractions: [] as Array<Briefing["retractions"][number]>
+    }
     const conflicts: Array<Merged> = []
     let after: BriefingAfter | null = null
     for (let pages = 0; pages < 1000; pages++) {
       const page: Briefing = yield* store.briefing({ reader, since, limit, after })
       merged.newFacts.push(...page.newFacts)
       merged.decisions.push(...page.decisions)
+      merged.retractions.push(...page.retractions)
       mergeContinued(conflicts, page.openConflicts)
       if (page.next === null) return { ...merged, conflicts, asOf: page.asOf, since: page.since }
       after = page.next
@@ -188,6 +193,9 @@ const expectBriefing = (
   expect(ids(got.newFacts), "new facts: by others, in the window, oldest first").toEqual(expected.newFacts)
   expect(got.decisions.map((d) => [d.winner.id, d.loser.id]), "decisions: by others, in the window")
     .toEqual(expected.decisions)
+  expect(got.retractions.map((r) => r.fact.id), "retractions: by others, in the window, oldest first")
+    .toEqual(expected.retractions)
+  for (const r of got.retractions) expect(r.fact.status).toBe("retracted")
   expect(got.conflicts.map((c) => [c.parent.id, ids(c.children)])).toEqual(
     expected.openConflicts.map((c) => [c.parent, c.children])
   )
@@ -278,7 +286,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         if (before === undefined) {
           const createdAt = Rules.nextStamp(model.last, now)
           model.last = createdAt
-          model.retractions.push({ fact: target, createdAt, reason: s.reason })
+          model.retractions.push({ fact: target, createdAt, reason: s.reason, retractedBy: s.writer })
         }
         const first = model.retractions.find((r) => r.fact === target)!
         expect([result.right.createdAt, result.right.reason]).toEqual([first.createdAt, first.reason])

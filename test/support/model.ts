@@ -43,6 +43,8 @@ export interface ModelCompatible {
 export interface ModelRetraction {
   readonly fact: string
   readonly createdAt: number
+  /** Who retracted it; briefings leave out the reader's own. */
+  readonly retractedBy?: string
 }
 
 export interface GraphModel {
@@ -291,6 +293,8 @@ export interface ModelBriefing {
   readonly newFacts: Array<string>
   /** [winner, loser], oldest decision first. */
   readonly decisions: Array<[string, string]>
+  /** The retracted facts' ids, oldest retraction first. */
+  readonly retractions: Array<string>
   readonly openConflicts: Array<ModelConflict>
 }
 
@@ -312,6 +316,10 @@ export const briefing = (model: GraphModel, reader: string, since: number, until
       .filter((r) => inWindow(r) && r.resolvedBy !== reader)
       .sort((x, y) => x.createdAt! - y.createdAt!)
       .map((r): [string, string] => [r.winner, r.loser]),
+    retractions: (model.retractions ?? [])
+      .filter((r) => inWindow(r) && r.retractedBy !== reader)
+      .sort((x, y) => x.createdAt - y.createdAt)
+      .map((r) => r.fact),
     openConflicts: openConflicts(asOf(model, until))
   }
 }

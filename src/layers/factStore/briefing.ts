@@ -49,6 +49,12 @@ export const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
   `RETURN ${factMap("w")} AS winner, ${factMap("l")} AS loser, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at`
 
+/** From the RETRACTS edge's index on created_at, as decisions start from SUPERSEDES'. */
+export const retractionsQuery = `MATCH (r)-[x:RETRACTS]->(f) ` +
+  `WHERE x.created_at > $after AND x.created_at <= $asOf AND r.retracted_by <> $reader ` +
+  `WITH r, x, f ORDER BY x.created_at LIMIT $limit ` +
+  `RETURN ${factMap("f")} AS fact, r.reason AS reason, r.retracted_by AS retracted_by, x.created_at AS created_at`
+
 const FenceRow = Schema.Struct({
   asOf: Stamp,
   /** Only the tracked fence reads it: null for a name that never briefed. */
@@ -64,6 +70,14 @@ const DecisionRow = Schema.Struct({
   created_at: IsoFromStamp
 })
 
+/** A retraction as the briefing shows it: the fact and why it was withdrawn. */
+const WithdrawalRow = Schema.Struct({
+  fact: FactFromRow,
+  reason: Schema.String,
+  retracted_by: Schema.String,
+  created_at: IsoFromStamp
+})
+
 /** The conflicts position that has nothing left: no key is below 0. */
 const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, child: 0 })
 
@@ -72,7 +86,7 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
  * page carries the window and where each list stopped (BriefingAfter) and makes no new fence, so
  * pages only continue the window, and chaining as_of afterwards still sees everything once. Each
  * list reads `limit` + 1 by keyset on its own created_at; the page then spends one reply budget on
- * new facts, then decisions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
+ * new facts, then decisions, then retractions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
  * so a list may be cut, even to nothing, and continue on the next page.
  *
  * An automatic briefing (no `since`) starts at the reader's BriefingCursor and moves it after every
@@ -97,6 +111,7 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
         asOf,
         factAfter: since,
         decisionAfter: since,
+        retractionAfter: since,
         conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 },
         tracked
       }
@@ -104,13 +119,16 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   ))
   const { asOf } = at
   const conflictsRequest = { limit, after: at.conflicts }
-  const [factRows, decisionRows, conflictItems] = yield* Effect.all([
+  const [factRows, decisionRows, withdrawalRows, conflictItems] = yield* Effect.all([
     at.factAfter >= asOf ?
       Effect.succeed([]) :
       db.read(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }, FactColumn),
     at.decisionAfter >= asOf ?
       Effect.succeed([]) :
       db.read(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }, DecisionRow),
+    at.retractionAfter >= asOf ?
+      Effect.succeed([]) :
+      db.read(retractionsQuery, { after: at.retractionAfter, asOf, reader, limit: limit + 1 }, WithdrawalRow),
     at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
   ], { concurrency: "unbounded" })
 
@@ -127,6 +145,7 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   const facts = factRows.map((r) => r.fact)
   const newFacts = cut(facts)
   const decisions = cut(decisionRows)
+  const retractions = cut(withdrawalRows)
   const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
 
   // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
@@ -137,6 +156,7 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     asOf,
     factAfter: stop(facts, newFacts.length, at.factAfter),
     decisionAfter: stop(decisionRows, decisions.length, at.decisionAfter),
+    retractionAfter: stop(withdrawalRows, retractions.length, at.retractionAfter),
     conflicts: conflicts.next ?? conflictsDone(asOf),
     tracked: at.tracked
   }
@@ -146,12 +166,14 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   if (at.tracked && (options.after === null || served > briefingServed(at))) {
     yield* db.write(advanceCursorQuery, { reader, served })
   }
-  const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.conflicts.key === 0
+  const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.retractionAfter >= asOf &&
+    next.conflicts.key === 0
   const result: Briefing = {
     asOf,
     since: at.since,
     newFacts,
     decisions,
+    retractions,
     openConflicts: conflicts.conflicts,
     next: done ? null : next
   }

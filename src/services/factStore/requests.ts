@@ -71,6 +71,7 @@ export interface BriefingAfter {
   readonly asOf: number
   readonly factAfter: number
   readonly decisionAfter: number
+  readonly retractionAfter: number
   readonly conflicts: ConflictsAfter
   /** An automatic briefing (no `since`): each page moves the reader's cursor to what it served. */
   readonly tracked: boolean

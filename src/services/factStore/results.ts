@@ -1,5 +1,5 @@
 /** What the FactStore answers. */
-import type { Conflict, Decision, Dependent, Fact } from "../../domain/fact.js"
+import type { Conflict, Decision, Dependent, Fact, Withdrawal } from "../../domain/fact.js"
 import type { SearchHit } from "../../domain/outputs.js"
 import type { BriefingAfter, ConflictsAfter, SearchKey } from "./requests.js"
 
@@ -62,6 +62,7 @@ export interface Briefing {
   readonly since: number
   readonly newFacts: ReadonlyArray<Fact>
   readonly decisions: ReadonlyArray<Decision>
+  readonly retractions: ReadonlyArray<Withdrawal>
   readonly openConflicts: ReadonlyArray<Conflict>
   readonly next: BriefingAfter | null
 }

@@ -1,4 +1,4 @@
-import type { Conflict, Decision, Dependent } from "../../domain/fact.js"
+import type { Conflict, Decision, Dependent, Withdrawal } from "../../domain/fact.js"
 import { list, type Page, quote } from "./page.js"
 
 /** A forked parent and its open children, each fact in full only where it first appears in the reply. */
@@ -17,6 +17,13 @@ export const decision = (p: Page) => (d: Decision) =>
       p.when(d.created_at)
     })`,
     ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
+  ].join("\n")
+
+/** A retraction: who withdrew which fact and why, the fact in full only where it first appears. */
+export const withdrawal = (p: Page) => (w: Withdrawal) =>
+  [
+    `${p.id(w.fact.id)} retracted because ${quote(w.reason)} (${w.retracted_by}, ${p.when(w.created_at)})`,
+    ...(p.seen(w.fact.id) ? [] : [`  ${p.fact(w.fact)}`])
   ].join("\n")
 
 /** `<distance>: <fact>`, for what builds on `root`; a fact built right on it leaves its parent unsaid (the title names it). */
