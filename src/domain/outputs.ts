@@ -12,11 +12,6 @@ export const SaveFactOutput = Schema.Struct({
   duplicate_of: Schema.NullOr(Fact)
 })
 
-export const ContextOutput = Schema.Struct({
-  chain: Schema.Array(Fact),
-  next_cursor: NextCursor.annotations({ description: "Pass as cursor for the facts above this page; null at the root" })
-})
-
 export const ImpactOutput = Schema.Struct({
   fact_id: Schema.String,
   dependents: Schema.Array(Dependent),
@@ -100,6 +95,18 @@ const LostTo = Schema.Struct({
   winner_content: Schema.String.annotations({ description: "The winner's text, cut at 160 characters" }),
   ...decidedFields
 })
+/** Why a fact of a context page is superseded: the decision it lost, named by the fact's id. */
+const ChainDecision = Schema.Struct({ fact_id: Schema.String, ...LostTo.fields })
+export type ChainDecision = typeof ChainDecision.Type
+
+export const ContextOutput = Schema.Struct({
+  chain: Schema.Array(Fact),
+  superseded_by: Schema.Array(ChainDecision).annotations({
+    description: "The decisions the page's superseded facts lost (up to 3 each), oldest first"
+  }),
+  next_cursor: NextCursor.annotations({ description: "Pass as cursor for the facts above this page; null at the root" })
+})
+
 const WonOver = Schema.Struct({
   loser_id: Schema.String,
   loser_content: Schema.String.annotations({ description: "The loser's text, cut at 160 characters" }),

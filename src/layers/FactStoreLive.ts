@@ -7,6 +7,7 @@ import { openConflicts } from "./factStore/conflicts.js"
 import { context } from "./factStore/context.js"
 import { currentState } from "./factStore/currentState.js"
 import { impact } from "./factStore/impact.js"
+import { lostDecisions } from "./factStore/lostDecisions.js"
 import { matchPrefixes } from "./factStore/prefixes.js"
 import { clusters, important } from "./factStore/ranking.js"
 import { resolve } from "./factStore/resolve.js"
@@ -26,6 +27,7 @@ export const makeFactStore = Effect.gen(function*() {
   const store: FactStoreShape = {
     save: (fact) => now.pipe(Effect.flatMap((now) => save(db, now, fact))),
     context: (id, page, asOf) => context(db, id, page, asOf ?? null),
+    lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
     impact: (id, page) => impact(db, id, page),
     currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
     openConflicts: (request) => openConflicts(db, request),

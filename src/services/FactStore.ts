@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
 import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Dependent, Fact } from "../domain/fact.js"
+import type { ChainDecision } from "../domain/outputs.js"
 import { makeFactStore } from "../layers/FactStoreLive.js"
 import { GraphDatabaseLive } from "../layers/GraphDatabaseLive.js"
 import type {
@@ -41,6 +42,11 @@ export interface FactStoreShape {
     /** As the memory stood then (epoch ms); null or left out: now. */
     asOf?: number | null
   ) => Effect.Effect<Page<Fact>, FactNotFound | DatabaseError>
+  /** Why the listed facts are superseded: the decisions each lost (up to 3), as of `asOf` when not null. */
+  readonly lostDecisions: (
+    ids: ReadonlyArray<string>,
+    asOf: number | null
+  ) => Effect.Effect<ReadonlyArray<ChainDecision>, DatabaseError>
   /** What builds on the fact, by distance then age, a page at a time. */
   readonly impact: (
     id: string,

@@ -13,11 +13,15 @@ export const getContext = defineTool({
   output: ContextOutput,
   render: renderContext,
   handler: Effect.fn("relay/tools/relay_get_context")(function*(input) {
-    const chain = yield* (yield* FactStore).context(
-      input.fact_id,
-      { limit: input.limit, cursor: input.cursor ?? null },
-      input.as_of ?? null
-    )
-    return { chain: chain.items, next_cursor: chain.next_cursor }
+    const store = yield* FactStore
+    const asOf = input.as_of ?? null
+    const chain = yield* store.context(input.fact_id, { limit: input.limit, cursor: input.cursor ?? null }, asOf)
+    // Why a fact of the page is superseded, in the same reply: a second query only when one is.
+    const superseded = chain.items.filter((f) => f.status === "superseded").map((f) => f.id)
+    return {
+      chain: chain.items,
+      superseded_by: yield* store.lostDecisions(superseded, asOf),
+      next_cursor: chain.next_cursor
+    }
   })
 })

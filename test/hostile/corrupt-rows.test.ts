@@ -83,6 +83,7 @@ layer(relayTestLayer("corrupt_rows"))("a damaged fact node", (it) => {
           parent_id: null,
           status: "active"
         }],
+        superseded_by: [],
         next_cursor: null
       })
       expect(log).toBe("")

@@ -133,8 +133,19 @@ describe("fact status over stdio", () => {
       ids.ttl,
       "active"
     ]])
-    const now = await mcp.ok("relay_get_context", { fact_id: ids.ttl })
+    expect(chain.superseded_by).toEqual([])
+    const nowCall = await mcp.call("relay_get_context", { fact_id: ids.ttl })
+    const now = outputOf(nowCall)
     expect(now.chain.map((f) => f.status)).toEqual(["active", "superseded", "stale"])
+    // Why the superseded fact lost is in the same reply, by id, as of now.
+    expect(now.superseded_by.map((d) => [d.fact_id, d.winner_id, d.winner_content, d.reason, d.resolved_by])).toEqual([
+      [ids.redis, ids.cookies, "Store them in httpOnly cookies", "No extra service to run", "claude-desktop"]
+    ])
+    expect(nowCall.content[0]!.text).toContain(
+      `${ids.redis!.slice(0, 8)} lost to ${
+        ids.cookies!.slice(0, 8)
+      } "Store them in httpOnly cookies" because "No extra service to run" (claude-desktop, `
+    )
     const hit = async (as_of?: string) =>
       (await mcp.ok("relay_search", { query: "Redis", status: "any", ...(as_of === undefined ? {} : { as_of }) })).hits
         .find((h) => h.fact.id === ids.redis)

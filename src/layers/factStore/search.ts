@@ -1,9 +1,8 @@
 import { Effect, Schema } from "effect"
-import { characterCount } from "../../domain/content.js"
-import { IsoFromStamp } from "../../domain/time.js"
 import type { SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
+import { byTime, DecisionRow, decisionsPerFact, lostComprehension, lostTo, wonOver } from "./decisionSides.js"
+import { FactFromRow, factMap, statusOf } from "./projection.js"
 
 /**
  * The most matches one search ranks: the best `candidateWindow` by score (ties: newest first) of the
@@ -21,10 +20,6 @@ export const candidateWindow = 1000
  * full window gives. Only a short page (a far page, a status few matches have) pays a second try.
  */
 export const firstWindow = (o: SearchOptions) => Math.min(candidateWindow, o.take * 4)
-
-/** How many decisions a hit carries each way, and how much of the other fact's text. */
-const decisionsPerHit = 3
-const otherTextLength = 160
 
 /**
  * The filters on a match's own fields, only those asked for, applied as the procedure yields each
@@ -70,21 +65,9 @@ export const searchQueryFor = (o: SearchOptions) =>
   `WHERE $statuses IS NULL OR ` +
   `${statusOf("fact")} IN $statuses ` +
   `WITH f, k, i, fact LIMIT $take ` +
-  `RETURN fact, k, i, ` +
-  `[(f_w)-[f_lost:SUPERSEDES]->(f) WHERE $asOf IS NULL OR f_lost.created_at <= $asOf | {id: f_w.id, content: f_w.content, reason: f_lost.reason, ` +
-  `resolved_by: f_lost.resolved_by, created_at: f_lost.created_at}][..${decisionsPerHit}] AS lost, ` +
+  `RETURN fact, k, i, ${lostComprehension("f")} AS lost, ` +
   `[(f)-[f_won:SUPERSEDES]->(f_l) WHERE $asOf IS NULL OR f_won.created_at <= $asOf | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
-  `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerHit}] AS won`
-
-/** The other fact of a decision on a hit, and the decision. */
-const DecisionRow = Schema.Struct({
-  id: Schema.String,
-  content: Schema.String,
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: IsoFromStamp
-})
-type DecisionRow = typeof DecisionRow.Type
+  `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerFact}] AS won`
 
 const Row = Schema.Struct({
   fact: FactFromRow,
@@ -93,15 +76,6 @@ const Row = Schema.Struct({
   lost: Schema.Array(DecisionRow),
   won: Schema.Array(DecisionRow)
 })
-
-/** Cut at whole code points, marked with an ellipsis. */
-const short = (text: string): string =>
-  characterCount(text) <= otherTextLength ? text : `${[...text].slice(0, otherTextLength - 1).join("")}…`
-
-const byTime = (a: DecisionRow, b: DecisionRow) => stampOf(a) - stampOf(b)
-
-/** What a hit's decision says whichever side the hit was on. */
-const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: d.created_at })
 
 export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
   const cypher = searchQueryFor(o)
@@ -130,16 +104,8 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
         hit: {
           fact: r.fact,
           score: r.k / 1000,
-          superseded_by: [...r.lost].sort(byTime).map((d) => ({
-            winner_id: d.id,
-            winner_content: short(d.content),
-            ...decided(d)
-          })),
-          supersedes: [...r.won].sort(byTime).map((d) => ({
-            loser_id: d.id,
-            loser_content: short(d.content),
-            ...decided(d)
-          }))
+          superseded_by: [...r.lost].sort(byTime).map(lostTo),
+          supersedes: [...r.won].sort(byTime).map(wonOver)
         }
       }))
     )

@@ -11,11 +11,22 @@ import type {
 import { list, more, type Page, quote, type Render } from "./page.js"
 import { conflict, dependent } from "./parts.js"
 
-export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => [
-  // Each fact builds on the one above it, so parents go unsaid but for the first.
-  ...list("Chain, root first", o.chain, (f) => p.fact(f, { parent: f === o.chain[0] }), "none"),
-  ...more(o)
-]
+export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => {
+  const winners = new Set<string>()
+  return [
+    // Each fact builds on the one above it, so parents go unsaid but for the first.
+    ...list("Chain, root first", o.chain, (f) => p.fact(f, { parent: f === o.chain[0] }), "none"),
+    // A winner's text once, however many facts of the chain lost to it.
+    ...list("Why superseded", o.superseded_by, (d) => {
+      const text = winners.has(d.winner_id) ? "" : ` ${quote(d.winner_content)}`
+      winners.add(d.winner_id)
+      return `${p.id(d.fact_id)} lost to ${p.id(d.winner_id)}${text} because ${quote(d.reason)} (${d.resolved_by}, ${
+        p.when(d.created_at)
+      })`
+    }, null),
+    ...more(o)
+  ]
+}
 
 export const renderImpact: Render<typeof ImpactOutput.Type> = (o, p) => [
   ...list(`Facts that build on ${p.id(o.fact_id)}, by distance`, o.dependents, dependent(p, o.fact_id), "none"),

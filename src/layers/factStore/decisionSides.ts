@@ -1,0 +1,43 @@
+import { Schema } from "effect"
+import { characterCount } from "../../domain/content.js"
+import { IsoFromStamp } from "../../domain/time.js"
+import { stampOf } from "./projection.js"
+
+/** How many decisions a fact carries each way in a read, and how much of the other fact's text. */
+export const decisionsPerFact = 3
+const otherTextLength = 160
+
+/**
+ * The decisions a fact bound as `v` lost, up to `decisionsPerFact`: the winner's id and text and the
+ * decision's fields. As of `$asOf` when it is not null. The comprehension's variables are named
+ * after `v` (see projection.ts on FalkorDB 4.16's binding).
+ */
+export const lostComprehension = (v: string): string =>
+  `[(${v}_w)-[${v}_lost:SUPERSEDES]->(${v}) WHERE $asOf IS NULL OR ${v}_lost.created_at <= $asOf | ` +
+  `{id: ${v}_w.id, content: ${v}_w.content, reason: ${v}_lost.reason, resolved_by: ${v}_lost.resolved_by, ` +
+  `created_at: ${v}_lost.created_at}][..${decisionsPerFact}]`
+
+/** The other fact of a decision, and the decision. */
+export const DecisionRow = Schema.Struct({
+  id: Schema.String,
+  content: Schema.String,
+  reason: Schema.String,
+  resolved_by: Schema.String,
+  created_at: IsoFromStamp
+})
+export type DecisionRow = typeof DecisionRow.Type
+
+/** Cut at whole code points, marked with an ellipsis. */
+const short = (text: string): string =>
+  characterCount(text) <= otherTextLength ? text : `${[...text].slice(0, otherTextLength - 1).join("")}…`
+
+export const byTime = (a: DecisionRow, b: DecisionRow) => stampOf(a) - stampOf(b)
+
+/** What a decision says whichever side the fact was on. */
+const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: d.created_at })
+
+/** A decision the fact lost: the winner by id and short text. */
+export const lostTo = (d: DecisionRow) => ({ winner_id: d.id, winner_content: short(d.content), ...decided(d) })
+
+/** A decision the fact won: the loser by id and short text. */
+export const wonOver = (d: DecisionRow) => ({ loser_id: d.id, loser_content: short(d.content), ...decided(d) })
