@@ -39,7 +39,11 @@ export const ResolveConflictOutput = Schema.Struct({
   outcome: Schema.Literal("supersede", "compatible"),
   winner: Schema.optional(Fact),
   loser: Schema.optional(Fact),
-  facts: Schema.optional(Schema.Array(Fact).annotations({ description: "The compatible pair (outcome compatible)" })),
+  facts: Schema.optional(
+    Schema.Array(Fact).annotations({
+      description: "The facts recorded compatible, in the order named (outcome compatible)"
+    })
+  ),
   ...resolutionFields
 })
 

@@ -17,7 +17,8 @@ export const getContext = defineTool({
     const asOf = input.as_of ?? null
     const chain = yield* store.context(input.fact_id, { limit: input.limit, cursor: input.cursor ?? null }, asOf)
     // Why a fact of the page is superseded, in the same reply: a second query only when one is.
-    const superseded = chain.items.filter((f) => f.status === "superseded").map((f) => f.id)
+    // (A retracted fact may have lost a decision too: its status says retracted.)
+    const superseded = chain.items.filter((f) => f.status === "superseded" || f.status === "retracted").map((f) => f.id)
     return {
       chain: chain.items,
       superseded_by: yield* store.lostDecisions(superseded, asOf),

@@ -228,6 +228,68 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     expect((await conflicts()).some((c) => c[0] === root.id)).toBe(false)
   }, 60_000)
 
+  it(
+    "a list with recorded pairs: answers this call's record, keeps a pair decided since, refuses a reused request_id",
+    async () => {
+      const root = await save("How do we ship the mobile app?")
+      const [a, b, c, d] = [
+        await save("Ship through TestFlight first", root.id),
+        await save("Ship Android through the Play beta", root.id),
+        await save("Tag every release in git", root.id),
+        await save("Write release notes per build", root.id)
+      ] as const
+      const record = (ids: ReadonlyArray<string>, reason: string, by: string, requestId?: string) =>
+        relay.call("relay_resolve_conflict", {
+          outcome: "compatible",
+          fact_ids: ids,
+          reason,
+          resolved_by: by,
+          ...(requestId === undefined ? {} : { request_id: requestId })
+        })
+      const edges = async () =>
+        (await admin.query<{ n: number }>(
+          relay.graph,
+          "MATCH (x:Fact)-[r:COMPATIBLE]->(y:Fact) WHERE x.id IN $ids RETURN count(r) AS n",
+          { ids: [a.id, b.id, c.id, d.id] }
+        ))[0]?.n
+
+      expect((await record([a.id, b.id], "two stores", "alice")).isError).toBeFalsy()
+      // b later loses to a: the recorded pair still stands when named again, alone or in a list.
+      await ok("relay_resolve_conflict", {
+        winner_fact_id: a.id,
+        loser_fact_id: b.id,
+        reason: "iOS first",
+        resolved_by: "lead"
+      })
+      const repeat = outputOf(await record([b.id, a.id], "again", "bob"))
+      expect([repeat.already_resolved, repeat.reason, repeat.resolved_by]).toEqual([true, "two stores", "alice"])
+
+      // bob's list adds new pairs to alice's: the answer is bob's record, not alice's older one.
+      const bobs = outputOf(await record([a.id, c.id, d.id], "release hygiene", "bob"))
+      expect([bobs.already_resolved, bobs.reason, bobs.resolved_by]).toEqual([false, "release hygiene", "bob"])
+      expect(await edges()).toBe(4)
+
+      // A request_id that recorded a pair with one reason cannot record more pairs with another: nothing is written.
+      const requestId = randomUUID()
+      expect((await record([b.id, c.id], "first words", "carol", requestId)).isError).toBeFalsy()
+      expect(await edges()).toBe(5)
+      const reused = await refused("relay_resolve_conflict", {
+        outcome: "compatible",
+        fact_ids: [b.id, c.id, d.id],
+        reason: "other words",
+        resolved_by: "carol",
+        request_id: requestId
+      })
+      expect(reused.code).toBe("invalid_input")
+      expect(await edges()).toBe(5)
+      // The same request with its own reason is a retry: the new pairs land, the answer is its record.
+      const retry = outputOf(await record([b.id, c.id, d.id], "first words", "carol", requestId))
+      expect([retry.already_resolved, retry.reason]).toEqual([false, "first words"])
+      expect(await edges()).toBe(6)
+    },
+    60_000
+  )
+
   it("a retracted child takes no part in conflicts (Retraction made by direct Cypher)", async () => {
     const root = await save("Where do logs go?")
     const p = await save("Logs go to Loki", root.id)

@@ -23,8 +23,12 @@ const pairFlags = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
   `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings `
 
-/** The rules of one pair, read only: what compatibleQuery would find, before anything of a list is written. */
-const checkQuery = `${pairFlags}RETURN decided, siblings`
+/**
+ * The rules of one pair, read only: what compatibleQuery would find, before anything of a list is
+ * written, and the pair's record if it has one (its call id tells a retry of this request apart).
+ */
+const checkQuery = `${pairFlags}OPTIONAL MATCH (x)-[r]->(y) WHERE type(r) = 'COMPATIBLE' ` +
+  `RETURN existing, decided, siblings, r.call_id AS call_id, r.reason AS reason`
 
 export const compatibleQuery = pairFlags +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
@@ -55,7 +59,13 @@ const missing = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>) =>
     Effect.flatMap((found) => Effect.fail(noFactWithId("fact_ids", ids.find((id) => !found.has(id)) ?? ids[0]!)))
   )
 
-const CheckRow = Schema.Struct({ decided: Schema.Boolean, siblings: Schema.Boolean })
+const CheckRow = Schema.Struct({
+  existing: Schema.Boolean,
+  decided: Schema.Boolean,
+  siblings: Schema.Boolean,
+  call_id: Schema.NullOr(Schema.String),
+  reason: Schema.NullOr(Schema.String)
+})
 
 /** Every pair of the listed facts, each in the order it is stored (the smaller id first). */
 const pairsOf = (ids: ReadonlyArray<string>): Array<readonly [string, string]> =>
@@ -84,11 +94,15 @@ const recordPair = (db: GraphDatabase["Type"], now: number, c: Compatibility, [x
 
 /**
  * Records every pair of the listed siblings as compatible (a fork of five details is one call, not
- * ten). All pairs are checked first, read only, so a list that breaks a rule writes nothing; then
- * each pair is written by its own statement, which checks its rules again (a decision made between
- * the check and the write refuses that pair, and the pairs written before it stand: each is a valid
- * record on its own, and a retry with the same request_id finds them). The answer is the first
- * pair's record, and `alreadyResolved` only when every pair was recorded before.
+ * ten). Every pair is checked first, read only, so a list that breaks a rule writes nothing: a
+ * missing fact (the first named), then per pair not siblings or already decided, except for a pair
+ * already recorded, which stands whatever was decided since (idempotent, as one pair always was);
+ * and a request_id whose earlier record of a pair has another reason. Then each pair is written by
+ * its own statement, which checks its rules again (a decision made between the check and the write
+ * refuses that pair, and the pairs written before it stand: each is a valid record on its own, and
+ * a retry with the same request_id finds them). The answer is the first record this call made (or
+ * an earlier try of its request_id made), and the first pair's older record only when every pair
+ * was recorded before (`alreadyResolved`).
  */
 export const compatible = Effect.fn("relay/factStore/compatible")(
   function*(db: GraphDatabase["Type"], now: number, c: Compatibility) {
@@ -101,25 +115,28 @@ export const compatible = Effect.fn("relay/factStore/compatible")(
       ([x, y]) => db.read(checkQuery, { x, y }, CheckRow),
       { concurrency: 4 }
     )
-    for (const [i, rows] of checks.entries()) {
-      const row = rows[0]
-      if (row === undefined) return yield* missing(db, pairs[i]!)
+    if (checks.some((rows) => rows[0] === undefined)) return yield* missing(db, c.factIds)
+    const rows = checks.map((r) => r[0]!)
+    for (const row of rows) {
+      if (row.existing) continue
       if (!row.siblings) return yield* new InvalidResolution({ message: compatibleMessage.not_siblings })
       if (row.decided) return yield* new InvalidResolution({ message: compatibleMessage.already_superseded })
     }
-    const written = yield* Effect.forEach(pairs, (pair) => recordPair(db, now, c, pair))
-    const first = written[0]!
-    // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing was written.
-    if (!first.existing && first.reason !== c.reason) {
+    // As in resolve.ts: this request_id's record, made earlier with another reason. Nothing is written.
+    if (rows.some((r) => r.existing && r.call_id === c.callId && r.reason !== c.reason)) {
       return yield* new InvalidInput({ message: requestIdMessage.resolve })
     }
+    const written = yield* Effect.forEach(pairs, (pair) => recordPair(db, now, c, pair))
+    // A row is "existing" only when another call made it (see compatibleQuery).
+    const made = written.find((r) => !r.existing)
+    const shown = made ?? written[0]!
     const facts = new Map(written.flatMap((r) => [[r.x.id, r.x], [r.y.id, r.y]] as const))
     const record: CompatibleRecord = {
       facts: c.factIds.map((id) => facts.get(id)!),
-      reason: first.reason,
-      resolvedBy: first.resolved_by,
-      createdAt: first.created_at,
-      alreadyResolved: written.every((r) => r.existing)
+      reason: shown.reason,
+      resolvedBy: shown.resolved_by,
+      createdAt: shown.created_at,
+      alreadyResolved: made === undefined
     }
     return record
   }

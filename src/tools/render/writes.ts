@@ -20,7 +20,7 @@ export const renderResolveConflict: Render<typeof ResolveConflictOutput.Type> = 
     [
       `${o.already_resolved ? "Already recorded" : "Recorded"} as compatible by ${o.resolved_by} because ${
         quote(o.reason)
-      }; both stand`,
+      }; all stand`,
       ...(o.facts ?? []).map((f) => `Compatible: ${p.fact(f)}`)
     ] :
     [
