@@ -27,7 +27,7 @@ const maxNesting = 32
  * Checked before parsing: a body of a few MB of `[` took two seconds of CPU to parse, and decoding
  * what it made overflowed the stack, so one client could stall every other session.
  */
-export const nestsAtMost = (text: string, max: number): boolean => {
+const nestsAtMost = (text: string, max: number): boolean => {
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {

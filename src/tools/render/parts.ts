@@ -19,6 +19,30 @@ export const decision = (p: Page) => (d: Decision) =>
     ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
   ].join("\n")
 
+interface Decided {
+  readonly reason: string
+  readonly resolved_by: string
+  readonly created_at: string
+}
+
+/**
+ * A reply's lines for the decisions its facts won or lost (`lost to <id> "<text>" because ...`),
+ * each fact and each decision written out once: the other fact's text only when it is not one of
+ * the reply's own facts (`shown`) and was not written out before, and a decision met from both of
+ * its facts in full only the first time.
+ */
+export const decisionLines = (p: Page, shown: ReadonlySet<string>) => {
+  const told = new Set<string>()
+  return (side: "lost to" | "won over", fact: string, other: string, content: string, d: Decided) => {
+    const decision = side === "lost to" ? `${other}>${fact}` : `${fact}>${other}`
+    if (told.has(decision)) return `${side} ${p.id(other)} (the decision above)`
+    told.add(decision)
+    const text = shown.has(other) || told.has(other) ? "" : ` ${quote(content)}`
+    told.add(other)
+    return `${side} ${p.id(other)}${text} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
+  }
+}
+
 /** A retraction: who withdrew which fact and why, the fact in full only where it first appears. */
 export const withdrawal = (p: Page) => (w: Withdrawal) =>
   [

@@ -8,22 +8,21 @@ import type {
   SearchHit,
   SearchOutput
 } from "../../domain/outputs.js"
-import { list, more, type Page, quote, type Render } from "./page.js"
-import { conflict, dependent } from "./parts.js"
+import { list, more, type Page, type Render } from "./page.js"
+import { conflict, decisionLines, dependent } from "./parts.js"
 
 export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => {
-  const winners = new Set<string>()
+  // A winner's text once, however many facts of the chain lost to it.
+  const line = decisionLines(p, new Set(o.chain.map((f) => f.id)))
   return [
     // Each fact builds on the one above it, so parents go unsaid but for the first.
     ...list("Chain, root first", o.chain, (f) => p.fact(f, { parent: f === o.chain[0] }), "none"),
-    // A winner's text once, however many facts of the chain lost to it.
-    ...list("Why superseded", o.superseded_by, (d) => {
-      const text = winners.has(d.winner_id) ? "" : ` ${quote(d.winner_content)}`
-      winners.add(d.winner_id)
-      return `${p.id(d.fact_id)} lost to ${p.id(d.winner_id)}${text} because ${quote(d.reason)} (${d.resolved_by}, ${
-        p.when(d.created_at)
-      })`
-    }, null),
+    ...list(
+      "Why superseded",
+      o.superseded_by,
+      (d) => `${p.id(d.fact_id)} ${line("lost to", d.fact_id, d.winner_id, d.winner_content, d)}`,
+      null
+    ),
     ...more(o)
   ]
 }
@@ -48,35 +47,12 @@ export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o
   ...more(o)
 ]
 
-interface Decided {
-  readonly reason: string
-  readonly resolved_by: string
-  readonly created_at: string
-}
-
-/**
- * A search reply's decision lines, each fact and each decision written out once: the other fact's
- * text only when it is no hit of this reply and was not written out before, and a decision both of
- * whose facts are hits in full only on the first of them.
- */
-const decisionLines = (p: Page, hits: ReadonlySet<string>) => {
-  const told = new Set<string>()
-  return (side: "lost to" | "won over", hit: string, other: string, content: string, d: Decided) => {
-    const decision = side === "lost to" ? `${other}>${hit}` : `${hit}>${other}`
-    if (told.has(decision)) return `  ${side} ${p.id(other)} (the decision above)`
-    told.add(decision)
-    const text = hits.has(other) || told.has(other) ? "" : ` ${quote(content)}`
-    told.add(other)
-    return `  ${side} ${p.id(other)}${text} because ${quote(d.reason)} (${d.resolved_by}, ${p.when(d.created_at)})`
-  }
-}
-
 /** A search hit: the fact once, then the decisions it won or lost (decisionLines). */
 const searchHit = (p: Page, line: ReturnType<typeof decisionLines>) => (h: SearchHit) =>
   [
     p.fact(h.fact),
-    ...h.superseded_by.map((d) => line("lost to", h.fact.id, d.winner_id, d.winner_content, d)),
-    ...h.supersedes.map((d) => line("won over", h.fact.id, d.loser_id, d.loser_content, d))
+    ...h.superseded_by.map((d) => `  ${line("lost to", h.fact.id, d.winner_id, d.winner_content, d)}`),
+    ...h.supersedes.map((d) => `  ${line("won over", h.fact.id, d.loser_id, d.loser_content, d)}`)
   ].join("\n")
 
 export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
