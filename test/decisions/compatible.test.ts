@@ -33,12 +33,22 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     (await ok("relay_detect_conflicts", args)).conflicts.map((
       c
     ) => [c.parent.id, c.children.map((f) => f.id), c.children_total])
-  const compatibleArgs = (a: string, b: string, reason = "r") => ({
+  /** A compatible outcome's arguments for any number of fact ids. */
+  const listArgs = (factIds: ReadonlyArray<string>, reason: string, resolvedBy = "lead", requestId?: string) => ({
     outcome: "compatible",
-    fact_ids: [a, b],
+    fact_ids: factIds,
     reason,
-    resolved_by: "lead"
+    resolved_by: resolvedBy,
+    ...(requestId === undefined ? {} : { request_id: requestId })
   })
+  const compatibleArgs = (a: string, b: string, reason = "r") => listArgs([a, b], reason)
+  /** How many COMPATIBLE edges join two of `ids`. */
+  const edgesAmong = async (ids: ReadonlyArray<string>) =>
+    (await admin.query<{ n: number }>(
+      relay.graph,
+      "MATCH (a:Fact)-[r:COMPATIBLE]->(b:Fact) WHERE a.id IN $ids AND b.id IN $ids RETURN count(r) AS n",
+      { ids }
+    ))[0]?.n
   const compatible = (a: string, b: string, reason = "both hold") =>
     relay.call("relay_resolve_conflict", compatibleArgs(a, b, reason))
 
@@ -183,18 +193,8 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     }
     const ids = details.map((f) => f.id)
     const other = await save("Unrelated root fact")
-    const pairsOf = async () =>
-      (await admin.query<{ n: number }>(
-        relay.graph,
-        "MATCH (a:Fact)-[r:COMPATIBLE]->(b:Fact) WHERE a.id IN $ids AND b.id IN $ids RETURN count(r) AS n",
-        { ids: [...ids, other.id] }
-      ))[0]?.n
-    const list = (factIds: ReadonlyArray<string>, reason = "separate concerns") => ({
-      outcome: "compatible",
-      fact_ids: factIds,
-      reason,
-      resolved_by: "lead"
-    })
+    const pairsOf = () => edgesAmong([...ids, other.id])
+    const list = (factIds: ReadonlyArray<string>, reason = "separate concerns") => listArgs(factIds, reason)
 
     // One fact that is no sibling, or a repeated one: refused before any pair is written.
     const stranger = await refused("relay_resolve_conflict", list([...ids, other.id]))
@@ -239,19 +239,8 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
         await save("Write release notes per build", root.id)
       ] as const
       const record = (ids: ReadonlyArray<string>, reason: string, by: string, requestId?: string) =>
-        relay.call("relay_resolve_conflict", {
-          outcome: "compatible",
-          fact_ids: ids,
-          reason,
-          resolved_by: by,
-          ...(requestId === undefined ? {} : { request_id: requestId })
-        })
-      const edges = async () =>
-        (await admin.query<{ n: number }>(
-          relay.graph,
-          "MATCH (x:Fact)-[r:COMPATIBLE]->(y:Fact) WHERE x.id IN $ids RETURN count(r) AS n",
-          { ids: [a.id, b.id, c.id, d.id] }
-        ))[0]?.n
+        relay.call("relay_resolve_conflict", listArgs(ids, reason, by, requestId))
+      const edges = () => edgesAmong([a.id, b.id, c.id, d.id])
 
       expect((await record([a.id, b.id], "two stores", "alice")).isError).toBeFalsy()
       // b later loses to a: the recorded pair still stands when named again, alone or in a list.
@@ -273,13 +262,10 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       const requestId = randomUUID()
       expect((await record([b.id, c.id], "first words", "carol", requestId)).isError).toBeFalsy()
       expect(await edges()).toBe(5)
-      const reused = await refused("relay_resolve_conflict", {
-        outcome: "compatible",
-        fact_ids: [b.id, c.id, d.id],
-        reason: "other words",
-        resolved_by: "carol",
-        request_id: requestId
-      })
+      const reused = await refused(
+        "relay_resolve_conflict",
+        listArgs([b.id, c.id, d.id], "other words", "carol", requestId)
+      )
       expect(reused.code).toBe("invalid_input")
       expect(await edges()).toBe(5)
       // The same request with its own reason is a retry: the new pairs land, the answer is its record.
