@@ -10,12 +10,13 @@ import { defineTool, readOnly } from "./Tool.js"
 
 const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
 
-/** A search cursor is [score in thousandths, node id]: two whole numbers. */
+/** A search cursor is [score, node id]: a score as the engine gives (zero or more) and a whole number. */
 const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, InvalidInput> => {
   if (key === undefined) return Effect.succeed(null)
-  const [k, i] = key
-  return key.length === 2 && Number.isSafeInteger(k) && Number.isSafeInteger(i)
-    ? Effect.succeed([k as number, i as number] as const)
+  const [score, i] = key
+  return key.length === 2 && typeof score === "number" && Number.isFinite(score) && score >= 0 &&
+      Number.isSafeInteger(i)
+    ? Effect.succeed([score, i as number] as const)
     : Effect.fail(badCursor)
 }
 

@@ -33,7 +33,8 @@ describe("relay_search over stdio", () => {
   const found = async (args: Record<string, unknown>) => (await hits(args)).map((h) => h.fact.id)
 
   beforeAll(async () => {
-    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    // More calls than the default minute's limit: this file tests search, not the limiter.
+    ;[relay, admin] = await Promise.all([connectRelay({ env: { RELAY_RATE_LIMIT: "1000" } }), connectAdmin()])
     mcp = await checkedCaller(relay)
     await save("root", "Decision: sessions use short-lived JWTs with refresh tokens", "claude-desktop", "auth-1")
     await save("cookies", "Keep the refresh token in httpOnly cookies", "claude-desktop", "auth-1", "root")
@@ -200,6 +201,33 @@ describe("relay_search over stdio", () => {
     const ties = seen.filter((s) => s.score === seen[seen.length - 1]!.score).map((s) => s.id)
     const order = ties.map((id) => Object.keys(ids).find((k) => ids[k] === id)!).map((k) => created[k]!)
     expect(order).toEqual([...order].sort().reverse())
+  })
+
+  it("pages through scores that 15 printed digits do not hold exactly, each hit once", async () => {
+    // A fact's score is over its highest term count: thirdpage once beside zork 3, 6 or 7 times
+    // scores a third, sixth or seventh of thirdpage alone. Pages of 2 end inside groups of 3 ties.
+    const groups = [0, 3, 6, 7]
+    for (const m of groups) {
+      for (let n = 0; n < 3; n++) await save(`third${m}.${n}`, `thirdpage ${"zork ".repeat(m)}${n}`, "pager", "thirds")
+    }
+    const raw = await admin.query<{ score: number }>(
+      relay.graph,
+      "CALL db.idx.fulltext.queryNodes('Fact', 'thirdpage') YIELD score RETURN DISTINCT score ORDER BY score DESC"
+    )
+    expect(raw.map((r) => r.score * 3 % 1 === 0 ? "whole thirds" : "other")).toContain("other")
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
+        query: "thirdpage",
+        limit: 2,
+        ...(cursor === null ? {} : { cursor })
+      })
+      seen.push(...page.hits.map((h) => h.fact.id))
+      cursor = page.next_cursor
+    } while (cursor !== null && seen.length < 40)
+    // Best score first (zork least often), and newest first within a score.
+    expect(seen).toEqual(groups.flatMap((m) => [2, 1, 0].map((n) => ids[`third${m}.${n}`])))
   })
 
   it("fills a page even when the best-ranked matches are hidden by the status filter", async () => {

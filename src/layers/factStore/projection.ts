@@ -12,14 +12,28 @@ import { IsoFromStamp } from "../../domain/time.js"
  * once per query, so two maps sharing `(up)` made the second an Expand Into the first's node and
  * answered a null parent (found by test/rules/properties.test.ts on conflicts).
  */
-export const factMap = (v: string, asOf = false): string =>
-  `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), ` +
-  (asOf
-    ? `${ownStatusAsOf(v)}, ` +
-      `stale: size([(${v})-[${v}_path:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-(${v}_by) ` +
-      `WHERE ${v}_t.created_at <= $asOf | 1]) > 0}`
-    : `superseded: indegree(${v}, 'SUPERSEDES') > 0, retracted: indegree(${v}, 'RETRACTS') > 0, ` +
-      `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0}`)
+export const factMap = (v: string, asOf = false): string => {
+  const flags = statusFlagExprs(v, asOf)
+  return `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${flags.superseded}, ` +
+    `retracted: ${flags.retracted}, stale: ${flags.stale}}`
+}
+
+/** The id of the fact bound as `v`'s parent, or null for a root. */
+export const parentIdOf = (v: string): string => `head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id])`
+
+/** The three status flags of the fact bound as `v`, as Cypher expressions (see factMap); as of `$asOf` when asked. */
+export const statusFlagExprs = (v: string, asOf = false) =>
+  asOf
+    ? {
+      ...ownFlagsAsOf(v),
+      stale: `size([(${v})-[${v}_path:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-(${v}_by) ` +
+        `WHERE ${v}_t.created_at <= $asOf | 1]) > 0`
+    }
+    : {
+      superseded: `indegree(${v}, 'SUPERSEDES') > 0`,
+      retracted: `indegree(${v}, 'RETRACTS') > 0`,
+      stale: `size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0`
+    }
 
 /**
  * As the memory stood at `$asOf` (time travel): only SUPERSEDES and RETRACTS edges stamped by then
@@ -28,16 +42,30 @@ export const factMap = (v: string, asOf = false): string =>
  * 4.16 binds a reused comprehension variable once and then answers nothing for the second. They
  * name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
  */
-export const ownStatusAsOf = (v: string): string =>
-  `superseded: size([(${v})<-[${v}_s:SUPERSEDES]-(${v}_sw) WHERE ${v}_s.created_at <= $asOf | 1]) > 0, ` +
-  `retracted: size([(${v})<-[${v}_x:RETRACTS]-(${v}_xr) WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
+const ownFlagsAsOf = (v: string) => ({
+  superseded: `size([(${v})<-[${v}_s:SUPERSEDES]-(${v}_sw) WHERE ${v}_s.created_at <= $asOf | 1]) > 0`,
+  retracted: `size([(${v})<-[${v}_x:RETRACTS]-(${v}_xr) WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
+})
+
+/** A fact's own two flags as of `$asOf`, as map entries (context knows staleness from its walk). */
+export const ownStatusAsOf = (v: string): string => {
+  const flags = ownFlagsAsOf(v)
+  return `superseded: ${flags.superseded}, retracted: ${flags.retracted}`
+}
 
 /** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
 export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
 
-/** The status of a fact map bound as `m` (a factMap), as `statusFrom` derives it. */
+/** The status named by three flags (Cypher booleans), as `statusFrom` derives it. */
+export const statusCase = (
+  flags: { readonly retracted: string; readonly superseded: string; readonly stale: string }
+) =>
+  `CASE WHEN ${flags.retracted} THEN 'retracted' WHEN ${flags.superseded} THEN 'superseded' ` +
+  `WHEN ${flags.stale} THEN 'stale' ELSE 'active' END`
+
+/** The status of a fact map bound as `m` (a factMap). */
 export const statusOf = (m: string): string =>
-  `CASE WHEN ${m}.retracted THEN 'retracted' WHEN ${m}.superseded THEN 'superseded' WHEN ${m}.stale THEN 'stale' ELSE 'active' END`
+  statusCase({ retracted: `${m}.retracted`, superseded: `${m}.superseded`, stale: `${m}.stale` })
 
 /**
  * A fact's stored fields, without parent_id and status: for queries that know those from the walk

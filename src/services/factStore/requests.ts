@@ -107,7 +107,7 @@ export interface SearchOptions {
   readonly after: SearchKey | null
 }
 
-/** A hit's place in the ranking: [score in thousandths, node id], both descending. */
+/** A hit's place in the ranking: [score as read back, node id], both descending (see layers/factStore/search.ts). */
 export type SearchKey = readonly [number, number]
 
 /**
