@@ -18,6 +18,8 @@ interface Exchange {
   readonly res: ServerResponse
   readonly ids: ReadonlyArray<RequestId>
   readonly answers: Map<RequestId, JSONRPCMessage>
+  /** Requests the client cancelled: the server answers none of them (MCP's cancellation). */
+  readonly cancelled: Set<RequestId>
   readonly batch: boolean
 }
 
@@ -67,15 +69,33 @@ export class JsonHttpTransport implements Transport {
     const exchange = id === undefined ? undefined : this.exchanges.get(id)
     if (id === undefined || exchange === undefined) return Promise.resolve()
     exchange.answers.set(id, message)
-    if (exchange.answers.size < exchange.ids.length) return Promise.resolve()
-    for (const id of exchange.ids) this.exchanges.delete(id)
-    const answers = exchange.ids.map((id) => exchange.answers.get(id))
-    if (!exchange.res.writableEnded && !exchange.res.destroyed) {
-      const headers: Record<string, string> = { "content-type": "application/json" }
-      if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
-      exchange.res.writeHead(200, headers).end(JSON.stringify(exchange.batch ? answers : answers[0]))
-    }
+    this.settle(exchange)
     return Promise.resolve()
+  }
+
+  /**
+   * Once each request of a POST is answered or cancelled, its ids are free and the answers go back
+   * (nothing is written to a client that hung up; a POST whose requests were all cancelled gets 202).
+   */
+  private settle(exchange: Exchange) {
+    if (exchange.answers.size + exchange.cancelled.size < exchange.ids.length) return
+    for (const id of exchange.ids) this.exchanges.delete(id)
+    const answers = exchange.ids.flatMap((id) => exchange.answers.get(id) ?? [])
+    if (exchange.res.writableEnded || exchange.res.destroyed) return
+    if (answers.length === 0) return void exchange.res.writeHead(202).end()
+    const headers: Record<string, string> = { "content-type": "application/json" }
+    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
+    exchange.res.writeHead(200, headers).end(JSON.stringify(exchange.batch ? answers : answers[0]))
+  }
+
+  /** A cancelled request is never answered: its POST must not wait for it, nor its id stay taken. */
+  private cancel(message: JSONRPCMessage) {
+    if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return
+    const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId
+    const exchange = requestId === undefined ? undefined : this.exchanges.get(requestId)
+    if (requestId === undefined || exchange === undefined || exchange.answers.has(requestId)) return
+    exchange.cancelled.add(requestId)
+    this.settle(exchange)
   }
 
   /** Serves one HTTP request of this session; a POST's body comes parsed. */
@@ -164,13 +184,15 @@ export class JsonHttpTransport implements Transport {
     if (ids.length === 0) {
       res.writeHead(202).end()
     } else {
-      const exchange: Exchange = { res, ids, answers: new Map(), batch }
+      const exchange: Exchange = { res, ids, answers: new Map(), cancelled: new Set(), batch }
+      // Kept until every answer is made, even when the client hangs up first (send writes nothing
+      // then): were its ids freed at the hang-up, a new request reusing one would be answered with
+      // the old request's late answer. Every request is answered (a tool call within its budget).
       for (const id of ids) this.exchanges.set(id, exchange)
-      // A client that hangs up is not answered; its late responses are dropped, not kept.
-      res.once("close", () => {
-        for (const id of ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id)
-      })
     }
-    for (const message of messages) this.onmessage?.(message, extra)
+    for (const message of messages) {
+      this.onmessage?.(message, extra)
+      this.cancel(message)
+    }
   }
 }
