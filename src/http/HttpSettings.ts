@@ -38,6 +38,25 @@ export const readHttpSettings = Config.all({
       validation: (n) => n >= 0 && n <= 60_000
     })
   ),
+  /**
+   * A request's headers and body must arrive within this, or the connection is answered 408 and
+   * closed: a client that opens connections and sends nothing, or a byte at a time, holds none for long.
+   */
+  requestTimeoutMillis: Config.integer("RELAY_HTTP_REQUEST_TIMEOUT_MS").pipe(
+    Config.withDefault(30_000),
+    Config.validate({
+      message: "RELAY_HTTP_REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000",
+      validation: (n) => n >= 100 && n <= 600_000
+    })
+  ),
+  /** Open connections at most; more are closed as they come (well under a process's usual 1,024 files). */
+  maxConnections: Config.integer("RELAY_HTTP_MAX_CONNECTIONS").pipe(
+    Config.withDefault(512),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_CONNECTIONS must be a positive whole number",
+      validation: (n) => n > 0
+    })
+  ),
   maxSessions: Config.integer("RELAY_HTTP_MAX_SESSIONS").pipe(
     Config.withDefault(1000),
     Config.validate({

@@ -13,7 +13,13 @@ type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: Readonl
  * On release, `beforeClose` runs (the sessions) before the open connections are cut.
  */
 export const listen = (
-  options: { readonly host: string; readonly port: number; readonly extraHosts: ReadonlyArray<string> },
+  options: {
+    readonly host: string
+    readonly port: number
+    readonly extraHosts: ReadonlyArray<string>
+    readonly requestTimeoutMillis: number
+    readonly maxConnections: number
+  },
   handler: Handler,
   onFailure: (res: ServerResponse, cause: unknown) => void,
   beforeClose: Effect.Effect<unknown>
@@ -21,9 +27,15 @@ export const listen = (
   Effect.acquireRelease(
     Effect.async<NodeServer, ListenFailed>((resume) => {
       let allowedHosts: ReadonlyArray<string> = []
-      const made = createServer((req, res) => {
+      // Node checks the timeouts on an interval (30 s by default): a tenth of the timeout keeps the cut near it.
+      const made = createServer({
+        requestTimeout: options.requestTimeoutMillis,
+        headersTimeout: options.requestTimeoutMillis,
+        connectionsCheckingInterval: Math.max(50, Math.floor(options.requestTimeoutMillis / 10))
+      }, (req, res) => {
         handler(req, res, allowedHosts).catch((cause: unknown) => onFailure(res, cause))
       })
+      made.maxConnections = options.maxConnections
       made.once("error", (e: NodeJS.ErrnoException) =>
         resume(Effect.fail(
           new ListenFailed({ message: `cannot listen on ${options.host}:${options.port} (${e.code ?? "error"})` })
