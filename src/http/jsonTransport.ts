@@ -78,7 +78,7 @@ export class JsonHttpTransport implements Transport {
    * (nothing is written to a client that hung up; a POST whose requests were all cancelled gets 202).
    */
   private settle(exchange: Exchange) {
-    if (exchange.answers.size + exchange.cancelled.size < exchange.ids.length) return
+    if (!exchange.ids.every((id) => exchange.answers.has(id) || exchange.cancelled.has(id))) return
     for (const id of exchange.ids) this.exchanges.delete(id)
     const answers = exchange.ids.flatMap((id) => exchange.answers.get(id) ?? [])
     if (exchange.res.writableEnded || exchange.res.destroyed) return
@@ -88,12 +88,17 @@ export class JsonHttpTransport implements Transport {
     exchange.res.writeHead(200, headers).end(JSON.stringify(exchange.batch ? answers : answers[0]))
   }
 
-  /** A cancelled request is never answered: its POST must not wait for it, nor its id stay taken. */
+  /**
+   * A request the server cancels is never answered: its POST must not wait for it, nor its id stay
+   * taken. The server (the SDK's Protocol) cancels only a request it has received, and ignores a
+   * cancellation whose requestId is 0 or empty (and then answers): so does this.
+   */
   private cancel(message: JSONRPCMessage) {
     if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return
     const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId
-    const exchange = requestId === undefined ? undefined : this.exchanges.get(requestId)
-    if (requestId === undefined || exchange === undefined || exchange.answers.has(requestId)) return
+    if (requestId === undefined || requestId === 0 || requestId === "") return
+    const exchange = this.exchanges.get(requestId)
+    if (exchange === undefined || exchange.answers.has(requestId)) return
     exchange.cancelled.add(requestId)
     this.settle(exchange)
   }
@@ -181,16 +186,14 @@ export class JsonHttpTransport implements Transport {
       return
     }
     const extra = { requestInfo: { headers: req.headers } }
-    if (ids.length === 0) {
-      res.writeHead(202).end()
-    } else {
-      const exchange: Exchange = { res, ids, answers: new Map(), cancelled: new Set(), batch }
-      // Kept until every answer is made, even when the client hangs up first (send writes nothing
-      // then): were its ids freed at the hang-up, a new request reusing one would be answered with
-      // the old request's late answer. Every request is answered (a tool call within its budget).
-      for (const id of ids) this.exchanges.set(id, exchange)
-    }
+    if (ids.length === 0) res.writeHead(202).end()
+    const exchange: Exchange = { res, ids, answers: new Map(), cancelled: new Set(), batch }
     for (const message of messages) {
+      // An id is taken as its request reaches the server, so a cancellation earlier in the same
+      // batch finds nothing, as the server's own does. It stays taken until the request is answered
+      // or cancelled, even when the client hangs up first (send then writes nothing): were it freed
+      // at the hang-up, a new request reusing it would be answered with the old one's late answer.
+      if ("id" in message && "method" in message) this.exchanges.set(message.id, exchange)
       this.onmessage?.(message, extra)
       this.cancel(message)
     }

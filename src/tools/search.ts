@@ -10,12 +10,19 @@ import { defineTool, readOnly } from "./Tool.js"
 
 const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
 
-/** A search cursor is [score, node id]: a score as the engine gives (zero or more) and a whole number. */
+/**
+ * The engine's scores are 0 or between these (20 at most on the 100k bench graph; a query has at
+ * most 16 terms). Outside them is no cursor Relay made, and FalkorDB refuses the extremes as query
+ * parameters (a bound past the largest double is Infinity, a subnormal one a float overflow).
+ */
+const scoreRange = [1e-300, 1e9] as const
+
+/** A search cursor is [score, node id]: a score the engine can give and a whole number. */
 const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, InvalidInput> => {
   if (key === undefined) return Effect.succeed(null)
   const [score, i] = key
-  return key.length === 2 && typeof score === "number" && Number.isFinite(score) && score >= 0 &&
-      Number.isSafeInteger(i)
+  return key.length === 2 && typeof score === "number" &&
+      (score === 0 || (score >= scoreRange[0] && score <= scoreRange[1])) && Number.isSafeInteger(i)
     ? Effect.succeed([score, i as number] as const)
     : Effect.fail(badCursor)
 }

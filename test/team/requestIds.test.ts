@@ -16,7 +16,9 @@ const arrived: Array<(m: JSONRPCMessage) => void> = []
 const closed: Array<() => void> = []
 
 beforeAll(async () => {
-  transport.onmessage = (m) => arrived.shift()?.(m)
+  transport.onmessage = (m) => {
+    if ("id" in m) arrived.shift()?.(m)
+  }
   server = createServer(async (req, res) => {
     res.once("close", () => closed.shift()?.())
     const chunks: Array<Buffer> = []
@@ -83,5 +85,38 @@ describe("a request id whose client hung up", () => {
     await next
     await transport.send({ jsonrpc: "2.0", id: 2, result: {} })
     expect(await (await again).json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+  })
+
+  it("ignores what the server ignores: a cancellation of id 0, or of a request not yet received", async () => {
+    const both = new Promise<void>((resolve) => {
+      let n = 0
+      const one = () => (++n === 2 ? resolve() : arrived.push(one))
+      arrived.push(one)
+    })
+    const batch = post([
+      { jsonrpc: "2.0", id: 0, method: "tools/call", params: { name: "slow" } },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } }
+    ])
+    await both
+    // The SDK skips a cancellation whose requestId is falsy, and answers the request after all.
+    await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0 } })
+    await transport.send({ jsonrpc: "2.0", id: 0, result: { n: 0 } })
+    await transport.send({ jsonrpc: "2.0", id: 1, result: { n: 1 } })
+    // Before, 0 counted as cancelled and answered, and the POST ended with 0's answer alone.
+    expect(await (await batch).json()).toEqual([
+      { jsonrpc: "2.0", id: 0, result: { n: 0 } },
+      { jsonrpc: "2.0", id: 1, result: { n: 1 } }
+    ])
+
+    const request = new Promise<JSONRPCMessage>((resolve) => arrived.push(resolve))
+    const early = post([
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } },
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow" } }
+    ])
+    await request
+    const reused = await post({ jsonrpc: "2.0", id: 5, method: "ping" })
+    expect(reused.status).toBe(400)
+    await transport.send({ jsonrpc: "2.0", id: 5, result: { n: 5 } })
+    expect(await (await early).json()).toEqual([{ jsonrpc: "2.0", id: 5, result: { n: 5 } }])
   })
 })
