@@ -31,6 +31,21 @@ describe("relay_search over stdio", () => {
   }
   const hits = async (args: Record<string, unknown>) => (await mcp.ok("relay_search", args)).hits
   const found = async (args: Record<string, unknown>) => (await hits(args)).map((h) => h.fact.id)
+  /** Every hit's id, page after page until next_cursor is null (at most 100 pages). */
+  const pageIds = async (args: Record<string, unknown>) => {
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    for (let pages = 0; pages < 100; pages++) {
+      const page: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
+        ...args,
+        ...(cursor === null ? {} : { cursor })
+      })
+      seen.push(...page.hits.map((h) => h.fact.id))
+      cursor = page.next_cursor
+      if (cursor === null) break
+    }
+    return seen
+  }
 
   beforeAll(async () => {
     // More calls than the default minute's limit: this file tests search, not the limiter.
@@ -215,17 +230,7 @@ describe("relay_search over stdio", () => {
       "CALL db.idx.fulltext.queryNodes('Fact', 'thirdpage') YIELD score RETURN DISTINCT score ORDER BY score DESC"
     )
     expect(raw.map((r) => r.score * 3 % 1 === 0 ? "whole thirds" : "other")).toContain("other")
-    const seen: Array<string> = []
-    let cursor: string | null = null
-    do {
-      const page: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
-        query: "thirdpage",
-        limit: 2,
-        ...(cursor === null ? {} : { cursor })
-      })
-      seen.push(...page.hits.map((h) => h.fact.id))
-      cursor = page.next_cursor
-    } while (cursor !== null && seen.length < 40)
+    const seen = await pageIds({ query: "thirdpage", limit: 2 })
     // Best score first (zork least often), and newest first within a score.
     expect(seen).toEqual(groups.flatMap((m) => [2, 1, 0].map((n) => ids[`third${m}.${n}`])))
   })
@@ -274,17 +279,7 @@ describe("relay_search over stdio", () => {
     expect(older.next_cursor).toBeNull()
     expect(ids(await mcp.ok("relay_search", { query: "zeppelin", as_of: before, limit: 5 }))).toEqual(bravo)
     // Unfiltered, paging walks the best 1,000 (alpha's, newest first), each once, and stops there.
-    const seen: Array<string> = []
-    let cursor: string | null = null
-    do {
-      const page: OutputOf<"relay_search"> = await mcp.ok("relay_search", {
-        query: "zeppelin",
-        limit: 50,
-        ...(cursor === null ? {} : { cursor })
-      })
-      seen.push(...ids(page))
-      cursor = page.next_cursor
-    } while (cursor !== null)
+    const seen = await pageIds({ query: "zeppelin", limit: 50 })
     expect(seen).toEqual(rows.slice(5).map((r) => r.id).reverse())
     // The 30 newest are superseded: a page of active facts is not in the first try's window (4 pages).
     const winner = randomUUID()
