@@ -17,7 +17,9 @@ export const candidateWindow = 1000
  * search's time (a top-1,000 sort against a top-44 one: about twice the time at 7,000 matches), and
  * the best few matches mostly have the asked status. Matches are in one total order, so a smaller
  * window is a prefix of the larger one: if the page is full inside it, the page is exactly what the
- * full window gives. Only a short page (a far page, a status few matches have) pays a second try.
+ * full window gives, and if the window was not full it held every match. Only a short page of a
+ * full window (a far page, a status few matches have) pays a second try; a search with few matches,
+ * the usual one in a small memory, does not.
  */
 export const firstWindow = (o: SearchOptions) => Math.min(candidateWindow, o.take * 4)
 
@@ -45,10 +47,10 @@ const fieldFilters = (o: SearchOptions): string => {
  * follows creation order (facts are never deleted), so ties show newest first, and (score, id) is
  * a total order: the keyset of the cursor. Ranking by the score itself, not a value computed from
  * it, spares an expression per match (about 0.5 ms at 7,000 matches).
- * One sort only, then the cursor, status and LIMIT in that order: the plan streams from the sort,
- * so status is derived only until the page is full, and a fact's parent and decisions only for the
- * page. The cursor sits behind a WITH of its own: FalkorDB 4.16 moves a WHERE on the WITH right
- * after `ORDER BY ... LIMIT` below the sort, which put the cursor ahead of the window (pages went on
+ * One sort only, then the cursor, status and LIMIT in that order: the window is collected (to
+ * count it, `n`) and unwound in its order, so status is derived only until the page is full, and a
+ * fact's parent and decisions only for the page. The cursor sits behind a WITH of its own: FalkorDB
+ * 4.16 moves a WHERE on the WITH right after `ORDER BY ... LIMIT` below the sort, which put the cursor ahead of the window (pages went on
  * past the 1,000th match, and which hits a status found depended on the page size). (A second
  * ORDER BY after the status filter made FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of
  * the filter, and return short pages.)
@@ -65,15 +67,16 @@ export const searchQueryFor = (o: SearchOptions) => {
   return `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
     fieldFilters(o) +
     `WITH node, score, ID(node) AS i ORDER BY score DESC, i DESC LIMIT $window ` +
-    `WITH node AS f, score, i ` +
-    (o.after === null ? "" : `WITH f, score, i WHERE score < $afterLow OR (score <= $afterHigh AND i < $afterI) `) +
-    `WITH f, score, i, ${flags.superseded} AS f_superseded, ${flags.retracted} AS f_retracted, ` +
+    `WITH collect([node, score, i]) AS win UNWIND win AS c ` +
+    `WITH c[0] AS f, c[1] AS score, c[2] AS i, size(win) AS n ` +
+    (o.after === null ? "" : `WITH f, score, i, n WHERE score < $afterLow OR (score <= $afterHigh AND i < $afterI) `) +
+    `WITH f, score, i, n, ${flags.superseded} AS f_superseded, ${flags.retracted} AS f_retracted, ` +
     `${flags.stale} AS f_stale ` +
     `WHERE $statuses IS NULL OR ` +
     `${statusCase({ retracted: "f_retracted", superseded: "f_superseded", stale: "f_stale" })} IN $statuses ` +
-    `WITH f, score, i, f_superseded, f_retracted, f_stale LIMIT $take ` +
+    `WITH f, score, i, n, f_superseded, f_retracted, f_stale LIMIT $take ` +
     `RETURN {${factFields("f")}, parent_id: ${parentIdOf("f")}, superseded: f_superseded, ` +
-    `retracted: f_retracted, stale: f_stale} AS fact, score, i, ` +
+    `retracted: f_retracted, stale: f_stale} AS fact, score, i, n, ` +
     `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ` +
     `[(f)-[f_won:SUPERSEDES]->(f_l) WHERE $asOf IS NULL OR f_won.created_at <= $asOf | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
     `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerFact}] AS won`
@@ -97,6 +100,8 @@ const Row = Schema.Struct({
   fact: FactFromRow,
   score: Schema.Number,
   i: Schema.Number,
+  /** How many matches the window held: fewer than it takes means it held them all. */
+  n: Schema.Number,
   lost: Schema.Array(DecisionRow),
   won: Schema.Array(DecisionRow)
 })
@@ -119,7 +124,9 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
     }, Row)
   return readWindow(first).pipe(
     Effect.flatMap((rows) =>
-      rows.length >= o.take || first >= candidateWindow ? Effect.succeed(rows) : readWindow(candidateWindow)
+      rows.length >= o.take || first >= candidateWindow || (rows[0] !== undefined && rows[0].n < first)
+        ? Effect.succeed(rows)
+        : readWindow(candidateWindow)
     ),
     Effect.map((rows) =>
       rows.map((r): SearchRow => ({

@@ -1,0 +1,69 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { statement } from "../../src/layers/decodeRows.js"
+import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
+import { relayLayerWith } from "../../src/layers/RelayLive.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { ok } from "../support/runTool.js"
+import { testGraphName, testSettings } from "../support/testLayer.js"
+
+/**
+ * A search reads the best 4 pages of matches first and the best 1,000 only when that page came
+ * back short from a full window. A search with few matches, the usual one in a small memory, reads
+ * once. The full-text reads are counted on the real connection to the real database.
+ */
+let windowsRead = 0
+const counted = Layer.effect(
+  GraphDatabase,
+  Effect.map(GraphDatabase, (db): GraphDatabase["Type"] => ({
+    ...db,
+    read: statement((cypher, params, row) => {
+      if (cypher.startsWith("CALL db.idx.fulltext.queryNodes")) windowsRead++
+      return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
+    })
+  }))
+).pipe(Layer.provide(GraphDatabaseLive))
+const stack = relayLayerWith(testSettings(testGraphName("search_window")), counted)
+const dropped = Layer.scopedDiscard(
+  Effect.flatMap(GraphDatabase, (db) => Effect.addFinalizer(() => Effect.ignore(db.dropGraph)))
+)
+
+const save = (content: string, parent?: string) =>
+  Effect.map(
+    ok("relay_save_fact", { content, written_by: "pager", session_id: "window", parent_fact_id: parent }),
+    (r) => r.fact.id
+  )
+const searched = (query: string) =>
+  Effect.gen(function*() {
+    windowsRead = 0
+    const { hits } = yield* ok("relay_search", { query })
+    return { hits: hits.length, windowsRead }
+  })
+
+layer(Layer.merge(stack, dropped.pipe(Layer.provide(stack))))("relay_search's windows", (it) => {
+  it.effect("a search with fewer matches than the first window reads once", () =>
+    Effect.gen(function*() {
+      for (let n = 0; n < 3; n++) yield* save(`quokka ${n}`)
+      // Before, a page shorter than its limit always read again with the larger window.
+      expect(yield* searched("quokka")).toEqual({ hits: 3, windowsRead: 1 })
+      expect(yield* searched("nosuchwordanywhere")).toEqual({ hits: 0, windowsRead: 2 })
+    }))
+
+  it.effect("a short page from a full window reads the larger one, and finds what lies past the first", () =>
+    Effect.gen(function*() {
+      for (let n = 0; n < 5; n++) yield* save(`wombat live ${n}`)
+      const root = yield* save("wombat plan")
+      for (let n = 0; n < 40; n++) yield* save(`wombat step ${n}`, root)
+      for (let n = 5; n < 7; n++) yield* save(`wombat live ${n}`)
+      const winner = yield* save("another plan")
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: winner,
+        loser_fact_id: root,
+        reason: "replaced",
+        resolved_by: "pager"
+      })
+      // Newest first among equal scores: the first window (44) holds live 6 and 5, the 40 stale
+      // steps, the superseded plan and live 4; the other live facts lie past it.
+      expect(yield* searched("wombat")).toEqual({ hits: 7, windowsRead: 2 })
+    }))
+})
