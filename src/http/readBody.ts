@@ -44,9 +44,9 @@ const nestsAtMost = (text: string, max: number): boolean => {
 }
 
 /**
- * The body parsed as JSON, or a refusal to send (413, 400 for nesting too deep, or 400 Parse error). Read here with Node's own
- * streams: left to the SDK, the body goes through a Web Request and its stream, the costliest step
- * of a small call (bench/http.ts).
+ * The body parsed as JSON, or a refusal to send (413, 400 for nesting too deep, or 400 Parse
+ * error). Read here with Node's own streams: left to the SDK, the body goes through a Web Request
+ * and its stream, the costliest step of a small call (bench/http.ts).
  */
 export const readJson = async (
   req: IncomingMessage,

@@ -17,6 +17,12 @@ export const lostComprehension = (v: string): string =>
   `{id: ${v}_w.id, content: ${v}_w.content, reason: ${v}_lost.reason, resolved_by: ${v}_lost.resolved_by, ` +
   `created_at: ${v}_lost.created_at}][..${decisionsPerFact}]`
 
+/** The decisions a fact bound as `v` won, as `lostComprehension` with the loser in place of the winner. */
+export const wonComprehension = (v: string): string =>
+  `[(${v})-[${v}_won:SUPERSEDES]->(${v}_l) WHERE $asOf IS NULL OR ${v}_won.created_at <= $asOf | ` +
+  `{id: ${v}_l.id, content: ${v}_l.content, reason: ${v}_won.reason, resolved_by: ${v}_won.resolved_by, ` +
+  `created_at: ${v}_won.created_at}][..${decisionsPerFact}]`
+
 /** The other fact of a decision, and the decision. */
 export const DecisionRow = Schema.Struct({
   id: Schema.String,

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { byTime, DecisionRow, decisionsPerFact, lostComprehension, lostTo, wonOver } from "./decisionSides.js"
+import { byTime, DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
 import { factFields, FactFromRow, parentIdOf, statusCase, statusFlagExprs } from "./projection.js"
 
 /**
@@ -50,10 +50,10 @@ const fieldFilters = (o: SearchOptions): string => {
  * One sort only, then the cursor, status and LIMIT in that order: the window is collected (to
  * count it, `n`) and unwound in its order, so status is derived only until the page is full, and a
  * fact's parent and decisions only for the page. The cursor sits behind a WITH of its own: FalkorDB
- * 4.16 moves a WHERE on the WITH right after `ORDER BY ... LIMIT` below the sort, which put the cursor ahead of the window (pages went on
- * past the 1,000th match, and which hits a status found depended on the page size). (A second
- * ORDER BY after the status filter made FalkorDB 4.16 push `LIMIT $take` into that sort, ahead of
- * the filter, and return short pages.)
+ * 4.16 moves a WHERE on the WITH right after `ORDER BY ... LIMIT` below the sort, which put the
+ * cursor ahead of the window (pages went on past the 1,000th match, and which hits a status found
+ * depended on the page size). (A second ORDER BY after the status filter made FalkorDB 4.16 push
+ * `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
  * Each pattern comprehension costs a traversal per row (about 0.5 ms a page), so the decisions a
  * fact lost are read only when the asked statuses can have them: a fact that lost one is
  * superseded (or retracted, which comes first).
@@ -77,9 +77,7 @@ export const searchQueryFor = (o: SearchOptions) => {
     `WITH f, score, i, n, f_superseded, f_retracted, f_stale LIMIT $take ` +
     `RETURN {${factFields("f")}, parent_id: ${parentIdOf("f")}, superseded: f_superseded, ` +
     `retracted: f_retracted, stale: f_stale} AS fact, score, i, n, ` +
-    `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ` +
-    `[(f)-[f_won:SUPERSEDES]->(f_l) WHERE $asOf IS NULL OR f_won.created_at <= $asOf | {id: f_l.id, content: f_l.content, reason: f_won.reason, ` +
-    `resolved_by: f_won.resolved_by, created_at: f_won.created_at}][..${decisionsPerFact}] AS won`
+    `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ${wonComprehension("f")} AS won`
 }
 
 /**
