@@ -5,7 +5,7 @@ import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
-import { factFields, FactFromRow, stampOf } from "./projection.js"
+import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
 
 /**
  * A child takes part when stamped at or before the snapshot, and neither superseded nor retracted by
@@ -29,7 +29,7 @@ const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN late
 
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
-  `{${factFields(v)}, parent_id: head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id]), superseded: ${
+  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${
     supersededAt(v)
   }, ` +
   `retracted: ${retractedAt(v)}, ` +

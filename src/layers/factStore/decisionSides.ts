@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { characterCount } from "../../domain/content.js"
 import { IsoFromStamp } from "../../domain/time.js"
+import { edgeOf, oneHop } from "./oneHop.js"
 import { stampOf } from "./projection.js"
 
 /** How many decisions a fact carries each way in a read, and how much of the other fact's text. */
@@ -12,16 +13,26 @@ const otherTextLength = 160
  * decision's fields. As of `$asOf` when it is not null. The comprehension's variables are named
  * after `v` (see projection.ts on FalkorDB 4.16's binding).
  */
-export const lostComprehension = (v: string): string =>
-  `[(${v}_w)-[${v}_lost:SUPERSEDES]->(${v}) WHERE $asOf IS NULL OR ${v}_lost.created_at <= $asOf | ` +
-  `{id: ${v}_w.id, content: ${v}_w.content, reason: ${v}_lost.reason, resolved_by: ${v}_lost.resolved_by, ` +
-  `created_at: ${v}_lost.created_at}][..${decisionsPerFact}]`
+export const lostComprehension = (v: string): string => decisions(v, "in", `${v}_lost`)
 
 /** The decisions a fact bound as `v` won, as `lostComprehension` with the loser in place of the winner. */
-export const wonComprehension = (v: string): string =>
-  `[(${v})-[${v}_won:SUPERSEDES]->(${v}_l) WHERE $asOf IS NULL OR ${v}_won.created_at <= $asOf | ` +
-  `{id: ${v}_l.id, content: ${v}_l.content, reason: ${v}_won.reason, resolved_by: ${v}_won.resolved_by, ` +
-  `created_at: ${v}_won.created_at}][..${decisionsPerFact}]`
+export const wonComprehension = (v: string): string => decisions(v, "out", `${v}_won`)
+
+/** The SUPERSEDES edges at `v` one way, each as the fact at the other end and the decision's fields. */
+const decisions = (v: string, dir: "in" | "out", path: string): string => {
+  const d = edgeOf(path)
+  const other = `${path}_f`
+  return oneHop({
+    from: v,
+    dir,
+    type: "SUPERSEDES",
+    path,
+    to: other,
+    where: `$asOf IS NULL OR ${d}.created_at <= $asOf`,
+    yields: `{id: ${other}.id, content: ${other}.content, reason: ${d}.reason, resolved_by: ${d}.resolved_by, ` +
+      `created_at: ${d}.created_at}`
+  }) + `[..${decisionsPerFact}]`
+}
 
 /** The other fact of a decision, and the decision. */
 export const DecisionRow = Schema.Struct({

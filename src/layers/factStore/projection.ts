@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Fact, type FactStatus } from "../../domain/fact.js"
 import { IsoFromStamp } from "../../domain/time.js"
+import { edgeOf, oneHop } from "./oneHop.js"
 
 /**
  * The Cypher map every query returns for a fact, with its status derived from edges at read time:
@@ -19,7 +20,8 @@ export const factMap = (v: string, asOf = false): string => {
 }
 
 /** The id of the fact bound as `v`'s parent, or null for a root. */
-export const parentIdOf = (v: string): string => `head([(${v})-[:BUILDS_ON]->(${v}_up) | ${v}_up.id])`
+export const parentIdOf = (v: string): string =>
+  `head(${oneHop({ from: v, dir: "out", type: "BUILDS_ON", path: `${v}_pp`, to: `${v}_up`, yields: `${v}_up.id` })})`
 
 /** The three status flags of the fact bound as `v`, as Cypher expressions (see factMap); as of `$asOf` when asked. */
 export const statusFlagExprs = (v: string, asOf = false) =>
@@ -43,9 +45,13 @@ export const statusFlagExprs = (v: string, asOf = false) =>
  * name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
  */
 const ownFlagsAsOf = (v: string) => ({
-  superseded: `size([(${v})<-[${v}_s:SUPERSEDES]-(${v}_sw) WHERE ${v}_s.created_at <= $asOf | 1]) > 0`,
-  retracted: `size([(${v})<-[${v}_x:RETRACTS]-(${v}_xr) WHERE ${v}_x.created_at <= $asOf | 1]) > 0`
+  superseded: `size(${stampedBy(v, "SUPERSEDES", `${v}_s`)}) > 0`,
+  retracted: `size(${stampedBy(v, "RETRACTS", `${v}_x`)}) > 0`
 })
+
+/** The edges of `type` into `v` stamped by `$asOf`, one `1` each. */
+const stampedBy = (v: string, type: string, path: string) =>
+  oneHop({ from: v, dir: "in", type, path, to: `${path}_by`, where: `${edgeOf(path)}.created_at <= $asOf`, yields: "1" })
 
 /** A fact's own two flags as of `$asOf`, as map entries (context knows staleness from its walk). */
 export const ownStatusAsOf = (v: string): string => {
