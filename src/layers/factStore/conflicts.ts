@@ -29,9 +29,7 @@ const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN late
 
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
-  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${
-    supersededAt(v)
-  }, ` +
+  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${supersededAt(v)}, ` +
   `retracted: ${retractedAt(v)}, ` +
   `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} OR ${
     retractedAt(`${v}_anc`)

@@ -51,7 +51,15 @@ const ownFlagsAsOf = (v: string) => ({
 
 /** The edges of `type` into `v` stamped by `$asOf`, one `1` each. */
 const stampedBy = (v: string, type: string, path: string) =>
-  oneHop({ from: v, dir: "in", type, path, to: `${path}_by`, where: `${edgeOf(path)}.created_at <= $asOf`, yields: "1" })
+  oneHop({
+    from: v,
+    dir: "in",
+    type,
+    path,
+    to: `${path}_by`,
+    where: `${edgeOf(path)}.created_at <= $asOf`,
+    yields: "1"
+  })
 
 /** A fact's own two flags as of `$asOf`, as map entries (context knows staleness from its walk). */
 export const ownStatusAsOf = (v: string): string => {
