@@ -175,6 +175,32 @@ describe("relay_search over stdio", () => {
     )
   })
 
+  it("shows a fact's 3 oldest decisions each way, whatever order the facts were made in", async () => {
+    // Node order (the facts' creation) and decision order differ: neither the traversal's order
+    // nor its reverse gives the oldest decisions.
+    const resolve = (winner: string, loser: string) =>
+      mcp.ok("relay_resolve_conflict", {
+        winner_fact_id: ids[winner],
+        loser_fact_id: ids[loser],
+        reason: `${winner} over ${loser}`,
+        resolved_by: "quad"
+      })
+    await save("qp", "quadparent of the many decisions", "quad", "quad")
+    await save("ql", "quadloser facing four winners", "quad", "quad", "qp")
+    for (const i of [1, 2, 3, 4]) await save(`qw${i}`, `quadwinner number ${i}`, "quad", "quad", "qp")
+    for (const w of ["qw2", "qw4", "qw1", "qw3"]) await resolve(w, "ql")
+    const [lost] = await hits({ query: "quadloser", status: "superseded" })
+    expect(lost!.superseded_by.map((d) => d.winner_id)).toEqual([ids.qw2, ids.qw4, ids.qw1])
+    const context = await mcp.ok("relay_get_context", { fact_id: ids.ql })
+    expect(context.superseded_by.map((d) => d.winner_id)).toEqual([ids.qw2, ids.qw4, ids.qw1])
+
+    await save("qb", "quadboss over four losers", "quad", "quad", "qp")
+    for (const i of [1, 2, 3, 4]) await save(`qx${i}`, `quadlost number ${i}`, "quad", "quad", "qp")
+    for (const l of ["qx3", "qx1", "qx4", "qx2"]) await resolve("qb", l)
+    const [won] = await hits({ query: "quadboss" })
+    expect(won!.supersedes.map((d) => d.loser_id)).toEqual([ids.qx3, ids.qx1, ids.qx4])
+  })
+
   it("says why a search found nothing and what to try", async () => {
     const text = mcp.text(await mcp.call("relay_search", { query: "what did we decide about refresh tokens" }))
     expect(text).toContain("Matches, best first: none (every word must match: try fewer words, or a|b for either)")

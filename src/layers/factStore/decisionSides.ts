@@ -9,8 +9,8 @@ export const decisionsPerFact = 3
 const otherTextLength = 160
 
 /**
- * The decisions a fact bound as `v` lost, up to `decisionsPerFact`: the winner's id and text and the
- * decision's fields. As of `$asOf` when it is not null. The comprehension's variables are named
+ * The decisions a fact bound as `v` lost, the oldest `decisionsPerFact`: the winner's id and text and
+ * the decision's fields. As of `$asOf` when it is not null. The comprehension's variables are named
  * after `v` (see projection.ts on FalkorDB 4.16's binding).
  */
 export const lostComprehension = (v: string): string => decisions(v, "in", `${v}_lost`)
@@ -18,20 +18,26 @@ export const lostComprehension = (v: string): string => decisions(v, "in", `${v}
 /** The decisions a fact bound as `v` won, as `lostComprehension` with the loser in place of the winner. */
 export const wonComprehension = (v: string): string => decisions(v, "out", `${v}_won`)
 
-/** The SUPERSEDES edges at `v` one way, each as the fact at the other end and the decision's fields. */
+/**
+ * The SUPERSEDES edges at `v` one way, each as the fact at the other end and the decision's fields,
+ * the oldest decisions kept. A traversal yields edges in no stated order (FalkorDB 4.16's plain one
+ * gave the other fact's node id ascending, its path walk descending), so each is paired with its
+ * stamp and id, unique in the graph, and sorted before the cut.
+ */
 const decisions = (v: string, dir: "in" | "out", path: string): string => {
   const d = edgeOf(path)
   const other = `${path}_f`
-  return oneHop({
+  const each = oneHop({
     from: v,
     dir,
     type: "SUPERSEDES",
     path,
     to: other,
     where: `$asOf IS NULL OR ${d}.created_at <= $asOf`,
-    yields: `{id: ${other}.id, content: ${other}.content, reason: ${d}.reason, resolved_by: ${d}.resolved_by, ` +
-      `created_at: ${d}.created_at}`
-  }) + `[..${decisionsPerFact}]`
+    yields: `[${d}.created_at, ${other}.id, {id: ${other}.id, content: ${other}.content, reason: ${d}.reason, ` +
+      `resolved_by: ${d}.resolved_by, created_at: ${d}.created_at}]`
+  })
+  return `[${path}_k IN list.sort(${each})[..${decisionsPerFact}] | ${path}_k[2]]`
 }
 
 /** The other fact of a decision, and the decision. */
