@@ -82,7 +82,8 @@ export const replyMaxBytes = 1024 * 1024
 /** UTF-8 bytes of a string, counted without encoding it (a copy of every reply cost ~7 us an item). */
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
-export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value))
+// JSON.stringify answers undefined for undefined (and functions): no bytes, as TextEncoder counted it.
+export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? "")
 
 /**
  * What one item costs in the reply: its JSON in structuredContent, and the text block, which quotes

@@ -18,7 +18,9 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
  */
 const pairFlags = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
-  `head([(x)-[:BUILDS_ON]->(x_up) | id(x_up)]) AS xParent, head([(y)-[:BUILDS_ON]->(y_up) | id(y_up)]) AS yParent, ` +
+  // Named apart from factMap's `x_up` in the RETURN: FalkorDB 4.16 binds a comprehension variable once a query.
+  `head([(x)-[:BUILDS_ON]->(x_parent) | id(x_parent)]) AS xParent, ` +
+  `head([(y)-[:BUILDS_ON]->(y_parent) | id(y_parent)]) AS yParent, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
   // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
   `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings `

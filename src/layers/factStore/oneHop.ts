@@ -1,11 +1,12 @@
 /**
  * A pattern comprehension over the edges of one type at a bound fact, written as a variable-length
  * pattern of at most one hop. FalkorDB 4.16 runs a plain `[(v)-[:T]->(x) | ...]` as a Conditional
- * Traverse for each row, which builds a matrix each time: about 40 us a row on the 100k bench graph
+ * Traverse for each row, which builds a matrix each time: 25-40 us a row on the 100k bench graph
  * (0.27 ms for a page of 11 hits), while `*0..1` walks the node's adjacency (about 1 us a row).
  * (`*1..1` does not help: the planner turns it back into the plain traverse.) The path of length 0,
  * the fact itself, is left out; the edge is `edgeOf(path)`.
- * Read queries use it; a write reads one or two facts, where the difference is a few microseconds.
+ * Every fact map uses it (writes return them too); a write statement's own checks on one or two
+ * facts keep the plain pattern, where the difference is a few microseconds.
  */
 export const oneHop = (o: {
   /** The bound fact. */

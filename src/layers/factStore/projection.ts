@@ -40,9 +40,9 @@ export const statusFlagExprs = (v: string, asOf = false) =>
 /**
  * As the memory stood at `$asOf` (time travel): only SUPERSEDES and RETRACTS edges stamped by then
  * count. indegree() cannot filter by stamp, so these are pattern comprehensions, used only when a
- * read asks for a past time. Every node and edge in them is named, uniquely in the query: FalkorDB
- * 4.16 binds a reused comprehension variable once and then answers nothing for the second. They
- * name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
+ * read asks for a past time. Their path and the fact at its other end are named, uniquely in the
+ * query: FalkorDB 4.16 binds a reused comprehension variable once and then answers nothing for the
+ * second. They name RETRACTS, which schema.ts makes exist at start (see there on cached plans).
  */
 const ownFlagsAsOf = (v: string) => ({
   superseded: `size(${stampedBy(v, "SUPERSEDES", `${v}_s`)}) > 0`,

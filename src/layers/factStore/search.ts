@@ -56,9 +56,9 @@ const fieldFilters = (o: SearchOptions): string => {
  * cursor ahead of the window (pages went on past the 1,000th match, and which hits a status found
  * depended on the page size). (A second ORDER BY after the status filter made FalkorDB 4.16 push
  * `LIMIT $take` into that sort, ahead of the filter, and return short pages.)
- * Each pattern comprehension costs a traversal per row (about 0.5 ms a page), so the decisions a
- * fact lost are read only when the asked statuses can have them: a fact that lost one is
- * superseded (or retracted, which comes first).
+ * Each comprehension is a sub-plan run for every row, so the decisions a fact lost are read only
+ * when the asked statuses can have them: a fact that lost one is superseded (or retracted, which
+ * comes first).
  * Comprehension variables are named after `f` (see projection.ts on FalkorDB 4.16's binding).
  * As of a time, facts and decisions stamped after it are left out, but the text score is today's
  * (the index ranks by the words of every fact it holds now).
