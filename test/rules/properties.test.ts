@@ -425,10 +425,10 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       expect(hits.map((h) => h.hit.fact.id).sort(), `search as of ${t}`).toEqual([...postgres].sort())
       for (const h of hits) {
         expectFactMatches(then, h.hit.fact)
-        // Up to 3 decisions a hit, only those made by then.
-        const winners = then.supersedes.filter((r) => r.loser === h.hit.fact.id).map((r) => r.winner)
-        expect(h.hit.superseded_by).toHaveLength(Math.min(3, winners.length))
-        for (const d of h.hit.superseded_by) expect(winners).toContain(d.winner_id)
+        // The 3 oldest decisions a hit lost, oldest first, only those made by then.
+        const winners = model.supersedes.filter((r) => r.loser === h.hit.fact.id && r.createdAt <= t)
+          .sort((a, b) => a.createdAt - b.createdAt).map((r) => r.winner)
+        expect(h.hit.superseded_by.map((d) => d.winner_id)).toEqual(winners.slice(0, 3))
       }
     }
 
