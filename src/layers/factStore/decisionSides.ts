@@ -2,7 +2,6 @@ import { Schema } from "effect"
 import { characterCount } from "../../domain/content.js"
 import { IsoFromStamp } from "../../domain/time.js"
 import { edgeOf, oneHop } from "./oneHop.js"
-import { stampOf } from "./projection.js"
 
 /** How many decisions a fact carries each way in a read, and how much of the other fact's text. */
 export const decisionsPerFact = 3
@@ -22,7 +21,7 @@ export const wonComprehension = (v: string): string => decisions(v, "out", `${v}
  * The SUPERSEDES edges at `v` one way, each as the fact at the other end and the decision's fields,
  * the oldest decisions kept. A traversal yields edges in no stated order (FalkorDB 4.16's plain one
  * gave the other fact's node id ascending, its path walk descending), so each is paired with its
- * stamp and id, unique in the graph, and sorted before the cut.
+ * stamp and id, unique in the graph, and sorted before the cut: the list comes oldest first.
  */
 const decisions = (v: string, dir: "in" | "out", path: string): string => {
   const d = edgeOf(path)
@@ -53,8 +52,6 @@ export type DecisionRow = typeof DecisionRow.Type
 /** Cut at whole code points, marked with an ellipsis. */
 const short = (text: string): string =>
   characterCount(text) <= otherTextLength ? text : `${[...text].slice(0, otherTextLength - 1).join("")}…`
-
-export const byTime = (a: DecisionRow, b: DecisionRow) => stampOf(a) - stampOf(b)
 
 /** What a decision says whichever side the fact was on. */
 const decided = (d: DecisionRow) => ({ reason: d.reason, resolved_by: d.resolved_by, created_at: d.created_at })

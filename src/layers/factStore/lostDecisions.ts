@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
 import type { ChainDecision } from "../../domain/outputs.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { byTime, DecisionRow, lostComprehension, lostTo } from "./decisionSides.js"
+import { DecisionRow, lostComprehension, lostTo } from "./decisionSides.js"
 
 /** For each listed fact, the decisions it lost (up to 3), as of `$asOf` when it is not null. */
 export const lostDecisionsQuery = `UNWIND $ids AS id MATCH (l:Fact {id: id}) ` +
@@ -17,7 +17,5 @@ export const lostDecisions = (
   asOf: number | null
 ): Effect.Effect<ReadonlyArray<ChainDecision>, DatabaseError> =>
   ids.length === 0 ? Effect.succeed([]) : db.read(lostDecisionsQuery, { ids, asOf }, Row).pipe(
-    Effect.map((rows) =>
-      rows.flatMap((r) => [...r.lost].sort(byTime).map((d) => ({ fact_id: r.fact_id, ...lostTo(d) })))
-    )
+    Effect.map((rows) => rows.flatMap((r) => r.lost.map((d) => ({ fact_id: r.fact_id, ...lostTo(d) }))))
   )

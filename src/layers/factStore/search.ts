@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { byTime, DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
+import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
 import { factFields, FactFromRow, parentIdOf, statusCase, statusFlagExprs } from "./projection.js"
 
 /**
@@ -134,8 +134,8 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
         hit: {
           fact: r.fact,
           score: Math.round(r.score * 1000) / 1000,
-          superseded_by: [...r.lost].sort(byTime).map(lostTo),
-          supersedes: [...r.won].sort(byTime).map(wonOver)
+          superseded_by: r.lost.map(lostTo),
+          supersedes: r.won.map(wonOver)
         }
       }))
     )
