@@ -13,11 +13,19 @@ import { edgeOf, oneHop } from "./oneHop.js"
  * once per query, so two maps sharing `(up)` made the second an Expand Into the first's node and
  * answered a null parent (found by test/rules/properties.test.ts on conflicts).
  */
-export const factMap = (v: string, asOf = false): string => {
-  const flags = statusFlagExprs(v, asOf)
-  return `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${flags.superseded}, ` +
-    `retracted: ${flags.retracted}, stale: ${flags.stale}}`
+export const factMap = (v: string, asOf = false): string => factMapWith(v, statusFlagExprs(v, asOf))
+
+/** Three status flags as Cypher booleans: expressions (statusFlagExprs) or names they were bound to. */
+export interface FlagExprs {
+  readonly retracted: string
+  readonly superseded: string
+  readonly stale: string
 }
+
+/** A fact map whose flags were derived already (a query that filters on them before the map). */
+export const factMapWith = (v: string, flags: FlagExprs): string =>
+  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${flags.superseded}, ` +
+  `retracted: ${flags.retracted}, stale: ${flags.stale}}`
 
 /** The id of the fact bound as `v`'s parent, or null for a root. */
 export const parentIdOf = (v: string): string =>
@@ -71,9 +79,7 @@ export const ownStatusAsOf = (v: string): string => {
 export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
 
 /** The status named by three flags (Cypher booleans), as `statusFrom` derives it. */
-export const statusCase = (
-  flags: { readonly retracted: string; readonly superseded: string; readonly stale: string }
-) =>
+export const statusCase = (flags: FlagExprs) =>
   `CASE WHEN ${flags.retracted} THEN 'retracted' WHEN ${flags.superseded} THEN 'superseded' ` +
   `WHEN ${flags.stale} THEN 'stale' ELSE 'active' END`
 

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
-import { factFields, FactFromRow, parentIdOf, statusCase, statusFlagExprs } from "./projection.js"
+import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
 
 /**
  * The most matches one search ranks: the best `candidateWindow` by score (ties: newest first) of the
@@ -65,6 +65,7 @@ const fieldFilters = (o: SearchOptions): string => {
  */
 export const searchQueryFor = (o: SearchOptions) => {
   const flags = statusFlagExprs("f", o.asOf != null)
+  const named = { superseded: "f_superseded", retracted: "f_retracted", stale: "f_stale" }
   const mayHaveLost = o.statuses === null || o.statuses.some((s) => s === "superseded" || s === "retracted")
   return `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
     fieldFilters(o) +
@@ -72,13 +73,11 @@ export const searchQueryFor = (o: SearchOptions) => {
     `WITH collect([node, score]) AS win UNWIND win AS c ` +
     `WITH c[0] AS f, c[1] AS score, ID(c[0]) AS i, size(win) AS n ` +
     (o.after === null ? "" : `WITH f, score, i, n WHERE score < $afterLow OR (score <= $afterHigh AND i < $afterI) `) +
-    `WITH f, score, i, n, ${flags.superseded} AS f_superseded, ${flags.retracted} AS f_retracted, ` +
-    `${flags.stale} AS f_stale ` +
-    `WHERE $statuses IS NULL OR ` +
-    `${statusCase({ retracted: "f_retracted", superseded: "f_superseded", stale: "f_stale" })} IN $statuses ` +
-    `WITH f, score, i, n, f_superseded, f_retracted, f_stale LIMIT $take ` +
-    `RETURN {${factFields("f")}, parent_id: ${parentIdOf("f")}, superseded: f_superseded, ` +
-    `retracted: f_retracted, stale: f_stale} AS fact, score, i, n, ` +
+    `WITH f, score, i, n, ${flags.superseded} AS ${named.superseded}, ${flags.retracted} AS ${named.retracted}, ` +
+    `${flags.stale} AS ${named.stale} ` +
+    `WHERE $statuses IS NULL OR ${statusCase(named)} IN $statuses ` +
+    `WITH f, score, i, n, ${named.superseded}, ${named.retracted}, ${named.stale} LIMIT $take ` +
+    `RETURN ${factMapWith("f", named)} AS fact, score, i, n, ` +
     `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ${wonComprehension("f")} AS won`
 }
 
