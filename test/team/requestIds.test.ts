@@ -42,6 +42,15 @@ const post = (body: unknown, signal?: AbortSignal) =>
     ...(signal === undefined ? {} : { signal })
   })
 
+/** The id is free again: a new request with it is taken, and gets its own answer. */
+const expectFree = async (id: number) => {
+  const next = new Promise<JSONRPCMessage>((resolve) => arrived.push(resolve))
+  const again = post({ jsonrpc: "2.0", id, method: "ping" })
+  await next
+  await transport.send({ jsonrpc: "2.0", id, result: {} })
+  expect(await (await again).json()).toEqual({ jsonrpc: "2.0", id, result: {} })
+}
+
 describe("a request id whose client hung up", () => {
   it("stays in use until its answer is made, so a new request with it never gets that answer", async () => {
     const hungUp = new AbortController()
@@ -65,11 +74,7 @@ describe("a request id whose client hung up", () => {
     expect(await reused.json()).toMatchObject({ error: { code: -32600 } })
     expect(reused.status).toBe(400)
 
-    const next = new Promise<JSONRPCMessage>((resolve) => arrived.push(resolve))
-    const again = post({ jsonrpc: "2.0", id: 1, method: "ping" })
-    await next
-    await transport.send({ jsonrpc: "2.0", id: 1, result: {} })
-    expect(await (await again).json()).toEqual({ jsonrpc: "2.0", id: 1, result: {} })
+    await expectFree(1)
   })
 
   it("is freed when the client cancels it, and its POST is closed with 202, since no answer will come", async () => {
@@ -80,11 +85,7 @@ describe("a request id whose client hung up", () => {
     expect(cancel.status).toBe(202)
     // Before, the POST waited for an answer the server never makes, and the id stayed taken.
     expect((await held).status).toBe(202)
-    const next = new Promise<JSONRPCMessage>((resolve) => arrived.push(resolve))
-    const again = post({ jsonrpc: "2.0", id: 2, method: "ping" })
-    await next
-    await transport.send({ jsonrpc: "2.0", id: 2, result: {} })
-    expect(await (await again).json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+    await expectFree(2)
   })
 
   it("ignores what the server ignores: a cancellation of id 0, or of a request not yet received", async () => {
