@@ -5,7 +5,7 @@ import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
 import { relayLayerWith } from "../../src/layers/RelayLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok } from "../support/runTool.js"
-import { testGraphName, testSettings } from "../support/testLayer.js"
+import { droppedOnRelease, testGraphName, testSettings } from "../support/testLayer.js"
 
 /**
  * A search reads the best 4 pages of matches first and the best 1,000 only when that page came
@@ -24,9 +24,6 @@ const counted = Layer.effect(
   }))
 ).pipe(Layer.provide(GraphDatabaseLive))
 const stack = relayLayerWith(testSettings(testGraphName("search_window")), counted)
-const dropped = Layer.scopedDiscard(
-  Effect.flatMap(GraphDatabase, (db) => Effect.addFinalizer(() => Effect.ignore(db.dropGraph)))
-)
 
 const save = (content: string, parent?: string) =>
   Effect.map(
@@ -40,7 +37,7 @@ const searched = (query: string) =>
     return { hits: hits.length, windowsRead }
   })
 
-layer(Layer.merge(stack, dropped.pipe(Layer.provide(stack))))("relay_search's windows", (it) => {
+layer(droppedOnRelease(stack))("relay_search's windows", (it) => {
   it.effect("a search with fewer matches than the first window reads once", () =>
     Effect.gen(function*() {
       for (let n = 0; n < 3; n++) yield* save(`quokka ${n}`)

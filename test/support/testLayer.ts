@@ -34,10 +34,12 @@ const dropOnRelease = Layer.scopedDiscard(
  * Relay's stack (relayLayer: FactStore, GraphDatabase, the secret scanner and a rate limiter,
  * generous unless given) on a graph of the given server, dropped when the layer is released.
  */
-export const liveLayerOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) => {
-  const stack = relayLayer(settingsOn(target, graph, rateLimitPerMinute))
-  return Layer.merge(stack, dropOnRelease.pipe(Layer.provide(stack)))
-}
+export const liveLayerOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) =>
+  droppedOnRelease(relayLayer(settingsOn(target, graph, rateLimitPerMinute)))
+
+/** A stack whose graph is dropped when the layer is released. */
+export const droppedOnRelease = <ROut, E, R>(stack: Layer.Layer<ROut, E, R>) =>
+  Layer.merge(stack, dropOnRelease.pipe(Layer.provide(stack)))
 
 /** The live stack on a fresh graph of the real FalkorDB this run started. */
 export const relayTestLayer = (label: string, options: { rateLimitPerMinute?: number } = {}) =>
