@@ -111,6 +111,43 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
     }))
 })
 
+/**
+ * The store sorts only a window's newest few facts first (four a row of the page) and sorts again
+ * with no cut when the status leaves the page short: here the newest facts are mostly stale, so
+ * the first sort holds none (limit 1) or too few (limit 2) active ones.
+ */
+layer(relayTestLayer("statusBuried"))("relay_get_current_state under many stale facts", (it) => {
+  it.effect("pages stay exact when the newest facts of a window are mostly not active", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-03-01T00:00:00.000Z"))
+      const first = yield* save("Tenants get their own schema")
+      const root = yield* save("Refresh tokens need a store")
+      const redis = yield* save("Store them in Redis", { parent_fact_id: root })
+      const cookies = yield* save("Store them in cookies", { parent_fact_id: root })
+      yield* ok("relay_resolve_conflict", {
+        winner_fact_id: cookies,
+        loser_fact_id: redis,
+        reason: "no extra service",
+        resolved_by: "claude-desktop"
+      })
+      const stale = (i: number) => save(`Redis detail ${i}`, { parent_fact_id: redis })
+      for (let i = 0; i < 5; i++) yield* stale(i)
+      const mid = yield* save("Rate limits are per tenant")
+      for (let i = 5; i < 10; i++) yield* stale(i)
+
+      const active = [mid, cookies, root, first]
+      expect(yield* state({})).toEqual(active.map((id) => [id, "active"]))
+      // limit 1: the first sort keeps 8 facts, one of them active; limit 2: 12, two active.
+      expect(yield* allPages({}, 1)).toEqual(active)
+      expect(yield* allPages({}, 2)).toEqual(active)
+      expect(yield* allPages({}, 3)).toEqual(active)
+      // No active fact among the newest 8 at all (the first sort gives no row).
+      for (let i = 10; i < 20; i++) yield* stale(i)
+      expect(yield* allPages({}, 1)).toEqual(active)
+      expect(yield* allPages({ status: "superseded" }, 1)).toEqual([redis])
+    }))
+})
+
 const retract = (factId: string, extra: Record<string, unknown> = {}) =>
   ok("relay_retract_fact", { fact_id: factId, reason: "it was wrong", retracted_by: "zed", ...extra })
 

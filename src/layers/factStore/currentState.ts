@@ -1,25 +1,38 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 import { type DatabaseError } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { FactColumn, factMap, stampOf, statusOf } from "./projection.js"
+import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
+import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
 
 /**
  * The newest facts of a window, filtered by writer and status before the LIMIT so a page is exact:
  * one sort, then the status, then LIMIT, so the status is derived only until the page is full.
- * The sort carries a LIMIT of its own that never cuts: without it FalkorDB 4.16 pushes the final
- * `LIMIT $limit` into the sort, ahead of the status filter, and a page of active facts came back
- * empty when the newest facts were stale (test/tools/status.test.ts).
+ * The sort keeps the newest `$sorted` only (a top-k sort: FalkorDB then holds that many records,
+ * not the window's every fact, which cost ~10 ms for the 3,500 facts of a busy day at 100k). Its
+ * own LIMIT also stops FalkorDB 4.16 from pushing the final `LIMIT $limit` into the sort, ahead of
+ * the status filter (a page of active facts came back empty when the newest facts were stale,
+ * test/tools/status.test.ts). The sorted facts are collected to count them (`n`) and unwound in
+ * their order, as search does: fewer than `$sorted` means the sort held the whole window.
  */
 const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
   `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
-  `WITH f ORDER BY f.created_at DESC LIMIT ${Number.MAX_SAFE_INTEGER} ` +
-  `WITH f, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
-  `WITH fact LIMIT $limit RETURN fact`
+  `WITH f ORDER BY f.created_at DESC LIMIT $sorted ` +
+  `WITH collect(f) AS win UNWIND win AS f ` +
+  `WITH f, size(win) AS n, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
+  `WITH fact, n LIMIT $limit RETURN fact, n`
+
+const Row = Schema.Struct({ fact: FactFromRow, n: Schema.Number })
+
+/**
+ * How many of a window's newest facts the first sort keeps: four a row of the page, as search's
+ * first window. When the status leaves fewer than a page of them, the sort is tried again with
+ * no cut; so is a window where no fact passed (then no row says how many the sort held).
+ */
+const firstSort = (limit: number) => (limit + 1) * 4
 
 const day = 24 * 60 * 60 * 1000
 
@@ -45,18 +58,26 @@ export const currentState = (
   const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
   const read = ([rows, budget]: readonly [ReadonlyArray<{ readonly fact: Fact }>, number]): Page<Fact> =>
     page(rows.map((r) => r.fact), limit, (f) => [stampOf(f)], budget)
+  const sortedRead = (query: string, params: CypherParams) => {
+    const readSorted = (sorted: number) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
+    const first = firstSort(limit)
+    return readSorted(first).pipe(
+      Effect.flatMap((rows) =>
+        rows.length > limit || (rows[0] !== undefined && rows[0].n < first)
+          ? Effect.succeed(rows)
+          : readSorted(Number.MAX_SAFE_INTEGER)
+      )
+    )
+  }
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window
-    return db.read(recentQuery("since", asOf !== null), { limit: limit + 1, from, before, ...filters }, FactColumn)
-      .pipe(
-        Effect.flatMap((rows) =>
-          rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1)
-        )
-      )
+    return sortedRead(recentQuery("since", asOf !== null), { from, before }).pipe(
+      Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
+    )
   }
   const rows = sessionId !== null
-    ? db.read(recentQuery("session", asOf !== null), { limit: limit + 1, sessionId, before, ...filters }, FactColumn)
+    ? sortedRead(recentQuery("session", asOf !== null), { sessionId, before })
     : attempt(0)
   return Effect.map(Effect.zip(rows, currentBudget()), read)
 }
