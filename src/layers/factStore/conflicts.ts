@@ -5,7 +5,7 @@ import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
-import { oneHopMatch } from "./oneHop.js"
+import { oneHop, oneHopMatch } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
 
 /**
@@ -37,7 +37,16 @@ const parentMapAt = (v: string) =>
   } | 1]) > 0}`
 
 const marked = oneHopMatch({ from: "fm", dir: "out", type: "MARKS", path: "fm_p", to: "p" })
-const childOf = oneHopMatch({ from: "p", dir: "in", type: "BUILDS_ON", path: "p_c", to: "c" })
+/** A parent's children that take part, as a list: a MATCH and collect() grouped 9,300 rows by (snap, late, lateOut, p) at 100k (43 ms). */
+const openChildren = oneHop({
+  from: "p",
+  dir: "in",
+  type: "BUILDS_ON",
+  path: "p_c",
+  to: "p_child",
+  where: openChild("p_child"),
+  yields: "p_child"
+})
 
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp: `$asOf` or the graph's last stamp,
@@ -56,10 +65,9 @@ export const openConflictsQuery = `MATCH (clk:RelayClock {id: 0}) ` +
   `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < clk.last THEN $asOf ELSE clk.last END) AS snap ` +
   `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
   `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
-  // One-hop paths, ends unlabelled (MARKS and BUILDS_ON reach facts only): see oneHopMatch.
+  // A one-hop path, its end unlabelled (MARKS reaches facts only): see oneHopMatch.
   `MATCH (fm:ForkMark) MATCH ${marked.pattern} WHERE ${marked.hop} WITH DISTINCT snap, late, lateOut, p ` +
-  `MATCH ${childOf.pattern} WHERE ${childOf.hop} AND ${openChild("c")} ` +
-  `WITH snap, late, lateOut, p, collect(c) AS open WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
+  `WITH snap, late, lateOut, p, ${openChildren} AS open WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   `UNWIND open AS a ` +
   // type(), not [cr:COMPATIBLE]: a plan made while the graph had no COMPATIBLE edge would never see one.
   `OPTIONAL MATCH (a)-[cr]-(b) WHERE type(cr) = 'COMPATIBLE' AND cr.created_at <= snap ` +
