@@ -15,6 +15,10 @@ const save = (content: string, extra: Record<string, unknown> = {}) =>
     Effect.map((r) => r.fact.id as string)
   )
 
+/** `winner` supersedes `loser` (a decision). */
+const decide = (winner: string, loser: string, reason: string, resolvedBy = "claude-desktop") =>
+  ok("relay_resolve_conflict", { winner_fact_id: winner, loser_fact_id: loser, reason, resolved_by: resolvedBy })
+
 const state = (args: Record<string, unknown>) =>
   ok("relay_get_current_state", { limit: 100, ...args }).pipe(
     Effect.map((r) => r.facts.map((f): [string, string] => [f.id, f.status]))
@@ -49,12 +53,7 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
       const cookies = yield* save("Store them in cookies", { parent_fact_id: root })
       const ttl = yield* save("Redis TTL is the token lifetime", { parent_fact_id: redis, written_by: "cursor" })
       const ttl2 = yield* save("TTL refreshed on use", { parent_fact_id: ttl, written_by: "zed" })
-      yield* ok("relay_resolve_conflict", {
-        winner_fact_id: cookies,
-        loser_fact_id: redis,
-        reason: "no extra service",
-        resolved_by: "claude-desktop"
-      })
+      yield* decide(cookies, redis, "no extra service")
 
       const active = [cookies, root, old3, old2, old1]
       expect(yield* state({})).toEqual(active.map((id) => [id, "active"]))
@@ -124,12 +123,7 @@ layer(relayTestLayer("statusBuried"))("relay_get_current_state under many stale 
       const root = yield* save("Refresh tokens need a store")
       const redis = yield* save("Store them in Redis", { parent_fact_id: root })
       const cookies = yield* save("Store them in cookies", { parent_fact_id: root })
-      yield* ok("relay_resolve_conflict", {
-        winner_fact_id: cookies,
-        loser_fact_id: redis,
-        reason: "no extra service",
-        resolved_by: "claude-desktop"
-      })
+      yield* decide(cookies, redis, "no extra service")
       const stale = (i: number) => save(`Redis detail ${i}`, { parent_fact_id: redis })
       for (let i = 0; i < 5; i++) yield* stale(i)
       const mid = yield* save("Rate limits are per tenant")
@@ -240,7 +234,7 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       const a = yield* save("Cache in Redis", { parent_fact_id: root })
       const b = yield* save("Cache in memory", { parent_fact_id: root })
       const c = yield* save("Memory cache is 1 GB", { parent_fact_id: b })
-      yield* ok("relay_resolve_conflict", { winner_fact_id: a, loser_fact_id: b, reason: "shared", resolved_by: "zed" })
+      yield* decide(a, b, "shared", "zed")
       yield* retract(b, { request_id: "retract-b-1" })
       const retry = yield* retract(b, { request_id: "retract-b-1" })
       expect(retry.already_retracted).toBe(false)
@@ -264,12 +258,7 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
       // Stale: under a superseded or a retracted fact, whichever; superseded shows unless retracted.
       const d = yield* save("Cache eviction is LRU", { parent_fact_id: a })
       const e = yield* save("Cache eviction is LFU", { parent_fact_id: a })
-      yield* ok("relay_resolve_conflict", {
-        winner_fact_id: d,
-        loser_fact_id: e,
-        reason: "simpler",
-        resolved_by: "zed"
-      })
+      yield* decide(d, e, "simpler", "zed")
       expect(
         yield* state({ status: ["superseded", "stale"] }).pipe(
           Effect.map((l) => l.filter(([id]) => [d, e].includes(id)))
