@@ -9,13 +9,15 @@ import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
 
 /**
  * The newest facts of a window, filtered by writer and status before the LIMIT so a page is exact:
- * one sort, then the status, then LIMIT, so the status is derived only until the page is full.
+ * a sort, then the status, then LIMIT, so the status is derived only until the page is full.
  * The sort keeps the newest `$sorted` only (a top-k sort: FalkorDB then holds that many records,
- * not the window's every fact, which cost ~10 ms for the 3,500 facts of a busy day at 100k). Its
- * own LIMIT also stops FalkorDB 4.16 from pushing the final `LIMIT $limit` into the sort, ahead of
- * the status filter (a page of active facts came back empty when the newest facts were stale,
- * test/tools/status.test.ts). The sorted facts are collected to count them (`n`) and unwound in
- * their order, as search does: fewer than `$sorted` means the sort held the whole window.
+ * not the window's every fact, which cost ~10 ms for the 3,500 facts of a busy day at 100k); when
+ * that leaves the page short, the caller reads again with no cut (`firstSort`). The sort's own
+ * LIMIT and the collect() after it both stand between the sort and the final `LIMIT $limit`:
+ * with neither, FalkorDB 4.16 pushes that LIMIT into the sort, ahead of the status filter (a page
+ * of active facts came back empty when the newest facts were stale, test/tools/status.test.ts).
+ * The collect() also counts the sorted facts (`n`), unwound in their order as search does: fewer
+ * than `$sorted` means the sort held the whole window.
  */
 const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
