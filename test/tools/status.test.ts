@@ -139,6 +139,14 @@ layer(relayTestLayer("statusBuried"))("relay_get_current_state under many stale 
       for (let i = 10; i < 20; i++) yield* stale(i)
       expect(yield* allPages({}, 1)).toEqual(active)
       expect(yield* allPages({ status: "superseded" }, 1)).toEqual([redis])
+      // The same through a session's facts and as of a time (their own queries).
+      expect(yield* allPages({ session_id: "s1" }, 1)).toEqual(active)
+      yield* TestClock.adjust(60_000)
+      const asOf = new Date(yield* TestClock.currentTimeMillis).toISOString()
+      yield* TestClock.adjust(1)
+      yield* save("Written after the as_of time")
+      expect(yield* allPages({ as_of: asOf }, 1)).toEqual(active)
+      expect(yield* allPages({ as_of: asOf, session_id: "s1" }, 2)).toEqual(active)
     }))
 })
 
