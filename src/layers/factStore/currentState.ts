@@ -5,6 +5,7 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
+import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
 
 /**
@@ -12,7 +13,7 @@ import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
  * a sort, then the status, then LIMIT, so the status is derived only until the page is full.
  * The sort keeps the newest `$sorted` only (a top-k sort: FalkorDB then holds that many records,
  * not the window's every fact, which cost ~10 ms for the 3,500 facts of a busy day at 100k); when
- * that leaves the page short, the caller reads again with no cut (`firstSort`). The sort's own
+ * that leaves the page short, the caller reads again with no cut (`narrowFirst`). The sort's own
  * LIMIT and the collect() after it both stand between the sort and the final `LIMIT $limit`:
  * with neither, FalkorDB 4.16 pushes that LIMIT into the sort, ahead of the status filter (a page
  * of active facts came back empty when the newest facts were stale, test/tools/status.test.ts).
@@ -28,13 +29,6 @@ const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `WITH fact, n LIMIT $limit RETURN fact, n`
 
 const Row = Schema.Struct({ fact: FactFromRow, n: Schema.Number })
-
-/**
- * How many of a window's newest facts the first sort keeps: four a row of the page, as search's
- * first window. When the status leaves fewer than a page of them, the sort is tried again with
- * no cut; so is a window where no fact passed (then no row says how many the sort held).
- */
-const firstSort = (limit: number) => (limit + 1) * 4
 
 const day = 24 * 60 * 60 * 1000
 
@@ -60,17 +54,12 @@ export const currentState = (
   const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
   const read = ([rows, budget]: readonly [ReadonlyArray<{ readonly fact: Fact }>, number]): Page<Fact> =>
     page(rows.map((r) => r.fact), limit, (f) => [stampOf(f)], budget)
-  const sortedRead = (query: string, params: CypherParams) => {
-    const readSorted = (sorted: number) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
-    const first = firstSort(limit)
-    return readSorted(first).pipe(
-      Effect.flatMap((rows) =>
-        rows.length > limit || (rows[0] !== undefined && rows[0].n < first)
-          ? Effect.succeed(rows)
-          : readSorted(Number.MAX_SAFE_INTEGER)
-      )
+  const sortedRead = (query: string, params: CypherParams) =>
+    narrowFirst(
+      limit + 1,
+      Number.MAX_SAFE_INTEGER,
+      (sorted) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
     )
-  }
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
     const window = windows[i]!
     const from = i === windows.length - 1 ? 0 : top - window

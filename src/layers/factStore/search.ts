@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
+import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
 
 /**
@@ -11,17 +12,6 @@ import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./project
  * a search walk the whole graph, and which hits a status finds does not depend on the page size.
  */
 export const candidateWindow = 1000
-
-/**
- * The window of a first, cheaper try. Ranking the best 1,000 of thousands of matches is most of a
- * search's time (a top-1,000 sort against a top-44 one: about twice the time at 7,000 matches), and
- * the best few matches mostly have the asked status. Matches are in one total order, so a smaller
- * window is a prefix of the larger one: if the page is full inside it, the page is exactly what the
- * full window gives, and if the window was not full it held every match. Only a short page of a
- * full window (a far page, a status few matches have) pays a second try; a search with few matches,
- * the usual one in a small memory, does not.
- */
-export const firstWindow = (o: SearchOptions) => Math.min(candidateWindow, o.take * 4)
 
 /**
  * The filters on a match's own fields, only those asked for, applied as the procedure yields each
@@ -107,7 +97,8 @@ const Row = Schema.Struct({
 
 export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
   const cypher = searchQueryFor(o)
-  const first = firstWindow(o)
+  // narrowFirst: ranking the best 1,000 of thousands of matches is most of a search's time (a
+  // top-1,000 sort against a top-44 one: about twice the time at 7,000 matches).
   const readWindow = (window: number) =>
     db.read(cypher, {
       query: o.query,
@@ -121,12 +112,7 @@ export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
       statuses: o.statuses,
       take: o.take
     }, Row)
-  return readWindow(first).pipe(
-    Effect.flatMap((rows) =>
-      rows.length >= o.take || first >= candidateWindow || (rows[0] !== undefined && rows[0].n < first)
-        ? Effect.succeed(rows)
-        : readWindow(candidateWindow)
-    ),
+  return narrowFirst(o.take, candidateWindow, readWindow).pipe(
     Effect.map((rows) =>
       rows.map((r): SearchRow => ({
         key: [r.score, r.i],
