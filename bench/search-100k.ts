@@ -128,15 +128,16 @@ const main = async () => {
         }
       }
       const p50 = percentile(ms, 0.5)
+      const floorP50 = percentile(floor, 0.5)
       medians.push(p50)
-      floors.push(percentile(floor, 0.5))
+      floors.push(floorP50)
       console.log(
         `${label.padEnd(20)} ${JSON.stringify(args.query).padEnd(26)} ${
           String(await matches(String(args.query))).padStart(8)
         } ` +
           `${String(out.hits.length).padStart(5)} ${p50.toFixed(2).padStart(7)} ${
             percentile(ms, 0.95).toFixed(2).padStart(7)
-          } ${percentile(floor, 0.5).toFixed(2).padStart(7)}   ` +
+          } ${floorP50.toFixed(2).padStart(7)}   ` +
           `${next.length === 0 ? "-" : percentile(next, 0.5).toFixed(2)}`
       )
     }

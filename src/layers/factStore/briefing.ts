@@ -57,8 +57,8 @@ export const decisionsQuery = `MATCH (w)-[r:SUPERSEDES]->(l) ` +
 export const retractionsQuery = `MATCH (r)-[x:RETRACTS]->(f) ` +
   `WHERE x.created_at > $after AND x.created_at <= $asOf ` +
   `WITH r, x, f, r.retracted_by AS writer WHERE writer <> $reader ` +
-  `WITH r, x, f ORDER BY x.created_at LIMIT $limit ` +
-  `RETURN ${factMap("f")} AS fact, r.reason AS reason, r.retracted_by AS retracted_by, x.created_at AS created_at`
+  `WITH r, x, f, writer ORDER BY x.created_at LIMIT $limit ` +
+  `RETURN ${factMap("f")} AS fact, r.reason AS reason, writer AS retracted_by, x.created_at AS created_at`
 
 const FenceRow = Schema.Struct({
   asOf: Stamp,
