@@ -1,6 +1,7 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Effect, Either, Runtime, Schedule } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
 import { readHttpSettings } from "./HttpSettings.js"
@@ -27,7 +28,7 @@ export const serveHttp = Effect.gen(function*() {
   const tokens = yield* TokenStore
   const sessions = yield* makeSessions
   const tokenCheck = makeTokenCheck(tokens, config.tokenRecheckMillis)
-  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner>())
+  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | CallWatchdog>())
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).

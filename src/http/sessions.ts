@@ -4,6 +4,7 @@ import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../mcp/replyForm.js"
 import { teamGate } from "../mcp/teamGate.js"
+import type { CallWatchdog } from "../services/CallWatchdog.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
@@ -26,7 +27,7 @@ export const makeSessions = Effect.gen(function*() {
   const storeFor = yield* makeWorkspaceStores
   // A token's bucket outlives its sessions: closing and reopening a session must not refill it.
   const limiterFor = yield* Effect.cachedFunction((_tokenId: string) => makeRateLimiter(settings.rateLimitPerMinute))
-  const base = yield* Effect.runtime<SecretScanner>()
+  const base = yield* Effect.runtime<SecretScanner | CallWatchdog>()
   const run = Runtime.runPromise(base)
   const open = new Map<string, Session>()
 

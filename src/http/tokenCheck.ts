@@ -3,6 +3,7 @@ import type { ToolError } from "../domain/errors.js"
 import { type Caller, hashToken } from "../domain/tokens.js"
 import { retryTransient } from "../policies/retry.js"
 import { withCallBudget } from "../policies/timeout.js"
+import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { TokenStoreShape } from "../services/TokenStore.js"
 
 interface Checked {
@@ -39,7 +40,7 @@ export const makeTokenCheck = (tokens: TokenStoreShape, recheckMillis: number) =
         )
       )
     )
-  const check = (presented: string): Effect.Effect<Either.Either<Caller | null, ToolError>> =>
+  const check = (presented: string): Effect.Effect<Either.Either<Caller | null, ToolError>, never, CallWatchdog> =>
     Effect.gen(function*() {
       const key = hashToken(presented)
       const known = accepted.get(key)

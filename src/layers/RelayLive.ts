@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { CallWatchdog } from "../services/CallWatchdog.js"
 import { FactStore } from "../services/FactStore.js"
 import type { GraphDatabase } from "../services/GraphDatabase.js"
 import { RateLimiter } from "../services/RateLimiter.js"
@@ -17,7 +18,12 @@ export const relayLayerWith = <E, R, E2, R2>(
   settings: Layer.Layer<Settings, E, R>,
   database: Layer.Layer<GraphDatabase, E2, R2 | Settings>
 ) =>
-  Layer.mergeAll(FactStore.DefaultWithoutDependencies, RateLimiter.Default, SecretScanner.Default).pipe(
+  Layer.mergeAll(
+    FactStore.DefaultWithoutDependencies,
+    RateLimiter.Default,
+    SecretScanner.Default,
+    CallWatchdog.Default
+  ).pipe(
     Layer.provideMerge(database),
     Layer.provideMerge(settings)
   )

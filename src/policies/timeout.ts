@@ -1,5 +1,6 @@
 import { Duration, Effect } from "effect"
 import { DatabaseError, type ToolError } from "../domain/errors.js"
+import { CallWatchdog } from "../services/CallWatchdog.js"
 import { ownQueryTimeout } from "../services/GraphDatabase.js"
 
 /**
@@ -9,12 +10,13 @@ import { ownQueryTimeout } from "../services/GraphDatabase.js"
  *
  * The budget is the only timer of a call: the queries inside it skip their own timeout
  * (`ownQueryTimeout`), and a query cut short by the budget drops its connection as a timed-out one
- * would (FalkorDbLive).
+ * would (FalkorDbLive). The CallWatchdog keeps the time (one timer for all calls).
  */
 export const callBudget = Duration.millis(2500)
 
 export const withCallBudget = <A, R>(self: Effect.Effect<A, ToolError, R>) =>
-  Effect.timeoutFail(Effect.locally(self, ownQueryTimeout, false), {
-    duration: callBudget,
-    onTimeout: () => new DatabaseError({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
-  })
+  Effect.flatMap(CallWatchdog, (watchdog) =>
+    watchdog.timeoutFail(Effect.locally(self, ownQueryTimeout, false), {
+      duration: callBudget,
+      onTimeout: () => new DatabaseError({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
+    }))

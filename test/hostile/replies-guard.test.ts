@@ -2,6 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { replyMaxBytes } from "../../src/domain/paging.js"
 import { callTool, internalMessage } from "../../src/mcp/callTool.js"
+import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
@@ -43,7 +44,11 @@ const call = (tool: AnyTool) =>
     const logger = Logger.make(({ message }) => logs.push(String(message)))
     const result = yield* callTool(tool, {}).pipe(
       Effect.provide(
-        Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(1000)), Logger.replace(Logger.defaultLogger, logger))
+        Layer.mergeAll(
+          Layer.effect(RateLimiter, makeRateLimiter(1000)),
+          CallWatchdog.Default,
+          Logger.replace(Logger.defaultLogger, logger)
+        )
       ),
       // The test tool uses neither: no database behind this test.
       Effect.provideService(FactStore, {} as FactStore),

@@ -7,6 +7,7 @@ import type { DatabaseError } from "../../src/domain/errors.js"
 import { ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
 import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
+import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { Settings } from "../../src/services/Settings.js"
@@ -127,7 +128,11 @@ describe("server-side query timeouts", () => {
         .pipe(
           Layer.provideMerge(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_DATA_DIR", dir]]))))
         )
-      const live = Layer.merge(GraphDatabaseLive, Layer.effect(RateLimiter, makeRateLimiter(100_000))).pipe(
+      const live = Layer.mergeAll(
+        GraphDatabaseLive,
+        Layer.effect(RateLimiter, makeRateLimiter(100_000)),
+        CallWatchdog.Default
+      ).pipe(
         Layer.provide(settings)
       )
       yield* Effect.gen(function*() {

@@ -1,9 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { type ConfigProvider, Layer } from "effect"
 import { afterAll } from "vitest"
-import { DatabaseEndpoint } from "../../src/services/DatabaseEndpoint.js"
-import { SecretScanner } from "../../src/services/SecretScanner.js"
-import { TokenStore } from "../../src/services/TokenStore.js"
+import { TeamServices } from "../../src/layers/TeamLive.js"
 import { connectAdmin } from "./proof.js"
 import { testSettings } from "./testLayer.js"
 
@@ -13,7 +11,7 @@ import { testSettings } from "./testLayer.js"
  * graph is unused: tokens live in their admin graph, workspaces in their own.
  */
 export const teamTestLayer = (config: ConfigProvider.ConfigProvider) =>
-  Layer.mergeAll(TokenStore.Default, SecretScanner.Default, DatabaseEndpoint.Default).pipe(
+  TeamServices.pipe(
     Layer.provideMerge(testSettings("unused")),
     Layer.provide(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(config))

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
+import { DatabaseError } from "../../src/domain/errors.js"
+import { withCallBudget } from "../../src/policies/timeout.js"
+import { CallWatchdog } from "../../src/services/CallWatchdog.js"
+
+/** A call that never ends by itself, and says whether it was interrupted. */
+const hanging = Effect.map(Ref.make(false), (stopped) => ({
+  stopped,
+  call: Effect.onInterrupt(Effect.never, () => Ref.set(stopped, true))
+}))
+
+const isRunning = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.map(Fiber.poll(fiber), Option.isNone)
+
+/**
+ * The call budget on a TestClock: one watchdog fiber keeps every call's deadline (CallWatchdog), in
+ * place of a timer fiber per call. The real-time proofs (a hung server, a paused one) are in
+ * test/hostile/timeouts-server.test.ts and test/resilience/outage.test.ts.
+ */
+describe("the call budget", () => {
+  it.effect("a call still running at 2.5 s is stopped then, answered as a timeout, not a moment before", () =>
+    Effect.gen(function*() {
+      const { call, stopped } = yield* hanging
+      const fiber = yield* Effect.fork(withCallBudget(call))
+      yield* TestClock.adjust("2499 millis")
+      expect(yield* isRunning(fiber)).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toBeInstanceOf(DatabaseError)
+      expect(error).toMatchObject({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
+      expect(yield* Ref.get(stopped)).toBe(true)
+      expect((yield* CallWatchdog).watching()).toBe(0)
+    }).pipe(Effect.provide(CallWatchdog.Default)))
+
+  it.effect("each call has its own 2.5 s: a later one outlives an earlier one, and the watchdog wakes for calls after a quiet spell", () =>
+    Effect.gen(function*() {
+      const first = yield* hanging
+      const early = yield* Effect.fork(withCallBudget(first.call))
+      yield* TestClock.adjust("1 second")
+      const second = yield* hanging
+      const late = yield* Effect.fork(withCallBudget(second.call))
+      yield* TestClock.adjust("1500 millis")
+      expect(Exit.isFailure(yield* Fiber.await(early))).toBe(true)
+      expect(yield* isRunning(late)).toBe(true)
+      yield* TestClock.adjust("999 millis")
+      expect(yield* isRunning(late)).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Effect.flip(Fiber.join(late))).toMatchObject({ reason: "timeout" })
+
+      // Nothing to watch for a minute, then a new call: still stopped on time.
+      yield* TestClock.adjust("1 minute")
+      const third = yield* hanging
+      const again = yield* Effect.fork(withCallBudget(third.call))
+      yield* TestClock.adjust("2499 millis")
+      expect(yield* isRunning(again)).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Effect.flip(Fiber.join(again))).toMatchObject({ reason: "timeout" })
+    }).pipe(Effect.provide(CallWatchdog.Default)))
+
+  it.effect("a call that ends in time keeps its own result or failure, and is no longer watched", () =>
+    Effect.gen(function*() {
+      const watchdog = yield* CallWatchdog
+      expect(yield* withCallBudget(Effect.succeed(42))).toBe(42)
+      const refused = new DatabaseError({ reason: "refused", detail: "errMsg: Invalid input" })
+      expect(yield* Effect.flip(withCallBudget(Effect.fail(refused)))).toBe(refused)
+      // Only the watchdog's own interruption is a timeout.
+      expect(Exit.isInterrupted(yield* Effect.exit(withCallBudget(Effect.interrupt)))).toBe(true)
+      const slow = yield* Effect.fork(withCallBudget(Effect.as(Effect.sleep("2 seconds"), "done")))
+      yield* TestClock.adjust("2 seconds")
+      expect(yield* Fiber.join(slow)).toBe("done")
+      expect(watchdog.watching()).toBe(0)
+      // Past the deadline the finished call would have had: nothing is interrupted late.
+      yield* TestClock.adjust("1 minute")
+    }).pipe(Effect.provide(CallWatchdog.Default)))
+
+  it.effect("interrupting a call from outside stops the work inside it, and it is no longer watched", () =>
+    Effect.gen(function*() {
+      const { call, stopped } = yield* hanging
+      const fiber = yield* Effect.fork(withCallBudget(call))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(fiber)
+      expect(yield* Ref.get(stopped)).toBe(true)
+      expect((yield* CallWatchdog).watching()).toBe(0)
+    }).pipe(Effect.provide(CallWatchdog.Default)))
+})
