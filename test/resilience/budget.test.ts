@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Ref, Scope, TestClock } from "effect"
 import { DatabaseError } from "../../src/domain/errors.js"
 import { withCallBudget } from "../../src/policies/timeout.js"
 import { CallWatchdog } from "../../src/services/CallWatchdog.js"
@@ -69,17 +69,46 @@ describe("the call budget", () => {
       yield* TestClock.adjust("2 seconds")
       expect(yield* Fiber.join(slow)).toBe("done")
       expect(watchdog.watching()).toBe(0)
-      // Past the deadline the finished call would have had: nothing is interrupted late.
-      yield* TestClock.adjust("1 minute")
     }).pipe(Effect.provide(CallWatchdog.Default)))
 
-  it.effect("interrupting a call from outside stops the work inside it, and it is no longer watched", () =>
+  it.effect("interrupting a call from outside stops the work inside it and waits for it to stop", () =>
     Effect.gen(function*() {
-      const { call, stopped } = yield* hanging
-      const fiber = yield* Effect.fork(withCallBudget(call))
+      // The work takes a second of its own to stop (a connection being closed, say).
+      const stopped = yield* Ref.make(false)
+      const seenAfter = yield* Ref.make<boolean | null>(null)
+      const slowToStop = Effect.onInterrupt(
+        Effect.never,
+        () => Effect.zipRight(Effect.sleep("1 second"), Ref.set(stopped, true))
+      )
+      // What the caller does next (its own finalizer) comes after the work has stopped.
+      const caller = Effect.ensuring(
+        withCallBudget(slowToStop),
+        Effect.flatMap(Ref.get(stopped), (s) => Ref.set(seenAfter, s))
+      )
+      const fiber = yield* Effect.fork(caller)
       yield* TestClock.adjust("1 second")
-      yield* Fiber.interrupt(fiber)
-      expect(yield* Ref.get(stopped)).toBe(true)
+      const interrupting = yield* Effect.fork(Fiber.interrupt(fiber))
+      yield* TestClock.adjust("999 millis")
+      expect(yield* isRunning(interrupting)).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(interrupting)
+      expect(yield* Ref.get(seenAfter)).toBe(true)
       expect((yield* CallWatchdog).watching()).toBe(0)
     }).pipe(Effect.provide(CallWatchdog.Default)))
+
+  it.effect("once the watchdog's stack shuts down, calls it watched and calls after are stopped, not left unbounded", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const watchdog = yield* Layer.buildWithScope(CallWatchdog.Default, scope)
+      const during = yield* hanging
+      const running = yield* Effect.fork(withCallBudget(during.call).pipe(Effect.provide(watchdog)))
+      yield* TestClock.adjust("1 second")
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Effect.flip(Fiber.join(running))).toMatchObject({ reason: "timeout" })
+      expect(yield* Ref.get(during.stopped)).toBe(true)
+      const after = yield* hanging
+      expect(yield* Effect.flip(withCallBudget(after.call).pipe(Effect.provide(watchdog)))).toMatchObject({
+        reason: "timeout"
+      })
+    }))
 })
