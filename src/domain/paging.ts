@@ -97,16 +97,30 @@ export const replyCost = (value: unknown): number => {
 
 /**
  * How many of `items`, from the front, fit in `budget` bytes of reply (at least `atLeast`, one by
- * default, so a page always moves forward; one item is bounded by the input limits).
+ * default, so a page always moves forward; one item is bounded by the input limits), and the bytes
+ * those take, so a caller spending one budget over several lists costs each item once.
  */
-export const fitting = <A>(items: ReadonlyArray<A>, budget: number, atLeast = 1): number => {
+export const fit = <A>(
+  items: ReadonlyArray<A>,
+  budget: number,
+  atLeast = 1
+): { readonly count: number; readonly used: number } => {
   let used = 0
   for (let i = 0; i < items.length; i++) {
-    used += replyCost(items[i]) + 1
-    if (used > budget) return Math.max(i, Math.min(atLeast, items.length))
+    const cost = replyCost(items[i]) + 1
+    if (used + cost > budget) {
+      const count = Math.max(i, Math.min(atLeast, items.length))
+      for (let j = i; j < count; j++) used += j === i ? cost : replyCost(items[j]) + 1
+      return { count, used }
+    }
+    used += cost
   }
-  return items.length
+  return { count: items.length, used }
 }
+
+/** How many of `items` fit in `budget` bytes (see `fit`). */
+export const fitting = <A>(items: ReadonlyArray<A>, budget: number, atLeast = 1): number =>
+  fit(items, budget, atLeast).count
 
 /**
  * One page of `rows` (read with `limit + 1` so the query tells whether more remain): the first

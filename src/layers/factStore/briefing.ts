@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
+import { currentBudget, fit } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { IsoFromStamp, Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
@@ -142,10 +142,10 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   /** The first `limit` rows that fit what is left of the budget (at least one if nothing is shown yet). */
   const cut = <A>(rows: ReadonlyArray<A>): ReadonlyArray<A> => {
     const candidates = rows.slice(0, limit)
-    const kept = candidates.slice(0, fitting(candidates, Math.max(left, 0), shown === 0 ? 1 : 0))
-    left -= kept.reduce((n, x) => n + replyCost(x) + 1, 0)
-    shown += kept.length
-    return kept
+    const { count, used } = fit(candidates, Math.max(left, 0), shown === 0 ? 1 : 0)
+    left -= used
+    shown += count
+    return candidates.slice(0, count)
   }
   const facts = factRows.map((r) => r.fact)
   const newFacts = cut(facts)
