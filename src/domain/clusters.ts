@@ -9,8 +9,8 @@ export interface ClusterSizes {
   readonly size: number
   /** created_at of its oldest fact, for ties. */
   readonly first: number
-  /** Its fact ids, oldest first (at least as many as can be shown). */
-  readonly ids: ReadonlyArray<string>
+  /** How many of its fact ids, oldest first, the read holds (at least as many as can be shown). */
+  readonly known: number
 }
 
 /** Largest first, ties: the older first fact (unique, so the order is total and a keyset). */
@@ -18,27 +18,28 @@ export const clusterOrder = (x: ClusterSizes, y: ClusterSizes): number => y.size
 
 /**
  * Largest first, from just after the cluster keyed `after` ([size, first]), at most `limit` clusters
- * and `perCluster` facts of each, oldest first, until the budget of facts is spent.
+ * and `perCluster` facts of each, until the budget of facts is spent: each chosen cluster with how
+ * many of its facts, oldest first, to `take`.
  */
-export const chooseClusters = (
-  all: ReadonlyArray<ClusterSizes>,
+export const chooseClusters = <C extends ClusterSizes>(
+  all: ReadonlyArray<C>,
   options: {
     readonly limit?: number | undefined
     readonly perCluster?: number | undefined
     readonly budget: number
     readonly after?: readonly [number, number] | null | undefined
   }
-): Array<ClusterSizes> => {
+): Array<C & { readonly take: number }> => {
   const after = options.after
   const ordered = [...all].sort(clusterOrder)
     .filter((c) => after == null || c.size < after[0] || (c.size === after[0] && c.first > after[1]))
-  const chosen: Array<ClusterSizes> = []
+  const chosen: Array<C & { readonly take: number }> = []
   let left = options.budget
   for (const c of ordered.slice(0, options.limit ?? ordered.length)) {
     if (left <= 0) break
-    const ids = c.ids.slice(0, Math.min(options.perCluster ?? c.ids.length, left))
-    chosen.push({ ...c, ids })
-    left -= ids.length
+    const take = Math.min(options.perCluster ?? c.known, c.known, left)
+    chosen.push({ ...c, take })
+    left -= take
   }
   return chosen
 }
