@@ -25,5 +25,8 @@ describe("which clusters one answer carries", () => {
     expect(chosen.map((c) => [c.first, c.take])).toEqual([[1, 2], [2, 2]])
     const capped = chooseClusters([{ size: 5, first: 1, known: 3 }], { budget: 100 })
     expect(capped.map((c) => [c.size, c.take])).toEqual([[5, 3]])
+    // More facts per cluster asked for than a cluster has: all of it, never more ids than it holds.
+    const small = chooseClusters([cluster(3, 1), cluster(2, 2)], { budget: 100, perCluster: 5 })
+    expect(small.map((c) => [c.size, c.take])).toEqual([[3, 3], [2, 2]])
   })
 })

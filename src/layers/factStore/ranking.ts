@@ -43,7 +43,8 @@ export const important = (
  * age): one ORDER BY over every fact kept all their records (at 100k, 180 of the query's 370 ms
  * server time; 170 ms now). A component's ids come as one comma-joined string (ids hold no comma),
  * split only for the clusters chosen: as a list, every id of the memory was a string to decode
- * (at 100k, 235-575 ms of Relay's CPU for 100,000 ids and their garbage; 31-48 ms joined).
+ * (at 100k, relay_get_clusters spent 209-214 ms of Relay's CPU, mostly on 100,000 ids and their
+ * garbage; 58-63 ms joined).
  */
 export const clusterSizesQuery =
   `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
