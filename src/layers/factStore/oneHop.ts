@@ -20,9 +20,10 @@ export const oneHop = (o: {
   readonly where?: string
   /** What each edge gives. */
   readonly yields: string
-}): string =>
-  `[${o.path} = (${o.from})${o.dir === "in" ? "<-" : "-"}[:${o.type}*0..1]${o.dir === "out" ? "->" : "-"}(${o.to}) ` +
-  `WHERE length(${o.path}) = 1${o.where === undefined ? "" : ` AND (${o.where})`} | ${o.yields}]`
+}): string => {
+  const { hop, pattern } = oneHopMatch(o)
+  return `[${pattern} WHERE ${hop}${o.where === undefined ? "" : ` AND (${o.where})`} | ${o.yields}]`
+}
 
 /** The one edge of a `oneHop` path. */
 export const edgeOf = (path: string): string => `relationships(${path})[0]`
