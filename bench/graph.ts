@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
-import { ensureSchema } from "../src/layers/graphIndexes.js"
+import { ensureSchema } from "../src/layers/database/graphIndexes.js"
 import {
   batches,
   createBuildsOn,

@@ -7,11 +7,11 @@
  * every level alike: the same Cypher on the bare client (floor), GraphDatabase.read/write
  * (FalkorDbLive.run), the FactStore operation, the tool handler, and callTool (decode, policies,
  * handler, result mapping). Each level is reported as p50 and mean over the floor. Last, the row
- * decode alone (db.read's Schema step, layers/decodeRows.ts) on 200 fact maps read raw, per fact.
+ * decode alone (db.read's Schema step, layers/database/decodeRows.ts) on 200 fact maps read raw, per fact.
  */
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { decodeRows } from "../src/layers/decodeRows.js"
+import { decodeRows } from "../src/layers/database/decodeRows.js"
 import { FactColumn, factMap } from "../src/layers/factStore/projection.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { FactStore } from "../src/services/FactStore.js"

@@ -6,8 +6,8 @@
  */
 import { Console, Effect, Option } from "effect"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { GraphDatabaseLive } from "../layers/GraphDatabaseLive.js"
-import { SettingsLive } from "../layers/SettingsLive.js"
+import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"

@@ -6,7 +6,7 @@
  */
 import { Console, Effect } from "effect"
 import { loadStory } from "../demo/seed.js"
-import { RelayLive } from "../layers/RelayLive.js"
+import { RelayLive } from "../layers/assembly/RelayLive.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase } from "./common.js"
 import { runCli } from "./common.js"

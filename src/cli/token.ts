@@ -6,7 +6,7 @@
 import { Console, Effect, Layer, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { TokenName, workspaceGraph, WorkspaceName } from "../domain/tokens.js"
-import { SettingsLive } from "../layers/SettingsLive.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { TokenStore } from "../services/TokenStore.js"
 import { CliFailure, runCli } from "./common.js"
 

@@ -50,7 +50,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
 }
 
 /**
- * Why the database failed, sorted once where the driver's error is caught (src/layers/driverErrors.ts):
+ * Why the database failed, sorted once where the driver's error is caught (src/layers/database/driverErrors.ts):
  * callers decide on this, never on the driver's text.
  */
 export const DatabaseFailure = Schema.Literal(

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Exit, Runtime, Scope } from "effect"
 import type { Caller } from "../domain/tokens.js"
-import { makeWorkspaceStores } from "../layers/WorkspaceStores.js"
+import { makeWorkspaceStores } from "../layers/assembly/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../mcp/replyForm.js"
 import { teamGate } from "../mcp/teamGate.js"

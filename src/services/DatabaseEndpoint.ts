@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { databaseEndpoint } from "../layers/DatabaseEndpoint.js"
+import { databaseEndpoint } from "../layers/database/DatabaseEndpoint.js"
 import { EmbeddedServer } from "./EmbeddedServer.js"
 
 /**

@@ -8,7 +8,7 @@ export type CypherParams = Readonly<Record<string, CypherValue>>
 
 /**
  * One statement. With a row Schema, every row the database returns is decoded by it (the
- * `SqlSchema.findAll` idea): a row it refuses is a defect, `CorruptRow` (layers/decodeRows.ts), so a
+ * `SqlSchema.findAll` idea): a row it refuses is a defect, `CorruptRow` (layers/database/decodeRows.ts), so a
  * damaged node answers `internal`, and no caller holds a row nobody checked. Without one, nothing is
  * returned: the statement is run for what it does.
  */

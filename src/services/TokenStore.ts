@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 import type { Caller, TokenRecord } from "../domain/tokens.js"
-import { makeTokenStore, TokenGraphLive } from "../layers/TokenStoreLive.js"
+import { makeTokenStore, TokenGraphLive } from "../layers/tokens/TokenStoreLive.js"
 import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 
 export interface TokenStoreShape {

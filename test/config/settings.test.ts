@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Layer, Logger, Redacted } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { configFrom, readSettings, SettingsFromConfig } from "../../src/layers/SettingsLive.js"
+import { configFrom, readSettings, SettingsFromConfig } from "../../src/layers/assembly/SettingsLive.js"
 import { EmbeddedServer } from "../../src/services/EmbeddedServer.js"
 import { Settings } from "../../src/services/Settings.js"
 

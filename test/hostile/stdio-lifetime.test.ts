@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
-import { GraphDatabaseLive } from "../../src/layers/GraphDatabaseLive.js"
+import { GraphDatabaseLive } from "../../src/layers/database/GraphDatabaseLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"

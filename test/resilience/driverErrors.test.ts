@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConnectionTimeoutError, ErrorReply, SimpleError, SocketClosedUnexpectedlyError } from "@redis/client"
 import { Cause, Effect, Exit } from "effect"
-import { classify, classifyQuery } from "../../src/layers/driverErrors.js"
-import { ReplicasShortfall } from "../../src/layers/replication.js"
+import { classify, classifyQuery } from "../../src/layers/database/driverErrors.js"
+import { ReplicasShortfall } from "../../src/layers/database/replication.js"
 
 /** What the driver throws is sorted by its class first, and a reply by what the server said. */
 describe("driver errors", () => {

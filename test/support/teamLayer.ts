@@ -1,7 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { type ConfigProvider, Layer } from "effect"
 import { afterAll } from "vitest"
-import { TeamServices } from "../../src/layers/TeamLive.js"
+import { TeamServices } from "../../src/layers/assembly/TeamLive.js"
 import { connectAdmin } from "./proof.js"
 import { testSettings } from "./testLayer.js"
 

@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
-import { relayLayer } from "../../src/layers/RelayLive.js"
+import { relayLayer } from "../../src/layers/assembly/RelayLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { Settings } from "../../src/services/Settings.js"
 

@@ -13,7 +13,7 @@
 import { Command, type CommandExecutor, FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Duration, Effect, Option, Redacted } from "effect"
-import { sendCommands } from "../serverCommands.js"
+import { sendCommands } from "../database/serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"

@@ -1,6 +1,6 @@
 import type { Redacted } from "effect"
 import { Effect, Option } from "effect"
-import { ErrorReply, type Reply, sendCommands } from "../serverCommands.js"
+import { ErrorReply, type Reply, sendCommands } from "../database/serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import type { EmbeddedLayout } from "./layout.js"
 import { readPassword } from "./password.js"

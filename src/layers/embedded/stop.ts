@@ -1,6 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { type Duration, Effect, Option } from "effect"
-import { sendCommands } from "../serverCommands.js"
+import { sendCommands } from "../database/serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"

@@ -1,6 +1,6 @@
 import { ErrorReply } from "@redis/client"
 import { Effect } from "effect"
-import { DatabaseError, type DatabaseFailure } from "../domain/errors.js"
+import { DatabaseError, type DatabaseFailure } from "../../domain/errors.js"
 import { ReplicasShortfall } from "./replication.js"
 
 /**

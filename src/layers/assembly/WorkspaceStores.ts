@@ -1,9 +1,9 @@
 import { type ConfigError, type Context, Effect, Layer, RcMap, type Scope } from "effect"
-import { workspaceGraph } from "../domain/tokens.js"
-import { DatabaseEndpoint } from "../services/DatabaseEndpoint.js"
-import { FactStore } from "../services/FactStore.js"
-import { Settings } from "../services/Settings.js"
-import { FalkorDbLive } from "./FalkorDbLive.js"
+import { workspaceGraph } from "../../domain/tokens.js"
+import { DatabaseEndpoint } from "../../services/DatabaseEndpoint.js"
+import { FactStore } from "../../services/FactStore.js"
+import { Settings } from "../../services/Settings.js"
+import { FalkorDbLive } from "../database/FalkorDbLive.js"
 
 /**
  * One FactStore per workspace, each bound to its own graph (`relay_ws_<name>`) when it is built: no

@@ -2,8 +2,8 @@ import { Path, PlatformConfigProvider } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
-import { type DatabaseTarget, Settings } from "../services/Settings.js"
-import { namesSentinels } from "./SentinelEndpoint.js"
+import { type DatabaseTarget, Settings } from "../../services/Settings.js"
+import { namesSentinels } from "../database/SentinelEndpoint.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
   Config.withDefault("relay"),
@@ -36,10 +36,10 @@ const databaseTarget: Config.Config<DatabaseTarget> = Config.all({
   return { _tag: "Embedded" }
 }))
 
-/** The package's own folder: dist/layers/ → two levels up. */
+/** The package's own folder: dist/layers/assembly/ → three levels up. */
 const packageDir = Effect.gen(function*() {
   const path = yield* Path.Path
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 })
 
 /** The environment first, then `.env` beside the package (none: the environment alone). */

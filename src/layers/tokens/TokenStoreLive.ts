@@ -1,10 +1,10 @@
 import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../domain/tokens.js"
-import { GraphDatabase } from "../services/GraphDatabase.js"
-import { Settings } from "../services/Settings.js"
-import type { TokenStoreShape } from "../services/TokenStore.js"
-import { FalkorDbLive } from "./FalkorDbLive.js"
+import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
+import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { Settings } from "../../services/Settings.js"
+import type { TokenStoreShape } from "../../services/TokenStore.js"
+import { FalkorDbLive } from "../database/FalkorDbLive.js"
 
 /** The admin graph the tokens live in: apart from every workspace, so no tool query can reach it. */
 export const tokenGraph = Config.string("RELAY_TOKEN_GRAPH").pipe(

@@ -1,11 +1,11 @@
 import { Layer } from "effect"
-import { CallWatchdog } from "../services/CallWatchdog.js"
-import { FactStore } from "../services/FactStore.js"
-import type { GraphDatabase } from "../services/GraphDatabase.js"
-import { RateLimiter } from "../services/RateLimiter.js"
-import { SecretScanner } from "../services/SecretScanner.js"
-import type { Settings } from "../services/Settings.js"
-import { GraphDatabaseLive } from "./GraphDatabaseLive.js"
+import { CallWatchdog } from "../../services/CallWatchdog.js"
+import { FactStore } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { RateLimiter } from "../../services/RateLimiter.js"
+import { SecretScanner } from "../../services/SecretScanner.js"
+import type { Settings } from "../../services/Settings.js"
+import { GraphDatabaseLive } from "../database/GraphDatabaseLive.js"
 import { SettingsLive } from "./SettingsLive.js"
 
 /**

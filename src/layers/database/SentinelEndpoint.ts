@@ -1,5 +1,5 @@
 import { Config, Effect, Option, Redacted } from "effect"
-import { DatabaseError } from "../domain/errors.js"
+import { DatabaseError } from "../../domain/errors.js"
 import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 
 interface Address {

@@ -1,8 +1,8 @@
 import { Layer } from "effect"
-import { CallWatchdog } from "../services/CallWatchdog.js"
-import { DatabaseEndpoint } from "../services/DatabaseEndpoint.js"
-import { SecretScanner } from "../services/SecretScanner.js"
-import { TokenStore } from "../services/TokenStore.js"
+import { CallWatchdog } from "../../services/CallWatchdog.js"
+import { DatabaseEndpoint } from "../../services/DatabaseEndpoint.js"
+import { SecretScanner } from "../../services/SecretScanner.js"
+import { TokenStore } from "../../services/TokenStore.js"
 import { SettingsLive } from "./SettingsLive.js"
 
 /**

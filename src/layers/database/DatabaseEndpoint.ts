@@ -1,9 +1,9 @@
 import { type ConfigError, Effect, Redacted } from "effect"
 import type { FalkorDBOptions } from "falkordb"
-import { DatabaseError } from "../domain/errors.js"
-import { EmbeddedServer } from "../services/EmbeddedServer.js"
-import { Settings } from "../services/Settings.js"
-import type { EmbeddedServerError } from "./embedded/EmbeddedServerError.js"
+import { DatabaseError } from "../../domain/errors.js"
+import { EmbeddedServer } from "../../services/EmbeddedServer.js"
+import { Settings } from "../../services/Settings.js"
+import type { EmbeddedServerError } from "../embedded/EmbeddedServerError.js"
 import { namesSentinels, sentinelConfig, sentinelEndpoint } from "./SentinelEndpoint.js"
 
 /** How to reach the database, asked on every (re)connect. */

@@ -1,6 +1,6 @@
 import { Data, Effect, Either, ParseResult, type Schema } from "effect"
-import type { DatabaseError } from "../domain/errors.js"
-import type { CypherParams, Statement } from "../services/GraphDatabase.js"
+import type { DatabaseError } from "../../domain/errors.js"
+import type { CypherParams, Statement } from "../../services/GraphDatabase.js"
 
 /**
  * A row the database returned that its Schema refuses: a node damaged or written by something other

@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import type { FalkorDB } from "falkordb"
-import { queryTimeout } from "../services/GraphDatabase.js"
+import { queryTimeout } from "../../services/GraphDatabase.js"
 import { classify } from "./driverErrors.js"
 
 /**
