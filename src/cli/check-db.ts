@@ -5,9 +5,9 @@
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
 import { Console, Effect, Option } from "effect"
-import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
+import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"

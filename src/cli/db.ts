@@ -5,8 +5,8 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
-import type { EmbeddedStatus } from "../layers/embedded/EmbeddedServer.js"
 import { ConfigLive } from "../layers/assembly/SettingsLive.js"
+import type { EmbeddedStatus } from "../layers/embedded/EmbeddedServer.js"
 import { EmbeddedServer } from "../services/EmbeddedServer.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"

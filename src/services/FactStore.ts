@@ -3,8 +3,8 @@ import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPa
 import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Dependent, Fact } from "../domain/fact.js"
 import type { ChainDecision } from "../domain/outputs.js"
-import { makeFactStore } from "../layers/factStore/FactStoreLive.js"
 import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
+import { makeFactStore } from "../layers/factStore/FactStoreLive.js"
 import type {
   BriefingOptions,
   ClustersOptions,
