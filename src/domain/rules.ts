@@ -2,7 +2,7 @@
  * The contract's rules that the store itself applies: the messages a refused resolution or
  * compatible record answers with, how much of a fork a reply shows, and a briefing's window and
  * cursor. The pure model of the whole graph, which the property tests hold the Cypher to, is
- * test/support/model.ts.
+ * src/domain/model/.
  */
 
 export type CompatibleRule = "same_fact" | "fact_not_found" | "not_siblings" | "already_superseded"

@@ -3,6 +3,7 @@ import { Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
+import * as Rules from "../../src/domain/model/index.js"
 import { compatibleMessage, firstBriefingSpan, resolutionMessage } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
 import {
@@ -13,13 +14,12 @@ import {
   FactStore
 } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import * as Rules from "../support/model.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 /**
  * The Cypher against the pure model: random forests written through the real FactStore, random
  * resolution and retraction attempts interleaved with the saves, and after every step the database
- * must answer exactly what the model (test/support/model.ts) computes; at the end also as of earlier
+ * must answer exactly what the model (src/domain/model/) computes; at the end also as of earlier
  * times, and the briefing each writer (and a reader who wrote nothing) gets.
  */
 

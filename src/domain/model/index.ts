@@ -1,0 +1,10 @@
+/** The pure model of the contract's rules (see graph.ts): one concept a file, all of it here. */
+export * from "./briefing.js"
+export * from "./clusters.js"
+export * from "./conflicts.js"
+export * from "./decisions.js"
+export * from "./graph.js"
+export * from "./revision.js"
+export * from "./save.js"
+export * from "./status.js"
+export * from "./walks.js"

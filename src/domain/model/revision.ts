@@ -1,0 +1,65 @@
+import { byId, type GraphModel, type ModelFact } from "./graph.js"
+import { ancestors, asOf, isStale, status } from "./status.js"
+import { impact } from "./walks.js"
+
+/**
+ * A revision: relay_save_fact with `supersedes`. One write saves the new fact beside the old one
+ * (under the old one's parent unless a parent is given) and records that the new fact supersedes
+ * the old one, both stamped alike, so no reader ever sees one without the other.
+ */
+
+/** Why a revision is refused: the fact to supersede or the given parent is missing, or the parent builds on the old fact. */
+export type RevisionRule = "supersedes_not_found" | "parent_not_found" | "parent_builds_on_revised"
+
+/** The parent the new fact goes under: the one given, else the revised fact's own (null: a root). */
+export const revisionParent = (
+  model: GraphModel,
+  revised: string,
+  parentId: string | null | undefined
+): string | null => parentId ?? byId(model).get(revised)?.parentId ?? null
+
+/** Whether the revision may be written now; undefined when it may. */
+export const revisionViolation = (
+  model: GraphModel,
+  revised: string,
+  parentId: string | null | undefined
+): RevisionRule | undefined => {
+  const facts = byId(model)
+  if (!facts.has(revised)) return "supersedes_not_found"
+  if (parentId === null || parentId === undefined) return undefined
+  if (!facts.has(parentId)) return "parent_not_found"
+  // Under the old fact (or what builds on it) the new one would build on what it overturns.
+  if (parentId === revised || ancestors(model, parentId).includes(revised)) return "parent_builds_on_revised"
+  return undefined
+}
+
+/** The graph after the revision: the new fact and its SUPERSEDES record, with the fact's stamp. */
+export const revise = (
+  model: GraphModel,
+  fact: ModelFact,
+  revised: string,
+  resolvedBy?: string
+): GraphModel => ({
+  ...model,
+  facts: [...model.facts, fact],
+  supersedes: [...model.supersedes, {
+    winner: fact.id,
+    loser: revised,
+    createdAt: fact.createdAt,
+    ...(resolvedBy === undefined ? {} : { resolvedBy })
+  }]
+})
+
+/**
+ * What the decision stamped `stamp` made stale: the facts that build on `loser` (in impact order),
+ * that existed then, were not stale just before it and are stale after it. A fact already stale
+ * (something above it was superseded or retracted earlier) is not listed, nor what was saved later.
+ */
+export const madeStale = (model: GraphModel, loser: string, stamp: number): Array<{ id: string; distance: number }> => {
+  const before = asOf(model, stamp - 1)
+  const after = asOf(model, stamp)
+  return impact(after, loser).filter((d) => isStale(after, d.id) && !isStale(before, d.id))
+}
+
+/** A fact's status just after the decision stamped `stamp` (what a revision's reply shows). */
+export const statusAt = (model: GraphModel, id: string, stamp: number) => status(asOf(model, stamp), id)

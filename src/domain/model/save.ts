@@ -1,0 +1,34 @@
+import { forkSiblingsShown } from "../rules.js"
+import { disagree } from "./conflicts.js"
+import type { GraphModel, ModelKind } from "./graph.js"
+import { normaliseContent } from "./graph.js"
+import { retractedIds } from "./status.js"
+
+/**
+ * What saving `content` under `parentId` reports: the most recent siblings it disagrees with
+ * (oldest first) and how many in all, and the oldest same-content sibling. A detail forks with
+ * nothing; a choice or a kind-less fact forks with every differing sibling that is not a detail.
+ * A retracted sibling is neither a duplicate nor a fork sibling, and neither is `revised`, the fact
+ * a revision supersedes in the same write (it is decided, not open).
+ */
+export const saveOutcome = (
+  model: GraphModel,
+  parentId: string | null,
+  content: string,
+  kind: ModelKind | null = null,
+  revised: string | null = null
+): { forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null } => {
+  if (parentId === null) return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null }
+  const retracted = retractedIds(model)
+  const siblings = model.facts
+    .filter((f) => f.parentId === parentId && !retracted.has(f.id) && f.id !== revised)
+    .sort((x, y) => x.createdAt - y.createdAt)
+  const self = { id: "", content, parentId, createdAt: 0, kind }
+  const differing = siblings.filter((s) => disagree(self, s)).map((s) => s.id)
+  const norm = normaliseContent(content)
+  return {
+    forkSiblings: differing.slice(-forkSiblingsShown),
+    siblingsTotal: differing.length,
+    duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
+  }
+}
