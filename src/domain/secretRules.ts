@@ -19,7 +19,7 @@
  * inside a repeated group), so matching stays linear in the input length.
  */
 
-import { invisibleCharacters, scanCopy } from "./secrets/fold.js"
+import { hidesTokenEnds, scanCopy } from "./secrets/fold.js"
 import { secretRules } from "./secrets/ruleTable.js"
 
 export { looksLikeCommandPassword } from "./secrets/contextRules.js"
@@ -36,6 +36,6 @@ export const findSecretKind = (text: string): string | undefined => {
   // Plain ASCII is its own copy: nothing invisible, no odd spaces, nothing for NFKC to fold.
   if (/^[\x20-\x7e\t\n\r\v\f]*$/.test(text)) return kindIn(text)
   const removed = kindIn(scanCopy(text))
-  if (removed !== undefined || !new RegExp(invisibleCharacters.source, "u").test(text)) return removed
+  if (removed !== undefined || !hidesTokenEnds(text)) return removed
   return kindIn(scanCopy(text, " "))
 }

@@ -76,6 +76,17 @@ layer(relayTestLayer("brief_cursor_first"))("the first briefing of a name", (it)
     }))
 })
 
+layer(relayTestLayer("brief_cursor_secret"))("a name that holds a secret", (it) => {
+  it.effect("is refused like every other name, and no cursor is kept for it", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const error = yield* failed("relay_get_briefing", { my_name: "ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3" })
+      expect(error.code).toBe("secret_detected")
+      expect(error.message.startsWith("my_name looks like it contains a credential (GitHub token)")).toBe(true)
+      expect(yield* cursorNodes).toEqual([])
+    }))
+})
+
 layer(relayTestLayer("brief_cursor_names"))("cursors per name", (it) => {
   it.effect("brief, others write, brief again: exactly the new facts and decisions, once; a briefing with since moves nothing", () =>
     Effect.gen(function*() {

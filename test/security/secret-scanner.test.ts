@@ -7,6 +7,7 @@ import {
   scanCopy,
   secretRules
 } from "../../src/domain/secretRules.js"
+import { engineeringFacts } from "./engineering-corpus.js"
 import { credentials, invisibles, ordinary, withInvisibles } from "./secret-corpus.js"
 
 const ruleKinds = new Set(secretRules.map((rule) => rule.kind))
@@ -59,15 +60,51 @@ describe("invisible characters inside secrets (issue 9)", () => {
     }
   )
 
-  it("folds each listed invisible character away, line breaks to \\n and spaces to a plain space", () => {
+  it("folds each listed invisible character and combining mark away, odd line breaks too (\\n in the spaced copy), spaces to a plain space", () => {
     for (const c of invisibles) expect(scanCopy(`gh${c}p_`), JSON.stringify(c)).toBe("ghp_")
-    expect(scanCopy("a\u0085b\u2028c\u2029d")).toBe("a\nb\nc\nd")
+    expect(scanCopy("a\u0085b\u2028c\u2029d")).toBe("abcd")
+    expect(scanCopy("a\u0085b\u2028c\u2029d", " ")).toBe("a\nb\nc\nd")
+    expect(scanCopy("gh\u0332p_\u0336x\u2800y")).toBe("ghp_xy")
     expect(scanCopy("a\u00a0b\u2009c\u3000d\u202fe\u1680f")).toBe("a b c d e f")
     expect(scanCopy("tab\tand\nnewline")).toBe("tab\tand\nnewline")
     expect(scanCopy("\uff21\uff2b\uff29\uff21 \u{1d400}")).toBe("AKIA A")
     // every Unicode tag character, not only the ones in the list
     expect(scanCopy("x\u{e0001}\u{e0020}\u{e007f}y")).toBe("xy")
   })
+})
+
+describe("engineering text is stored (issue 23)", () => {
+  it("keeps every one of 200+ realistic facts that mention secrets without holding one", () => {
+    expect(engineeringFacts.length).toBeGreaterThanOrEqual(200)
+    const refused = engineeringFacts.filter((text) => findSecretKind(text) !== undefined)
+    expect(refused).toEqual([])
+  })
+
+  it("still refuses a real value after auth: or token:, and a key pattern holding one", () => {
+    expect(findSecretKind("auth: Zx8!kQ2#mL5vR9 for the admin user")).toBeDefined()
+    expect(findSecretKind("token:Q2xpZW50S2V5OjlmM2E4Yj")).toBeDefined()
+    expect(findSecretKind("auth:fail:{email}:Zx8!kQ2#mL5vR9")).toBeDefined()
+  })
+})
+
+/** `text` with `mark` in the middle of every word of 4+ characters. */
+const markedWords = (text: string, mark: string) =>
+  text.replace(/\S{4,}/g, (word) => {
+    const chars = Array.from(word)
+    const mid = Math.floor(chars.length / 2)
+    return [...chars.slice(0, mid), mark, ...chars.slice(mid)].join("")
+  })
+
+describe("marks and blanks inside a token (issue 23)", () => {
+  const hiders = { "U+0332": "\u0332", "U+0336": "\u0336", "NEL": "\u0085", "U+2800": "\u2800" }
+  for (const [name, mark] of Object.entries(hiders)) {
+    it(`finds every credential with ${name} inside each word, and no ordinary fact`, () => {
+      const missed = credentials.filter((c) => findSecretKind(markedWords(c.text, mark)) !== c.kind)
+      expect(missed.map((c) => c.kind)).toEqual([])
+      const refused = [...ordinary, ...engineeringFacts].filter((t) => findSecretKind(markedWords(t, mark)))
+      expect(refused).toEqual([])
+    })
+  }
 })
 
 describe("command-line passwords keep precision", () => {

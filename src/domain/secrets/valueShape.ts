@@ -112,10 +112,22 @@ export const looksLikeSecretValue = (raw: string): boolean => {
   if (value.includes("://")) return false
   if (/^[a-z][a-z0-9+-]{1,20}:[a-z0-9_.#:-]*\/[a-z0-9_./#:-]*$/.test(value)) return false // vault:secret/data/x
   if (value.includes("(")) return false // a call: getenv("X"), readFileSync(...)
-  if (/^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$/.test(value)) return false // config.apiKey
+  if (/^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\[|$)/.test(value)) return false // config.apiKey, req.headers[
+  if (looksLikeKeyPattern(raw.replace(/^["'`]+|["'`]+$/g, "").replace(/[.,;:)]+$/, ""))) return false // auth:fail:{email}:{ip}
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return false // DB_PASSWORD (env name)
   if (/^[a-z]+(?:[-_.][a-z0-9]+)*$/.test(value)) return false // db-credentials, vault.kv
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) || /^(?:[A-Z][a-z]+)+$/.test(value)) return false // camelCase words
   if (characterClasses(value) < 2) return false
   return shannonEntropy(value) >= 2.5
 }
+
+/** One segment of a cache key pattern: a plain word, a `{name}` slot or a `*` wildcard. */
+const KEY_SEGMENT = /^(?:[a-z]+(?:[_-][a-z0-9]+)*|\{[A-Za-z_][\w.-]{0,40}\}|\*)$/
+
+/**
+ * A Redis or cache key pattern (`fail:{email}:{ip}`, `mfa:pending`, `otp:attempts:*`): plain words,
+ * slots and wildcards joined by `:`. Right after `auth:` or `token:` it names where a value lives;
+ * a real secret is neither a `{name}` slot nor a run of plain words.
+ */
+export const looksLikeKeyPattern = (value: string): boolean =>
+  /[:{*]/.test(value) && value.split(":").every((segment) => KEY_SEGMENT.test(segment))

@@ -1,0 +1,250 @@
+/**
+ * Facts an engineering team really saves that mention secrets without containing one: the scanner
+ * must store every one of them (issue 23: "auth:fail:{email}:{ip}" was refused as a password).
+ * Grouped by the shape that tempts a rule; each group names the rule it tempts.
+ */
+
+/** Redis and cache key patterns: `auth:`, `token:` and `session:` prefixes tempt the assignment rule. */
+const keyPatterns = [
+  "The lockout counter keys are auth:fail:{email}:{ip} with a 15-minute TTL",
+  "Refresh tokens live in Redis under token:refresh:{user_id} with a 30-day TTL.",
+  "Session keys are session:{session_id} and expire after 24 hours of inactivity.",
+  "Rate limit buckets use ratelimit:{client_id}:{minute} and INCR with EXPIRE 60.",
+  "The password reset codes are stored at pwreset:{user_id} for 10 minutes.",
+  "OTP attempts are counted in auth:otp:attempts:{phone} and reset on success.",
+  "We cache JWKS responses at auth:jwks:{issuer_hash} for one hour.",
+  "API key lookups go through cache key apikey:hash:{sha256_prefix}, never the raw key.",
+  "The key pattern secret:rotation:{service}:{date} marks a rotation as done.",
+  "Redis key token:blocklist:{jti} holds revoked JWT ids until they expire.",
+  "Use SCAN MATCH auth:fail:* COUNT 1000 to find lockouts, never KEYS.",
+  "Invalidate credentials:cache:{tenant}:{provider} when a connector is re-authorised.",
+  "passwordless:link:{nonce} keys are single-use and deleted on first read.",
+  "The key auth:mfa:pending:{user}:{device} is set when a second factor is required.",
+  "Store the CSRF secret per session under csrf:{session_id}, 32 random bytes.",
+  "Keys like oauth:state:{state} hold the PKCE verifier for 5 minutes.",
+  "The lock key is lock:secret-rotation with SET NX PX 30000.",
+  "Token counters: token:usage:{org}:{yyyy-mm} incremented per request.",
+  "auth:login:success:{user_id} is a sorted set of the last 20 login timestamps.",
+  "We namespace keys as relay:{env}:auth:{kind}:{id} so staging and prod never collide."
+]
+
+/** Environment variable names without values. */
+const envNames = [
+  "Set DB_PASSWORD in the deployment's secret store, not in .env.",
+  "The CLI reads GITHUB_TOKEN from the environment and falls back to gh auth token.",
+  "OPENAI_API_KEY must be set in CI as a masked variable.",
+  "STRIPE_SECRET_KEY is only available to the billing service's pods.",
+  "Rename AUTH_SECRET to NEXTAUTH_SECRET when upgrading next-auth.",
+  "FALKORDB_PASSWORD is read once at start and never logged.",
+  "JWT_SIGNING_KEY and JWT_SIGNING_KEY_PREVIOUS both verify during rotation.",
+  "Add SENTRY_AUTH_TOKEN to the release job only.",
+  "The web app needs NEXT_PUBLIC_API_URL; nothing secret goes in NEXT_PUBLIC_ variables.",
+  "AWS_SECRET_ACCESS_KEY comes from the instance role, so do not export it locally.",
+  "REDIS_PASSWORD is empty in local dev and set by the Helm chart in prod.",
+  "The importer needs S3_BUCKET, S3_REGION and the usual AWS credentials chain.",
+  "Export ANTHROPIC_API_KEY in your shell profile; the server reads it at start.",
+  "SMTP_PASSWORD moved from the .env file to Vault path kv/mail/smtp.",
+  "Set NPM_TOKEN in ~/.npmrc via ${NPM_TOKEN} interpolation, never the literal.",
+  "DATABASE_URL includes the password, so it is a secret in every environment.",
+  "The hook reads SLACK_WEBHOOK_URL from GitHub Actions secrets.",
+  "GOOGLE_APPLICATION_CREDENTIALS points at the service account JSON file path.",
+  "Unset HISTFILE before pasting PGPASSWORD in a shell, or use ~/.pgpass.",
+  "The token for the registry is REGISTRY_TOKEN (scoped read:packages).",
+  "SECRET_KEY_BASE is generated per environment by rails secret.",
+  "We pass API_TOKEN to the container with --env-file, not --env.",
+  "TWILIO_AUTH_TOKEN is rotated quarterly by the platform team.",
+  "Local runs need RELAY_HTTP_TOKEN_RECHECK_MS=0 to see revocations at once."
+]
+
+/** Configuration keys with ordinary values: `token_`, `password_`, `secret_` prefixes and suffixes. */
+const configKeys = [
+  "auth.token_ttl: 15m",
+  "password_min_length: 12",
+  "jwt.secret_rotation_days = 30",
+  "api_key_header: X-Api-Key",
+  "token_endpoint: /oauth/token",
+  "secret_name: relay-prod-db",
+  "password_hash_algorithm: argon2id",
+  "session.cookie_secure = true and session.cookie_same_site = lax",
+  "max_tokens: 4096 and temperature: 0.2 for the summariser",
+  "token_bucket.capacity = 120, token_bucket.refill_per_second = 2",
+  "auth.password_reset_expiry_minutes: 10",
+  "secrets.provider: vault and secrets.mount: kv",
+  "oauth.scopes: read:user repo workflow",
+  "api_key_prefix: rly_live_ (the rest is random and shown once)",
+  "credentials_provider: aws-sso",
+  "token_audience: https://api.relay.dev",
+  "password_history_size = 5",
+  "keycloak.realm: relay and keycloak.client_id: relay-web",
+  "auth_method: scram-sha-256 in pg_hba.conf for the app user",
+  "secret_ref: projects/relay/secrets/db-password/versions/latest",
+  "apikey_rate_limit: 600 per minute per key",
+  "private_key_path: ./certs/dev.key (generated by mkcert, never committed)",
+  "signing_key_id: relay-2026-11",
+  "encryption_key_rotation: 90d",
+  "token_type_hint=refresh_token on the revocation request",
+  "passwd_file = /etc/nginx/.htpasswd",
+  "auth_timeout_ms: 2500",
+  "The YAML has password_policy: { min: 12, require_symbol: true }.",
+  "master_key_id: alias/relay-prod in KMS",
+  "access_key_rotation_days: 90",
+  "\"tokenExpiry\": \"15m\", \"refreshExpiry\": \"30d\" in auth.config.json",
+  "\"passwordRules\": \"minlength: 12; required: lower; required: digit;\" on the signup input",
+  "{\"auth\": {\"provider\": \"oidc\", \"issuer\": \"https://auth.relay.dev\"}}",
+  "\"secret\": false on the field definition hides it from the admin list.",
+  "token_limit: 200000 per request for claude-sonnet",
+  "The Helm value is auth.existingSecret: relay-auth.",
+  "SecretProviderClass relay-vault mounts the db password as a file."
+]
+
+/** URLs without credentials, including ones whose paths and queries mention tokens. */
+const urls = [
+  "https://api.relay.dev/v1/tokens?limit=50&cursor=abc",
+  "The token endpoint is https://auth.relay.dev/oauth2/token.",
+  "postgres://db.internal:5432/relay is the read replica (credentials from Vault).",
+  "redis://cache.internal:6379/2 holds the sessions.",
+  "See https://github.com/relay-dev/relay/pull/482 for the password reset fix.",
+  "https://docs.stripe.com/keys explains restricted keys.",
+  "The health check is http://localhost:8787/healthz and needs no token.",
+  "https://relay.dev/reset-password?email=alice%40example.com is the reset page.",
+  "Jaeger at http://jaeger.internal:16686/search?service=auth",
+  "https://console.cloud.google.com/security/secret-manager?project=relay-prod",
+  "amqp://rabbit.internal:5672/relay is the broker; the user comes from the env.",
+  "mongodb+srv://cluster0.relay.mongodb.net/app?retryWrites=true&w=majority",
+  "https://auth.relay.dev/.well-known/openid-configuration",
+  "Open http://127.0.0.1:3000/login?next=%2Fsettings%2Ftokens to test the redirect.",
+  "s3://relay-backups/falkordb/2026-12-01/dump.rdb",
+  "https://vault.internal:8200/v1/kv/data/relay/db (read needs the app role)",
+  "wss://realtime.relay.dev/socket?vsn=2.0.0",
+  "The callback is https://relay.dev/auth/callback?provider=github",
+  "https://registry.npmjs.org/-/npm/v1/tokens lists your npm tokens.",
+  "file:///var/lib/relay/secrets is mounted read-only."
+]
+
+/** Commit hashes, digests and ids: long hex and base32 runs. */
+const ids = [
+  "Fixed in 3f2a9c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291.",
+  "The regression came with commit 0d1e2f3a4b5c and was reverted in 6d7e8f9.",
+  "git bisect points at e83c5163316f89bfbde7d9ab23ca2e25604af290.",
+  "The release tag v2.4.1 is commit 7c9e2b1.",
+  "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824 is the base image digest.",
+  "The lockfile integrity is sha512-Q9SOpSFxhtw5AbkTQkk3lrsoVHyGfnGhXLHfbYmWvylKq3uv0zEAY9z1YrFtKv4Ww==",
+  "The tenant id is 550e8400-e29b-41d4-a716-446655440000.",
+  "Request 9b2f6d4e-1c3a-4e8b-9f7d-2a5c6e8b0d1f failed with a 502 from the token service.",
+  "Trace id 4bf92f3577b34da6a3ce929d0e0e4736, span 00f067aa0ba902b7.",
+  "The Stripe customer is cus_NffrFeUfNV2Hib and the invoice in_1MtHbELkdIwHu7ixl4OzzPMv.",
+  "The migration 20261201120000_add_password_hash_index ran on prod.",
+  "Build 8843 of the token-service pipeline is the last green one.",
+  "Sentry issue RELAY-3K7 is the refresh token race.",
+  "The ULID 01HGW2N7M8Q5Z3X9Y4B6C1D0EF is the first event of the outage.",
+  "Object id 507f1f77bcf86cd799439011 is the admin user's document.",
+  "Key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 is the deploy key's public half.",
+  "The GPG key id 3AA5C34371567BD2 signs our releases.",
+  "ETag \"33a64df551425fcc55e4d42a148795d9f25f89d4\" on the token list response.",
+  "Content hash md5 9e107d9d372bb6826bd81d3542a419d6 of the seed file.",
+  "The Docker image relay/api:2026.12.01-4f3c2a1 is deployed to staging.",
+  "The idempotency key for the retry was 7f3e2a1b-req-0042.",
+  "Salt length is 16 bytes; the hash output is 32 bytes, base64 encoded in the column.",
+  "The commit message says 'rotate secrets' and the hash is c0ffee1234567890abcdef1234567890abcdef12."
+]
+
+/** Test fixtures and test names that say password, token or secret. */
+const fixtures = [
+  "fixtures/password_reset.json holds the expired, reused and valid reset cases.",
+  "The test 'rejects a wrong password' covers the lockout after 5 attempts.",
+  "test/auth/password.spec.ts checks the argon2 parameters.",
+  "The factory buildUser() sets password: 'password' for every fixture user.",
+  "Seed users have the password \"password\" in dev only; the seed refuses to run in prod.",
+  "The fixture token is 'test-token' and the middleware accepts it only when NODE_ENV=test.",
+  "Use the fixture secret 'dev-secret' for local JWT signing; CI uses its own.",
+  "spec/requests/tokens_spec.rb creates a token per test with FactoryBot.",
+  "The e2e login uses user 'e2e' and password from E2E_PASSWORD.",
+  "cypress/fixtures/credentials.json only has placeholder values.",
+  "The snapshot file __snapshots__/token.test.ts.snap changed after the expiry fix.",
+  "Mock the secrets client in unit tests; integration tests hit a local Vault in dev mode.",
+  "test_password_too_short asserts the 422 and the error message names the field.",
+  "The password strength test table has 40 rows from zxcvbn scores 0 to 4.",
+  "We renamed fixtures/api_keys.yml to fixtures/api_key_scopes.yml.",
+  "In tests, passwords are hashed with cost 4 so the suite stays fast.",
+  "The flaky test was test_refresh_token_rotation; it raced the clock.",
+  "A fixture named secret_santa.json has nothing to do with secrets.",
+  "TestPasswordReset/expired_link is the failing subtest.",
+  "The factory default is token: nil, so tests must build one explicitly."
+]
+
+/** Prose and code that talks about credentials and auth. */
+const prose = [
+  "Passwords are hashed with bcrypt cost 12 and compared in constant time.",
+  "The auth service issues access tokens for 15 minutes and refresh tokens for 30 days.",
+  "We decided refresh tokens live in Redis, not in the sessions table.",
+  "The login endpoint returns 401 with no hint whether the user or the password was wrong.",
+  "API keys are shown once at creation and stored as SHA-256 hashes.",
+  "Secrets are mounted as files under /run/secrets, never passed as env vars to child processes.",
+  "The token refresh happens 60 seconds before expiry to avoid clock skew failures.",
+  "Rotate the webhook secret with a 24-hour overlap where both verify.",
+  "The password reset email links expire after 30 minutes and are single-use.",
+  "We use OAuth 2.1 with PKCE S256; the implicit flow is off.",
+  "Auth: the gateway validates JWTs and forwards the sub claim as X-User-Id.",
+  "Token: a bearer token in the Authorization header, checked against the token graph.",
+  "Secret: the signing key lives in KMS and never leaves it; we call Sign.",
+  "Password: min 12 chars, checked against the HaveIBeenPwned range API.",
+  "The secret scanner refused the deploy note because it had a key in it; we saved a pointer instead.",
+  "const token = await getAccessToken(scope)",
+  "if (!user.passwordHash) return redirect('/set-password')",
+  "def check_password(raw: str, hashed: bytes) -> bool: return bcrypt.checkpw(raw.encode(), hashed)",
+  "let apiKey = req.headers['x-api-key'] ?? null",
+  "password = getpass.getpass('Password: ')",
+  "secret = secrets.token_urlsafe(32)  # generated at first start, stored 0600",
+  "token := r.Header.Get(\"Authorization\")",
+  "auth = HTTPBasicAuth(settings.user, settings.password)",
+  "credentials = service_account.Credentials.from_service_account_file(path)",
+  "The token was 'invalid_grant' because the refresh token had been rotated already.",
+  "passwordless login via magic links shipped behind the flag auth.magic_links.",
+  "Two-factor auth: TOTP with a 30-second step and one step of drift allowed.",
+  "The auth header is Authorization: Bearer ${ACCESS_TOKEN} in the Postman collection.",
+  "The client secret is kept by the BFF; the SPA never sees it.",
+  "Keycloak's admin password is set by the operator from the relay-keycloak secret.",
+  "Never log the Authorization header; the logger redacts it by name.",
+  "Token scopes: facts:read, facts:write, tasks:claim.",
+  "The password column is password_hash varchar(255) not null.",
+  "Credentials rotate through the vault agent sidecar every 12 hours.",
+  "The API gateway strips X-Api-Key before proxying to the upstream.",
+  "Our auth middleware order: cors, rate limit, token check, then the router.",
+  "Secret scanning in CI uses gitleaks with our allowlist for test fixtures.",
+  "tokenizer: o200k_base, counting tool descriptions per session.",
+  "The pass rate of the suite is 99.2% over the last 50 runs.",
+  "auth:fail counters are per email and per IP so a spray from one IP locks out nobody else.",
+  "token:refresh entries are deleted on logout, and the access token simply expires.",
+  "The key is auth:fail:{email}:{ip}; the value is the count; TTL 900."
+]
+
+/** Shell commands that mention passwords without giving one. */
+const commands = [
+  "psql -h db.internal -U relay -d relay -W (prompts for the password)",
+  "mysql -u relay -p relay_prod prompts for the password, then opens relay_prod.",
+  "docker login ghcr.io -u relay-bot --password-stdin < token.txt",
+  "kubectl create secret generic relay-db --from-file=password=./db-password.txt",
+  "vault kv get -field=password kv/relay/db",
+  "aws secretsmanager get-secret-value --secret-id relay/prod/db",
+  "gh auth token | docker login ghcr.io -u USERNAME --password-stdin",
+  "openssl rand -base64 32 > secrets/jwt.key",
+  "ssh-keygen -t ed25519 -C deploy@relay -f ~/.ssh/relay_deploy",
+  "htpasswd -B -c .htpasswd admin (asks for the password twice)",
+  "npm token create --read-only",
+  "gcloud secrets versions access latest --secret=db-password",
+  "redis-cli -h cache.internal --askpass",
+  "curl -H \"Authorization: Bearer $TOKEN\" https://api.relay.dev/v1/facts",
+  "git config --global credential.helper osxkeychain",
+  "pass show relay/prod/db | head -1"
+]
+
+export const engineeringFacts: ReadonlyArray<string> = [
+  ...keyPatterns,
+  ...envNames,
+  ...configKeys,
+  ...urls,
+  ...ids,
+  ...fixtures,
+  ...prose,
+  ...commands
+]
