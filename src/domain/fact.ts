@@ -20,10 +20,11 @@ export const StatusFilter = Schema.optionalWith(
       override: true
     }),
     description: statusDescription,
-    // The values are in the description; the listing does not spell them out twice.
+    // The values are in the description; the listing does not spell them out twice. An anyOf of
+    // single types, arrays with items: the form Ajv strict, OpenAI's and Gemini's schemas all take.
     jsonSchema: {
       description: statusDescription,
-      type: ["string", "array"],
+      anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
       default: "active"
     }
   }),

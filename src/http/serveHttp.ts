@@ -18,6 +18,13 @@ const maxInitializeBytes = 64 * 1024
 const maxMessageBytes = 4 * 1024 * 1024
 
 /**
+ * A page served from this very loopback address (`http://localhost:8787` calling `localhost:8787`):
+ * same origin, so no rebinding. The Host was already checked against the allowed ones.
+ */
+const sameLoopbackOrigin = (origin: string, host: string) =>
+  /^(localhost|127\.0\.0\.1|\[::1\]):\d+$/.test(host) && origin === `http://${host}`
+
+/**
  * Serves the tools over Streamable HTTP at /mcp until interrupted. Every request passes, in order: the
  * Host and Origin checks (DNS rebinding), a bearer token (tokenCheck: asked of the admin graph at
  * most every RELAY_HTTP_TOKEN_RECHECK_MS), and for an open session the check that it is that token's
@@ -46,7 +53,7 @@ export const serveHttp = Effect.gen(function*() {
     if (host === undefined || !allowedHosts.includes(host)) {
       return rpcError(res, 403, -32000, "Host not allowed (set RELAY_HTTP_ALLOWED_HOSTS for a reverse proxy)")
     }
-    if (origin !== undefined && !config.allowedOrigins.includes(origin)) {
+    if (origin !== undefined && !config.allowedOrigins.includes(origin) && !sameLoopbackOrigin(origin, host)) {
       return rpcError(res, 403, -32000, "Origin not allowed (see RELAY_HTTP_ALLOWED_ORIGINS)")
     }
     const presented = bearer(req.headers.authorization)

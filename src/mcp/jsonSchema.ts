@@ -52,34 +52,40 @@ const foldAllOf = (node: Node): Node => {
   return merged
 }
 
-/** A union whose members all have a type gets their types at the top too, for the same clients. */
-const typeOfUnion = (node: Node): Node => {
+/**
+ * A union whose members all have a type gets their types at the top too, for the same clients. Where
+ * the members' types differ, an input schema keeps the plain anyOf: a list of types (`["string",
+ * "array"]`) is refused by Ajv in strict mode and by Gemini's function declarations, whose `type` is
+ * one name. Output schemas are read by MCP clients' validators only, which take the list.
+ */
+const typeOfUnion = (node: Node, typeLists: boolean): Node => {
   const { anyOf, type } = node
   if (type !== undefined || !Array.isArray(anyOf) || !anyOf.every((m) => isNode(m) && typeof m.type === "string")) {
     return node
   }
   const types = [...new Set(anyOf.map((m) => (m as Node).type as string))]
-  return { type: types.length === 1 ? types[0] : types, ...node }
+  if (types.length === 1) return { type: types[0], ...node }
+  return typeLists ? { type: types, ...node } : node
 }
 
 /** Tidies every node, innermost first. A field named "title" or "allOf" is an object and stays. */
-const tidy = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(tidy)
+const tidy = (node: unknown, typeLists: boolean): unknown => {
+  if (Array.isArray(node)) return node.map((n) => tidy(n, typeLists))
   if (!isNode(node)) return node
   const children = Object.fromEntries(
     Object.entries(node)
       .filter(([k, v]) => !(k === "title" && typeof v === "string" && derivedTitle.test(v)))
-      .map(([k, v]) => [k, tidy(v)])
+      .map(([k, v]) => [k, tidy(v, typeLists)])
   )
-  const folded = typeOfUnion(foldAllOf(children))
+  const folded = typeOfUnion(foldAllOf(children), typeLists)
   // Folding can bring a derived title up from a member.
   const { title, ...rest } = folded
   return typeof title === "string" && derivedTitle.test(title) ? rest : folded
 }
 
-const derive = (schema: Schema.Schema.Any): Record<string, unknown> => {
+const derive = (schema: Schema.Schema.Any, typeLists: boolean): Record<string, unknown> => {
   const { $defs, $schema: _ignored, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
-  return tidy(inline(rest, ($defs ?? {}) as Record<string, unknown>)) as Record<string, unknown>
+  return tidy(inline(rest, ($defs ?? {}) as Record<string, unknown>), typeLists) as Record<string, unknown>
 }
 
 /**
@@ -153,7 +159,7 @@ const lean = (schema: Record<string, unknown>): Record<string, unknown> => {
  */
 export const inputJsonSchema = (tool: AnyTool): JsonObject => ({
   type: "object",
-  ...lean(withDefaults(derive(tool.input), defaultsOf(tool.input)))
+  ...lean(withDefaults(derive(tool.input, false), defaultsOf(tool.input)))
 })
 
 /**
@@ -162,5 +168,5 @@ export const inputJsonSchema = (tool: AnyTool): JsonObject => ({
  */
 export const outputJsonSchema = (tool: AnyTool): JsonObject => ({
   type: "object",
-  ...derive(Schema.Union(tool.output, ErrorOutput))
+  ...derive(Schema.Union(tool.output, ErrorOutput), true)
 })

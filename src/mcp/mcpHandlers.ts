@@ -27,6 +27,7 @@ import {
   resourceTemplates
 } from "./promptsAndResources.js"
 import { inForm, listedInForm, type ReplyForm } from "./replyForm.js"
+import { invalidParams, refuseListCursor } from "./rpcErrors.js"
 
 export const serverInfo = { name: "relay", version: packageVersion }
 
@@ -96,20 +97,31 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
   const prompts = promptListing(gate?.self)
   const resources = resourceListing(gate?.self)
 
-  server.setRequestHandler(ListToolsRequestSchema, () => Promise.resolve({ tools }))
+  const listed = <A>(params: { readonly cursor?: string | undefined } | undefined, page: A) => {
+    refuseListCursor(params)
+    return Promise.resolve(page)
+  }
+  server.setRequestHandler(ListToolsRequestSchema, (request) => listed(request.params, { tools }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name)
-    // An unknown name goes through the same policies, so it spends the rate limit too.
-    if (tool === undefined) return run(callUnknownTool(request.params.name)).then(sent)
-    return invoke(tool, request.params.arguments).then(sent)
+    if (tool !== undefined) return invoke(tool, request.params.arguments).then(sent)
+    // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
+    // same policies first, so it spends the rate limit too (and a limited caller is told so).
+    return run(callUnknownTool(request.params.name)).then((refused) => {
+      const error = (refused.structuredContent as { error: { code: string; message: string } }).error
+      throw invalidParams(`${error.code}: ${error.message}`, { code: error.code })
+    })
   })
-  server.setRequestHandler(ListPromptsRequestSchema, () => Promise.resolve({ prompts }))
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => listed(request.params, { prompts }))
   server.setRequestHandler(
     GetPromptRequestSchema,
     (request) => getPrompt(calls, request.params.name, request.params.arguments)
   )
-  server.setRequestHandler(ListResourcesRequestSchema, () => Promise.resolve({ resources }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => Promise.resolve({ resourceTemplates }))
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => listed(request.params, { resources }))
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    (request) => listed(request.params, { resourceTemplates })
+  )
   server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(calls, request.params.uri))
   return server
 }

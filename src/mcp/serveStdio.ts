@@ -1,5 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { ErrorCode, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, FiberSet, Runtime } from "effect"
 import { BoundedLines, maxRequestBytes } from "./boundedLines.js"
 import { failure, internalMessage, type ToolResult } from "./callTool.js"
@@ -33,18 +33,36 @@ export const serveStdio = Effect.gen(function*() {
 
   const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes))
   const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
-  /** A JSON-RPC error for the line too long to read; with no id found, one without an id, as JSON-RPC says. */
+  /**
+   * An error for a line that was not read, with `id: null` where no id could be found (JSON-RPC's
+   * rule). The SDK's message types have no null id, hence the cast; the wire form is what counts.
+   */
+  const sendError = (id: RequestId | undefined, code: number, message: string) =>
+    transport.send({ jsonrpc: "2.0", id: id ?? null, error: { code, message } } as unknown as JSONRPCMessage)
+      .catch(() => undefined)
+  // The SDK's transport hands a line it cannot read to onerror and answers nothing, so the client
+  // would wait for its request forever: a line that is not JSON is a parse error (-32700), JSON that
+  // is no JSON-RPC message an invalid request (-32600). Other errors are only logged.
+  server.onerror = (error) => {
+    const refusal = error.name === "SyntaxError"
+      ? [ErrorCode.ParseError, "Parse error"] as const
+      : error.name === "ZodError"
+      ? [ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"] as const
+      : undefined
+    Runtime.runFork(runtime)(
+      refusal === undefined
+        ? Effect.logWarning("relay stdio: transport error").pipe(Effect.annotateLogs({ error: error.name }))
+        : Effect.logInfo(`refused an unreadable request line (${refusal[0]})`).pipe(
+          Effect.zipRight(Effect.promise(() => sendError(undefined, refusal[0], refusal[1])))
+        )
+    )
+  }
+  /** A JSON-RPC error for the line too long to read; with no id found, `id: null`. */
   const refuse = (id: RequestId | undefined, bytes: number) =>
     Runtime.runFork(runtime)(
       Effect.logWarning("refused a request line over the size limit").pipe(
         Effect.annotateLogs({ bytes, id: id === undefined ? "unknown" : "known" }),
-        Effect.zipRight(Effect.promise(() =>
-          transport.send({
-            jsonrpc: "2.0",
-            ...(id === undefined ? {} : { id }),
-            error: { code: ErrorCode.InvalidRequest, message: tooLarge }
-          }).catch(() => undefined)
-        ))
+        Effect.zipRight(Effect.promise(() => sendError(id, ErrorCode.InvalidRequest, tooLarge)))
       )
     )
 

@@ -72,13 +72,24 @@ describe("a request line over the size limit", () => {
   it("answers without an id when the line gives none, and still serves", async () => {
     raw = spawnRelay(inject("falkordb"), testGraphName("oversized-noid"))
     await raw.initialize()
-    // Not JSON at all: no id to find, so the error goes out without one (JSON-RPC's rule).
+    // Not JSON at all: no id to find, so the error goes out with id null (JSON-RPC's rule).
     raw.child.stdin.write("[" + "z".repeat(tenMiB) + "\n")
     raw.send({ jsonrpc: "2.0", id: 7, method: "tools/list" })
     expect((await raw.reply(7, 15_000)).result?.tools).toHaveLength(toolNames)
-    const anonymous = raw.messages().filter((m) => m.id === undefined && m.error !== undefined)
+    const anonymous = raw.messages().filter((m) => m.id === null && m.error !== undefined)
     expect(anonymous).toHaveLength(1)
     expect(anonymous[0]?.error?.code).toBe(ErrorCode.InvalidRequest)
+  })
+
+  it("answers a malformed line with -32700 and a non-JSON-RPC one with -32600, id null, and still serves", async () => {
+    raw = spawnRelay(inject("falkordb"), testGraphName("malformed"))
+    await raw.initialize()
+    raw.child.stdin.write(`{"jsonrpc":"2.0","id":5,"method":"tools/list"\n{"hello":1}\n`)
+    raw.send({ jsonrpc: "2.0", id: 8, method: "tools/list" })
+    expect((await raw.reply(8, 5_000)).result?.tools).toHaveLength(toolNames)
+    const anonymous = raw.messages().filter((m) => m.id === null)
+    expect(anonymous.map((m) => m.error?.code)).toEqual([ErrorCode.ParseError, ErrorCode.InvalidRequest])
+    expect(raw.messages().some((m) => m.id === 5)).toBe(false)
   })
 })
 

@@ -3,7 +3,7 @@ import { serverEntry } from "../support/mcpClient.js"
 
 /** One JSON-RPC message off the wire, undecoded: these tests read its envelope, not a tool's output. */
 export interface WireMessage {
-  readonly id?: number | string
+  readonly id?: number | string | null
   readonly result?: { readonly isError?: boolean; readonly tools?: ReadonlyArray<unknown> }
   readonly error?: { readonly code: number; readonly message: string }
 }

@@ -226,6 +226,24 @@ describe("team mode over Streamable HTTP", () => {
     expect(foreign.status).toBe(403)
     expect(foreign.headers.get("mcp-session-id")).toBeNull()
     await expect(connect(tokens.alice!, { origin: "https://evil.example" })).rejects.toThrow()
+    // Same origin on loopback is no rebinding (the conformance suite's scenario); another port or name is.
+    const own = new URL(relay.url).origin
+    const sameOrigin = await rawPost(relay.url, initializeBody, {
+      authorization: `Bearer ${tokens.alice}`,
+      origin: own
+    })
+    expect(sameOrigin.status).toBe(200)
+    await fetch(relay.url, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${tokens.alice}`, "mcp-session-id": sameOrigin.headers.get("mcp-session-id")! }
+    })
+    for (const other of [own.replace("127.0.0.1", "localhost"), `http://127.0.0.1:${Number(new URL(own).port) + 1}`]) {
+      const refused = await rawPost(relay.url, initializeBody, {
+        authorization: `Bearer ${tokens.alice}`,
+        origin: other
+      })
+      expect(refused.status, other).toBe(403)
+    }
     // DNS rebinding: a page on evil.example resolved to 127.0.0.1 sends Host: evil.example.
     const url = new URL(relay.url)
     const rebound = await new Promise<number>((resolve, reject) => {
