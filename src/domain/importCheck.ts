@@ -1,0 +1,128 @@
+import { compareRecords, type MemoryRecord } from "./memoryRecord.js"
+import { compatibleMessage, resolutionMessage } from "./rules.js"
+
+/**
+ * The rules an import file must keep by itself, checked on every record before anything is written:
+ * write order, every id named before it is used (earlier in the file, or already in the graph when
+ * merging), and the contract's rules for decisions, compatible records and retractions among the
+ * file's own facts. What depends on the graph's own edges (a merge) is checked again by each write
+ * statement. Answers the first broken rule with its line number (1 is the header).
+ */
+export interface ImportProblem {
+  readonly line: number
+  readonly message: string
+}
+
+export const checkImport = (
+  records: ReadonlyArray<MemoryRecord>,
+  /** Ids of facts the graph already holds, among those the file names without defining. */
+  inGraph: ReadonlySet<string>
+): ImportProblem | undefined => {
+  const parent = new Map<string, string | null>()
+  const beats = new Map<string, Array<string>>()
+  const retracted = new Set<string>()
+  const retractionIds = new Set<string>()
+  const exists = (id: string) => parent.has(id) || inGraph.has(id)
+  const ancestorsOf = (id: string): Set<string> => {
+    const out = new Set<string>()
+    let up = parent.get(id) ?? null
+    while (up !== null && !out.has(up)) {
+      out.add(up)
+      up = parent.get(up) ?? null
+    }
+    return out
+  }
+  const supersedesThrough = (from: string, to: string): boolean => {
+    const seen = new Set<string>([from])
+    const todo = [from]
+    while (todo.length > 0) {
+      for (const next of beats.get(todo.pop()!) ?? []) {
+        if (next === to) return true
+        if (!seen.has(next)) {
+          seen.add(next)
+          todo.push(next)
+        }
+      }
+    }
+    return false
+  }
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!
+    const line = i + 2
+    const fail = (message: string): ImportProblem => ({ line, message })
+    if (i > 0 && compareRecords(records[i - 1]!, r) >= 0) {
+      return fail("records must be in write order (created_at, then kind, then id), each once")
+    }
+    switch (r.kind) {
+      case "fact": {
+        if (parent.has(r.id)) return fail("id: a fact with this id comes earlier in the file")
+        if (r.parent_id !== null && !exists(r.parent_id)) {
+          return fail("parent_id: no fact with that id earlier in the file or in the graph")
+        }
+        parent.set(r.id, r.parent_id)
+        break
+      }
+      case "decision": {
+        if (!exists(r.winner_id)) return fail("winner_id: no fact with that id earlier in the file or in the graph")
+        if (!exists(r.loser_id)) return fail("loser_id: no fact with that id earlier in the file or in the graph")
+        if (r.winner_id === r.loser_id) return fail(resolutionMessage.winner_is_loser)
+        if (supersedesThrough(r.loser_id, r.winner_id)) return fail(resolutionMessage.supersedes_cycle)
+        if (ancestorsOf(r.winner_id).has(r.loser_id) || ancestorsOf(r.loser_id).has(r.winner_id)) {
+          return fail(resolutionMessage.builds_on_each_other)
+        }
+        beats.set(r.winner_id, [...(beats.get(r.winner_id) ?? []), r.loser_id])
+        break
+      }
+      case "compatible": {
+        const [x, y] = r.fact_ids
+        if (!exists(x) || !exists(y)) return fail("fact_ids: no fact with that id earlier in the file or in the graph")
+        if (x >= y) return fail("fact_ids: must be two different ids, the lower first")
+        const px = parent.get(x)
+        const py = parent.get(y)
+        // A pair among graph facts is checked by the write statement (the file does not say their parents).
+        if (px !== undefined && py !== undefined && (px === null || px !== py)) {
+          return fail(compatibleMessage.not_siblings)
+        }
+        if (supersedesThrough(x, y) || supersedesThrough(y, x)) return fail(compatibleMessage.already_superseded)
+        break
+      }
+      case "retraction": {
+        if (!exists(r.fact_id)) return fail("fact_id: no fact with that id earlier in the file or in the graph")
+        if (retracted.has(r.fact_id)) return fail("fact_id: a fact has at most one retraction")
+        if (retractionIds.has(r.id)) return fail("id: a retraction with this id comes earlier in the file")
+        retracted.add(r.fact_id)
+        retractionIds.add(r.id)
+        break
+      }
+    }
+  }
+  return undefined
+}
+
+/** The fact ids a file uses without defining them first: the ones to look up in the graph. */
+export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyArray<string> => {
+  const defined = new Set<string>()
+  const outside = new Set<string>()
+  const use = (id: string | null) => {
+    if (id !== null && !defined.has(id)) outside.add(id)
+  }
+  for (const r of records) {
+    switch (r.kind) {
+      case "fact":
+        use(r.parent_id)
+        defined.add(r.id)
+        break
+      case "decision":
+        use(r.winner_id)
+        use(r.loser_id)
+        break
+      case "compatible":
+        use(r.fact_ids[0])
+        use(r.fact_ids[1])
+        break
+      case "retraction":
+        use(r.fact_id)
+    }
+  }
+  return [...outside]
+}

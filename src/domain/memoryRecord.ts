@@ -1,0 +1,146 @@
+import { Schema } from "effect"
+import { FactContent, Reason, RetractReason } from "./content.js"
+import { AgentName, SessionId } from "./ids.js"
+import { toIso } from "./time.js"
+
+/**
+ * One line of an export file (`npm run export`): JSON Lines, the first line the header, then every
+ * record in write order (created_at, then kind, then id). The fields are written in one fixed order
+ * and nothing in a record depends on when or from which graph it was exported, so export -> import ->
+ * export gives the same bytes. Only what a writer said is kept: statuses, fork marks and search
+ * scores are derived again on import, never read from the file.
+ */
+
+/** A whole fact id as Relay makes them (lower-case UUID), never a prefix. */
+const WholeId = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+    message: () => "must be a whole lower-case id as Relay writes it"
+  })
+)
+
+/** A stamp exactly as `toIso` writes it (UTC, milliseconds), so it decodes to one instant and back to the same text. */
+const ExactStamp = Schema.String.pipe(
+  Schema.filter((s) => {
+    const millis = Date.parse(s)
+    return (Number.isFinite(millis) && toIso(millis) === s) ||
+      "must be an ISO 8601 UTC time with milliseconds, as exported (2026-01-31T12:00:00.000Z)"
+  })
+)
+
+export const exportFormat = "relay-memory"
+export const exportVersion = 1
+
+export const HeaderRecord = Schema.Struct({
+  format: Schema.Literal(exportFormat),
+  version: Schema.Literal(exportVersion)
+})
+
+export const FactRecord = Schema.Struct({
+  kind: Schema.Literal("fact"),
+  id: WholeId,
+  created_at: ExactStamp,
+  written_by: AgentName,
+  session_id: SessionId,
+  parent_id: Schema.NullOr(WholeId),
+  content: FactContent
+})
+
+/** A SUPERSEDES edge: the winner stands, the loser is overruled. */
+export const DecisionRecord = Schema.Struct({
+  kind: Schema.Literal("decision"),
+  created_at: ExactStamp,
+  winner_id: WholeId,
+  loser_id: WholeId,
+  resolved_by: AgentName,
+  reason: Reason
+})
+
+/** A COMPATIBLE edge (a confirmation that two siblings both stand), its ids in stored order (lower first). */
+export const CompatibleRecord = Schema.Struct({
+  kind: Schema.Literal("compatible"),
+  created_at: ExactStamp,
+  fact_ids: Schema.Tuple(WholeId, WholeId),
+  resolved_by: AgentName,
+  reason: Reason
+})
+
+export const RetractionRecord = Schema.Struct({
+  kind: Schema.Literal("retraction"),
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  created_at: ExactStamp,
+  fact_id: WholeId,
+  retracted_by: AgentName,
+  reason: RetractReason
+})
+
+export const MemoryRecord = Schema.Union(FactRecord, DecisionRecord, CompatibleRecord, RetractionRecord)
+export type MemoryRecord = typeof MemoryRecord.Type
+export type FactRecord = typeof FactRecord.Type
+export type DecisionRecord = typeof DecisionRecord.Type
+export type CompatibleRecord = typeof CompatibleRecord.Type
+export type RetractionRecord = typeof RetractionRecord.Type
+
+/** Within one stamp (only a merged import can make two share one), records sort by kind, then by what they name. */
+const kindOrder = { fact: 0, decision: 1, compatible: 2, retraction: 3 } as const
+
+export const recordKey = (r: MemoryRecord): string => {
+  switch (r.kind) {
+    case "fact":
+    case "retraction":
+      return r.id
+    case "decision":
+      return `${r.winner_id} ${r.loser_id}`
+    case "compatible":
+      return `${r.fact_ids[0]} ${r.fact_ids[1]}`
+  }
+}
+
+/** Write order: created_at, then kind, then key. */
+export const compareRecords = (a: MemoryRecord, b: MemoryRecord): number =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ?
+    1 :
+    kindOrder[a.kind] - kindOrder[b.kind] || (recordKey(a) < recordKey(b) ? -1 : recordKey(a) > recordKey(b) ? 1 : 0)
+
+/** One record as its line, the fields in the fixed order of its Schema (no trailing newline). */
+export const recordLine = (r: MemoryRecord): string => {
+  switch (r.kind) {
+    case "fact":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        written_by: r.written_by,
+        session_id: r.session_id,
+        parent_id: r.parent_id,
+        content: r.content
+      })
+    case "decision":
+      return JSON.stringify({
+        kind: r.kind,
+        created_at: r.created_at,
+        winner_id: r.winner_id,
+        loser_id: r.loser_id,
+        resolved_by: r.resolved_by,
+        reason: r.reason
+      })
+    case "compatible":
+      return JSON.stringify({
+        kind: r.kind,
+        created_at: r.created_at,
+        fact_ids: r.fact_ids,
+        resolved_by: r.resolved_by,
+        reason: r.reason
+      })
+    case "retraction":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        fact_id: r.fact_id,
+        retracted_by: r.retracted_by,
+        reason: r.reason
+      })
+  }
+}
+
+export const headerLine = JSON.stringify({ format: exportFormat, version: exportVersion })

@@ -1,0 +1,147 @@
+import { Effect, Option, Schema, Stream } from "effect"
+import type { DatabaseError } from "../../domain/errors.js"
+import {
+  compareRecords,
+  type CompatibleRecord,
+  type DecisionRecord,
+  type FactRecord,
+  type MemoryRecord,
+  recordKey,
+  type RetractionRecord
+} from "../../domain/memoryRecord.js"
+import { Stamp, toIso } from "../../domain/time.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+
+/**
+ * Every record of a graph in write order, a page at a time (keyset on created_at, kind, key), for
+ * `npm run export`. Each page reads the next `pageSize` records of each of the four kinds and keeps
+ * the `pageSize` first of them all, so no query returns more than one page per kind and memory
+ * holds at most four pages. The range indexes on Fact.created_at, SUPERSEDES.created_at and
+ * RETRACTS.created_at serve the lower bound; COMPATIBLE edges, rare and made by hand, are found by
+ * type() (a typed pattern planned before the first one existed would find none, see compatible.ts).
+ */
+const pageSize = 1000
+
+const kinds = ["fact", "decision", "compatible", "retraction"] as const
+type Kind = typeof kinds[number]
+
+/** Where the last page ended: its last record's stamp, kind and key. */
+interface Position {
+  readonly stamp: number
+  readonly kind: number
+  readonly key: string
+}
+
+const after = (key: string) => `>= $stamp AND (STAMP > $stamp OR ${key} > $key) `
+
+const queries: Record<Kind, string> = {
+  fact: `MATCH (f:Fact) WHERE f.created_at ${after("f.id").replace("STAMP", "f.created_at")}` +
+    `WITH f ORDER BY f.created_at, f.id LIMIT $limit ` +
+    `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
+    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, f.content AS content`,
+  decision:
+    `MATCH (w:Fact)-[r:SUPERSEDES]->(l:Fact) WHERE r.created_at ${
+      after("w.id + ' ' + l.id").replace("STAMP", "r.created_at")
+    }` +
+    `WITH w, r, l ORDER BY r.created_at, w.id + ' ' + l.id LIMIT $limit ` +
+    `RETURN r.created_at AS created_at, w.id AS winner_id, l.id AS loser_id, r.resolved_by AS resolved_by, r.reason AS reason`,
+  compatible:
+    `MATCH (x:Fact)-[r]->(y:Fact) WHERE type(r) = 'COMPATIBLE' AND r.created_at ${
+      after("x.id + ' ' + y.id").replace("STAMP", "r.created_at")
+    }` +
+    `WITH x, r, y ORDER BY r.created_at, x.id + ' ' + y.id LIMIT $limit ` +
+    `RETURN r.created_at AS created_at, [x.id, y.id] AS fact_ids, r.resolved_by AS resolved_by, r.reason AS reason`,
+  retraction: `MATCH (r)-[t:RETRACTS]->(f:Fact) WHERE t.created_at ${after("r.id").replace("STAMP", "t.created_at")}` +
+    `WITH r, t, f ORDER BY t.created_at, r.id LIMIT $limit ` +
+    `RETURN r.id AS id, t.created_at AS created_at, f.id AS fact_id, r.retracted_by AS retracted_by, r.reason AS reason`
+}
+
+const rowSchemas = {
+  fact: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    written_by: Schema.String,
+    session_id: Schema.String,
+    parent_id: Schema.NullOr(Schema.String),
+    content: Schema.String
+  }),
+  decision: Schema.Struct({
+    created_at: Stamp,
+    winner_id: Schema.String,
+    loser_id: Schema.String,
+    resolved_by: Schema.String,
+    reason: Schema.String
+  }),
+  compatible: Schema.Struct({
+    created_at: Stamp,
+    fact_ids: Schema.Tuple(Schema.String, Schema.String),
+    resolved_by: Schema.String,
+    reason: Schema.String
+  }),
+  retraction: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    fact_id: Schema.String,
+    retracted_by: Schema.String,
+    reason: Schema.String
+  })
+}
+
+const kindIndex = (kind: Kind) => kinds.indexOf(kind)
+
+/** The key to pass for `kind`: records of that kind at the position's stamp come after it. */
+const keyAfter = (kind: Kind, at: Position): string =>
+  kindIndex(kind) < at.kind ? "\uffff" : kindIndex(kind) > at.kind ? "" : at.key
+
+const readKind = (
+  db: GraphDatabase["Type"],
+  kind: Kind,
+  at: Position
+): Effect.Effect<ReadonlyArray<MemoryRecord>, DatabaseError> => {
+  const params = { stamp: at.stamp, key: keyAfter(kind, at), limit: pageSize }
+  switch (kind) {
+    case "fact":
+      return db.read(queries.fact, params, rowSchemas.fact).pipe(
+        Effect.map((rows) => rows.map((r): FactRecord => ({ kind: "fact", ...r, created_at: toIso(r.created_at) })))
+      )
+    case "decision":
+      return db.read(queries.decision, params, rowSchemas.decision).pipe(
+        Effect.map((rows) =>
+          rows.map((r): DecisionRecord => ({ kind: "decision", ...r, created_at: toIso(r.created_at) }))
+        )
+      )
+    case "compatible":
+      return db.read(queries.compatible, params, rowSchemas.compatible).pipe(
+        Effect.map((rows) =>
+          rows.map((r): CompatibleRecord => ({ kind: "compatible", ...r, created_at: toIso(r.created_at) }))
+        )
+      )
+    case "retraction":
+      return db.read(queries.retraction, params, rowSchemas.retraction).pipe(
+        Effect.map((rows) =>
+          rows.map((r): RetractionRecord => ({ kind: "retraction", ...r, created_at: toIso(r.created_at) }))
+        )
+      )
+  }
+}
+
+const start: Position = { stamp: -8.64e15, kind: -1, key: "" }
+
+/** The next page of records after `at`, in write order. */
+const nextPage = (db: GraphDatabase["Type"], at: Position): Effect.Effect<Array<MemoryRecord>, DatabaseError> =>
+  Effect.forEach(kinds, (kind: Kind) => readKind(db, kind, at)).pipe(
+    Effect.map((pages) => pages.flat().sort(compareRecords).slice(0, pageSize))
+  )
+
+/** Every record of the graph, in write order. */
+export const exportRecords = (db: GraphDatabase["Type"]): Stream.Stream<MemoryRecord, DatabaseError> =>
+  Stream.paginateEffect(start, (at) =>
+    nextPage(db, at).pipe(
+      Effect.map((records) => {
+        const last = records[records.length - 1]
+        const next: Option.Option<Position> = last === undefined || records.length < pageSize
+          ? Option.none()
+          : Option.some({ stamp: Date.parse(last.created_at), kind: kindIndex(last.kind), key: recordKey(last) })
+        return [records, next] as const
+      })
+    )).pipe(Stream.flattenIterables)

@@ -1,0 +1,181 @@
+import { Effect, Schema } from "effect"
+import { normaliseContent } from "../../domain/content.js"
+import type {
+  CompatibleRecord,
+  DecisionRecord,
+  FactRecord,
+  MemoryRecord,
+  RetractionRecord
+} from "../../domain/memoryRecord.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+
+/**
+ * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
+ * deriving everything else again: a fact's normalised content, its fork mark, and, since statuses
+ * are never stored, every status. Runs of facts go in batches (one statement creates the nodes, then
+ * links their parents); each decision, compatible record and retraction is one statement that
+ * checks its rule against the graph as it stands, so a merge never writes what the rules refuse.
+ * Facts already in the graph by id are skipped, as are edges already there.
+ */
+export const factBatchSize = 500
+
+export interface ImportCounts {
+  facts: number
+  decisions: number
+  compatible: number
+  retractions: number
+  /** Records already in the graph (merge), left as they are. */
+  skipped: number
+  /** Records a rule refused against the graph's own edges (merge), by line: left out. */
+  refused: Array<{ readonly line: number; readonly rule: string }>
+}
+
+/**
+ * New facts in one statement: nodes first, then (after the aggregation, which ends the CREATE) the
+ * BUILDS_ON edges, whose parents may be in the same batch.
+ */
+const createFacts = `UNWIND $rows AS r ` +
+  `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
+  `session_id: r.session_id, created_at: r.created_at}) ` +
+  `WITH count(*) AS made ` +
+  `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
+  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p)`
+
+/** A parent whose children say different things is a fork: marked as a save marks it (saveFact.ts). */
+const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid})<-[:BUILDS_ON]-(c:Fact) ` +
+  `WITH p, collect(DISTINCT c.norm) AS norms WHERE size(norms) > 1 ` +
+  `MERGE (:ForkMark)-[:MARKS]->(p)`
+
+const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
+
+const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
+  `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
+  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle, ` +
+  `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
+  `FOREACH (_ IN CASE WHEN NOT existing AND NOT cycle AND NOT related THEN [1] ELSE [] END | ` +
+  `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(l)) ` +
+  `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' END AS rule`
+
+const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
+  `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
+  `head([(x)-[:BUILDS_ON]->(x_parent) | id(x_parent)]) AS xParent, ` +
+  `head([(y)-[:BUILDS_ON]->(y_parent) | id(y_parent)]) AS yParent, ` +
+  `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
+  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings ` +
+  `FOREACH (_ IN CASE WHEN NOT existing AND siblings AND NOT decided THEN [1] ELSE [] END | ` +
+  `CREATE (x)-[:COMPATIBLE {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(y)) ` +
+  `RETURN existing, CASE WHEN NOT siblings THEN 'not_siblings' WHEN decided THEN 'already_superseded' END AS rule`
+
+const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
+  `WITH f, indegree(f, 'RETRACTS') > 0 AS existing ` +
+  `FOREACH (_ IN CASE WHEN existing THEN [] ELSE [1] END | ` +
+  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt})` +
+  `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
+  `RETURN existing, null AS rule`
+
+/** The Relay clock moves past the newest stamp imported, so every later write is stamped after it. */
+const moveClock = `MERGE (clk:RelayClock {id: 0}) ` +
+  `SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END`
+
+const Outcome = Schema.Struct({ existing: Schema.Boolean, rule: Schema.NullOr(Schema.String) })
+const IdRow = Schema.Struct({ id: Schema.String })
+
+const stamp = (iso: string) => Date.parse(iso)
+
+const writeFacts = Effect.fn("relay/transfer/writeFacts")(
+  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts) {
+    const there = new Set(
+      (yield* db.read(existingIds, { ids: batch.map((f) => f.id) }, IdRow)).map((r) => r.id)
+    )
+    const fresh = batch.filter((f) => !there.has(f.id))
+    counts.skipped += batch.length - fresh.length
+    if (fresh.length === 0) return
+    yield* db.write(createFacts, {
+      rows: fresh.map((f) => ({
+        id: f.id,
+        content: f.content,
+        norm: normaliseContent(f.content),
+        written_by: f.written_by,
+        session_id: f.session_id,
+        created_at: stamp(f.created_at),
+        parent_id: f.parent_id
+      }))
+    })
+    const parents = [...new Set(fresh.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id])))]
+    if (parents.length > 0) yield* db.write(markForks, { parents })
+    counts.facts += fresh.length
+  }
+)
+
+const writeEdge = Effect.fn("relay/transfer/writeEdge")(
+  function*(
+    db: GraphDatabase["Type"],
+    record: DecisionRecord | CompatibleRecord | RetractionRecord,
+    line: number,
+    counts: ImportCounts
+  ) {
+    const createdAt = stamp(record.created_at)
+    const rows = record.kind === "decision"
+      ? yield* db.write(decisionQuery, {
+        winnerId: record.winner_id,
+        loserId: record.loser_id,
+        reason: record.reason,
+        resolvedBy: record.resolved_by,
+        createdAt
+      }, Outcome)
+      : record.kind === "compatible"
+      ? yield* db.write(compatibleQuery, {
+        x: record.fact_ids[0],
+        y: record.fact_ids[1],
+        reason: record.reason,
+        resolvedBy: record.resolved_by,
+        createdAt
+      }, Outcome)
+      : yield* db.write(retractionQuery, {
+        factId: record.fact_id,
+        id: record.id,
+        reason: record.reason,
+        retractedBy: record.retracted_by,
+        createdAt
+      }, Outcome)
+    const outcome = rows[0]
+    if (outcome === undefined) {
+      counts.refused.push({ line, rule: "fact_not_found" })
+    } else if (outcome.existing) {
+      counts.skipped++
+    } else if (outcome.rule !== null) {
+      counts.refused.push({ line, rule: outcome.rule })
+    } else if (record.kind === "decision") {
+      counts.decisions++
+    } else if (record.kind === "compatible") {
+      counts.compatible++
+    } else {
+      counts.retractions++
+    }
+  }
+)
+
+/** Writes the records in their order (line numbers for reports start at 2, after the header). */
+export const importRecords = Effect.fn("relay/transfer/importRecords")(
+  function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>) {
+    const counts: ImportCounts = { facts: 0, decisions: 0, compatible: 0, retractions: 0, skipped: 0, refused: [] }
+    let batch: Array<FactRecord> = []
+    let newest = 0
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!
+      newest = Math.max(newest, stamp(record.created_at))
+      if (record.kind === "fact") {
+        batch.push(record)
+        if (batch.length < factBatchSize) continue
+      }
+      if (batch.length > 0) {
+        yield* writeFacts(db, batch, counts)
+        batch = []
+      }
+      if (record.kind !== "fact") yield* writeEdge(db, record, i + 2, counts)
+    }
+    if (batch.length > 0) yield* writeFacts(db, batch, counts)
+    if (records.length > 0) yield* db.write(moveClock, { newest })
+    return counts
+  }
+)

@@ -1,0 +1,84 @@
+import { Effect, ParseResult, Schema, Stream } from "effect"
+import { checkImport, idsFromOutside } from "../../domain/importCheck.js"
+import { headerLine, HeaderRecord, MemoryRecord, recordLine } from "../../domain/memoryRecord.js"
+import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { SecretScanner } from "../../services/SecretScanner.js"
+import { exportRecords } from "./exportRecords.js"
+import { importRecords } from "./importRecords.js"
+
+/** An import refused before anything was written: the line and the field or rule it breaks. */
+export class ImportRefused extends Schema.TaggedError<ImportRefused>()("ImportRefused", {
+  message: Schema.String
+}) {}
+
+/** The export of the connected graph as lines (the header first), each ending in a newline. */
+export const exportLines = Effect.map(GraphDatabase, (db) =>
+  Stream.concat(
+    Stream.make(`${headerLine}\n`),
+    exportRecords(db).pipe(Stream.map((r) => `${recordLine(r)}\n`))
+  ))
+
+/** The whole export as one string (for tests and small graphs; the CLI streams `exportLines`). */
+export const exportText = Effect.flatMap(exportLines, (lines) => Stream.runFold(lines, "", (text, line) => text + line))
+
+const refuse = (line: number, message: string) => new ImportRefused({ message: `line ${line}: ${message}` })
+
+const decodeHeader = Schema.decodeUnknownEither(Schema.parseJson(HeaderRecord))
+const decodeRecord = Schema.decodeUnknownEither(Schema.parseJson(MemoryRecord))
+
+/** The first issue of a failed decode, as "field: message" (the record's own text is never echoed). */
+const describe = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const first = issues[0]
+  if (first === undefined) return "is not a record of a Relay export"
+  const field = first.path.join(".")
+  return field === "" ? "is not a record of a Relay export (JSON with a known kind)" : `${field}: ${first.message}`
+}
+
+/**
+ * Parses, checks and writes an export file's text into the connected graph. Every line is decoded
+ * and scanned for secrets, and the file's own rules are checked (domain/importCheck.ts), before the
+ * first write; without `merge` the graph must hold no fact.
+ */
+export const importText = Effect.fn("relay/transfer/importText")(function*(text: string, options: { merge: boolean }) {
+  const db = yield* GraphDatabase
+  const scanner = yield* SecretScanner
+  const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  const header = lines[0]
+  if (header === undefined || decodeHeader(header)._tag === "Left") {
+    return yield* refuse(1, `not a Relay export: the first line must be ${headerLine}`)
+  }
+  const records: Array<MemoryRecord> = []
+  for (let i = 1; i < lines.length; i++) {
+    const decoded = decodeRecord(lines[i])
+    if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
+    const record = decoded.right
+    const texts = record.kind === "fact" ? [["content", record.content]] : [["reason", record.reason]]
+    for (const [field, value] of texts) {
+      yield* scanner.check(field!, value!).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+    }
+    records.push(record)
+  }
+  if (!options.merge) {
+    const n = yield* db.read("MATCH (f:Fact) RETURN count(f) AS n", {}, Schema.Struct({ n: Schema.Number }))
+    if ((n[0]?.n ?? 0) > 0) {
+      return yield* new ImportRefused({
+        message: `the graph ${db.graphName} already holds facts: import into an empty graph, or pass --merge`
+      })
+    }
+  }
+  const outside = idsFromOutside(records)
+  const inGraph = new Set<string>()
+  for (let i = 0; i < outside.length; i += 1000) {
+    const rows = yield* db.read(
+      "UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id",
+      { ids: outside.slice(i, i + 1000) },
+      Schema.Struct({ id: Schema.String })
+    )
+    for (const r of rows) inGraph.add(r.id)
+  }
+  const problem = checkImport(records, inGraph)
+  if (problem !== undefined) return yield* refuse(problem.line, problem.message)
+  return yield* importRecords(db, records)
+})

@@ -1,0 +1,195 @@
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, FastCheck as fc, Layer, Schema, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import { FactContent } from "../../src/domain/content.js"
+import { headerLine } from "../../src/domain/memoryRecord.js"
+import { findSecretKind } from "../../src/domain/secretRules.js"
+import { exportText, importText } from "../../src/layers/transfer/transferText.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+/**
+ * Export -> import -> export gives the same bytes on generated memories (facts with any text,
+ * forks, decisions, compatible records, retractions), and the import derives what was not in the
+ * file: statuses, open conflicts and fork marks answer as in the graph exported, and the clock
+ * stamps the next write after the newest imported record.
+ */
+
+/** A second graph of the same server, its stack built once for the file. */
+class Copy extends Context.Tag("test/Copy")<Copy, Context.Context<FactStore | GraphDatabase | SecretScanner>>() {}
+const CopyLive = Layer.scoped(Copy, Layer.build(relayTestLayer("transfer_copy")))
+
+const onCopy = <A, E>(effect: Effect.Effect<A, E, FactStore | GraphDatabase | SecretScanner>) =>
+  Effect.flatMap(Copy, (ctx) => Effect.provide(effect, ctx))
+
+const wipe = Effect.flatMap(GraphDatabase, (db) => db.write("MATCH (n) DETACH DELETE n"))
+
+// Text a writer might send: quotes, backslashes, newlines, emoji, markup, padding; kept only if a save accepts it.
+const contentArb = fc.oneof(
+  fc.constantFrom("use postgres 16", "Use  Postgres 16 ", "store tokens in redis", "ship on friday"),
+  fc.fullUnicodeString({ minLength: 1, maxLength: 40 }),
+  fc.constantFrom("say \"hi\"\\n\n\ttab", "<img src=x onerror=alert(1)>", "😀 emoji ✓", "  padded  ")
+).filter((s) => Schema.is(FactContent)(s) && findSecretKind(s) === undefined)
+
+const step = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("save" as const), parent: fc.nat(), content: contentArb }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat() }) }
+)
+
+type Step = typeof step extends fc.Arbitrary<infer A> ? A : never
+
+/** Writes the steps through the FactStore (the tools' path); refused decisions are simply not made. */
+const writeMemory = (steps: ReadonlyArray<Step>) =>
+  Effect.gen(function*() {
+    const store = yield* FactStore
+    const ids: Array<string> = []
+    for (const s of steps) {
+      yield* TestClock.adjust(s.kind === "save" ? 3 : 1)
+      const pick = (n: number) => ids[n % ids.length]!
+      if (s.kind === "save") {
+        const id = randomUUID()
+        const pi = s.parent % (ids.length + 1)
+        yield* store.save({
+          id,
+          content: s.content,
+          writtenBy: "cursor",
+          sessionId: "s:1",
+          parentId: pi === ids.length ? null : ids[pi]!
+        })
+        ids.push(id)
+      } else if (ids.length > 0) {
+        const attempt: Effect.Effect<unknown, unknown> = s.kind === "resolve"
+          ? store.resolve({
+            callId: randomUUID(),
+            winnerId: pick(s.w),
+            loserId: pick(s.l),
+            reason: "faster",
+            resolvedBy: "zed"
+          })
+          : s.kind === "compatible"
+          ? store.compatible({
+            callId: randomUUID(),
+            factIds: [pick(s.w), pick(s.l)],
+            reason: "both",
+            resolvedBy: "zed"
+          })
+          : store.retract({ callId: randomUUID(), factId: pick(s.f), reason: "wrong", retractedBy: "zed" })
+        yield* Effect.either(attempt)
+      }
+    }
+  })
+
+const everything = Effect.flatMap(FactStore, (store) =>
+  Effect.all({
+    facts: store.currentState({ limit: 1000, sessionId: null, statuses: null, before: null, writtenBy: null }),
+    conflicts: store.openConflicts({ limit: 100, after: null, children: 100, asOf: null })
+  }))
+
+const forkMarks = Effect.flatMap(
+  GraphDatabase,
+  (db) =>
+    db.read(
+      "MATCH (:ForkMark)-[:MARKS]->(p:Fact) RETURN p.id AS id ORDER BY id",
+      {},
+      Schema.Struct({ id: Schema.String })
+    )
+)
+
+layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("export and import", (it) => {
+  it.effect.prop(
+    "export -> import -> export is byte-identical, and what is derived answers the same",
+    [fc.array(step, { minLength: 1, maxLength: 25 })],
+    ([steps]) =>
+      Effect.gen(function*() {
+        yield* wipe
+        yield* onCopy(wipe)
+        yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+        yield* writeMemory(steps)
+        const first = yield* exportText
+        const counts = yield* onCopy(importText(first, { merge: false }))
+        const second = yield* onCopy(exportText)
+        expect(second).toBe(first)
+        const lines = first.trimEnd().split("\n")
+        expect(lines[0]).toBe(headerLine)
+        expect(counts.facts + counts.decisions + counts.compatible + counts.retractions).toBe(lines.length - 1)
+        const original = yield* everything
+        const copied = yield* onCopy(everything)
+        expect(copied).toEqual(original)
+        expect(yield* onCopy(forkMarks)).toEqual(yield* forkMarks)
+        // The copy's clock moved past the newest imported stamp: a write now lands after it.
+        const newest = lines.length > 1 ? Date.parse(JSON.parse(lines[lines.length - 1]!).created_at) : 0
+        yield* TestClock.setTime(0)
+        const saved = yield* onCopy(Effect.flatMap(FactStore, (s) =>
+          s.save({
+            id: randomUUID(),
+            content: "after the import",
+            writtenBy: "zed",
+            sessionId: "s:2",
+            parentId: null
+          })))
+        expect(Date.parse(saved.fact.created_at)).toBeGreaterThan(newest)
+      }),
+    { fastCheck: { numRuns: 12 } }
+  )
+
+  it.effect("merge skips what is there, adds the rest, and a refused line writes nothing", () =>
+    Effect.gen(function*() {
+      yield* wipe
+      yield* onCopy(wipe)
+      const store = yield* FactStore
+      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+      const root = yield* store.save({
+        id: randomUUID(),
+        content: "pick a db",
+        writtenBy: "a",
+        sessionId: "s",
+        parentId: null
+      })
+      yield* TestClock.adjust(5)
+      yield* store.save({
+        id: randomUUID(),
+        content: "postgres",
+        writtenBy: "a",
+        sessionId: "s",
+        parentId: root.fact.id
+      })
+      const text = yield* exportText
+      // The teammate's copy has the root and a fork of their own under it.
+      yield* onCopy(importText(text.split("\n").slice(0, 2).join("\n"), { merge: false }))
+      yield* TestClock.adjust(5)
+      yield* onCopy(
+        Effect.flatMap(
+          FactStore,
+          (s) => s.save({ id: randomUUID(), content: "sqlite", writtenBy: "b", sessionId: "t", parentId: root.fact.id })
+        )
+      )
+      const merged = yield* onCopy(importText(text, { merge: true }))
+      expect(merged).toMatchObject({ facts: 1, skipped: 1 })
+      const conflicts = yield* onCopy(
+        Effect.flatMap(FactStore, (s) => s.openConflicts({ limit: 10, after: null, children: 10, asOf: null }))
+      )
+      expect(conflicts.conflicts.map((c) => c.children.length)).toEqual([2])
+      // A secret on one line: the whole file is refused and the graph is untouched.
+      const leaky = text.replace("postgres", "password=hunter2hunter2")
+      const refused = yield* Effect.flip(onCopy(importText(leaky, { merge: true })))
+      expect(refused.message).toMatch(/^line 3: content looks like it contains a credential/)
+      const cyclic = `${text}${
+        JSON.stringify({
+          kind: "decision",
+          created_at: "2026-05-02T00:00:00.000Z",
+          winner_id: root.fact.id,
+          loser_id: root.fact.id,
+          resolved_by: "a",
+          reason: "x"
+        })
+      }\n`
+      expect((yield* Effect.flip(onCopy(importText(cyclic, { merge: true })))).message).toMatch(
+        /^line 4: winner_fact_id and loser_fact_id/
+      )
+      expect((yield* Effect.flip(onCopy(importText(text, { merge: false })))).message).toMatch(/already holds facts/)
+    }))
+})
