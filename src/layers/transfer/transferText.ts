@@ -54,7 +54,12 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     const decoded = decodeRecord(lines[i])
     if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
     const record = decoded.right
-    const texts = record.kind === "fact" ? [["content", record.content]] : [["reason", record.reason]]
+    // The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact).
+    const texts = record.kind === "fact"
+      ? [["content", record.content], ["written_by", record.written_by], ["session_id", record.session_id]]
+      : record.kind === "retraction"
+      ? [["reason", record.reason], ["retracted_by", record.retracted_by]]
+      : [["reason", record.reason], ["resolved_by", record.resolved_by]]
     for (const [field, value] of texts) {
       yield* scanner.check(field!, value!).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
     }
