@@ -36,6 +36,19 @@ export const filterStatuses = (
   status: "any" | FactStatus | ReadonlyArray<FactStatus>
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
+const kindDescription = "With a parent: detail (adds to it, never a conflict) or choice (one option of several)"
+
+/**
+ * What a fact says of its parent: `detail` adds to it (never a fork, never in a conflict), `choice`
+ * is one answer where others are possible. Left out: the seed's rule, every differing sibling forks
+ * (see domain/model/conflicts.ts). Stored on the fact; not shown in Fact (the conflicts it makes are).
+ */
+export const FactKind = Schema.Literal("detail", "choice").annotations({
+  description: kindDescription,
+  jsonSchema: { type: "string", enum: ["detail", "choice"], description: kindDescription }
+})
+export type FactKind = typeof FactKind.Type
+
 /**
  * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:
  * retracted > superseded > stale > active.

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ContextCursor, contextLimit, ImpactCursor, impactLimit, staleLimit } from "./chainPaging.js"
 import { FactContent, Reason, RetractReason } from "./content.js"
-import { StatusFilter } from "./fact.js"
+import { FactKind, StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
@@ -17,6 +17,7 @@ export const SaveFactInput = Schema.Struct({
   parent_fact_id: Schema.optional(
     FactId.annotations({ description: "Fact it builds on" })
   ),
+  kind: Schema.optional(FactKind),
   request_id: Schema.optional(RequestId)
 })
 

@@ -48,7 +48,7 @@ export const requestRetractionId = (retractedBy: string, requestId: string): str
   derivedId(namespaces.retraction, retractedBy, requestId)
 
 export const requestIdMessage = {
-  save: "request_id: was already used for a different fact (other content, session or parent); " +
+  save: "request_id: was already used for a different fact (other content, session, parent, kind or revision); " +
     "use a new request_id for a new fact",
   resolve: "request_id: was already used to resolve this pair with another reason; " +
     "use a new request_id for a new call",

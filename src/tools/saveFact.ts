@@ -10,7 +10,9 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save a fact (never edited); reply names differing siblings (`fork`) or the fact it repeats",
+  description:
+    "Save a fact (never edited); with a parent, give kind. Reply names siblings it disagrees with (`fork`) " +
+    "or the fact it repeats",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
@@ -34,7 +36,8 @@ export const saveFact = defineTool({
       content,
       writtenBy: input.written_by,
       sessionId: input.session_id,
-      parentId: input.parent_fact_id ?? null
+      parentId: input.parent_fact_id ?? null,
+      kind: input.kind ?? null
     })
     return {
       fact: saved.fact,

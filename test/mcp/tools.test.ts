@@ -153,7 +153,12 @@ describe("all the tools over stdio", () => {
     expect(rs.fork!.siblings.map((f) => f.id)).toEqual([ids.cookies])
     expect(lines(redis)[2]).toBe("Fork: siblings that say something else (1):")
     expect(lines(redis)[3]).toMatch(re(`${s(ids.cookies)} claude-desktop ${now}: "Keep refresh tokens in cookies"`))
-    expect(lines(redis)).toHaveLength(4)
+    expect(lines(redis)[4]).toBe(
+      `If all can hold: relay_resolve_conflict outcome "compatible", fact_ids ["${s(rs.fact.id)}", "${
+        s(ids.cookies)
+      }"]; a detail is saved with kind "detail".`
+    )
+    expect(lines(redis)).toHaveLength(5)
 
     const dup = await save("  keep REFRESH tokens in   redis ", "cursor", "t2", ids.root)
     ids.dup = outputOf(dup).fact.id

@@ -45,6 +45,8 @@ const step = fc.oneof(
       kind: fc.constant("save" as const),
       parentPick: fc.nat(),
       content: contentArb,
+      // What the new fact says of its parent: kind-less (the seed's rule) as often as the two kinds.
+      factKind: fc.constantFrom(null, null, "detail" as const, "choice" as const),
       writer: fc.constantFrom(...writers),
       dt: fc.constantFrom(0, 0, 1, 7)
     })
@@ -227,11 +229,18 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const id = planned[model.facts.length]!
         const pickIx = s.parentPick % (model.facts.length + 1)
         const parentId = pickIx === model.facts.length ? null : model.facts[pickIx]!.id
-        const expected = Rules.saveOutcome(model, parentId, s.content)
-        const saved = yield* store.save({ id, content: s.content, writtenBy: s.writer, sessionId: "prop", parentId })
+        const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind)
+        const saved = yield* store.save({
+          id,
+          content: s.content,
+          writtenBy: s.writer,
+          sessionId: "prop",
+          parentId,
+          kind: s.factKind
+        })
         const createdAt = Rules.nextStamp(model.last, now)
         model.last = createdAt
-        model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer })
+        model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer, kind: s.factKind })
         expectFactMatches(model, saved.fact)
         expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
         expect(saved.siblingsTotal).toBe(expected.siblingsTotal)

@@ -9,7 +9,7 @@ import { oneHop, oneHopMatch } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
 
 /**
- * A child takes part when stamped at or before the snapshot, and neither superseded nor retracted by
+ * A child takes part when it is no detail, stamped at or before the snapshot, and neither superseded nor retracted by
  * then. `late` holds the node ids of the losers of decisions stamped after the snapshot (one entry a
  * decision; a loser stamped after the snapshot is left out, it takes no part anyway), `lateOut` those
  * of facts retracted after it: a child takes part when every SUPERSEDES
@@ -18,7 +18,8 @@ import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
  * index once per child) took 688 ms at 100k facts.
  */
 const openChild = (c: string) =>
-  `${c}.created_at <= snap AND ` +
+  // A detail is never in a conflict (domain/model/conflicts.ts), so it never takes part.
+  `${c}.created_at <= snap AND coalesce(${c}.kind, '') <> 'detail' AND ` +
   `(indegree(${c}, 'SUPERSEDES') = 0 OR (size(late) > 0 AND indegree(${c}, 'SUPERSEDES') <= size([x IN late WHERE x = id(${c})]))) AND ` +
   `(indegree(${c}, 'RETRACTS') = 0 OR (size(lateOut) > 0 AND indegree(${c}, 'RETRACTS') <= size([x IN lateOut WHERE x = id(${c})])))`
 

@@ -10,7 +10,7 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
- * session, under the same parent: otherwise no row goes on and nothing is written, and `save`
+ * session, under the same parent, of the same kind: otherwise no row goes on and nothing is written, and `save`
  * answers invalid_input on request_id. Inside the statement, so two racing calls cannot both pass.
  * (The parent is projected first: FalkorDB 4.16 fails the cached plan of a pattern comprehension
  * inside this WHERE with "Unable to locate a value with alias".)
@@ -21,6 +21,7 @@ const sameOrNew = (carry: ReadonlyArray<string>) =>
     [...carry, "earlier"].join(", ")
   }, head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent ` +
   `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
+  `coalesce(earlier.kind, '') = coalesce($kind, '') AND ` +
   `coalesce(earlier_parent, '') = coalesce($parentId, ''))`
 
 /**
@@ -38,7 +39,7 @@ const createFact = (carry: ReadonlyArray<string>) =>
   `${sameOrNew(carry)} ${stampClause(carry)} ` +
   `MERGE (f:Fact {id: $id}) ` +
   `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
-  `f.session_id = $sessionId, f.created_at = ts, clk.last = ts`
+  `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts`
 
 const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate`
 
@@ -50,7 +51,9 @@ const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
   `WITH f, p, s ORDER BY s.created_at ` +
   // Node references and their norms only: just the shown siblings and the duplicate are mapped.
   `WITH f, p, collect(s) AS siblings ` +
-  `WITH f, p, [x IN siblings WHERE x.norm <> $norm] AS differing, [x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
+  // A detail disagrees with nothing, and nothing disagrees with a detail (domain/model/conflicts.ts).
+  `WITH f, p, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND coalesce(x.kind, '') <> 'detail'] AS differing, ` +
+  `[x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
   `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
   `WITH f, differing, same, ${factMap("p")} AS parent ` +
   `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
@@ -85,6 +88,7 @@ export const save = Effect.fn("relay/factStore/save")(
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
       parentId: input.parentId,
+      kind: input.kind ?? null,
       shown: forkSiblingsShown,
       now
     }, Row)

@@ -1,5 +1,5 @@
 /** What callers hand the FactStore: the facts and decisions to write, and where a page starts. */
-import type { FactStatus } from "../../domain/fact.js"
+import type { FactKind, FactStatus } from "../../domain/fact.js"
 
 export interface NewFact {
   /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
@@ -8,6 +8,8 @@ export interface NewFact {
   readonly writtenBy: string
   readonly sessionId: string
   readonly parentId: string | null
+  /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
+  readonly kind?: FactKind | null | undefined
 }
 
 export interface Resolution {

@@ -1,5 +1,6 @@
+import type { Fact } from "../../domain/fact.js"
 import type { ResolveConflictOutput, RetractFactOutput, SaveFactOutput } from "../../domain/outputs.js"
-import { list, quote, type Render } from "./page.js"
+import { list, type Page, quote, type Render } from "./page.js"
 import { staleLines } from "./parts.js"
 
 export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
@@ -12,8 +13,15 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
     o.fork.siblings,
     (f) => p.fact(f, { parent: false }),
     null
-  ))
+  )),
+  ...(o.fork === null ? [] : [compatibleHint(p, [o.fact, ...o.fork.siblings.slice(-9)])])
 ]
+
+/** The one call that records a fork's siblings as all holding (fact_ids takes at most 10). */
+const compatibleHint = (p: Page, facts: ReadonlyArray<Fact>) =>
+  `If all can hold: relay_resolve_conflict outcome "compatible", fact_ids [${
+    facts.map((f) => quote(p.id(f.id))).join(", ")
+  }]; a detail is saved with kind "detail".`
 
 export const renderResolveConflict: Render<typeof ResolveConflictOutput.Type> = (o, p) =>
   o.winner === undefined || o.loser === undefined ?
