@@ -49,7 +49,29 @@ export const readHttpSettings = Config.all({
       validation: (n) => n >= 100 && n <= 600_000
     })
   ),
-  /** Open connections at most; more are closed as they come (well under a process's usual 1,024 files). */
+  /**
+   * A request's headers must arrive within this (and within the request timeout): a connection that
+   * trickles them is answered 408 and closed well before it could matter.
+   */
+  headersTimeoutMillis: Config.integer("RELAY_HTTP_HEADERS_TIMEOUT_MS").pipe(
+    Config.withDefault(5000),
+    Config.validate({
+      message: "RELAY_HTTP_HEADERS_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000",
+      validation: (n) => n >= 100 && n <= 600_000
+    })
+  ),
+  /** Connections one peer address may have still sending headers; one more closes its oldest (connectionGuard.ts). */
+  maxPendingPerPeer: Config.integer("RELAY_HTTP_MAX_PENDING_PER_PEER").pipe(
+    Config.withDefault(64),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_PENDING_PER_PEER must be a positive whole number",
+      validation: (n) => n > 0
+    })
+  ),
+  /**
+   * Open connections at most (well under a process's usual 1,024 files); at the cap a new one closes
+   * the oldest still sending headers, never one that sent a valid token (connectionGuard.ts).
+   */
   maxConnections: Config.integer("RELAY_HTTP_MAX_CONNECTIONS").pipe(
     Config.withDefault(512),
     Config.validate({
@@ -61,6 +83,14 @@ export const readHttpSettings = Config.all({
     Config.withDefault(1000),
     Config.validate({
       message: "RELAY_HTTP_MAX_SESSIONS must be a positive whole number",
+      validation: (n) => n > 0
+    })
+  ),
+  /** A token's open sessions at most; a new one closes that token's least recently used idle session. */
+  maxSessionsPerToken: Config.integer("RELAY_HTTP_MAX_SESSIONS_PER_TOKEN").pipe(
+    Config.withDefault(32),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_SESSIONS_PER_TOKEN must be a positive whole number",
       validation: (n) => n > 0
     })
   )

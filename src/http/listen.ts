@@ -1,6 +1,7 @@
 import { Data, Effect } from "effect"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { guardConnections } from "./connectionGuard.js"
 import { loopbackHosts } from "./HttpSettings.js"
 
 class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string }> {}
@@ -18,7 +19,9 @@ export const listen = (
     readonly port: number
     readonly extraHosts: ReadonlyArray<string>
     readonly requestTimeoutMillis: number
+    readonly headersTimeoutMillis: number
     readonly maxConnections: number
+    readonly maxPendingPerPeer: number
   },
   handler: Handler,
   onFailure: (res: ServerResponse, cause: unknown) => void,
@@ -27,15 +30,17 @@ export const listen = (
   Effect.acquireRelease(
     Effect.async<NodeServer, ListenFailed>((resume) => {
       let allowedHosts: ReadonlyArray<string> = []
-      // Node checks the timeouts on an interval (30 s by default): a tenth of the timeout keeps the cut near it.
+      // Node checks the timeouts on an interval (30 s by default): a tenth of the shorter keeps the
+      // cut near it. Node refuses a headers timeout longer than the request's.
+      const headersTimeout = Math.min(options.headersTimeoutMillis, options.requestTimeoutMillis)
       const made = createServer({
         requestTimeout: options.requestTimeoutMillis,
-        headersTimeout: options.requestTimeoutMillis,
-        connectionsCheckingInterval: Math.max(50, Math.floor(options.requestTimeoutMillis / 10))
+        headersTimeout,
+        connectionsCheckingInterval: Math.max(50, Math.floor(headersTimeout / 10))
       }, (req, res) => {
         handler(req, res, allowedHosts).catch((cause: unknown) => onFailure(res, cause))
       })
-      made.maxConnections = options.maxConnections
+      guardConnections(made, options)
       made.once("error", (e: NodeJS.ErrnoException) =>
         resume(Effect.fail(
           new ListenFailed({ message: `cannot listen on ${options.host}:${options.port} (${e.code ?? "error"})` })

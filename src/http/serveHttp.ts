@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
+import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
 import { addressOf, listen } from "./listen.js"
 import { readJson } from "./readBody.js"
@@ -11,8 +12,6 @@ import { bearer, json, rpcError, unauthorized, unavailable } from "./replies.js"
 import { makeSessions } from "./sessions.js"
 import { makeTokenCheck } from "./tokenCheck.js"
 
-/** A session is a little memory and a connection share; a runaway client may not open without end. */
-const maxSessionsPerToken = 32
 /** An `initialize` is small; any later message may be as large as the SDK's transport allows. */
 const maxInitializeBytes = 64 * 1024
 const maxMessageBytes = 4 * 1024 * 1024
@@ -62,6 +61,7 @@ export const serveHttp = Effect.gen(function*() {
     if (Either.isLeft(verified)) return unavailable(res)
     const caller = verified.right
     if (caller === null) return unauthorized(res, true)
+    markAuthenticated(req)
     const sessionId = req.headers["mcp-session-id"]
     if (typeof sessionId === "string") {
       const session = sessions.open.get(sessionId)
@@ -70,6 +70,8 @@ export const serveHttp = Effect.gen(function*() {
         return rpcError(res, 404, -32001, "Session not found")
       }
       session.lastSeen = now
+      session.inFlight++
+      res.once("close", () => session.inFlight--)
       if (req.method !== "POST") return session.transport.handle(req, res)
       const message = await readJson(req, res, maxMessageBytes)
       return "refused" in message ? message.refused() : session.transport.handle(req, res, message.body)
@@ -82,15 +84,20 @@ export const serveHttp = Effect.gen(function*() {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")
     }
     const openingForToken = opening.get(caller.tokenId) ?? 0
-    if (sessions.countFor(caller.tokenId) + openingForToken >= maxSessionsPerToken) {
-      return rpcError(res, 429, -32000, `too many open sessions for this token (at most ${maxSessionsPerToken})`)
+    const perToken = config.maxSessionsPerToken
+    if (
+      sessions.countFor(caller.tokenId) + openingForToken >= perToken && !(await sessions.evictIdleOf(caller.tokenId))
+    ) {
+      return rpcError(res, 429, -32000, `too many busy sessions for this token (at most ${perToken})`, {
+        "retry-after": "1"
+      })
     }
     if (sessions.open.size + openingTotal >= config.maxSessions) {
       return rpcError(res, 503, -32000, "too many open sessions on this server; try again later", {
         "retry-after": "60"
       })
     }
-    opening.set(caller.tokenId, openingForToken + 1)
+    opening.set(caller.tokenId, (opening.get(caller.tokenId) ?? 0) + 1)
     openingTotal++
     try {
       const session = await run(sessions.openSession(caller))

@@ -15,6 +15,8 @@ interface Session {
   readonly transport: JsonHttpTransport
   readonly close: () => Promise<void>
   lastSeen: number
+  /** Requests of this session not yet answered: a session with any is busy, never evicted. */
+  inFlight: number
 }
 
 /**
@@ -52,7 +54,7 @@ export const makeSessions = Effect.gen(function*() {
         })()
         return closing
       }
-      const session: Session = { caller, transport, close, lastSeen: yield* Clock.currentTimeMillis }
+      const session: Session = { caller, transport, close, lastSeen: yield* Clock.currentTimeMillis, inFlight: 0 }
       transport.onclose = () => void close()
       yield* Effect.promise(() => server.connect(transport))
       return session
@@ -67,5 +69,22 @@ export const makeSessions = Effect.gen(function*() {
 
   const closeAll = closeWhere(() => true)
   const countFor = (tokenId: string) => [...open.values()].filter((s) => s.caller.tokenId === tokenId).length
-  return { open, openSession, closeIdle, closeAll, countFor }
+
+  /**
+   * The token's least recently used session with no request in flight, closed to make room for a new
+   * one: clients that never send DELETE (each run of some) would otherwise lock their token out until
+   * the idle sweep. False when every session of the token is busy.
+   */
+  const evictIdleOf = async (tokenId: string) => {
+    let oldest: Session | undefined
+    for (const s of open.values()) {
+      if (s.caller.tokenId === tokenId && s.inFlight === 0 && (oldest === undefined || s.lastSeen < oldest.lastSeen)) {
+        oldest = s
+      }
+    }
+    if (oldest === undefined) return false
+    await oldest.close()
+    return true
+  }
+  return { open, openSession, closeIdle, closeAll, countFor, evictIdleOf }
 })
