@@ -1,5 +1,6 @@
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
+import { distinctTerms, termsOf } from "../src/domain/terms.js"
 
 /**
  * Loading a large memory in a few batched statements (saving 100k facts one tool call at a time
@@ -14,6 +15,8 @@ export interface StoredFact {
   readonly written_by: string
   readonly session_id: string
   readonly created_at: number
+  /** The ranking terms (layers/factStore/termCounts.ts). */
+  readonly terms: ReadonlyArray<string>
 }
 
 export const storedFact = (
@@ -28,7 +31,8 @@ export const storedFact = (
   norm: normaliseContent(content),
   written_by: writtenBy,
   session_id: sessionId,
-  created_at: createdAt
+  created_at: createdAt,
+  terms: termsOf(content)
 })
 
 export const batches = <A>(xs: ReadonlyArray<A>, n: number): Array<ReadonlyArray<A>> =>
@@ -39,7 +43,7 @@ const batch = 5000
 /** Creates the facts in `$rows` (StoredFacts); shared with the hostile shapes of test/hostile/chainShapes.ts. */
 export const createFactsCypher =
   `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-  `session_id: r.session_id, created_at: r.created_at})`
+  `session_id: r.session_id, created_at: r.created_at, terms: r.terms})`
 
 /** Links each [child, parent] in `$edges` with BUILDS_ON. */
 export const createBuildsOnCypher =
@@ -49,6 +53,27 @@ export const createFacts = async (graph: Graph, facts: ReadonlyArray<StoredFact>
   for (const rows of batches(facts, batch)) {
     await graph.query(createFactsCypher, { params: { rows: rows as never } })
   }
+  await countTerms(graph, facts)
+}
+
+/** The document counts relay_save_fact keeps (termCounts.ts), added for these facts. */
+export const countTerms = async (graph: Graph, facts: ReadonlyArray<StoredFact>) => {
+  const docs = new Map<string, number>()
+  let length = 0
+  for (const f of facts) {
+    length += f.terms.length
+    for (const t of distinctTerms(f.terms)) docs.set(t, (docs.get(t) ?? 0) + 1)
+  }
+  for (const part of batches([...docs], batch)) {
+    await graph.query(
+      `UNWIND $counts AS c MERGE (x:Term {term: c[0]}) ON CREATE SET x.docs = c[1] ON MATCH SET x.docs = x.docs + c[1]`,
+      { params: { counts: part as never } }
+    )
+  }
+  await graph.query(
+    `MERGE (c:RelayClock {id: 0}) SET c.docs = coalesce(c.docs, 0) + $docs, c.terms = coalesce(c.terms, 0) + $terms`,
+    { params: { docs: facts.length, terms: length } }
+  )
 }
 
 /** Each edge is [child, parent]. */

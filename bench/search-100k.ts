@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto"
 import { availableParallelism, loadavg } from "node:os"
 import { normaliseContent } from "../src/domain/content.js"
 import { toFullTextQuery } from "../src/domain/search.js"
+import { termsOf } from "../src/domain/terms.js"
 import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
 import { bareClient, openDatabase } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
@@ -39,7 +40,7 @@ const withWords = (g: ReturnType<typeof generateGraph>) => ({
   facts: g.facts.map((f) => {
     const h = hash(f.norm)
     const content = `${f.content} ${wordsFor(h, 3 + (h % 6))}`
-    return { ...f, content, norm: normaliseContent(content) }
+    return { ...f, content, norm: normaliseContent(content), terms: termsOf(content) }
   })
 })
 

@@ -1,5 +1,6 @@
 import { ParseResult, Schema } from "effect"
 import { characterCount } from "./content.js"
+import { questionWords, termOf } from "./terms.js"
 
 /**
  * relay_search's query language: a small, safe subset of FalkorDB's full-text (RediSearch) syntax.
@@ -105,11 +106,14 @@ const termText = (t: Term): string => {
   }
 }
 
+/** A plain word that says nothing of the subject ("what", "did", "we", "the"): see terms.ts. */
+const isQuestionWord = (t: Term): boolean => t._tag === "Word" && questionWords.has(t.text.toLowerCase())
+
 /**
- * The engine's query for the client's text, or null when it holds no word at all. Items are
- * groups of alternatives (`a|b`); a `|` with nothing on one side is a separator.
+ * The client's text as groups of alternatives (`a|b`; a `|` with nothing on one side is a
+ * separator), question words and stopwords left out of every group unless nothing would be left.
  */
-export const toFullTextQuery = (input: string): string | null => {
+const groupsOf = (input: string): Array<Array<Term>> => {
   const groups: Array<Array<Term>> = []
   let joinNext = false
   let terms = 0
@@ -125,11 +129,63 @@ export const toFullTextQuery = (input: string): string | null => {
     else groups.push([token])
     joinNext = false
   }
-  if (groups.length === 0) return null
-  return groups.map((g) => g.length === 1 ? termText(g[0] as Term) : `(${g.map(termText).join("|")})`).join(" ")
+  const meaningfulGroups = groups.map((g) => g.filter((t) => !isQuestionWord(t))).filter((g) => g.length > 0)
+  return meaningfulGroups.length > 0 ? meaningfulGroups : groups
 }
 
-export const queryDescription = "All words match; word* prefix, %word% typo, \"phrase\", a|b"
+const groupText = (g: ReadonlyArray<Term>): string =>
+  g.length === 1 ? termText(g[0] as Term) : `(${g.map(termText).join("|")})`
+
+/** The engine's query for the client's text (every item must match), or null when it holds no word at all. */
+export const toFullTextQuery = (input: string): string | null => {
+  const groups = groupsOf(input)
+  return groups.length === 0 ? null : groups.map(groupText).join(" ")
+}
+
+/**
+ * What a search asks, from the engine's query (`toFullTextQuery`'s output, which reads back the same):
+ * `all`, every item must match; `any`, at least one item (null when there is one item only, so any is
+ * all); `terms`, the ranking terms (terms.ts) of its words, phrases' words included, prefix and typo
+ * items left out (they rank by recency among themselves).
+ */
+export interface SearchPlan {
+  readonly all: string
+  readonly any: string | null
+  readonly terms: ReadonlyArray<string>
+  /**
+   * Per item, its alternatives, each the terms that must all be there (a phrase's words; a prefix
+   * as `p*`): the thread scope matches facts' stored terms with these (see threadSearch.ts).
+   */
+  readonly items: ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>>
+}
+
+const itemTerms = (t: Term): Array<string> => {
+  switch (t._tag) {
+    case "Word":
+    case "Fuzzy":
+      return [termOf(t.text)]
+    case "Prefix":
+      return [`${t.text.toLowerCase()}*`]
+    case "Phrase":
+      return t.words.map(termOf)
+  }
+}
+
+export const searchPlan = (engine: string): SearchPlan => {
+  const groups = groupsOf(engine)
+  const all = groups.map(groupText).join(" ")
+  const terms = [
+    ...new Set(groups.flatMap((g) => g.flatMap((t) => t._tag === "Word" || t._tag === "Phrase" ? itemTerms(t) : [])))
+  ]
+  return {
+    all,
+    any: groups.length > 1 ? groups.flatMap((g) => g.map(termText)).join("|") : null,
+    terms,
+    items: groups.map((g) => g.map(itemTerms))
+  }
+}
+
+export const queryDescription = "Words or a question; word* prefix, %word% typo, \"phrase\", a|b"
 
 const noWordMessage = "must contain a word of letters or digits"
 

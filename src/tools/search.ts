@@ -17,19 +17,19 @@ const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor ret
  */
 const scoreRange = [1e-300, 1e9] as const
 
-/** A search cursor is [score, node id]: a score the engine can give and a whole number. */
+/** A search cursor is [score, node id] (then 1 among any-word matches): a score the engine or BM25 can give and a whole number. */
 const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, InvalidInput> => {
   if (key === undefined) return Effect.succeed(null)
-  const [score, i] = key
-  return key.length === 2 && typeof score === "number" &&
-      (score === 0 || (score >= scoreRange[0] && score <= scoreRange[1])) && Number.isSafeInteger(i)
-    ? Effect.succeed([score, i as number] as const)
-    : Effect.fail(badCursor)
+  const [score, i, tier] = key
+  const valid = (key.length === 2 || (key.length === 3 && tier === 1)) && typeof score === "number" &&
+    (score === 0 || (score >= scoreRange[0] && score <= scoreRange[1])) && Number.isSafeInteger(i)
+  if (!valid) return Effect.fail(badCursor)
+  return Effect.succeed(key.length === 3 ? [score, i as number, 1] as const : [score, i as number] as const)
 }
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Word search, best first, with decisions each hit won or lost: \"what did we decide about X\"",
+  description: "Search by words or a question, best first, with decisions each hit won or lost",
   annotations: readOnly("Search the memory"),
   input: SearchInput,
   output: SearchOutput,

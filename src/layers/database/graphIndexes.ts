@@ -22,6 +22,8 @@ const indexes = [
   index("NODE", "Fact", "session_id"),
   index("NODE", "RelayClock", "id"),
   index("NODE", "BriefingCursor", "name"),
+  // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).
+  index("NODE", "Term", "term"),
   index("RELATIONSHIP", "SUPERSEDES", "created_at"),
   // Also makes the RETRACTS type exist before any query is compiled: FalkorDB 4.16 caches a plan that
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering

@@ -7,6 +7,7 @@ import type { NewFact, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { termCountsClause, termCountsParams } from "./termCounts.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -41,9 +42,11 @@ const createFact = (carry: ReadonlyArray<string>) =>
   `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
   `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts`
 
-const saveRoot = `${createFact([])} RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate`
+const saveRoot = `${createFact([])} ${termCountsClause}RETURN ${
+  factMap("f")
+} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate`
 
-const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ` +
+const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ${termCountsClause}` +
   `MERGE (f)-[:BUILDS_ON]->(p) ` +
   `WITH f, p ` +
   // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs from.
@@ -90,7 +93,8 @@ export const save = Effect.fn("relay/factStore/save")(
       parentId: input.parentId,
       kind: input.kind ?? null,
       shown: forkSiblingsShown,
-      now
+      now,
+      ...termCountsParams(input.content)
     }, Row)
     const row = rows[0]
     if (row === undefined) return yield* noRow(db, input)

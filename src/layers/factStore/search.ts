@@ -1,7 +1,10 @@
 import { Effect, Schema } from "effect"
+import type { DatabaseError } from "../../domain/errors.js"
+import { searchPlan } from "../../domain/search.js"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
+import { allItemsIn, anyItemIn, bm25Of, termWeights } from "./matching.js"
 import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
 
@@ -20,14 +23,17 @@ export const candidateWindow = 1000
  * at 7,000 matches), partly paid back by the matches the sort no longer sees. Values are
  * parameters; only which filters are present varies the text.
  */
-const fieldFilters = (o: SearchOptions): string => {
-  const present = [
+const fieldConditions = (o: SearchOptions): Array<string> =>
+  [
     o.writtenBy !== null && "node.written_by = $writtenBy",
     o.sessionId !== null && "node.session_id = $sessionId",
     o.since !== null && "node.created_at > $since",
     o.until !== null && "node.created_at <= $until",
     o.asOf != null && "node.created_at <= $asOf"
   ].filter((f): f is string => f !== false)
+
+const fieldFilters = (o: SearchOptions): string => {
+  const present = fieldConditions(o)
   return present.length === 0 ? "" : `WITH node, score WHERE ${present.join(" AND ")} `
 }
 
@@ -53,14 +59,45 @@ const fieldFilters = (o: SearchOptions): string => {
  * As of a time, facts and decisions stamped after it are left out, but the text score is today's
  * (the index ranks by the words of every fact it holds now).
  */
-export const searchQueryFor = (o: SearchOptions) => {
+export const searchQueryFor = (o: SearchOptions) =>
+  `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
+  fieldFilters(o) +
+  `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
+  pageOf(o)
+
+/**
+ * Any-word matches that are not every-word matches (by the fact's stored terms, see matching.ts),
+ * the engine's best `candidateWindow` of them (its score favours facts with more of the words),
+ * ranked by Relay's BM25, then newest first.
+ */
+export const anyWordQueryFor = (o: SearchOptions) =>
+  `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
+  fieldFilters(o) +
+  `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
+  `WITH node, coalesce(node.terms, []) AS ts WHERE NOT ${allItemsIn("ts")} ` +
+  `WITH node, ${bm25Of("ts")} AS score ORDER BY score DESC, node DESC ` +
+  pageOf(o)
+
+/**
+ * Within a thread (its node ids, at most threadScope's bound), matched by the facts' stored terms:
+ * every item there (`all`), or some item but not every one (`any`); ranked by BM25, then newest first.
+ */
+export const threadSearchQueryFor = (o: SearchOptions, tier: "all" | "any") => {
+  const own = fieldConditions(o)
+  return `UNWIND $thread AS tid MATCH (node:Fact) WHERE id(node) = tid ` +
+    `WITH node, coalesce(node.terms, []) AS ts WHERE ${
+      [...own, tier === "all" ? allItemsIn("ts") : `${anyItemIn("ts")} AND NOT ${allItemsIn("ts")}`].join(" AND ")
+    } ` +
+    `WITH node, ${bm25Of("ts")} AS score ORDER BY score DESC, node DESC LIMIT $window ` +
+    pageOf(o)
+}
+
+/** The window (ordered rows of `node`, `score`) collected and cut to a page: see searchQueryFor's comment. */
+const pageOf = (o: SearchOptions) => {
   const flags = statusFlagExprs("f", o.asOf != null)
   const named = { superseded: "f_superseded", retracted: "f_retracted", stale: "f_stale" }
   const mayHaveLost = o.statuses === null || o.statuses.some((s) => s === "superseded" || s === "retracted")
-  return `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
-    fieldFilters(o) +
-    `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
-    `WITH collect([node, score]) AS win UNWIND win AS c ` +
+  return `WITH collect([node, score]) AS win UNWIND win AS c ` +
     `WITH c[0] AS f, c[1] AS score, ID(c[0]) AS i, size(win) AS n ` +
     (o.after === null ? "" : `WITH f, score, i, n WHERE score < $afterLow OR (score <= $afterHigh AND i < $afterI) `) +
     `WITH f, score, i, n, ${flags.superseded} AS ${named.superseded}, ${flags.retracted} AS ${named.retracted}, ` +
@@ -95,34 +132,67 @@ const Row = Schema.Struct({
   won: Schema.Array(DecisionRow)
 })
 
-export const search = (db: GraphDatabase["Type"], o: SearchOptions) => {
-  const cypher = searchQueryFor(o)
-  // narrowFirst: ranking the best 1,000 of thousands of matches is most of a search's time (a
-  // top-1,000 sort against a top-44 one: about twice the time at 7,000 matches).
-  const readWindow = (window: number) =>
-    db.read(cypher, {
-      query: o.query,
-      window,
-      ...afterBounds(o.after),
-      writtenBy: o.writtenBy,
-      sessionId: o.sessionId,
-      since: o.since,
-      until: o.until,
-      asOf: o.asOf ?? null,
-      statuses: o.statuses,
-      take: o.take
-    }, Row)
-  return narrowFirst(o.take, candidateWindow, readWindow).pipe(
-    Effect.map((rows) =>
-      rows.map((r): SearchRow => ({
-        key: [r.score, r.i],
-        hit: {
-          fact: r.fact,
-          score: Math.round(r.score * 1000) / 1000,
-          superseded_by: r.lost.map(lostTo),
-          supersedes: r.won.map(wonOver)
-        }
-      }))
-    )
-  )
-}
+const toRows = (tier: "all" | "any") => (rows: ReadonlyArray<typeof Row.Type>) =>
+  rows.map((r): SearchRow => ({
+    key: tier === "all" ? [r.score, r.i] : [r.score, r.i, 1],
+    hit: {
+      fact: r.fact,
+      score: Math.round(r.score * 1000) / 1000,
+      superseded_by: r.lost.map(lostTo),
+      supersedes: r.won.map(wonOver)
+    }
+  }))
+
+/**
+ * Every-word matches first (the engine's, ranked by its score as before; in a thread, by BM25), and
+ * when they leave the page short, any-word matches (BM25, then newest): a cursor inside the
+ * any-word matches (a key with a third item) skips the every-word ones.
+ */
+export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDatabase["Type"], o: SearchOptions) {
+  const plan = searchPlan(o.query)
+  const thread = o.thread ?? null
+  const inAny = o.after !== null && o.after.length === 3
+  const weights = plan.terms.length > 0 && (thread !== null || (plan.any !== null && o.take > 0))
+    ? yield* termWeights(db, plan.terms)
+    : { q: [], avgdl: 1 }
+  const params = (query: string, after: SearchKey | null, take: number) => ({
+    query,
+    ...afterBounds(after),
+    writtenBy: o.writtenBy,
+    sessionId: o.sessionId,
+    since: o.since,
+    until: o.until,
+    asOf: o.asOf ?? null,
+    statuses: o.statuses,
+    take,
+    items: plan.items,
+    q: weights.q,
+    avgdl: weights.avgdl,
+    thread
+  })
+  const everyWord = (): Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError> => {
+    if (inAny) return Effect.succeed([])
+    if (thread !== null) {
+      return db.read(threadSearchQueryFor({ ...o }, "all"), {
+        ...params(plan.all, o.after, o.take),
+        window: candidateWindow
+      }, Row).pipe(Effect.map(toRows("all")))
+    }
+    const cypher = searchQueryFor(o)
+    // narrowFirst: ranking the best 1,000 of thousands of matches is most of a search's time (a
+    // top-1,000 sort against a top-44 one: about twice the time at 7,000 matches).
+    return narrowFirst(
+      o.take,
+      candidateWindow,
+      (window) => db.read(cypher, { ...params(plan.all, o.after, o.take), window }, Row)
+    ).pipe(Effect.map(toRows("all")))
+  }
+  const first = yield* everyWord()
+  const left = o.take - first.length
+  if (left <= 0 || plan.items.length < 2) return first
+  const after = inAny ? o.after : null
+  const anyOptions = { ...o, after }
+  const cypher = thread !== null ? threadSearchQueryFor(anyOptions, "any") : anyWordQueryFor(anyOptions)
+  const rest = yield* db.read(cypher, { ...params(plan.any ?? plan.all, after, left), window: candidateWindow }, Row)
+  return [...first, ...toRows("any")(rest)]
+})

@@ -107,10 +107,16 @@ export interface SearchOptions {
   readonly take: number
   /** The rank key of the last hit of the previous page. */
   readonly after: SearchKey | null
+  /** Only facts of this thread (node ids, see threadScope.ts); null: the whole memory. */
+  readonly thread?: ReadonlyArray<number> | null | undefined
 }
 
-/** A hit's place in the ranking: [score as read back, node id], both descending (see layers/factStore/search.ts). */
-export type SearchKey = readonly [number, number]
+/**
+ * A hit's place in the ranking: [score as read back, node id], both descending (see
+ * layers/factStore/search.ts); a third item, 1, when the hit is an any-word match (ranked after
+ * every every-word match, by Relay's BM25).
+ */
+export type SearchKey = readonly [number, number] | readonly [number, number, 1]
 
 /**
  * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`

@@ -60,7 +60,7 @@ export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
     "Matches, best first",
     o.hits,
     searchHit(p, decisionLines(p, new Set(o.hits.map((h) => h.fact.id)))),
-    "none (every word must match: try fewer words, or a|b for either)"
+    "none (no fact of the statuses asked holds any of these words)"
   ),
   ...more(o)
 ]
