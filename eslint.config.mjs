@@ -25,5 +25,30 @@ export default tseslint.config(
         }
       }]
     }
+  },
+  // The layering (docs/contract.md): domain <- services <- layers. Interfaces and tools never see an implementation.
+  {
+    files: ["src/services/**/*.ts", "src/tools/**/*.ts", "src/policies/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ regex: "(^|/)layers(/|$)", message: "services, tools and policies see services only, never src/layers" }]
+      }]
+    }
+  },
+  {
+    files: ["src/domain/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ regex: "^\\.\\./", message: "src/domain imports nothing outside src/domain" }]
+      }]
+    }
+  },
+  {
+    files: ["src/domain/*/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ regex: "^\\.\\./\\.\\./", message: "src/domain imports nothing outside src/domain" }]
+      }]
+    }
   }
 )

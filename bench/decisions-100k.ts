@@ -12,7 +12,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
-import { relayLayer } from "../src/layers/assembly/RelayLive.js"
+import { relayStack } from "../src/layers/assembly/stacks.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
 import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
 import { FactStore } from "../src/services/FactStore.js"
@@ -134,7 +134,7 @@ const main = async () => {
       graph: graphName,
       rateLimitPerMinute: 1_000_000
     })
-    const live = relayLayer(settings)
+    const live = relayStack(settings)
 
     const end = Date.now() - 60_000
     let t0 = performance.now()

@@ -3,9 +3,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Graph } from "falkordb"
 import { readFileSync } from "node:fs"
-import { relayLayerWith } from "../src/layers/assembly/RelayLive.js"
+import { relayStack } from "../src/layers/assembly/stacks.js"
 import { statement } from "../src/layers/database/decodeRows.js"
-import { GraphDatabaseLive } from "../src/layers/database/GraphDatabaseLive.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { type CypherParams, GraphDatabase } from "../src/services/GraphDatabase.js"
 import { Settings } from "../src/services/Settings.js"
@@ -75,11 +74,8 @@ export const recordedRelay = (db: BenchDatabase, graph: string) => {
     graph,
     rateLimitPerMinute: 100_000_000
   })
-  // The stack as relayLayer assembles it, with the connection under FactStore wrapped by the recorder.
-  const recording = Layer.effect(GraphDatabase, Effect.map(GraphDatabase, (base) => recorder.wrap(base))).pipe(
-    Layer.provide(GraphDatabaseLive)
-  )
-  const layer = relayLayerWith(settings, recording)
+  // The stack as relayStack assembles it, with the connection under FactStore wrapped by the recorder.
+  const layer = relayStack(settings, (base) => recorder.wrap(base))
   return { recorder, runtime: ManagedRuntime.make(layer) }
 }
 

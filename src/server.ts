@@ -3,8 +3,8 @@ import { NodeRuntime } from "@effect/platform-node"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
 import { serveHttp } from "./http/serveHttp.js"
-import { RelayLive } from "./layers/assembly/RelayLive.js"
-import { TeamLive } from "./layers/assembly/TeamLive.js"
+import { SettingsLive } from "./layers/assembly/SettingsLive.js"
+import { relayStack, teamStack } from "./layers/assembly/stacks.js"
 import { guardDriverErrors } from "./layers/database/driverGuard.js"
 import { serveStdio } from "./mcp/serveStdio.js"
 import { warmUp } from "./mcp/warmUp.js"
@@ -37,8 +37,8 @@ const teardown: Teardown = (exit, onExit) =>
 
 /** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
 const serve = process.argv.slice(2).includes("--http")
-  ? Effect.provide(Effect.scoped(serveHttp), TeamLive)
-  : Effect.provide(Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)), RelayLive)
+  ? Effect.provide(Effect.scoped(serveHttp), teamStack(SettingsLive))
+  : Effect.provide(Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)), relayStack(SettingsLive))
 
 guardDriverErrors.pipe(
   Effect.zipRight(serve),

@@ -4,9 +4,9 @@
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
+import { graphStack } from "../layers/assembly/stacks.js"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
@@ -24,7 +24,8 @@ const whatToDo = (db: DatabaseDescription): string => {
 }
 
 const main = Effect.gen(function*() {
-  const { database, graph } = yield* Settings
+  const settings = yield* Settings
+  const { database, graph } = settings
   const secrets = secretsOf(database)
   // Nothing printed here should hold a password; scrub anyway.
   const say = (line: string) => Console.log(secrets.reduce((l, s) => (s === "" ? l : l.split(s).join("****")), line))
@@ -40,7 +41,7 @@ const main = Effect.gen(function*() {
     const facts = yield* countFacts
     return { versions, facts }
   }).pipe(
-    Effect.provide(GraphDatabaseLive),
+    Effect.provide(graphStack(Layer.succeed(Settings, settings))),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
         message: e.reason === "refused_login"

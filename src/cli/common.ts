@@ -4,10 +4,10 @@
  * that logs to stderr and turns a failure into one sentence and an exit code.
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, ConfigError, Console, Effect, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import { Cause, ConfigError, Console, Effect, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { currentLayout } from "../layers/embedded/layout.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
-import { type DatabaseTarget, Settings } from "../services/Settings.js"
+import type { DatabaseTarget } from "../services/Settings.js"
 
 /** A failure a CLI reports in one sentence, with its exit code. */
 export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
@@ -62,6 +62,14 @@ export const describeDatabase = Effect.fn("relay/cli/describeDatabase")(function
         address: `${target.host}:${target.port}`
       } satisfies DatabaseDescription
     }
+    case "Sentinel": {
+      const sentinels = target.sentinels.map((a) => `${a.host}:${a.port}`).join(",")
+      return {
+        kind: "configured",
+        where: `FalkorDB master ${target.master} through the sentinels ${sentinels} (FALKORDB_SENTINELS)`,
+        address: sentinels
+      } satisfies DatabaseDescription
+    }
     case "Url": {
       const url = Redacted.value(target.url)
       const port = Option.getOrNull(Option.liftThrowable(() => new URL(url))().pipe(Option.map((u) => Number(u.port))))
@@ -85,6 +93,8 @@ export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
       return []
     case "HostPort":
       return target.password === null ? [] : [Redacted.value(target.password)]
+    case "Sentinel":
+      return [target.password, target.sentinelPassword].flatMap((p) => p === null ? [] : [Redacted.value(p)])
     case "Url": {
       const url = Redacted.value(target.url)
       const password = Option.getOrElse(
@@ -95,10 +105,6 @@ export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
     }
   }
 }
-
-/** The settings given, with the graph replaced (the demo's own graph). */
-export const settingsWithGraph = (graph: string) =>
-  Layer.effect(Settings, Effect.map(Settings, (s) => ({ ...s, graph })))
 
 /** The number of facts in the settings' graph. */
 export const countFacts = GraphDatabase.pipe(

@@ -4,10 +4,10 @@
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import { ConfigLive } from "../layers/assembly/SettingsLive.js"
-import type { EmbeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { EmbeddedServer } from "../services/EmbeddedServer.js"
+import { embeddedStack } from "../layers/assembly/stacks.js"
+import { EmbeddedServer, type EmbeddedStatus } from "../services/EmbeddedServer.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
 
@@ -62,7 +62,7 @@ const commands = Effect.gen(function*() {
 
 /** RELAY_DATA_DIR and the rest are read as the server reads them: the environment, then .env. */
 const main = commands.pipe(
-  Effect.provide(EmbeddedServer.Default.pipe(Layer.provide(ConfigLive))),
+  Effect.provide(embeddedStack(ConfigLive)),
   Effect.catchTag("EmbeddedServerError", (e) =>
     Console.error(e.message).pipe(Effect.zipRight(Effect.sync(() => {
       process.exitCode = 1

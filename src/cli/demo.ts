@@ -12,9 +12,9 @@ import { runDemo } from "../demo/demo.js"
 import { DemoFailed } from "../demo/mcpSession.js"
 import { makeStyle, wantsColour } from "../demo/style.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
+import { graphStack } from "../layers/assembly/stacks.js"
 import { Settings } from "../services/Settings.js"
-import { CliFailure, describeDatabase, runCli, settingsWithGraph } from "./common.js"
+import { CliFailure, describeDatabase, runCli } from "./common.js"
 
 const distDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -43,7 +43,7 @@ const main = Effect.gen(function*() {
     userGraph: configured.graph,
     embedded: database.kind === "embedded",
     serverEnv: env
-  }).pipe(Effect.provide(GraphDatabaseLive.pipe(Layer.provideMerge(settingsWithGraph(graph)))))
+  }).pipe(Effect.provide(graphStack(Layer.succeed(Settings, { ...configured, graph }))))
 }).pipe(
   Effect.provide(SettingsLive),
   Effect.catchTags({

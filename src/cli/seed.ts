@@ -6,7 +6,8 @@
  */
 import { Console, Effect } from "effect"
 import { loadStory } from "../demo/seed.js"
-import { RelayLive } from "../layers/assembly/RelayLive.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { relayStack } from "../layers/assembly/stacks.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase } from "./common.js"
 import { runCli } from "./common.js"
@@ -53,7 +54,7 @@ const main = Effect.gen(function*() {
       message: "FalkorDB could not be reached; run `npm run check-db` to see which database Relay uses and what to do.",
       exitCode: 1
     })),
-  Effect.provide(RelayLive)
+  Effect.provide(relayStack(SettingsLive))
 )
 
 runCli(main)

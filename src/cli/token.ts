@@ -3,10 +3,11 @@
  * `revoke <id or name>`: the bearer tokens of `relay --http`, in the admin graph (RELAY_TOKEN_GRAPH)
  * of the configured database. A new token is printed once, on stdout; only its SHA-256 is kept.
  */
-import { Console, Effect, Layer, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { TokenName, workspaceGraph, WorkspaceName } from "../domain/tokens.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { tokenStack } from "../layers/assembly/stacks.js"
 import { TokenStore } from "../services/TokenStore.js"
 import { CliFailure, runCli } from "./common.js"
 
@@ -85,7 +86,7 @@ const main = Effect.gen(function*() {
       return yield* usage(positionals[0] === undefined ? "no command" : "unknown command")
   }
 }).pipe(
-  Effect.provide(TokenStore.Default.pipe(Layer.provideMerge(SettingsLive))),
+  Effect.provide(tokenStack(SettingsLive)),
   Effect.catchTag(
     "DatabaseError",
     () => new CliFailure({ message: "the database is unavailable (npm run check-db says why)", exitCode: 1 })

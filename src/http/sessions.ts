@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Exit, Runtime, Scope } from "effect"
 import type { Caller } from "../domain/tokens.js"
-import { makeWorkspaceStores } from "../layers/assembly/WorkspaceStores.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../mcp/replyForm.js"
 import { teamGate } from "../mcp/teamGate.js"
@@ -8,6 +7,7 @@ import type { CallWatchdog } from "../services/CallWatchdog.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
+import { WorkspaceStores } from "../services/WorkspaceStores.js"
 import { JsonHttpTransport } from "./jsonTransport.js"
 
 interface Session {
@@ -26,7 +26,7 @@ interface Session {
 export const makeSessions = Effect.gen(function*() {
   const settings = yield* Settings
   const form = { structured: yield* structuredContentSetting }
-  const storeFor = yield* makeWorkspaceStores
+  const { storeFor } = yield* WorkspaceStores
   // A token's bucket outlives its sessions: closing and reopening a session must not refill it.
   const limiterFor = yield* Effect.cachedFunction((_tokenId: string) => makeRateLimiter(settings.rateLimitPerMinute))
   const base = yield* Effect.runtime<SecretScanner | CallWatchdog>()

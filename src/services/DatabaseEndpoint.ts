@@ -1,13 +1,12 @@
-import { Effect } from "effect"
-import { databaseEndpoint } from "../layers/database/DatabaseEndpoint.js"
-import { EmbeddedServer } from "./EmbeddedServer.js"
+import { Context, type Effect } from "effect"
+import type { FalkorDBOptions } from "falkordb"
+import type { DatabaseError } from "../domain/errors.js"
 
 /**
  * Where the database is (Sentinel's current master, FALKORDB_URL / HOST / PORT, or the embedded
- * server), asked on every (re)connect. Depends on Settings (given by whoever assembles the stack)
- * and on the embedded server, which it only starts when the settings name no database.
+ * server): asked on every (re)connect, so a failover or a restarted embedded server is found again.
+ * Implemented by layers/database (DatabaseEndpointLive).
  */
-export class DatabaseEndpoint extends Effect.Service<DatabaseEndpoint>()("relay/DatabaseEndpoint", {
-  effect: databaseEndpoint,
-  dependencies: [EmbeddedServer.Default]
-}) {}
+export class DatabaseEndpoint extends Context.Tag("relay/DatabaseEndpoint")<DatabaseEndpoint, {
+  readonly options: Effect.Effect<FalkorDBOptions, DatabaseError>
+}>() {}

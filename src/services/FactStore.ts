@@ -1,10 +1,8 @@
-import { Effect } from "effect"
+import { Context, type Effect } from "effect"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
 import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Dependent, Fact } from "../domain/fact.js"
 import type { ChainDecision } from "../domain/outputs.js"
-import { GraphDatabaseLive } from "../layers/database/GraphDatabaseLive.js"
-import { makeFactStore } from "../layers/factStore/FactStoreLive.js"
 import type {
   BriefingOptions,
   ClustersOptions,
@@ -32,7 +30,7 @@ import type {
 export type * from "./factStore/requests.js"
 export type * from "./factStore/results.js"
 
-/** What the FactStore does; each operation is one query file under layers/factStore. */
+/** What the FactStore does. */
 export interface FactStoreShape {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | DatabaseError>
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
@@ -75,10 +73,7 @@ export interface FactStoreShape {
 }
 
 /**
- * Append-only facts and decisions, with every derived status computed from edges when read.
- * Depends on the connection to the settings' graph (GraphDatabaseLive: FalkorDB on the endpoint).
+ * Append-only facts and decisions of one graph, with every derived status computed from edges when
+ * read. Implemented by layers/factStore (FactStoreLive), on the graph it is given.
  */
-export class FactStore extends Effect.Service<FactStore>()("relay/FactStore", {
-  effect: makeFactStore,
-  dependencies: [GraphDatabaseLive]
-}) {}
+export class FactStore extends Context.Tag("relay/FactStore")<FactStore, FactStoreShape>() {}

@@ -1,11 +1,25 @@
 import { Context, type Redacted } from "effect"
 
+export interface Address {
+  readonly host: string
+  readonly port: number
+}
+
 export type DatabaseTarget =
   | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
   | {
     readonly _tag: "HostPort"
     readonly host: string
     readonly port: number
+    readonly password: Redacted.Redacted<string> | null
+  }
+  | {
+    /** Valkey Sentinel: the current master of `master`, asked of the sentinels on every (re)connect. */
+    readonly _tag: "Sentinel"
+    readonly sentinels: ReadonlyArray<Address>
+    readonly master: string
+    readonly sentinelPassword: Redacted.Redacted<string> | null
+    /** The servers' own password (FALKORDB_PASSWORD). */
     readonly password: Redacted.Redacted<string> | null
   }
   | { readonly _tag: "Embedded" }

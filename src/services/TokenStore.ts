@@ -1,8 +1,6 @@
-import { Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 import type { DatabaseError } from "../domain/errors.js"
 import type { Caller, TokenRecord } from "../domain/tokens.js"
-import { makeTokenStore, TokenGraphLive } from "../layers/tokens/TokenStoreLive.js"
-import { DatabaseEndpoint } from "./DatabaseEndpoint.js"
 
 export interface TokenStoreShape {
   /** Makes a token and returns it: the only time it is ever seen; only its hash is kept. */
@@ -17,10 +15,7 @@ export interface TokenStoreShape {
 }
 
 /**
- * Bearer tokens in the admin graph (RELAY_TOKEN_GRAPH): made, listed, revoked, and checked. Depends on
- * a connection of its own to that graph, on the same database endpoint as the workspaces.
+ * Bearer tokens in the admin graph (RELAY_TOKEN_GRAPH): made, listed, revoked, and checked.
+ * Implemented by layers/tokens (TokenStoreLive).
  */
-export class TokenStore extends Effect.Service<TokenStore>()("relay/TokenStore", {
-  effect: makeTokenStore,
-  dependencies: [TokenGraphLive.pipe(Layer.provide(DatabaseEndpoint.Default))]
-}) {}
+export class TokenStore extends Context.Tag("relay/TokenStore")<TokenStore, TokenStoreShape>() {}

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { configFrom, readSettings, SettingsFromConfig } from "../../src/layers/assembly/SettingsLive.js"
+import { EmbeddedServerLive } from "../../src/layers/embedded/EmbeddedServerLive.js"
 import { EmbeddedServer } from "../../src/services/EmbeddedServer.js"
 import { Settings } from "../../src/services/Settings.js"
 
@@ -85,7 +86,7 @@ describe("settings from the environment and .env", () => {
       const dir = mkdtempSync(join(tmpdir(), "relay-dotenv-"))
       const file = join(dir, ".env")
       writeFileSync(file, `RELAY_GRAPH=from_file\nRELAY_DATA_DIR=${join(dir, "data")}\n`)
-      const layer = Layer.merge(SettingsFromConfig, EmbeddedServer.Default).pipe(Layer.provide(configFrom(file)))
+      const layer = Layer.merge(SettingsFromConfig, EmbeddedServerLive).pipe(Layer.provide(configFrom(file)))
       const [settings, embedded] = yield* Effect.all([Settings, EmbeddedServer]).pipe(Effect.provide(layer))
       // The environment would win; the run sets neither.
       expect(settings.graph).toBe(process.env.RELAY_GRAPH ?? "from_file")

@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { resolutionMessage } from "../../src/domain/rules.js"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { relayTestLayer, testSettings } from "../support/testLayer.js"
@@ -13,8 +14,7 @@ import { relayTestLayer, testSettings } from "../support/testLayer.js"
 const racers = (graph: string, n: number) =>
   Effect.forEach(
     Array.from({ length: n }),
-    () =>
-      Layer.build(FactStore.Default.pipe(Layer.provide(testSettings(graph)))).pipe(Effect.map(Context.get(FactStore)))
+    () => Layer.build(relayStack(testSettings(graph))).pipe(Effect.map(Context.get(FactStore)))
   )
 
 /** The reasons stored on the SUPERSEDES edges from winner to loser: one edge, one reason, if all went well. */
@@ -26,7 +26,7 @@ const edgeReasons = (winner: string, loser: string) =>
       Schema.Struct({ reason: Schema.String })
     )).pipe(Effect.map((rows) => rows.map((r) => r.reason)))
 
-const fork = (store: FactStore, tag: string) =>
+const fork = (store: FactStore["Type"], tag: string) =>
   Effect.gen(function*() {
     const save = (content: string, writtenBy: string, parentId: string | null) =>
       Effect.map(

@@ -51,7 +51,7 @@ const call = (tool: AnyTool) =>
         )
       ),
       // The test tool uses neither: no database behind this test.
-      Effect.provideService(FactStore, {} as FactStore),
+      Effect.provideService(FactStore, {} as FactStore["Type"]),
       Effect.provideService(SecretScanner, {} as SecretScanner)
     )
     return { result, logs }

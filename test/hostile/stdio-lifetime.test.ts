@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
-import { GraphDatabaseLive } from "../../src/layers/database/GraphDatabaseLive.js"
+import { graphStack } from "../../src/layers/assembly/stacks.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
@@ -113,7 +113,7 @@ describe("the connection layer once its scope has closed", () => {
         Effect.promise(() => connectAdmin(target)),
         (a) => Effect.promise(a.close)
       )
-      const layer = GraphDatabaseLive.pipe(Layer.provide(settingsOn(target, testGraphName("shut"))))
+      const layer = graphStack(settingsOn(target, testGraphName("shut")))
       const scope = yield* Scope.make()
       const db = Context.get(yield* Layer.buildWithScope(layer, scope), GraphDatabase)
       expect(yield* db.read("RETURN 1 AS one", {}, Schema.Struct({ one: Schema.Number }))).toEqual([{ one: 1 }])

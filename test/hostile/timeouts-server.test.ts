@@ -4,7 +4,7 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Redacted, Schedule,
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 import type { DatabaseError } from "../../src/domain/errors.js"
-import { GraphDatabaseLive } from "../../src/layers/database/GraphDatabaseLive.js"
+import { graphStack } from "../../src/layers/assembly/stacks.js"
 import { ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
 import { CallWatchdog } from "../../src/services/CallWatchdog.js"
@@ -129,11 +129,9 @@ describe("server-side query timeouts", () => {
           Layer.provideMerge(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_DATA_DIR", dir]]))))
         )
       const live = Layer.mergeAll(
-        GraphDatabaseLive,
+        graphStack(settings),
         Layer.effect(RateLimiter, makeRateLimiter(100_000)),
         CallWatchdog.Default
-      ).pipe(
-        Layer.provide(settings)
       )
       yield* Effect.gen(function*() {
         const db = yield* GraphDatabase

@@ -152,7 +152,7 @@ const mergeContinued = (
  * Every open conflict, read in pages of `size` parents and `size` children each; a parent continued
  * on the next page is merged back, so each child must come exactly once.
  */
-const allConflicts = (store: FactStore, size: number, asOf: number | null = null) =>
+const allConflicts = (store: FactStore["Type"], size: number, asOf: number | null = null) =>
   Effect.gen(function*() {
     const merged: Array<Merged> = []
     let after: ConflictsAfter | null = null
@@ -166,7 +166,7 @@ const allConflicts = (store: FactStore, size: number, asOf: number | null = null
   })
 
 /** Every page of one briefing, through its page cursor, with conflicts continued across pages merged. */
-const allBriefing = (store: FactStore, reader: string, since: number | null, limit: number) =>
+const allBriefing = (store: FactStore["Type"], reader: string, since: number | null, limit: number) =>
   Effect.gen(function*() {
     const merged = {
       newFacts: [] as Array<Fact>,

@@ -1,8 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { relayLayerWith } from "../../src/layers/assembly/RelayLive.js"
+import { Effect } from "effect"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { statement } from "../../src/layers/database/decodeRows.js"
-import { GraphDatabaseLive } from "../../src/layers/database/GraphDatabaseLive.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok } from "../support/runTool.js"
 import { droppedOnRelease, testGraphName, testSettings } from "../support/testLayer.js"
@@ -13,17 +12,14 @@ import { droppedOnRelease, testGraphName, testSettings } from "../support/testLa
  * once. The full-text reads are counted on the real connection to the real database.
  */
 let windowsRead = 0
-const counted = Layer.effect(
-  GraphDatabase,
-  Effect.map(GraphDatabase, (db): GraphDatabase["Type"] => ({
-    ...db,
-    read: statement((cypher, params, row) => {
-      if (cypher.startsWith("CALL db.idx.fulltext.queryNodes")) windowsRead++
-      return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
-    })
-  }))
-).pipe(Layer.provide(GraphDatabaseLive))
-const stack = relayLayerWith(testSettings(testGraphName("search_window")), counted)
+const counted = (db: GraphDatabase["Type"]): GraphDatabase["Type"] => ({
+  ...db,
+  read: statement((cypher, params, row) => {
+    if (cypher.startsWith("CALL db.idx.fulltext.queryNodes")) windowsRead++
+    return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
+  })
+})
+const stack = relayStack(testSettings(testGraphName("search_window")), counted)
 
 const save = (content: string, parent?: string) =>
   Effect.map(

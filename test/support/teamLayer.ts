@@ -1,18 +1,17 @@
 import { NodeContext } from "@effect/platform-node"
 import { type ConfigProvider, Layer } from "effect"
 import { afterAll } from "vitest"
-import { TeamServices } from "../../src/layers/assembly/TeamLive.js"
+import { teamStack } from "../../src/layers/assembly/stacks.js"
 import { connectAdmin } from "./proof.js"
 import { testSettings } from "./testLayer.js"
 
 /**
- * What `relay --http` runs on (TeamLive's services) in a test process, on this run's database, with
+ * What `relay --http` runs on (teamStack) in a test process, on this run's database, with
  * `config` (RELAY_TOKEN_GRAPH and any RELAY_HTTP_* setting) as the ambient provider. The settings'
  * graph is unused: tokens live in their admin graph, workspaces in their own.
  */
 export const teamTestLayer = (config: ConfigProvider.ConfigProvider) =>
-  TeamServices.pipe(
-    Layer.provideMerge(testSettings("unused")),
+  teamStack(testSettings("unused")).pipe(
     Layer.provide(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(config))
   )

@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
-import { relayLayer } from "../../src/layers/assembly/RelayLive.js"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { Settings } from "../../src/services/Settings.js"
 
@@ -31,11 +31,11 @@ const dropOnRelease = Layer.scopedDiscard(
 )
 
 /**
- * Relay's stack (relayLayer: FactStore, GraphDatabase, the secret scanner and a rate limiter,
+ * Relay's stack (relayStack: FactStore, GraphDatabase, the secret scanner and a rate limiter,
  * generous unless given) on a graph of the given server, dropped when the layer is released.
  */
 export const liveLayerOn = (target: Target, graph: string, rateLimitPerMinute = 100_000) =>
-  droppedOnRelease(relayLayer(settingsOn(target, graph, rateLimitPerMinute)))
+  droppedOnRelease(relayStack(settingsOn(target, graph, rateLimitPerMinute)))
 
 /** A stack whose graph is dropped when the layer is released. */
 export const droppedOnRelease = <ROut, E, R>(stack: Layer.Layer<ROut, E, R>) =>

@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
 import { type DatabaseTarget, Settings } from "../../services/Settings.js"
-import { namesSentinels } from "../database/SentinelEndpoint.js"
+import { sentinelConfig } from "../database/SentinelEndpoint.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
   Config.withDefault("relay"),
@@ -18,23 +18,28 @@ const rateLimit = Config.integer("RELAY_RATE_LIMIT").pipe(
   Config.validate({ message: "RELAY_RATE_LIMIT must be a positive whole number", validation: (n) => n > 0 })
 )
 
-const databaseTarget: Config.Config<DatabaseTarget> = Config.all({
+/** Where the database is, by address (the password is read once, in `settingsFrom`). */
+const databaseAddress = Config.all({
   url: Config.option(Config.redacted("FALKORDB_URL")),
   host: Config.option(Config.string("FALKORDB_HOST")),
-  port: Config.option(Config.port("FALKORDB_PORT")),
-  password: Config.option(Config.redacted("FALKORDB_PASSWORD"))
-}).pipe(Config.map(({ host, password, port, url }): DatabaseTarget => {
+  port: Config.option(Config.port("FALKORDB_PORT"))
+})
+
+const targetOf = (
+  { host, port, url }: Config.Config.Success<typeof databaseAddress>,
+  password: Redacted.Redacted<string> | null
+): DatabaseTarget => {
   if (Option.isSome(url) && Redacted.value(url.value).trim() !== "") return { _tag: "Url", url: url.value }
   if (Option.isSome(host) || Option.isSome(port)) {
     return {
       _tag: "HostPort",
       host: Option.getOrElse(host, () => "127.0.0.1"),
       port: Option.getOrElse(port, () => 6379),
-      password: Option.getOrNull(password)
+      password
     }
   }
   return { _tag: "Embedded" }
-}))
+}
 
 /** The package's own folder: dist/layers/assembly/ → three levels up. */
 const packageDir = Effect.gen(function*() {
@@ -73,33 +78,26 @@ const namesDatabase = Config.all([
   Config.option(Config.string("FALKORDB_PORT"))
 ]).pipe(Config.map((keys) => keys.some((k) => Option.isSome(k) && k.value.trim() !== "")))
 
-const passwordOnly = Config.all({
-  password: Config.option(Config.string("FALKORDB_PASSWORD")),
-  // Through Sentinel (SentinelEndpoint) the password is the servers' own: set, and used.
-  sentinels: Config.option(Config.string("FALKORDB_SENTINELS"))
-})
+/** The only place FALKORDB_PASSWORD is read: the servers' password, whichever way they are reached. */
+const databasePassword = Config.option(Config.redacted("FALKORDB_PASSWORD"))
 
 /**
- * Relay's settings, read through the current provider (the environment, then .env). Each setting is the environment's if it
- * has one; for the database the environment wins as a whole: where it names a database, that is the
- * database (only its password may still come from .env), so a FALKORDB_URL in .env never overrides
- * a FALKORDB_HOST in the environment.
+ * Relay's settings, read through the current provider (the environment, then .env). Each setting is
+ * the environment's if it has one; for the database the environment wins as a whole: where it names
+ * a database, that is the database (only its password may still come from .env), so a FALKORDB_URL
+ * in .env never overrides a FALKORDB_HOST in the environment. FALKORDB_SENTINELS, when set, wins
+ * over both.
  */
 const settingsFrom = Effect.fn("relay/settings/read")(function*(env: ConfigProvider.ConfigProvider) {
   const read = yield* settings
-  const { password, sentinels } = yield* passwordOnly
+  const password = Option.getOrNull(yield* databasePassword)
+  const sentinels = yield* sentinelConfig
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
-  const database = yield* envOnly
-    ? Effect.withConfigProvider(
-      databaseTarget,
-      env.pipe(
-        ConfigProvider.orElse(() =>
-          ConfigProvider.fromMap(new Map(Option.isSome(password) ? [["FALKORDB_PASSWORD", password.value]] : []))
-        )
-      )
-    )
-    : databaseTarget
-  if (database._tag === "Embedded" && Option.isSome(password) && !namesSentinels(sentinels)) {
+  const address = yield* envOnly ? Effect.withConfigProvider(databaseAddress, env) : databaseAddress
+  const database: DatabaseTarget = sentinels.sentinels.length > 0
+    ? { _tag: "Sentinel", ...sentinels, password }
+    : targetOf(address, password)
+  if (database._tag === "Embedded" && password !== null) {
     yield* Effect.logWarning(
       "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT, FALKORDB_URL or FALKORDB_SENTINELS: " +
         "it is ignored, and Relay uses its embedded server"

@@ -1,33 +1,31 @@
 import { Config, Effect, Option, Redacted } from "effect"
 import { DatabaseError } from "../../domain/errors.js"
+import type { Address, DatabaseTarget } from "../../services/Settings.js"
 import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
-
-interface Address {
-  readonly host: string
-  readonly port: number
-}
 
 const address = (text: string): Address | null => {
   const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(text.trim())
   return match === null ? null : { host: match[1]!, port: Number(match[2]) }
 }
 
-/** Whether a FALKORDB_SENTINELS value names any sentinel (a blank one does not). */
-export const namesSentinels = (sentinels: Option.Option<string>): boolean =>
-  Option.isSome(sentinels) && sentinels.value.trim() !== ""
-
-/** FALKORDB_SENTINELS=host:port,host:port and the master's name, as the sentinels know it. */
+/**
+ * FALKORDB_SENTINELS=host:port,host:port (blank: none), the master's name as the sentinels know it,
+ * and their own password. The servers' password is Settings' (FALKORDB_PASSWORD).
+ */
 export const sentinelConfig = Config.all({
-  sentinels: Config.option(Config.string("FALKORDB_SENTINELS")),
+  sentinels: Config.string("FALKORDB_SENTINELS").pipe(Config.withDefault("")),
   master: Config.string("FALKORDB_SENTINEL_MASTER").pipe(Config.withDefault("relay")),
-  sentinelPassword: Config.option(Config.redacted("FALKORDB_SENTINEL_PASSWORD")),
-  password: Config.option(Config.redacted("FALKORDB_PASSWORD"))
+  sentinelPassword: Config.option(Config.redacted("FALKORDB_SENTINEL_PASSWORD"))
 }).pipe(
   Config.validate({
     message: "FALKORDB_SENTINELS must be a comma-separated list of host:port",
-    validation: ({ sentinels }) =>
-      Option.match(sentinels, { onNone: () => true, onSome: (s) => s.split(",").every((a) => address(a) !== null) })
-  })
+    validation: ({ sentinels }) => sentinels.trim() === "" || sentinels.split(",").every((a) => address(a) !== null)
+  }),
+  Config.map(({ master, sentinelPassword, sentinels }) => ({
+    sentinels: sentinels.trim() === "" ? [] : sentinels.split(",").map((a) => address(a)!),
+    master,
+    sentinelPassword: Option.getOrNull(sentinelPassword)
+  }))
 )
 
 const transient = (detail: string) => new DatabaseError({ reason: "unreachable", detail })
@@ -77,18 +75,14 @@ const currentMaster = (
     )
   )
 
-/** The endpoint through the sentinels `config` names: the current master, asked on every (re)connect. */
+/** The endpoint through the sentinels: the current master, asked on every (re)connect. */
 export const sentinelEndpoint = (
-  { master, password, sentinelPassword, sentinels }: Config.Config.Success<typeof sentinelConfig>
-) => {
-  const list = Option.getOrElse(sentinels, () => "").split(",").map((a) => address(a)!)
-  const pw = Option.getOrNull(password)
-  return {
-    options: currentMaster(list, master, Option.getOrNull(sentinelPassword), pw).pipe(
-      Effect.map((m) => ({
-        socket: { host: m.host, port: m.port },
-        ...(pw === null ? {} : { password: Redacted.value(pw) })
-      }))
-    )
-  }
-}
+  { master, password, sentinelPassword, sentinels }: Extract<DatabaseTarget, { _tag: "Sentinel" }>
+) => ({
+  options: currentMaster(sentinels, master, sentinelPassword, password).pipe(
+    Effect.map((m) => ({
+      socket: { host: m.host, port: m.port },
+      ...(password === null ? {} : { password: Redacted.value(password) })
+    }))
+  )
+})

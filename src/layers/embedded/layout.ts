@@ -9,20 +9,10 @@ import { Path } from "@effect/platform"
 import { Effect } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
+import type { EmbeddedLayout, EmbeddedServerError } from "../../services/EmbeddedServer.js"
 import { resolveDataDir } from "./dataDir.js"
-import type { EmbeddedServerError } from "./EmbeddedServerError.js"
 
-export interface EmbeddedLayout {
-  readonly dataDir: string
-  /** The directory holding the socket: the data dir, or the short fallback. */
-  readonly socketDir: string
-  readonly socketPath: string
-  readonly pidFile: string
-  readonly logFile: string
-  readonly configFile: string
-  readonly passwordFile: string
-  readonly lockFile: string
-}
+export type { EmbeddedLayout }
 
 /** Longest socket path we accept (bytes); leaves room under macOS's 104. */
 export const MAX_SOCKET_PATH = 100

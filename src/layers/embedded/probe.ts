@@ -1,14 +1,12 @@
 import type { Redacted } from "effect"
 import { Effect, Option } from "effect"
+import type { EmbeddedEndpoint } from "../../services/EmbeddedServer.js"
 import { ErrorReply, type Reply, sendCommands } from "../database/serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import type { EmbeddedLayout } from "./layout.js"
 import { readPassword } from "./password.js"
 
-export interface EmbeddedEndpoint {
-  readonly socketPath: string
-  readonly password: Redacted.Redacted<string>
-}
+export type { EmbeddedEndpoint }
 
 type Probe = "ready" | "absent" | "busy"
 

@@ -1,23 +1,15 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Option } from "effect"
+import type { EmbeddedLayout, EmbeddedStatus } from "../../services/EmbeddedServer.js"
 import { sendCommands } from "../database/serverCommands.js"
 import { infoField, moduleVersion, serverVersion } from "../database/serverInfo.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
-import { currentLayout, type EmbeddedLayout } from "./layout.js"
+import { currentLayout } from "./layout.js"
 import { readPassword } from "./password.js"
 import { isReply } from "./probe.js"
 import { livePidFromFile } from "./processes.js"
 
-export interface EmbeddedStatus {
-  readonly dataDir: string
-  readonly socketPath: string
-  readonly running: boolean
-  readonly pid: Option.Option<number>
-  /** FalkorDB module version, e.g. "4.16.3". */
-  readonly moduleVersion: Option.Option<string>
-  /** e.g. "valkey 8.0.1" */
-  readonly serverVersion: Option.Option<string>
-}
+export type { EmbeddedStatus }
 
 /** Whether the embedded server of this data dir runs, and what it is. Never fails for a stopped server. */
 export const embeddedStatusAt = (

@@ -1,19 +1,16 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { type Duration, Effect, Option } from "effect"
+import type { EmbeddedLayout, StopResult } from "../../services/EmbeddedServer.js"
 import { sendCommands } from "../database/serverCommands.js"
 import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
-import { currentLayout, type EmbeddedLayout } from "./layout.js"
+import { currentLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { readPassword } from "./password.js"
 import { pidAlive, signalPid } from "./processes.js"
 import { embeddedStatusAt } from "./status.js"
 import { JOIN_WAIT, NotYet, pollUntil } from "./waiting.js"
 
-export interface StopResult {
-  readonly dataDir: string
-  readonly wasRunning: boolean
-  readonly pid: Option.Option<number>
-}
+export type { StopResult }
 
 const waitGone = (pid: number, within: Duration.DurationInput) =>
   pollUntil(

@@ -1,5 +1,5 @@
-import { Clock, Effect } from "effect"
-import type { FactStoreShape } from "../../services/FactStore.js"
+import { Clock, Effect, Layer } from "effect"
+import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { briefing } from "./briefing.js"
 import { compatible } from "./compatible.js"
@@ -42,3 +42,6 @@ export const makeFactStore = Effect.gen(function*() {
   }
   return store
 })
+
+/** FactStore on the GraphDatabase it is given (the graph it reads and writes). */
+export const FactStoreLive = Layer.effect(FactStore, makeFactStore)

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { Settings } from "../../services/Settings.js"
-import type { TokenStoreShape } from "../../services/TokenStore.js"
+import { TokenStore, type TokenStoreShape } from "../../services/TokenStore.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 
 /** The admin graph the tokens live in: apart from every workspace, so no tool query can reach it. */
@@ -39,7 +39,7 @@ const toRecord = (r: Row): TokenRecord => ({
   revokedAt: r.revoked_at
 })
 
-export const makeTokenStore = Effect.gen(function*() {
+const makeTokenStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   // Two CLIs may race to make the index: the loser's "already indexed" is the outcome both wanted.
   yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
@@ -89,9 +89,12 @@ export const makeTokenStore = Effect.gen(function*() {
 })
 
 /** The admin graph's connection: the settings' database, the graph RELAY_TOKEN_GRAPH. */
-export const TokenGraphLive = FalkorDbLive.pipe(
+const TokenGraphLive = FalkorDbLive.pipe(
   Layer.provide(Layer.effect(
     Settings,
     Effect.all([Settings, tokenGraph]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))
   ))
 )
+
+/** The token store in the admin graph, on the database endpoint the stack gives it. */
+export const TokenStoreLive = Layer.effect(TokenStore, makeTokenStore).pipe(Layer.provide(TokenGraphLive))

@@ -1,0 +1,45 @@
+import { Effect, Layer, Redacted } from "effect"
+import { DatabaseError } from "../../domain/errors.js"
+import { DatabaseEndpoint } from "../../services/DatabaseEndpoint.js"
+import { EmbeddedServer } from "../../services/EmbeddedServer.js"
+import { Settings } from "../../services/Settings.js"
+import { sentinelEndpoint } from "./SentinelEndpoint.js"
+
+/**
+ * The settings' target: Sentinel's current master, FALKORDB_URL, FALKORDB_HOST/PORT, or the
+ * embedded server, resolved on every (re)connect so an embedded server that died is started again.
+ */
+export const DatabaseEndpointLive = Layer.effect(
+  DatabaseEndpoint,
+  Effect.gen(function*() {
+    const { database } = yield* Settings
+    switch (database._tag) {
+      case "Sentinel":
+        return sentinelEndpoint(database)
+      case "Url":
+        return { options: Effect.sync(() => ({ url: Redacted.value(database.url) })) }
+      case "HostPort":
+        return {
+          options: Effect.sync(() => ({
+            socket: { host: database.host, port: database.port },
+            ...(database.password === null ? {} : { password: Redacted.value(database.password) })
+          }))
+        }
+      case "Embedded": {
+        const embedded = yield* EmbeddedServer
+        // Started (or joined) once at start, so a missing server binary stops Relay with its one
+        // sentence; later reconnects run it again, which restarts a server that died.
+        yield* embedded.ensure
+        const ensure = embedded.ensure.pipe(
+          Effect.mapError((e) => new DatabaseError({ reason: "unreachable", detail: e.message }))
+        )
+        return {
+          options: Effect.map(ensure, ({ password, socketPath }) => ({
+            socket: { path: socketPath },
+            password: Redacted.value(password)
+          }))
+        }
+      }
+    }
+  })
+)
