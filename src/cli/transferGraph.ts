@@ -1,8 +1,8 @@
 /** What `npm run export` and `npm run import` share: which graph they name, and the stack on it. */
 import { Effect, Layer, Schema } from "effect"
 import { workspaceGraph, WorkspaceName } from "../domain/tokens.js"
-import { relayLayer } from "../layers/assembly/RelayLive.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { relayStack } from "../layers/assembly/stacks.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure } from "./common.js"
 
@@ -31,7 +31,7 @@ export const chosenGraph = (usage: string, options: { graph?: string | undefined
 
 /** Relay's stack on the configured database, on `graph` (null: the configured RELAY_GRAPH). */
 export const stackOn = (graph: string | null) =>
-  relayLayer(
+  relayStack(
     Layer.effect(Settings, Effect.map(Settings, (s) => ({ ...s, graph: graph ?? s.graph }))).pipe(
       Layer.provide(SettingsLive)
     )
