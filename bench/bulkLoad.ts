@@ -1,6 +1,7 @@
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
-import { distinctTerms, termsOf } from "../src/domain/terms.js"
+import { termsOf } from "../src/domain/terms.js"
+import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
 
 /**
  * Loading a large memory in a few batched statements (saving 100k facts one tool call at a time
@@ -58,22 +59,13 @@ export const createFacts = async (graph: Graph, facts: ReadonlyArray<StoredFact>
 
 /** The document counts relay_save_fact keeps (termCounts.ts), added for these facts. */
 export const countTerms = async (graph: Graph, facts: ReadonlyArray<StoredFact>) => {
-  const docs = new Map<string, number>()
-  let length = 0
-  for (const f of facts) {
-    length += f.terms.length
-    for (const t of distinctTerms(f.terms)) docs.set(t, (docs.get(t) ?? 0) + 1)
+  const { counts, docs, terms } = addTermCountsParams(facts.map((f) => f.terms))
+  for (const [i, part] of batches(counts, batch).entries()) {
+    // The totals once, with the first batch.
+    await graph.query(addTermCountsQuery, {
+      params: { counts: part as never, docs: i === 0 ? docs : 0, terms: i === 0 ? terms : 0 }
+    })
   }
-  for (const part of batches([...docs], batch)) {
-    await graph.query(
-      `UNWIND $counts AS c MERGE (x:Term {term: c[0]}) ON CREATE SET x.docs = c[1] ON MATCH SET x.docs = x.docs + c[1]`,
-      { params: { counts: part as never } }
-    )
-  }
-  await graph.query(
-    `MERGE (c:RelayClock {id: 0}) SET c.docs = coalesce(c.docs, 0) + $docs, c.terms = coalesce(c.terms, 0) + $terms`,
-    { params: { docs: facts.length, terms: length } }
-  )
 }
 
 /** Each edge is [child, parent]. */

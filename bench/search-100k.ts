@@ -82,6 +82,7 @@ const main = async () => {
     const week = new Date(Date.now() - 7 * 24 * 60 * 60 * 1000).toISOString()
     const cases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
       ["rare word", { query: "pgbouncer" }],
+      ["question (fill)", { query: "what did we decide about pgbouncer replicas" }],
       ["two words", { query: "refresh token" }],
       ["phrase", { query: "\"token bucket\" billing" }],
       ["prefix", { query: "webhoo*" }],

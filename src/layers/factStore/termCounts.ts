@@ -24,3 +24,23 @@ export const termCountsParams = (content: string) => {
   const terms = termsOf(content)
   return { terms, distinctTerms: distinctTerms(terms) }
 }
+
+/**
+ * The same counts for facts written in bulk (import, benchmarks) with their `terms` already set:
+ * `$counts` is [term, facts holding it] pairs, `$docs` the facts, `$terms` their terms in all.
+ */
+export const addTermCountsQuery =
+  `UNWIND $counts AS c MERGE (x:Term {term: c[0]}) ON CREATE SET x.docs = c[1] ON MATCH SET x.docs = x.docs + c[1] ` +
+  `WITH count(*) AS counted MERGE (k:RelayClock {id: 0}) ` +
+  `SET k.docs = coalesce(k.docs, 0) + $docs, k.terms = coalesce(k.terms, 0) + $terms`
+
+/** addTermCountsQuery's parameters for facts with these terms. */
+export const addTermCountsParams = (termLists: ReadonlyArray<ReadonlyArray<string>>) => {
+  const docs = new Map<string, number>()
+  let terms = 0
+  for (const list of termLists) {
+    terms += list.length
+    for (const t of distinctTerms(list)) docs.set(t, (docs.get(t) ?? 0) + 1)
+  }
+  return { counts: [...docs], docs: termLists.length, terms }
+}

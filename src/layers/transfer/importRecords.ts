@@ -7,7 +7,9 @@ import type {
   MemoryRecord,
   RetractionRecord
 } from "../../domain/memoryRecord.js"
+import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -36,7 +38,7 @@ export interface ImportCounts {
  */
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-  `session_id: r.session_id, created_at: r.created_at}) ` +
+  `session_id: r.session_id, created_at: r.created_at, terms: r.terms}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p)`
@@ -90,17 +92,19 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const fresh = batch.filter((f) => !there.has(f.id))
     counts.skipped += batch.length - fresh.length
     if (fresh.length === 0) return
-    yield* db.write(createFacts, {
-      rows: fresh.map((f) => ({
-        id: f.id,
-        content: f.content,
-        norm: normaliseContent(f.content),
-        written_by: f.written_by,
-        session_id: f.session_id,
-        created_at: stamp(f.created_at),
-        parent_id: f.parent_id
-      }))
-    })
+    const rows = fresh.map((f) => ({
+      id: f.id,
+      content: f.content,
+      norm: normaliseContent(f.content),
+      written_by: f.written_by,
+      session_id: f.session_id,
+      created_at: stamp(f.created_at),
+      parent_id: f.parent_id,
+      terms: termsOf(f.content)
+    }))
+    yield* db.write(createFacts, { rows })
+    // Search's document counts, as a save keeps them (termCounts.ts).
+    yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
     const parents = [...new Set(fresh.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id])))]
     if (parents.length > 0) yield* db.write(markForks, { parents })
     counts.facts += fresh.length
