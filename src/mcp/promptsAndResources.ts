@@ -1,7 +1,10 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { Forbidden } from "../domain/errors.js"
+import { threadMermaid } from "../domain/mermaid.js"
+import type { ThreadOutput } from "../domain/thread.js"
 import { getBriefing } from "../tools/getBriefing.js"
 import { getContext } from "../tools/getContext.js"
+import { getThread } from "../tools/getThread.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toFailureResult, type ToolResult } from "./callTool.js"
 
@@ -118,6 +121,7 @@ export const getPrompt = async (calls: Calls, name: string, args: Readonly<Recor
 
 const factTemplate = "relay://fact/{id}"
 const briefingTemplate = "relay://briefing/{name}"
+const threadTemplate = "relay://thread/{id}"
 
 export const resourceTemplates = [
   {
@@ -134,6 +138,14 @@ export const resourceTemplates = [
     description: "The briefing for this name, as text: what others saved and decided since its last briefing " +
       "(reading it moves the name's briefing cursor, as relay_get_briefing without since does).",
     mimeType: "text/plain"
+  },
+  {
+    uriTemplate: threadTemplate,
+    name: "thread",
+    title: "A thread as a diagram",
+    description: "The thread a fact belongs to (the tree under its root) as a Mermaid flowchart: facts by " +
+      "status, what builds on what, decisions and forks; the first 200 facts.",
+    mimeType: "text/vnd.mermaid"
   }
 ]
 
@@ -149,6 +161,7 @@ export const resourceListing = (self: string | undefined) =>
 
 const factUri = /^relay:\/\/fact\/([^/?#]*)$/
 const briefingUri = /^relay:\/\/briefing\/([^/?#]*)$/
+const threadUri = /^relay:\/\/thread\/([^/?#]*)$/
 
 const decoded = (part: string): string | undefined => {
   try {
@@ -158,13 +171,14 @@ const decoded = (part: string): string | undefined => {
   }
 }
 
-const badUri = "uri: must be relay://fact/{id} or relay://briefing/{name}"
+const badUri = "uri: must be relay://fact/{id}, relay://thread/{id} or relay://briefing/{name}"
 
 export const readResource = async (calls: Calls, uri: string) => {
   const fact = factUri.exec(uri)
   const briefing = briefingUri.exec(uri)
-  const part = decoded((fact ?? briefing)?.[1] ?? "")
-  if ((fact === null && briefing === null) || part === undefined) {
+  const thread = threadUri.exec(uri)
+  const part = decoded((fact ?? briefing ?? thread)?.[1] ?? "")
+  if ((fact === null && briefing === null && thread === null) || part === undefined) {
     // Through the policies like any read; an address Relay does not serve is "not found".
     const refused = await calls.refuse("resource", badUri)
     if (failureOf(refused)?.code !== "invalid_input") unwrap(refused, {})
@@ -177,6 +191,19 @@ export const readResource = async (calls: Calls, uri: string) => {
     const chain = (result.structuredContent as { chain: ReadonlyArray<unknown> }).chain
     return {
       contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ fact: chain[chain.length - 1] }) }]
+    }
+  }
+  if (thread !== null) {
+    const result = unwrap(await calls.invoke(getThread, { fact_id: part }), { fact_id: "uri" }, {
+      fact_not_found: "no fact with that id"
+    })
+    const page = result.structuredContent as unknown as ThreadOutput
+    return {
+      contents: [{
+        uri,
+        mimeType: "text/vnd.mermaid",
+        text: threadMermaid(page.facts, page.decisions, page.next_cursor !== null)
+      }]
     }
   }
   if (calls.self !== undefined && part !== calls.self) {

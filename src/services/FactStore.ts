@@ -13,7 +13,8 @@ import type {
   NewFact,
   Resolution,
   Retraction,
-  SearchOptions
+  SearchOptions,
+  ThreadRequest
 } from "./factStore/requests.js"
 import type {
   Briefing,
@@ -24,7 +25,8 @@ import type {
   Resolved,
   Retracted,
   Saved,
-  SearchRow
+  SearchRow,
+  ThreadPage
 } from "./factStore/results.js"
 
 export type * from "./factStore/requests.js"
@@ -70,6 +72,8 @@ export interface FactStoreShape {
     prefixes: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<string>>, DatabaseError>
   readonly clusters: (options: ClustersOptions) => Effect.Effect<Clusters, DatabaseError>
+  /** A page of the thread (the tree under its root) a fact belongs to, with the decisions touching it. */
+  readonly thread: (request: ThreadRequest) => Effect.Effect<ThreadPage, FactNotFound | DatabaseError>
 }
 
 /**

@@ -57,7 +57,8 @@ describe("prompts and resources over stdio", () => {
     const { resourceTemplates } = await relay.client.listResourceTemplates()
     expect(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType])).toEqual([
       ["relay://fact/{id}", "application/json"],
-      ["relay://briefing/{name}", "text/plain"]
+      ["relay://briefing/{name}", "text/plain"],
+      ["relay://thread/{id}", "text/vnd.mermaid"]
     ])
     // On stdio the caller's name is not known, so no concrete resource is listed.
     expect((await relay.client.listResources()).resources).toEqual([])
@@ -124,6 +125,32 @@ describe("prompts and resources over stdio", () => {
     expect(JSON.parse((upper.contents[0] as { text: string }).text).fact.status).toBe("active")
   })
 
+  it("relay://thread/{id}: the thread as Mermaid, fork and decision drawn, model text escaped", async () => {
+    const root = await save("sessions need a store", "cursor")
+    const a = await save("keep \"sessions\" in redis\"]\n  click x call alert(1)", "cursor", root.id)
+    const b = await save("<script>window.pwned=1</script> postgres #1", "zed", root.id)
+    const later = await save("postgres table sessions(id, data)", "zed", b.id)
+    const resolved = await relay.call("relay_resolve_conflict", resolveArgs(b.id, a.id, "one store", "cursor"))
+    expect(resolved.isError).toBeFalsy()
+    // Any fact of the thread names it: the deepest one here.
+    const uri = `relay://thread/${later.id}`
+    const content = (await relay.client.readResource({ uri })).contents[0] as { mimeType: string; text: string }
+    expect(content.mimeType).toBe("text/vnd.mermaid")
+    const lines = content.text.split("\n")
+    const node = (id: string) => `f_${id.replace(/-/g, "")}`
+    expect(lines[0]).toBe("flowchart TD")
+    expect(lines).toContain(`  ${node(root.id)} --> ${node(a.id)}`)
+    expect(lines).toContain(`  ${node(b.id)} --> ${node(later.id)}`)
+    expect(lines).toContain(`  ${node(b.id)} -. supersedes .-> ${node(a.id)}`)
+    expect(lines.find((l) => l.startsWith(`  ${node(root.id)}[`))).toContain("(fork)")
+    expect(lines.find((l) => l.startsWith(`  ${node(a.id)}[`))).toMatch(/\(superseded\).*:::superseded$/)
+    // One statement a line: the model's quotes, brackets, line breaks and markup are entities.
+    expect(lines).toHaveLength(5 + 3 + 1 + 4)
+    for (const l of lines.slice(1, 5)) expect(l).toMatch(/^ {2}f_[0-9a-f]+\["[^"<>\[\]]*"\]:::[a-z]+$/)
+    expect(content.text).not.toContain("<script>")
+    expect(content.text).toContain("#60;script#62;")
+  })
+
   it("unknown ids, addresses and prompts answer JSON-RPC errors that echo nothing", async () => {
     const missing = "0b7a1f2e-9c3d-4e5f-8a6b-7c8d9e0f1a2b"
     const notFound = await rpcError(relay.client.readResource({ uri: `relay://fact/${missing}` }))
@@ -172,6 +199,6 @@ describe("prompts and resources over stdio", () => {
     const overUnknown = await rpcError(limited.client.readResource({ uri: "relay://nothing" }))
     expect(overUnknown.data).toEqual({ code: "rate_limited" })
     // Listing is free, as tools/list is.
-    expect((await limited.client.listResourceTemplates()).resourceTemplates).toHaveLength(2)
+    expect((await limited.client.listResourceTemplates()).resourceTemplates).toHaveLength(3)
   })
 })

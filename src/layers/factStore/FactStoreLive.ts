@@ -14,6 +14,7 @@ import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save } from "./saveFact.js"
 import { search } from "./search.js"
+import { thread } from "./thread.js"
 
 /**
  * The Clock's now as a stamp: never below 1, because FalkorDB 4.16's range index leaves out the
@@ -38,7 +39,8 @@ export const makeFactStore = Effect.gen(function*() {
     important: (options) => important(db, options),
     clusters: (options) => clusters(db, options),
     search: (options) => search(db, options),
-    idsStartingWith: (prefixes) => matchPrefixes(db, prefixes)
+    idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
+    thread: (request) => thread(db, request)
   }
   return store
 })

@@ -141,3 +141,12 @@ export interface ClustersOptions {
   /** The [size, first created_at] of the last cluster of the previous page. */
   readonly after?: readonly [number, number] | null | undefined
 }
+
+export interface ThreadRequest {
+  /** Any fact of the thread: the thread is the tree under the root of its chain. */
+  readonly factId: string
+  readonly limit: number
+  /** The created_at of the last fact of the previous page; null: from the root. */
+  readonly after: number | null
+  readonly asOf?: number | null | undefined
+}

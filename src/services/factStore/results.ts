@@ -85,3 +85,18 @@ export interface SearchRow {
   readonly hit: SearchHit
   readonly key: SearchKey
 }
+
+/** One page of a thread: its facts oldest first, and the decisions touching them (stamps in epoch ms). */
+export interface ThreadPage {
+  readonly rootId: string
+  readonly facts: ReadonlyArray<Fact>
+  readonly decisions: ReadonlyArray<{
+    readonly winner_id: string
+    readonly loser_id: string
+    readonly reason: string
+    readonly resolved_by: string
+    readonly created_at: number
+  }>
+  /** Whether facts remain after this page. */
+  readonly more: boolean
+}
