@@ -146,7 +146,7 @@ describe("prompts and resources over stdio", () => {
     expect(lines.find((l) => l.startsWith(`  ${node(a.id)}[`))).toMatch(/\(superseded\).*:::superseded$/)
     // One statement a line: the model's quotes, brackets, line breaks and markup are entities.
     expect(lines).toHaveLength(5 + 3 + 1 + 4)
-    for (const l of lines.slice(1, 5)) expect(l).toMatch(/^ {2}f_[0-9a-f]+\["[^"<>\[\]]*"\]:::[a-z]+$/)
+    for (const l of lines.slice(1, 5)) expect(l).toMatch(/^ {2}f_[0-9a-f]+\["[^"<>[\]]*"\]:::[a-z]+$/)
     expect(content.text).not.toContain("<script>")
     expect(content.text).toContain("#60;script#62;")
   })
