@@ -1,5 +1,6 @@
 import { Effect, FiberRef, Schema } from "effect"
 import { InvalidInput } from "./errors.js"
+import { escapeUnseen } from "./quote.js"
 
 /**
  * Every list a tool returns is one page: at most `limit` items (each tool declares its default and
@@ -86,14 +87,26 @@ const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? "")
 
 /**
- * What one item costs in the reply: its JSON in structuredContent, and the text block, which quotes
- * the same text JSON-escaped and is escaped once more in the reply. Counting the JSON alone let
- * quote- or backslash-heavy text triple in the reply.
+ * What one item spends in the reply, measured on the bytes it really takes for any text, not
+ * estimated from its length. structuredContent holds the item's JSON as UTF-8 (JSON.stringify
+ * leaves DEL, C1 controls and tag characters raw and writes a lone surrogate as `\udxxx`). The
+ * text block quotes the same strings with every unseen character escaped (`escapeUnseen`: DEL is 1
+ * byte in the JSON and `\u007f` in the text) and is itself a JSON string in the reply, so each of
+ * its backslashes and quotes is escaped once more. The text shows a subset of the item's JSON
+ * strings, and short ids, ages and statuses in place of whole ids, stamps and keys, so this bounds
+ * the item's share of the reply from above (test/rules/replyBytes.test.ts holds it to
+ * JSON.stringify of real replies).
  */
 export const replyCost = (value: unknown): number => {
-  const json = JSON.stringify(value)
-  return utf8Bytes(json) + utf8Bytes(JSON.stringify(json))
+  const json = JSON.stringify(value) ?? ""
+  return utf8Bytes(json) + utf8Bytes(JSON.stringify(escapeUnseen(json)))
 }
+
+/**
+ * What a reply spends besides its items' replyCost: the envelope, the untrusted-data header, list
+ * titles, the cursor (structured and quoted in the text), a briefing's stamps.
+ */
+export const replyFrameBytes = 4 * 1024
 
 /**
  * How many of `items`, from the front, fit in `budget` bytes of reply (at least `atLeast`, one by
@@ -116,6 +129,25 @@ export const fit = <A>(
     used += cost
   }
   return { count: items.length, used }
+}
+
+/**
+ * How many of `items`, from the end, fit in `budget` bytes when each also spends what its
+ * `extras` cost (a context page's facts and the decisions they lost, which the reply lists beside
+ * them): at least one, so a page moves forward.
+ */
+export const fitFromEnd = <A, X>(
+  items: ReadonlyArray<A>,
+  extras: (a: A) => ReadonlyArray<X>,
+  budget: number
+): number => {
+  let used = 0
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!
+    used += extras(item).reduce((sum, x) => sum + replyCost(x) + 1, replyCost(item) + 1)
+    if (used > budget) return Math.max(items.length - 1 - i, 1)
+  }
+  return items.length
 }
 
 /** How many of `items` fit in `budget` bytes (see `fit`). */

@@ -1,10 +1,12 @@
-import { Cause, Clock, Effect, Exit, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Option, ParseResult, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
 import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
+import { retryTransient } from "../policies/retry.js"
+import { withCallBudget } from "../policies/timeout.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { renderResult } from "./render.js"
@@ -150,41 +152,57 @@ export const boundedReply = (tool: string, result: ToolResult): Effect.Effect<To
     )
 }
 
+/** Runs what the tool left for after its reply (ToolCall.afterReply), under the same retry and time budget. */
+const runAfterReply = (pending: Ref.Ref<Option.Option<Effect.Effect<void, ToolError>>>) =>
+  Effect.flatMap(
+    Ref.get(pending),
+    Option.match({
+      onNone: () => Effect.void,
+      onSome: (commit) => withCallBudget(retryTransient(commit))
+    })
+  )
+
 /**
  * Runs one call through decoding, the policies and the tool, and turns its Exit into an MCP result.
  * Details of database failures and defects go to the stderr log only. The call's span is the
  * handler's own (Effect.fn, named after the tool); a second span around it cost ~14 us a call.
+ * What the tool left for after its reply (a briefing's cursor move) runs only once the reply is
+ * built and within the size cap; if it fails, the call answers its failure instead of the reply.
  */
 export const callTool = (tool: AnyTool, args: unknown) =>
-  decodeInput(tool, args).pipe(
-    Effect.flatMap(resolveFactIdPrefixes(tool)),
-    Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
-    applyPolicies,
-    Effect.provideService(ToolCall, { id: randomUUID() }),
-    Effect.flatMap(encodeOutput(tool)),
-    Effect.exit,
-    Effect.flatMap((exit) =>
-      Exit.match(exit, {
-        onSuccess: ({ encoded, output }): Effect.Effect<ToolResult> =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            boundedReply(tool.name, {
-              content: [{ type: "text", text: renderResult(tool, output, now) }],
-              structuredContent: encoded
-            })),
-        onFailure: (cause) => {
-          const error = Cause.failureOption(cause)
-          if (Option.isSome(error)) {
-            const e = error.value
-            const log = e._tag === "DatabaseError"
-              ? Effect.logError(`${tool.name}: database unavailable`).pipe(Effect.annotateLogs("detail", e.detail))
-              : Effect.logInfo(`${tool.name}: ${e.code}`)
-            return Effect.as(log, toFailureResult(tool, e))
+  Effect.flatMap(Ref.make(Option.none<Effect.Effect<void, ToolError>>()), (afterReply) =>
+    decodeInput(tool, args).pipe(
+      Effect.flatMap(resolveFactIdPrefixes(tool)),
+      Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
+      applyPolicies,
+      Effect.provideService(ToolCall, { id: randomUUID(), afterReply }),
+      Effect.flatMap(encodeOutput(tool)),
+      Effect.flatMap(({ encoded, output }) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          boundedReply(tool.name, {
+            content: [{ type: "text", text: renderResult(tool, output, now) }],
+            structuredContent: encoded
+          }))
+      ),
+      Effect.tap((result) => result.isError === true ? Effect.void : runAfterReply(afterReply)),
+      Effect.exit,
+      Effect.flatMap((exit) =>
+        Exit.match(exit, {
+          onSuccess: (result): Effect.Effect<ToolResult> => Effect.succeed(result),
+          onFailure: (cause) => {
+            const error = Cause.failureOption(cause)
+            if (Option.isSome(error)) {
+              const e = error.value
+              const log = e._tag === "DatabaseError"
+                ? Effect.logError(`${tool.name}: database unavailable`).pipe(Effect.annotateLogs("detail", e.detail))
+                : Effect.logInfo(`${tool.name}: ${e.code}`)
+              return Effect.as(log, toFailureResult(tool, e))
+            }
+            return Effect.as(
+              Effect.logError(`${tool.name}: internal error`, cause),
+              failure("internal", internalMessage)
+            )
           }
-          return Effect.as(
-            Effect.logError(`${tool.name}: internal error`, cause),
-            failure("internal", internalMessage)
-          )
-        }
-      })
-    )
-  )
+        })
+      )
+    ))

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option, Ref } from "effect"
 import { createHash } from "node:crypto"
 import { InvalidInput } from "../domain/errors.js"
 import { BriefingInput } from "../domain/inputs.js"
@@ -7,6 +7,7 @@ import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
+import { ToolCall } from "../services/ToolCall.js"
 import { renderBriefing } from "./render/briefing.js"
 import { defineTool, readOnly } from "./Tool.js"
 
@@ -48,6 +49,12 @@ export const getBriefing = defineTool({
         tracked: tag !== 0
       }
     })
+    if (b.advance !== null) {
+      // The cursor moves only once this page's reply is ready to send (src/mcp/callTool.ts).
+      const call = yield* ToolCall
+      if (call.afterReply === undefined) yield* b.advance
+      else yield* Ref.set(call.afterReply, Option.some(b.advance))
+    }
     const n = b.next
     return {
       as_of: toIso(b.asOf),

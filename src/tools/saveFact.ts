@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
+import { currentBudget, fitFromEnd, replyCost } from "../domain/paging.js"
 import { requestFactId } from "../domain/requestId.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
@@ -39,11 +40,17 @@ export const saveFact = defineTool({
       parentId: input.parent_fact_id ?? null,
       kind: input.kind ?? null
     })
+    // The fact has landed: a reply too large for its siblings keeps the most recent that fit (siblings_total stays whole).
+    const left = (yield* currentBudget()) - replyCost(saved.fact) -
+      (saved.duplicateOf === null ? 0 : replyCost(saved.duplicateOf))
+    const siblings = saved.forkSiblings.slice(
+      saved.forkSiblings.length - fitFromEnd(saved.forkSiblings, () => [], Math.max(left, 0))
+    )
     return {
       fact: saved.fact,
-      fork: saved.forkSiblings.length === 0 || saved.fact.parent_id === null
+      fork: siblings.length === 0 || saved.fact.parent_id === null
         ? null
-        : { parent_id: saved.fact.parent_id, siblings: saved.forkSiblings, siblings_total: saved.siblingsTotal },
+        : { parent_id: saved.fact.parent_id, siblings, siblings_total: saved.siblingsTotal },
       duplicate_of: saved.duplicateOf
     }
   })

@@ -1,11 +1,13 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Schema } from "effect"
+import { Effect, Layer, Logger, Option, Ref, Schema } from "effect"
+import { DatabaseError } from "../../src/domain/errors.js"
 import { replyMaxBytes } from "../../src/domain/paging.js"
 import { callTool, internalMessage } from "../../src/mcp/callTool.js"
 import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { ToolCall } from "../../src/services/ToolCall.js"
 import { type AnyTool, defineTool, readOnly } from "../../src/tools/Tool.js"
 
 /**
@@ -92,4 +94,43 @@ it.effect("an output its Schema refuses is internal, and the log says which tool
     expect(result.structuredContent).toEqual({ error: { code: "internal", message: internalMessage } })
     expect(JSON.stringify(result)).not.toContain("three")
     expect(logs.some((l) => l.startsWith("relay_test_shape: internal error"))).toBe(true)
+  }))
+
+/**
+ * What a tool leaves for after its reply (a briefing's cursor move) runs only once the reply is ready
+ * to send: a reply refused at the cap moves nothing, and a move that fails turns the reply into its
+ * failure (the page is not served, so the reader sees it again).
+ */
+const committing = (text: string, moved: Array<string>, fails = false) =>
+  defineTool({
+    name: "relay_test_commit",
+    description: "test",
+    annotations: readOnly("test"),
+    input: Schema.Struct({}),
+    output: Schema.Struct({ text: Schema.String }),
+    render: (o) => [o.text],
+    handler: () =>
+      Effect.gen(function*() {
+        const call = yield* ToolCall
+        const move = fails
+          ? Effect.fail(new DatabaseError({ reason: "refused", detail: "gone" }))
+          : Effect.sync(() => void moved.push(text.slice(0, 3)))
+        yield* Ref.set(call.afterReply!, Option.some(move))
+        return { text }
+      })
+  })
+
+it.effect("a reply refused at the cap runs nothing after it; one sent runs it once; a failed one answers unavailable", () =>
+  Effect.gen(function*() {
+    const moved: Array<string> = []
+    const big = yield* call(committing("big".repeat(250 * 1024), moved))
+    expect(big.result.isError).toBe(true)
+    expect(moved).toEqual([])
+    const small = yield* call(committing("small", moved))
+    expect(small.result.isError).toBeUndefined()
+    expect(moved).toEqual(["sma"])
+    const failed = yield* call(committing("fails", moved, true))
+    expect(failed.result.isError).toBe(true)
+    expect((failed.result.structuredContent as { error: { code: string } }).error.code).toBe("unavailable")
+    expect(moved).toEqual(["sma"])
   }))

@@ -177,6 +177,8 @@ const allBriefing = (store: FactStore["Type"], reader: string, since: number | n
     let after: BriefingAfter | null = null
     for (let pages = 0; pages < 1000; pages++) {
       const page: Briefing = yield* store.briefing({ reader, since, limit, after })
+      // What the edge does once the page's reply is ready.
+      if (page.advance !== null) yield* page.advance
       merged.newFacts.push(...page.newFacts)
       merged.decisions.push(...page.decisions)
       merged.retractions.push(...page.retractions)

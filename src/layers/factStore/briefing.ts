@@ -94,8 +94,8 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, c
  * new facts, then decisions, then retractions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
  * so a list may be cut, even to nothing, and continue on the next page.
  *
- * An automatic briefing (no `since`) starts at the reader's BriefingCursor and moves it after every
- * page to what that page served, not at once to as_of: a session that stops paging leaves the cursor
+ * An automatic briefing (no `since`) starts at the reader's BriefingCursor, and every page says how
+ * to move it (`advance`) to what that page served, not at once to as_of: a session that stops paging leaves the cursor
  * where it stopped, so its next automatic briefing repeats at most part of a page and skips nothing.
  */
 export const briefing = Effect.fn("relay/factStore/briefing")(function*(
@@ -165,12 +165,13 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     conflicts: conflicts.next ?? conflictsDone(asOf),
     tracked: at.tracked
   }
-  // Written after the reads, so a page that fails before it is served moves nothing; the first page
-  // always writes (even an empty window), so a name's first briefing makes its cursor.
+  // Not written here: the edge runs it once the page's reply is ready to send (a page that fails
+  // before, on its size or anything else, moves nothing). The first page always has one (even an
+  // empty window), so a name's first briefing makes its cursor.
   const served = briefingServed(next)
-  if (at.tracked && (options.after === null || served > briefingServed(at))) {
-    yield* db.write(advanceCursorQuery, { reader, served })
-  }
+  const advance = at.tracked && (options.after === null || served > briefingServed(at))
+    ? Effect.asVoid(db.write(advanceCursorQuery, { reader, served }))
+    : null
   const done = next.factAfter >= asOf && next.decisionAfter >= asOf && next.retractionAfter >= asOf &&
     next.conflicts.key === 0
   const result: Briefing = {
@@ -180,7 +181,8 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     decisions,
     retractions,
     openConflicts: conflicts.conflicts,
-    next: done ? null : next
+    next: done ? null : next,
+    advance
   }
   return result
 })

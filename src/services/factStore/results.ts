@@ -1,4 +1,6 @@
 /** What the FactStore answers. */
+import type { Effect } from "effect"
+import type { DatabaseError } from "../../domain/errors.js"
 import type { Conflict, Decision, Dependent, Fact, Withdrawal } from "../../domain/fact.js"
 import type { SearchHit } from "../../domain/outputs.js"
 import type { BriefingAfter, ConflictsAfter, SearchKey } from "./requests.js"
@@ -65,6 +67,11 @@ export interface Briefing {
   readonly retractions: ReadonlyArray<Withdrawal>
   readonly openConflicts: ReadonlyArray<Conflict>
   readonly next: BriefingAfter | null
+  /**
+   * An automatic briefing's cursor move to what this page served, for whoever sends the page to run
+   * once the page is ready to send (null: nothing to move). Never run for a page that failed.
+   */
+  readonly advance: Effect.Effect<void, DatabaseError> | null
 }
 
 export interface Cluster {
