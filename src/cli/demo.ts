@@ -7,16 +7,14 @@
 import { Clock, Effect, Layer, Random } from "effect"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { runDemo } from "../demo/demo.js"
 import { DemoFailed } from "../demo/mcpSession.js"
 import { makeStyle, wantsColour } from "../demo/style.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { graphStack } from "../layers/assembly/stacks.js"
+import { packageDir } from "../packageDir.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, describeDatabase, runCli } from "./common.js"
-
-const distDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
 const env = Object.fromEntries(
   Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as const]))
@@ -31,8 +29,8 @@ const main = Effect.gen(function*() {
   yield* runDemo({
     install: {
       nodePath: process.execPath,
-      serverPath: Path.join(distDir, "server.js"),
-      packageDir: Path.resolve(distDir, ".."),
+      serverPath: Path.join(packageDir, "dist", "server.js"),
+      packageDir,
       platform: process.platform,
       home: Os.homedir(),
       appData: process.env.APPDATA,

@@ -1,7 +1,7 @@
 import { Path, PlatformConfigProvider } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
-import { fileURLToPath } from "node:url"
+import { packageDir } from "../../packageDir.js"
 import { type DatabaseTarget, Settings } from "../../services/Settings.js"
 import { sentinelConfig } from "../database/SentinelEndpoint.js"
 
@@ -41,12 +41,6 @@ const targetOf = (
   return { _tag: "Embedded" }
 }
 
-/** The package's own folder: dist/layers/assembly/ → three levels up. */
-const packageDir = Effect.gen(function*() {
-  const path = yield* Path.Path
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-})
-
 /** The environment first, then `.env` beside the package (none: the environment alone). */
 const withDotEnv = (env: ConfigProvider.ConfigProvider, file: ConfigProvider.ConfigProvider) =>
   env.pipe(ConfigProvider.orElse(() => file))
@@ -66,7 +60,7 @@ export const configFrom = (dotEnvFile: string) =>
 /** The same with the `.env` beside the package. */
 export const ConfigLive = Layer.unwrapEffect(Effect.gen(function*() {
   const path = yield* Path.Path
-  return configFrom(path.join(yield* packageDir, ".env"))
+  return configFrom(path.join(packageDir, ".env"))
 })).pipe(Layer.provide(NodeContext.layer))
 
 const settings = Config.all({ graph: graphName, rateLimitPerMinute: rateLimit })
