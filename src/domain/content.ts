@@ -25,7 +25,7 @@ const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  */
 const blank = /^[\s\u0085\u2800\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}]*$/u
 
-const trimmedLength = (min: number, max: number, what: string) =>
+export const trimmedLength = (min: number, max: number, what: string) =>
   Schema.String.pipe(
     Schema.filter((s) => {
       if (unstorable.test(s)) return "must not contain NUL characters or unpaired surrogates"

@@ -49,6 +49,26 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   readonly code = "forbidden"
 }
 
+/** A claim of a task someone else holds on a live lease: names who and until when. */
+export class AlreadyClaimed extends Schema.TaggedError<AlreadyClaimed>()("AlreadyClaimed", {
+  message: Schema.String
+}) {
+  readonly code = "already_claimed"
+}
+
+/** A heartbeat or finish whose fencing token is no longer the task's: nothing was written. */
+export class LeaseLost extends Schema.TaggedError<LeaseLost>()("LeaseLost", {
+  message: Schema.String
+}) {
+  readonly code = "lease_lost"
+}
+
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", {
+  message: Schema.String
+}) {
+  readonly code = "task_not_found"
+}
+
 /**
  * Why the database failed, sorted once where the driver's error is caught (src/layers/database/driverErrors.ts):
  * callers decide on this, never on the driver's text.
@@ -104,6 +124,9 @@ export type ToolError =
   | InvalidResolution
   | RateLimited
   | Forbidden
+  | AlreadyClaimed
+  | LeaseLost
+  | TaskNotFound
   | DatabaseError
 
 export const ErrorCode = Schema.Literal(
@@ -113,6 +136,9 @@ export const ErrorCode = Schema.Literal(
   "invalid_resolution",
   "rate_limited",
   "forbidden",
+  "already_claimed",
+  "lease_lost",
+  "task_not_found",
   "unavailable",
   "internal"
 )

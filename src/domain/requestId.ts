@@ -18,7 +18,9 @@ export const RequestId = Schema.String.pipe(
 const namespaces = {
   fact: "6f0d2a8e-3b1c-4e57-9a40-5c1f7d2b9e13",
   resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840",
-  retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95"
+  retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95",
+  task: "3d8f6b20-71c4-4a9e-b5d2-0e6a9c1f4b37",
+  claim: "a1c5e9f3-4b72-4d8e-9f06-5b3d7e2a8c14"
 } as const
 
 /**
@@ -46,6 +48,14 @@ export const requestCallId = (resolvedBy: string, requestId: string): string =>
 /** The id of the Retraction a retract with this request_id makes. */
 export const requestRetractionId = (retractedBy: string, requestId: string): string =>
   derivedId(namespaces.retraction, retractedBy, requestId)
+
+/** The id of the task a post with this request_id makes. */
+export const requestTaskId = (writtenBy: string, requestId: string): string =>
+  derivedId(namespaces.task, writtenBy, requestId)
+
+/** The claim id a claim with this request_id records on the task it takes. */
+export const requestClaimId = (claimedBy: string, requestId: string): string =>
+  derivedId(namespaces.claim, claimedBy, requestId)
 
 export const requestIdMessage = {
   save: "request_id: was already used for a different fact (other content, session, parent, kind or revision); " +

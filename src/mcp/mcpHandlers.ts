@@ -13,6 +13,7 @@ import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
+import type { TaskStore } from "../services/TaskStore.js"
 import { tools } from "../tools/registry.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { callRefused, callTool, callUnknownTool, failure, internalMessage, type ToolResult } from "./callTool.js"
@@ -59,7 +60,7 @@ export type Listing = typeof listing
 const byName = new Map(tools.map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
-export type ToolServices = FactStore | SecretScanner | RateLimiter | CallWatchdog
+export type ToolServices = FactStore | TaskStore | SecretScanner | RateLimiter | CallWatchdog
 
 /**
  * What a transport may add around the calls: its own listing, and a check before a call runs that

@@ -8,19 +8,22 @@ import { type CallGate, listing } from "./mcpHandlers.js"
  * The fields that name who writes, decides or reads. Over HTTP they are the token's name: a client
  * may leave them out (the server fills them in) or send that same name; any other name is refused.
  */
-const identityFields = ["written_by", "resolved_by", "my_name", "retracted_by"] as const
+const identityFields = ["written_by", "resolved_by", "my_name", "retracted_by", "claimed_by"] as const
+
+/** Fields that name the caller in a write but are filters in a read (list_tasks' claimed_by). */
+const filterFields: ReadonlyArray<string> = ["written_by", "claimed_by"]
 
 const propertiesOf = (schema: { readonly [k: string]: unknown }) =>
   Object.keys((schema["properties"] ?? {}) as Record<string, unknown>)
 
 /**
- * A read tool's `written_by` is a filter (current_state, search: "facts written by this name"), not
+ * A read tool's `written_by` (or `claimed_by`) is a filter (current_state, search: "facts written by this name"), not
  * the caller's identity: filling it from the token made a reader see only their own facts.
  */
 const identityFieldsOf = new Map(listing.map((t) => [
   t.name,
   identityFields.filter((f) =>
-    propertiesOf(t.inputSchema).includes(f) && !(f === "written_by" && t.annotations.readOnlyHint)
+    propertiesOf(t.inputSchema).includes(f) && !(filterFields.includes(f) && t.annotations.readOnlyHint)
   )
 ]))
 

@@ -2,11 +2,12 @@ import type { Effect, Schema } from "effect"
 import type { ToolError } from "../domain/errors.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
+import type { TaskStore } from "../services/TaskStore.js"
 import type { ToolCall } from "../services/ToolCall.js"
 import type { Render } from "./render/page.js"
 
 /** What a tool handler may use; the edge provides all of it. */
-export type ToolContext = FactStore | SecretScanner | ToolCall
+export type ToolContext = FactStore | TaskStore | SecretScanner | ToolCall
 
 export interface ToolAnnotations {
   readonly title: string

@@ -1,10 +1,14 @@
+import { claimTask } from "./claimTask.js"
 import { detectConflicts } from "./detectConflicts.js"
+import { finishTask } from "./finishTask.js"
 import { getBriefing } from "./getBriefing.js"
 import { getClusters } from "./getClusters.js"
 import { getContext } from "./getContext.js"
 import { getCurrentState } from "./getCurrentState.js"
 import { getImpact } from "./getImpact.js"
 import { getImportantFacts } from "./getImportantFacts.js"
+import { listTasks } from "./listTasks.js"
+import { postTask } from "./postTask.js"
 import { resolveConflict } from "./resolveConflict.js"
 import { retractFact } from "./retractFact.js"
 import { saveFact } from "./saveFact.js"
@@ -23,5 +27,9 @@ export const tools: ReadonlyArray<AnyTool> = [
   retractFact,
   getBriefing,
   getImportantFacts,
-  getClusters
+  getClusters,
+  postTask,
+  claimTask,
+  finishTask,
+  listTasks
 ]

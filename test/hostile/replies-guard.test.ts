@@ -7,6 +7,7 @@ import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { TaskStore } from "../../src/services/TaskStore.js"
 import { ToolCall } from "../../src/services/ToolCall.js"
 import { type AnyTool, defineTool, readOnly } from "../../src/tools/Tool.js"
 
@@ -54,6 +55,7 @@ const call = (tool: AnyTool) =>
       ),
       // The test tool uses neither: no database behind this test.
       Effect.provideService(FactStore, {} as FactStore["Type"]),
+      Effect.provideService(TaskStore, {} as TaskStore["Type"]),
       Effect.provideService(SecretScanner, {} as SecretScanner)
     )
     return { result, logs }

@@ -1,13 +1,17 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Schema } from "effect"
 import { ErrorOutput } from "../../src/domain/outputs.js"
+import { claimTask } from "../../src/tools/claimTask.js"
 import { detectConflicts } from "../../src/tools/detectConflicts.js"
+import { finishTask } from "../../src/tools/finishTask.js"
 import { getBriefing } from "../../src/tools/getBriefing.js"
 import { getClusters } from "../../src/tools/getClusters.js"
 import { getContext } from "../../src/tools/getContext.js"
 import { getCurrentState } from "../../src/tools/getCurrentState.js"
 import { getImpact } from "../../src/tools/getImpact.js"
 import { getImportantFacts } from "../../src/tools/getImportantFacts.js"
+import { listTasks } from "../../src/tools/listTasks.js"
+import { postTask } from "../../src/tools/postTask.js"
 import { tools } from "../../src/tools/registry.js"
 import { resolveConflict } from "../../src/tools/resolveConflict.js"
 import { retractFact } from "../../src/tools/retractFact.js"
@@ -29,7 +33,11 @@ export const toolOutputs = {
   relay_retract_fact: retractFact.output,
   relay_get_briefing: getBriefing.output,
   relay_get_important_facts: getImportantFacts.output,
-  relay_get_clusters: getClusters.output
+  relay_get_clusters: getClusters.output,
+  relay_post_task: postTask.output,
+  relay_claim_task: claimTask.output,
+  relay_finish_task: finishTask.output,
+  relay_list_tasks: listTasks.output
 } as const
 
 export type ToolName = keyof typeof toolOutputs

@@ -5,9 +5,10 @@ import { Settings } from "../../services/Settings.js"
 import { WorkspaceStores } from "../../services/WorkspaceStores.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { FactStoreLive } from "../factStore/FactStoreLive.js"
+import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
 
 /**
- * One FactStore per workspace, each bound to its own graph (`relay_ws_<name>`) when it is built: no
+ * One FactStore and TaskStore per workspace, each bound to its own graph (`relay_ws_<name>`) when it is built: no
  * call can name a graph, so a session can only ever reach the workspace its token names. Built on
  * first use, shared by every session of that workspace, and closed a while after the last one ends.
  */
@@ -18,11 +19,13 @@ export const WorkspaceStoresLive = Layer.scoped(
     const endpoint = yield* DatabaseEndpoint
     const stores = yield* RcMap.make({
       lookup: (workspace: string) =>
-        Layer.build(FactStoreLive.pipe(
-          Layer.provide(FalkorDbLive),
-          Layer.provide(Layer.succeed(Settings, { ...settings, graph: workspaceGraph(workspace) })),
-          Layer.provide(Layer.succeed(DatabaseEndpoint, endpoint))
-        )),
+        Layer.build(
+          Layer.merge(FactStoreLive, TaskStoreLive).pipe(
+            Layer.provide(FalkorDbLive),
+            Layer.provide(Layer.succeed(Settings, { ...settings, graph: workspaceGraph(workspace) })),
+            Layer.provide(Layer.succeed(DatabaseEndpoint, endpoint))
+          )
+        ),
       idleTimeToLive: "5 minutes"
     })
     return { storeFor: (workspace: string) => RcMap.get(stores, workspace) }

@@ -8,6 +8,7 @@ import { DatabaseEndpointLive } from "../database/DatabaseEndpointLive.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { EmbeddedServerLive } from "../embedded/EmbeddedServerLive.js"
 import { FactStoreLive } from "../factStore/FactStoreLive.js"
+import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
 import { TokenStoreLive } from "../tokens/TokenStoreLive.js"
 import { WorkspaceStoresLive } from "./WorkspaceStores.js"
 
@@ -33,8 +34,8 @@ export const tokenStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
   TokenStoreLive.pipe(Layer.provideMerge(base(settings)))
 
 /**
- * What a tool call needs (the stdio server, seed, tests, benchmarks): the FactStore of the settings'
- * graph and its GraphDatabase (for diagnostics, and for tests that drop their graph), the rate
+ * What a tool call needs (the stdio server, seed, tests, benchmarks): the FactStore and TaskStore of
+ * the settings' graph and its GraphDatabase (for diagnostics, and for tests that drop their graph), the rate
  * limiter, the secret scanner and the call budget. `wrap` may wrap the connection under the
  * FactStore (a benchmark records what it sends, a test counts it).
  */
@@ -42,7 +43,7 @@ export const relayStack = <E, R>(
   settings: Layer.Layer<Settings, E, R>,
   wrap: (database: GraphDatabase["Type"]) => GraphDatabase["Type"] = (database) => database
 ) =>
-  Layer.mergeAll(FactStoreLive, RateLimiter.Default, SecretScanner.Default, CallWatchdog.Default).pipe(
+  Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default, SecretScanner.Default, CallWatchdog.Default).pipe(
     Layer.provideMerge(Layer.effect(GraphDatabase, Effect.map(GraphDatabase, wrap)).pipe(Layer.provide(FalkorDbLive))),
     Layer.provideMerge(base(settings))
   )

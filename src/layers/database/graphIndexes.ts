@@ -28,7 +28,19 @@ const indexes = [
   // Also makes the RETRACTS type exist before any query is compiled: FalkorDB 4.16 caches a plan that
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering
   // so after the first retraction (as_of statuses stayed active; found by the property test).
-  index("RELATIONSHIP", "RETRACTS", "created_at")
+  index("RELATIONSHIP", "RETRACTS", "created_at"),
+  // The task board (src/layers/tasks): the queue takes places by seq and expired leases by
+  // lease_until, never sorting every open task; ABOUT and NOTE_ON exist before any query names them.
+  index("NODE", "Task", "id"),
+  index("NODE", "Task", "seq"),
+  index("NODE", "Task", "lease_until"),
+  index("NODE", "Task", "claim_id"),
+  index("NODE", "Task", "created_at"),
+  index("NODE", "Task", "status"),
+  index("NODE", "TaskNote", "created_at"),
+  index("NODE", "TaskQueue", "key"),
+  index("RELATIONSHIP", "ABOUT", "created_at"),
+  index("RELATIONSHIP", "NOTE_ON", "created_at")
 ]
 
 /**

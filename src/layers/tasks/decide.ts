@@ -1,0 +1,34 @@
+import { Effect, Schema } from "effect"
+import { InvalidInput, TaskNotFound } from "../../domain/errors.js"
+import { TaskFromRow } from "../../domain/tasks.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { queueNode, taskMap } from "./taskMap.js"
+
+/**
+ * A person's decision on a task awaiting approval, in one statement: approved, it enters the queue at
+ * the tail (open); rejected, it stays out for good. Any other status is left as it is.
+ */
+const decideQuery = `MATCH (t:Task {id: $id}) ` +
+  `${queueNode} ` +
+  `WITH t, q, t.status = 'awaiting_approval' AS pending, q.tail + 1 AS place ` +
+  `FOREACH (_ IN CASE WHEN pending AND $approve THEN [1] ELSE [] END | ` +
+  `SET q.tail = place, t.status = 'open', t.seq = place) ` +
+  `FOREACH (_ IN CASE WHEN pending AND NOT $approve THEN [1] ELSE [] END | SET t.status = 'rejected') ` +
+  `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t.decided_by = $by, t.decided_at = $now) ` +
+  `RETURN pending, ${taskMap("t")} AS task`
+
+const Row = Schema.Struct({ pending: Schema.Boolean, task: TaskFromRow })
+
+export const decide = Effect.fn("relay/tasks/decide")(
+  function*(db: GraphDatabase["Type"], now: number, id: string, approve: boolean, by: string) {
+    const rows = yield* db.write(decideQuery, { id, approve, by, now }, Row)
+    const row = rows[0]
+    if (row === undefined) return yield* new TaskNotFound({ message: "task_id: no task with that id" })
+    if (!row.pending) {
+      return yield* new InvalidInput({
+        message: `task_id: the task is not awaiting approval (it is ${row.task.status.replace("_", " ")})`
+      })
+    }
+    return row.task
+  }
+)

@@ -1,0 +1,59 @@
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { TaskNotFound } from "../../domain/errors.js"
+import { TaskFromRow } from "../../domain/tasks.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { FinishRequest } from "../../services/TaskStore.js"
+import { leaseLost } from "./claim.js"
+import { queueNode, taskMap } from "./taskMap.js"
+
+/**
+ * Finishes a task in one compare-and-set statement: only the holder with the current fence. `failed`
+ * counts an attempt and requeues the task at the tail until its attempts are used up; `released`
+ * requeues it without counting. A failure, or any finish with a note, leaves a TaskNote (what was
+ * tried, for the briefing and the next agent). The same finish again (same fence and outcome) is a
+ * retry of one that landed, answered as it stands.
+ */
+const finishQuery = `MATCH (t:Task {id: $id}) ` +
+  `WITH t, CASE ` +
+  `WHEN t.holder = $by AND t.fence = $fence AND t.status = 'claimed' THEN 'finish' ` +
+  `WHEN t.holder = $by AND t.fence = $fence AND t.last_outcome = $outcome THEN 'repeat' ` +
+  `ELSE 'lease_lost' END AS verdict, ` +
+  `CASE WHEN $outcome = 'failed' THEN t.attempts + 1 ELSE t.attempts END AS attempts ` +
+  `WITH t, verdict, attempts, CASE WHEN $outcome = 'done' THEN 'done' ` +
+  `WHEN attempts >= t.max_attempts THEN 'failed' ELSE 'open' END AS next ` +
+  `${queueNode} ` +
+  // The new place is computed before any SET: FalkorDB 4.16 reads a property SET earlier in the same FOREACH as its old value.
+  `WITH t, verdict, attempts, next, q, q.tail + 1 AS place ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
+  `SET t.status = next, t.attempts = attempts, t.lease_until = null, t.last_outcome = $outcome, ` +
+  `t.last_note = $note, t.finished_at = $now) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
+  `SET q.tail = place, t.seq = place) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +
+  `CREATE (:TaskNote {id: $noteId, task_id: t.id, outcome: $outcome, note: $note, by: $by, fence: $fence, ` +
+  `created_at: $now})-[:NOTE_ON {created_at: $now}]->(t)) ` +
+  `RETURN verdict, ${taskMap("t")} AS task`
+
+const Row = Schema.Struct({
+  verdict: Schema.Literal("finish", "repeat", "lease_lost"),
+  task: TaskFromRow
+})
+
+export const finish = Effect.fn("relay/tasks/finish")(
+  function*(db: GraphDatabase["Type"], now: number, r: FinishRequest) {
+    const rows = yield* db.write(finishQuery, {
+      id: r.taskId,
+      by: r.claimedBy,
+      fence: r.fence,
+      outcome: r.outcome,
+      note: r.note,
+      noteId: randomUUID(),
+      now
+    }, Row)
+    const row = rows[0]
+    if (row === undefined) return yield* new TaskNotFound({ message: "task_id: no task with that id" })
+    if (row.verdict === "lease_lost") return yield* leaseLost
+    return { task: row.task, repeat: row.verdict === "repeat" }
+  }
+)

@@ -1,0 +1,25 @@
+import { Schema } from "effect"
+import { TaskFromRow } from "../../domain/tasks.js"
+
+/**
+ * The Cypher map every task query returns for the task bound as `v`. A claim whose lease ran out
+ * (`lease_until <= $now`) shows as open: anyone may claim it. The comprehension's variables are named
+ * after `v` (FalkorDB 4.16 binds a comprehension variable once per query).
+ */
+export const taskMap = (v: string): string =>
+  `{id: ${v}.id, title: ${v}.title, detail: ${v}.detail, written_by: ${v}.written_by, ` +
+  `created_at: ${v}.created_at, status: ${shownStatus(v)}, needs_approval: ${v}.needs_approval, ` +
+  `decided_by: ${v}.decided_by, attempts: ${v}.attempts, max_attempts: ${v}.max_attempts, ` +
+  `claimed_by: ${v}.holder, lease_expires_at: ${v}.lease_until, ` +
+  `about: [(${v})-[:ABOUT]->(${v}_about:Fact) | ${v}_about.id], ` +
+  `last_note: CASE WHEN ${v}.last_outcome IS NULL THEN null ELSE {outcome: ${v}.last_outcome, ` +
+  `note: ${v}.last_note, by: ${v}.holder, created_at: ${v}.finished_at} END}`
+
+/** The status a reader sees (the pure model's shownStatus). */
+export const shownStatus = (v: string): string =>
+  `CASE WHEN ${v}.status = 'claimed' AND ${v}.lease_until <= $now THEN 'open' ELSE ${v}.status END`
+
+export const TaskColumn = Schema.Struct({ task: TaskFromRow })
+
+/** The one queue node: the next place number (`tail`) and the lowest an open task may hold (`head`). */
+export const queueNode = "MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0"

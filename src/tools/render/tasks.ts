@@ -1,0 +1,37 @@
+import type { ClaimTaskOutput, FinishTaskOutput, ListTasksOutput, PostTaskOutput, Task } from "../../domain/tasks.js"
+import { list, more, type Page, quote, type Render } from "./page.js"
+
+/** `<id> [status] <title> by <writer> <age>`, then who holds it and the last note, each when there is one. */
+export const taskLine = (t: Task, p: Page): string => {
+  const held = t.status === "claimed" && t.lease_expires_at !== null
+    ? `; held by ${t.claimed_by} until ${t.lease_expires_at}`
+    : ""
+  const tries = t.attempts > 0 ? `; ${t.attempts}/${t.max_attempts} failed` : ""
+  const note = t.last_note === null || t.last_note.note === null
+    ? ""
+    : `; last ${t.last_note.outcome} by ${t.last_note.by}: ${quote(t.last_note.note)}`
+  return `${t.id} [${t.status.replace("_", " ")}] ${quote(t.title)} by ${t.written_by} ${
+    p.when(t.created_at)
+  }${held}${tries}${note}`
+}
+
+export const renderPostTask: Render<typeof PostTaskOutput.Type> = (o, p) => [
+  `${o.already_posted ? "Already posted" : "Posted"}: ${taskLine(o.task, p)}`,
+  ...(o.task.status === "awaiting_approval" ? ["A person must approve it before anyone can claim it."] : [])
+]
+
+export const renderClaimTask: Render<typeof ClaimTaskOutput.Type> = (o, p) =>
+  o.task === null ? ["No open task to claim."] : [
+    `${o.heartbeat ? "Lease extended" : "Claimed"}: ${taskLine(o.task, p)}`,
+    `fencing_token ${o.fencing_token}; lease until ${o.lease_expires_at}. Heartbeat before then with the token; finish with it.`
+  ]
+
+export const renderFinishTask: Render<typeof FinishTaskOutput.Type> = (o, p) => [
+  `${o.already_finished ? "Already finished" : "Finished"} (${o.outcome}): ${taskLine(o.task, p)}`
+]
+
+export const renderListTasks: Render<typeof ListTasksOutput.Type> = (o, p) => [
+  `Totals: ${Object.entries(o.totals).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(", ") || "none"}`,
+  ...list("Tasks, newest first", o.tasks, (t) => taskLine(t, p), "none"),
+  ...more(o)
+]
