@@ -157,10 +157,16 @@ const lean = (schema: Record<string, unknown>): Record<string, unknown> => {
  * What clients see as a tool's inputSchema: derived from the same Schema that decodes the call, with
  * a top-level `type` and the `default` on every field that has one, and no titles of Effect's own.
  */
-export const inputJsonSchema = (tool: AnyTool): JsonObject => ({
-  type: "object",
-  ...lean(withDefaults(derive(tool.input, false), defaultsOf(tool.input)))
-})
+export const inputJsonSchema = (tool: AnyTool): JsonObject => {
+  const schema: Node = { type: "object", ...lean(withDefaults(derive(tool.input, false), defaultsOf(tool.input))) }
+  const unlisted = tool.unlisted ?? []
+  if (unlisted.length === 0 || !isNode(schema.properties)) return schema as JsonObject
+  return {
+    ...schema,
+    type: "object",
+    properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !unlisted.includes(k)))
+  }
+}
 
 /**
  * A failed call still carries structuredContent (`{ error }`), and clients check it against the

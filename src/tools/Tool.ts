@@ -23,6 +23,11 @@ export interface Tool<I, IE, O, OE> {
   readonly description: string
   readonly annotations: ToolAnnotations
   readonly input: Schema.Schema<I, IE>
+  /**
+   * Input fields decoded and documented in the contract but left out of tools/list, whose every token
+   * is paid on every turn: settings a model seldom needs (a lease's length, a task's attempts).
+   */
+  readonly unlisted?: ReadonlyArray<string>
   readonly output: Schema.Schema<O, OE>
   /** The reply's text: the output for a model to read; structuredContent (the output encoded) stays the source of truth. */
   readonly render: Render<O>

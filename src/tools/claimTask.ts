@@ -12,6 +12,7 @@ export const claimTask = defineTool({
   name: "relay_claim_task",
   description: "Take a task to work on; no task_id: the oldest open",
   annotations: { title: "Claim a task", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  unlisted: ["lease_seconds"],
   input: ClaimTaskInput,
   output: ClaimTaskOutput,
   render: renderClaimTask,

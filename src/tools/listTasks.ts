@@ -18,6 +18,7 @@ export const listTasks = defineTool({
   name: "relay_list_tasks",
   description: "Tasks, newest first",
   annotations: readOnly("List tasks"),
+  unlisted: ["claimed_by", "limit"],
   input: ListTasksInput,
   output: ListTasksOutput,
   render: renderListTasks,

@@ -11,6 +11,7 @@ export const postTask = defineTool({
   name: "relay_post_task",
   description: "Post work for one agent",
   annotations: { title: "Post a task", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  unlisted: ["max_attempts"],
   input: PostTaskInput,
   output: PostTaskOutput,
   render: renderPostTask,
