@@ -179,7 +179,7 @@ const main = async () => {
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
       const profile = yield* Effect.promise(() =>
         graph.profile(
-          `CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`
+          `CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery()}`
         )
       )
       console.log(show(profile))

@@ -21,6 +21,9 @@ export const SaveFactInput = Schema.Struct({
   request_id: Schema.optional(RequestId)
 })
 
+/** Thread scope: only the facts connected to this one through BUILDS_ON (layers/factStore/threadScope.ts). */
+const thread = Schema.optional(FactId.annotations({ description: "Only this fact's thread" }))
+
 /** Time travel: the read answers as the memory stood at this time. */
 const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time (with zone)" }))
 
@@ -42,6 +45,7 @@ export const CurrentStateInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
+  thread,
   as_of: asOf,
   cursor,
   max_tokens: MaxTokens
@@ -50,6 +54,7 @@ export const CurrentStateInput = Schema.Struct({
 export const ConflictsInput = Schema.Struct({
   limit: pageLimit(20, 100),
   cursor,
+  thread,
   as_of: asOf,
   max_tokens: MaxTokens
 })
@@ -101,6 +106,7 @@ export const BriefingInput = Schema.Struct({
     description: "Omit to resume; or a time with zone"
   })),
   limit: pageLimit(50, 200, "Page size per list"),
+  thread,
   cursor: Schema.optional(Cursor.annotations({
     description: "A next_cursor",
     jsonSchema: { type: "string", description: "A next_cursor" }
@@ -131,6 +137,7 @@ export const SearchInput = Schema.Struct({
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
   since: Schema.optional(IsoTimestamp.annotations({ description: "After this time (with zone)" })),
   until: Schema.optional(IsoTimestamp.annotations({ description: "Until this time (with zone)" })),
+  thread,
   as_of: asOf,
   limit: pageLimit(10, 50),
   cursor: Schema.optional(Cursor),

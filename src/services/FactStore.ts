@@ -53,8 +53,12 @@ export interface FactStoreShape {
     page: PageRequest<ImpactCursor>
   ) => Effect.Effect<Page<Dependent>, FactNotFound | DatabaseError>
   /** The newest facts older than `before` (null: from the newest). */
-  readonly currentState: (options: CurrentStateOptions) => Effect.Effect<Page<Fact>, DatabaseError>
-  readonly openConflicts: (request: ConflictsRequest) => Effect.Effect<ConflictsPage, DatabaseError>
+  readonly currentState: (
+    options: CurrentStateOptions
+  ) => Effect.Effect<Page<Fact>, FactNotFound | InvalidInput | DatabaseError>
+  readonly openConflicts: (
+    request: ConflictsRequest
+  ) => Effect.Effect<ConflictsPage, FactNotFound | InvalidInput | DatabaseError>
   readonly resolve: (
     resolution: Resolution
   ) => Effect.Effect<Resolved, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
@@ -64,9 +68,11 @@ export interface FactStoreShape {
   ) => Effect.Effect<CompatibleRecord, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   /** Retracts a fact (once: a repeat answers the first retraction); its dependents turn stale. */
   readonly retract: (retraction: Retraction) => Effect.Effect<Retracted, FactNotFound | InvalidInput | DatabaseError>
-  readonly briefing: (options: BriefingOptions) => Effect.Effect<Briefing, DatabaseError>
+  readonly briefing: (options: BriefingOptions) => Effect.Effect<Briefing, FactNotFound | InvalidInput | DatabaseError>
   readonly important: (options: ImportantOptions) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
-  readonly search: (options: SearchOptions) => Effect.Effect<ReadonlyArray<SearchRow>, DatabaseError>
+  readonly search: (
+    options: SearchOptions
+  ) => Effect.Effect<ReadonlyArray<SearchRow>, FactNotFound | InvalidInput | DatabaseError>
   /** For each prefix, the ids of at most two facts that start with it (none: no such fact). */
   readonly idsStartingWith: (
     prefixes: ReadonlyArray<string>

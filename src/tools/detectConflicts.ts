@@ -18,7 +18,8 @@ export const detectConflicts = defineTool({
     const found = yield* (yield* FactStore).openConflicts({
       limit: input.limit,
       after: at === null ? null : { snap: at[0]!, key: at[1]!, child: at[2]! },
-      asOf: input.as_of ?? null
+      asOf: input.as_of ?? null,
+      thread: input.thread ?? null
     })
     const next = found.next
     return {

@@ -39,6 +39,7 @@ export const getBriefing = defineTool({
       reader: input.my_name,
       since: input.since ?? null,
       limit: input.limit,
+      thread: input.thread ?? null,
       after: at === null ? null : {
         since: at[0]!,
         asOf: at[1]!,

@@ -22,6 +22,7 @@ export const getCurrentState = defineTool({
       statuses: filterStatuses(input.status),
       writtenBy: input.written_by ?? null,
       asOf: input.as_of ?? null,
+      thread: input.thread ?? null,
       before: at === null ? null : at[0]!
     })
     return { facts: found.items, next_cursor: found.next_cursor }

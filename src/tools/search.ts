@@ -44,6 +44,7 @@ export const search = defineTool({
       since: input.since ?? null,
       until: input.until ?? null,
       asOf: input.as_of ?? null,
+      thread: input.thread ?? null,
       take: input.limit + 1,
       after
     })

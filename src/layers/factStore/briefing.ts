@@ -6,6 +6,7 @@ import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from ".
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
+import { threadMembers } from "./threadScope.js"
 
 /**
  * The fence: as_of is the later of the Clock's now and the graph's last stamp, and it becomes the
@@ -60,6 +61,21 @@ export const retractionsQuery = `MATCH (r)-[x:RETRACTS]->(f) ` +
   `WITH r, x, f, writer ORDER BY x.created_at LIMIT $limit ` +
   `RETURN ${factMap("f")} AS fact, r.reason AS reason, writer AS retracted_by, x.created_at AS created_at`
 
+/**
+ * Scoped to a thread (`$thread`, its node ids, threadScope.ts): the same three lists, each fact found
+ * by its id, so the cost is the thread's size. A decision belongs to the thread of its loser.
+ */
+const scopedFacts = (v: string) => `UNWIND $thread AS tid MATCH (${v}) WHERE id(${v}) = tid `
+
+/** Unlabelled, so the id seek stays the plan (see currentState.ts' threadRecentQuery). */
+export const threadNewFactsQuery = newFactsQuery.replace("MATCH (f:Fact) WHERE ", `${scopedFacts("f")}AND `)
+
+export const threadDecisionsQuery = `${scopedFacts("l")}MATCH (w)-[r:SUPERSEDES]->(l) ` +
+  decisionsQuery.slice(decisionsQuery.indexOf("WHERE "))
+
+export const threadRetractionsQuery = `${scopedFacts("f")}MATCH (r)-[x:RETRACTS]->(f) ` +
+  retractionsQuery.slice(retractionsQuery.indexOf("WHERE "))
+
 const FenceRow = Schema.Struct({
   asOf: Stamp,
   /** Only the tracked fence reads it: null for a name that never briefed. */
@@ -104,9 +120,13 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
   options: BriefingOptions
 ) {
   const { limit, reader } = options
-  const tracked = options.since === null
+  const thread = options.thread ?? null
+  // A briefing of one thread starts where the name's cursor stands (without `since`) but moves it
+  // not: it served one thread, not everything since.
+  const tracked = options.since === null && thread === null
+  const fromCursor = options.since === null
   const at: BriefingAfter = options.after ?? (yield* Effect.map(
-    tracked
+    fromCursor
       ? db.write(trackedFenceQuery, { now, reader }, FenceRow)
       : db.write(fenceQuery, { now }, FenceRow),
     (fence) => {
@@ -123,17 +143,37 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     }
   ))
   const { asOf } = at
-  const conflictsRequest = { limit, after: at.conflicts }
+  const members = thread === null ? null : yield* threadMembers(db, thread, asOf)
+  const conflictsRequest = { limit, after: at.conflicts, thread }
+  const scoped = members !== null
   const [factRows, decisionRows, withdrawalRows, conflictItems] = yield* Effect.all([
     at.factAfter >= asOf ?
       Effect.succeed([]) :
-      db.read(newFactsQuery, { after: at.factAfter, asOf, reader, limit: limit + 1 }, FactColumn),
+      db.read(scoped ? threadNewFactsQuery : newFactsQuery, {
+        after: at.factAfter,
+        asOf,
+        reader,
+        limit: limit + 1,
+        thread: members
+      }, FactColumn),
     at.decisionAfter >= asOf ?
       Effect.succeed([]) :
-      db.read(decisionsQuery, { after: at.decisionAfter, asOf, reader, limit: limit + 1 }, DecisionRow),
+      db.read(scoped ? threadDecisionsQuery : decisionsQuery, {
+        after: at.decisionAfter,
+        asOf,
+        reader,
+        limit: limit + 1,
+        thread: members
+      }, DecisionRow),
     at.retractionAfter >= asOf ?
       Effect.succeed([]) :
-      db.read(retractionsQuery, { after: at.retractionAfter, asOf, reader, limit: limit + 1 }, WithdrawalRow),
+      db.read(scoped ? threadRetractionsQuery : retractionsQuery, {
+        after: at.retractionAfter,
+        asOf,
+        reader,
+        limit: limit + 1,
+        thread: members
+      }, WithdrawalRow),
     at.conflicts.key === 0 ? Effect.succeed([]) : readConflicts(db, conflictsRequest)
   ], { concurrency: "unbounded" })
 

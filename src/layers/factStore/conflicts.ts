@@ -7,6 +7,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
 import { oneHop, oneHopMatch } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
+import { threadMembers } from "./threadScope.js"
 
 /**
  * A child takes part when it is no detail, stamped at or before the snapshot, and neither superseded nor retracted by
@@ -49,6 +50,9 @@ const openChildren = oneHop({
   yields: "p_child"
 })
 
+/** Within a thread: its marked parents, each found by its node id (`$thread`, threadScope.ts). */
+const threadParents = `UNWIND $thread AS tid MATCH (p) WHERE id(p) = tid AND indegree(p, 'MARKS') > 0 `
+
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp: `$asOf` or the graph's last stamp,
  * whichever is earlier, on a first page, then carried by the cursor. Every later write is stamped after
@@ -62,12 +66,14 @@ const openChildren = oneHop({
  * listed child's created_at (stamps are unique: see stampClause), newest key first. Only parents
  * whose children differ at all are paired, so the pairing costs nothing on the rest.
  */
-export const openConflictsQuery = `MATCH (clk:RelayClock {id: 0}) ` +
+export const openConflictsQuery = (scoped = false) =>
+  `MATCH (clk:RelayClock {id: 0}) ` +
   `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < clk.last THEN $asOf ELSE clk.last END) AS snap ` +
   `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
   `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
   // A one-hop path, its end unlabelled (MARKS reaches facts only): see oneHopMatch.
-  `MATCH (fm:ForkMark) MATCH ${marked.pattern} WHERE ${marked.hop} WITH DISTINCT snap, late, lateOut, p ` +
+  (scoped ? threadParents : `MATCH (fm:ForkMark) MATCH ${marked.pattern} WHERE ${marked.hop} `) +
+  `WITH DISTINCT snap, late, lateOut, p ` +
   `WITH snap, late, lateOut, p, ${openChildren} AS open WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   `UNWIND open AS a ` +
   // type(), not [cr:COMPATIBLE]: a plan made while the graph had no COMPATIBLE edge would never see one.
@@ -104,10 +110,23 @@ export interface ConflictItem {
 }
 
 /** The parents from `request.after` on, at most `limit` + 1 (the extra one says that more remain). */
-export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsRequest) => {
+export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsRequest) =>
+  request.thread == null
+    ? readConflictsIn(db, request, null)
+    : Effect.flatMap(
+      threadMembers(db, request.thread, request.after?.snap ?? request.asOf ?? null),
+      (members) => readConflictsIn(db, request, members)
+    )
+
+const readConflictsIn = (
+  db: GraphDatabase["Type"],
+  request: ConflictsRequest,
+  thread: ReadonlyArray<number> | null
+) => {
   const children = request.children ?? conflictChildrenShown
   const after = request.after
-  return db.read(openConflictsQuery, {
+  return db.read(openConflictsQuery(thread !== null), {
+    thread,
     snap: after?.snap ?? null,
     asOf: request.asOf ?? null,
     afterKey: after?.key ?? Number.MAX_SAFE_INTEGER,

@@ -7,6 +7,7 @@ import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } fro
 import { allItemsIn, anyItemIn, bm25Of, termWeights } from "./matching.js"
 import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
+import { threadMembers } from "./threadScope.js"
 
 /**
  * The most matches one search ranks: the best `candidateWindow` by score (ties: newest first) of the
@@ -84,7 +85,7 @@ export const anyWordQueryFor = (o: SearchOptions) =>
  */
 export const threadSearchQueryFor = (o: SearchOptions, tier: "all" | "any") => {
   const own = fieldConditions(o)
-  return `UNWIND $thread AS tid MATCH (node:Fact) WHERE id(node) = tid ` +
+  return `UNWIND $thread AS tid MATCH (node) WHERE id(node) = tid ` +
     `WITH node, coalesce(node.terms, []) AS ts WHERE ${
       [...own, tier === "all" ? allItemsIn("ts") : `${anyItemIn("ts")} AND NOT ${allItemsIn("ts")}`].join(" AND ")
     } ` +
@@ -150,11 +151,13 @@ const toRows = (tier: "all" | "any") => (rows: ReadonlyArray<typeof Row.Type>) =
  */
 export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDatabase["Type"], o: SearchOptions) {
   const plan = searchPlan(o.query)
-  const thread = o.thread ?? null
+  const thread = o.thread == null ? null : yield* threadMembers(db, o.thread, o.asOf ?? null)
   const inAny = o.after !== null && o.after.length === 3
-  const weights = plan.terms.length > 0 && (thread !== null || (plan.any !== null && o.take > 0))
-    ? yield* termWeights(db, plan.terms)
-    : { q: [], avgdl: 1 }
+  // BM25's weights only for the reads that rank by it: an every-word search whose page is full
+  // outside a thread makes no extra read.
+  const noWeights = { q: [] as ReadonlyArray<readonly [string, number]>, avgdl: 1 }
+  const weigh = () => plan.terms.length > 0 ? termWeights(db, plan.terms) : Effect.succeed(noWeights)
+  let weights = thread !== null ? yield* weigh() : noWeights
   const params = (query: string, after: SearchKey | null, take: number) => ({
     query,
     ...afterBounds(after),
@@ -190,6 +193,7 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const first = yield* everyWord()
   const left = o.take - first.length
   if (left <= 0 || plan.items.length < 2) return first
+  if (thread === null) weights = yield* weigh()
   const after = inAny ? o.after : null
   const anyOptions = { ...o, after }
   const cypher = thread !== null ? threadSearchQueryFor(anyOptions, "any") : anyWordQueryFor(anyOptions)

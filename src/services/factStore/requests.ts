@@ -61,6 +61,8 @@ export interface ConflictsRequest {
   readonly children?: number
   /** Answer as the memory stood at this stamp (a first page only: the cursor carries it after). */
   readonly asOf?: number | null
+  /** Only parents in the thread of this fact (threadScope.ts), as of the snapshot. */
+  readonly thread?: string | null | undefined
 }
 
 /**
@@ -88,6 +90,8 @@ export interface CurrentStateOptions {
   readonly writtenBy?: string | null | undefined
   /** As the memory stood then (epoch ms); null or left out: now. */
   readonly asOf?: number | null | undefined
+  /** Only the thread of this fact (layers/factStore/threadScope.ts); null: the whole memory. */
+  readonly thread?: string | null | undefined
 }
 
 export interface SearchOptions {
@@ -107,8 +111,8 @@ export interface SearchOptions {
   readonly take: number
   /** The rank key of the last hit of the previous page. */
   readonly after: SearchKey | null
-  /** Only facts of this thread (node ids, see threadScope.ts); null: the whole memory. */
-  readonly thread?: ReadonlyArray<number> | null | undefined
+  /** Only the thread of this fact (layers/factStore/threadScope.ts); null: the whole memory. */
+  readonly thread?: string | null | undefined
 }
 
 /**
@@ -127,6 +131,8 @@ export interface BriefingOptions {
   readonly since: number | null
   readonly limit: number
   readonly after: BriefingAfter | null
+  /** Only what concerns the thread of this fact (threadScope.ts), as of the briefing's as_of. */
+  readonly thread?: string | null | undefined
 }
 
 /** `after`: the [score, created_at] of the last fact of the previous page. */
