@@ -1,5 +1,5 @@
 /**
- * `npm run token -- create --name alice-cursor --workspace acme [--read-only]`, `list [--json]`,
+ * `npm run token -- create --name alice-cursor --workspace acme [--read-only | --approver]`, `list [--json]`,
  * `revoke <id or name>`: the bearer tokens of `relay --http`, in the admin graph (RELAY_TOKEN_GRAPH)
  * of the configured database. A new token is printed once, on stdout; only its SHA-256 is kept.
  */
@@ -12,7 +12,7 @@ import { TokenStore } from "../services/TokenStore.js"
 import { CliFailure, runCli } from "./common.js"
 
 const USAGE =
-  "usage: npm run token -- create --name <name> --workspace <workspace> [--read-only] | list [--json] | revoke <id or name>"
+  "usage: npm run token -- create --name <name> --workspace <workspace> [--read-only | --approver] | list [--json] | revoke <id or name>"
 
 const usage = (why: string) => new CliFailure({ message: `${why}\n${USAGE}`, exitCode: 2 })
 
@@ -37,6 +37,7 @@ const main = Effect.gen(function*() {
           name: { type: "string" },
           workspace: { type: "string" },
           "read-only": { type: "boolean", default: false },
+          approver: { type: "boolean", default: false },
           json: { type: "boolean", default: false }
         }
       }),
@@ -47,10 +48,18 @@ const main = Effect.gen(function*() {
     case "create": {
       const name = yield* check(TokenName, "name", values.name)
       const workspace = yield* check(WorkspaceName, "workspace", values.workspace)
-      const { record, token } = yield* tokens.create({ name, workspace, readOnly: values["read-only"] })
+      if (values.approver && values["read-only"]) return yield* usage("--approver and --read-only do not go together")
+      const { record, token } = yield* tokens.create({
+        name,
+        workspace,
+        readOnly: values["read-only"],
+        approver: values.approver
+      })
       yield* Console.error(
         `token ${record.id} for ${name} in workspace ${workspace} (graph ${workspaceGraph(workspace)})` +
-          `${record.readOnly ? ", read-only" : ""}. It is shown once: copy it into the client now.`
+          `${record.readOnly ? ", read-only" : ""}${
+            record.approver ? ", approver (a person's: it approves tasks and opens no MCP session)" : ""
+          }. It is shown once: copy it into the client now.`
       )
       yield* Console.log(token)
       return
@@ -65,7 +74,7 @@ const main = Effect.gen(function*() {
             t.id,
             t.name,
             t.workspace,
-            t.readOnly ? "read-only" : "read-write",
+            t.approver ? "approver" : t.readOnly ? "read-only" : "read-write",
             `created ${iso(t.createdAt)}`,
             t.revokedAt === null ? "active" : `revoked ${iso(t.revokedAt)}`
           ].join("  ")

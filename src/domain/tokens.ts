@@ -50,6 +50,8 @@ export interface TokenRecord {
   readonly name: string
   readonly workspace: string
   readonly readOnly: boolean
+  /** A person's token for approving tasks (`--approver`): it opens no MCP session, so no assistant holds it. */
+  readonly approver: boolean
   readonly createdAt: number
   readonly revokedAt: number | null
 }
@@ -60,4 +62,5 @@ export interface Caller {
   readonly name: string
   readonly workspace: string
   readonly readOnly: boolean
+  readonly approver: boolean
 }

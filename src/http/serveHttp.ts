@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
+import type { WorkspaceStores } from "../services/WorkspaceStores.js"
+import { approvalRoute, decideOverHttp, sendDecision } from "./approveTask.js"
 import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
 import { addressOf, listen } from "./listen.js"
@@ -34,7 +36,7 @@ export const serveHttp = Effect.gen(function*() {
   const tokens = yield* TokenStore
   const sessions = yield* makeSessions
   const tokenCheck = makeTokenCheck(tokens, config.tokenRecheckMillis)
-  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | CallWatchdog>())
+  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | CallWatchdog | WorkspaceStores>())
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).
@@ -43,7 +45,8 @@ export const serveHttp = Effect.gen(function*() {
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => {
     const url = req.url ?? "/"
-    if (url !== "/mcp" && !url.startsWith("/mcp?")) {
+    const approval = approvalRoute(url)
+    if (approval === null && url !== "/mcp" && !url.startsWith("/mcp?")) {
       return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
     }
     // Before the token: a page in a browser must learn nothing, not even whether a token is valid.
@@ -62,6 +65,18 @@ export const serveHttp = Effect.gen(function*() {
     const caller = verified.right
     if (caller === null) return unauthorized(res, true)
     markAuthenticated(req)
+    if (approval !== null) {
+      if (req.method !== "POST") return json(res, 405, { error: "approve or reject with a POST" })
+      return sendDecision(res, await run(Effect.orDie(decideOverHttp(caller, approval))))
+    }
+    if (caller.approver) {
+      return rpcError(
+        res,
+        403,
+        -32000,
+        "an approver token approves tasks (POST /tasks/<id>/approve); it opens no MCP session"
+      )
+    }
     const sessionId = req.headers["mcp-session-id"]
     if (typeof sessionId === "string") {
       const session = sessions.open.get(sessionId)

@@ -5,7 +5,12 @@ import type { Caller, TokenRecord } from "../domain/tokens.js"
 export interface TokenStoreShape {
   /** Makes a token and returns it: the only time it is ever seen; only its hash is kept. */
   readonly create: (
-    options: { readonly name: string; readonly workspace: string; readonly readOnly: boolean }
+    options: {
+      readonly name: string
+      readonly workspace: string
+      readonly readOnly: boolean
+      readonly approver?: boolean
+    }
   ) => Effect.Effect<{ readonly token: string; readonly record: TokenRecord }, DatabaseError>
   readonly list: Effect.Effect<ReadonlyArray<TokenRecord>, DatabaseError>
   /** Revokes the token with this id, or every live token with this name; answers the ids revoked. */

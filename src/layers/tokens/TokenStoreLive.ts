@@ -20,6 +20,8 @@ const Row = Schema.Struct({
   name: Schema.String,
   workspace: Schema.String,
   read_only: Schema.Boolean,
+  // Tokens made before approvers existed have no flag: not approvers.
+  approver: Schema.NullOr(Schema.Boolean),
   created_at: Schema.Number,
   revoked_at: Schema.NullOr(Schema.Number)
 })
@@ -27,7 +29,8 @@ type Row = typeof Row.Type
 
 const RowWithHash = Schema.Struct({ ...Row.fields, hash: Schema.String })
 
-const fields = "t.id AS id, t.name AS name, t.workspace AS workspace, t.read_only AS read_only, " +
+const fields =
+  "t.id AS id, t.name AS name, t.workspace AS workspace, t.read_only AS read_only, t.approver AS approver, " +
   "t.created_at AS created_at, t.revoked_at AS revoked_at"
 
 const toRecord = (r: Row): TokenRecord => ({
@@ -35,6 +38,7 @@ const toRecord = (r: Row): TokenRecord => ({
   name: r.name,
   workspace: r.workspace,
   readOnly: r.read_only,
+  approver: r.approver === true,
   createdAt: r.created_at,
   revokedAt: r.revoked_at
 })
@@ -47,16 +51,17 @@ const makeTokenStore = Effect.gen(function*() {
     Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
   )
   const store: TokenStoreShape = {
-    create: ({ name, readOnly, workspace }) =>
+    create: ({ approver = false, name, readOnly, workspace }) =>
       Effect.gen(function*() {
         const id = randomBytes(8).toString("hex")
         const token = formatToken(id, randomBytes(32).toString("base64url"))
         const now = yield* Clock.currentTimeMillis
         yield* db.write(
-          "CREATE (:Token {id: $id, name: $name, workspace: $workspace, read_only: $readOnly, hash: $hash, created_at: $now})",
-          { id, name, workspace, readOnly, hash: hashToken(token), now }
+          "CREATE (:Token {id: $id, name: $name, workspace: $workspace, read_only: $readOnly, " +
+            "approver: $approver, hash: $hash, created_at: $now})",
+          { id, name, workspace, readOnly, approver, hash: hashToken(token), now }
         )
-        return { token, record: { id, name, workspace, readOnly, createdAt: now, revokedAt: null } }
+        return { token, record: { id, name, workspace, readOnly, approver, createdAt: now, revokedAt: null } }
       }),
     list: db.read(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`, {}, Row).pipe(
       Effect.map((rows) => rows.map(toRecord))
@@ -80,7 +85,13 @@ const makeTokenStore = Effect.gen(function*() {
         Effect.map((rows): Caller | null => {
           const row = rows[0]
           if (row === undefined || !tokenMatches(parsed.token, row.hash) || row.revoked_at !== null) return null
-          return { tokenId: row.id, name: row.name, workspace: row.workspace, readOnly: row.read_only }
+          return {
+            tokenId: row.id,
+            name: row.name,
+            workspace: row.workspace,
+            readOnly: row.read_only,
+            approver: row.approver === true
+          }
         })
       )
     }
