@@ -14,7 +14,7 @@ import {
   FactStore
 } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { relayTestLayer } from "../support/testLayer.js"
+import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * The Cypher against the pure model: random forests written through the real FactStore, random
@@ -549,7 +549,7 @@ layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
   it.effect.prop(
     "forks, duplicates, resolutions, statuses, stale and impact sets",
     [scenarioArb],
-    ([steps]) => runScenario(steps),
+    ([steps]) => onFreshTestClock(runScenario(steps)),
     {
       timeout: 300_000,
       fastCheck: { numRuns: 150 }
@@ -562,7 +562,7 @@ layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
       fc.array(step.filter((s) => s.kind === "resolve"), { minLength: 4, maxLength: 14 }),
       fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })
     ],
-    ([resolves, saves]) => runScenario([...saves, ...resolves]),
+    ([resolves, saves]) => onFreshTestClock(runScenario([...saves, ...resolves])),
     { timeout: 300_000, fastCheck: { numRuns: 80 } }
   )
 })

@@ -1,4 +1,4 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, TestContext } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
 import { relayStack } from "../../src/layers/assembly/stacks.js"
@@ -44,3 +44,11 @@ export const droppedOnRelease = <ROut, E, R>(stack: Layer.Layer<ROut, E, R>) =>
 /** The live stack on a fresh graph of the real FalkorDB this run started. */
 export const relayTestLayer = (label: string, options: { rateLimitPerMinute?: number } = {}) =>
   liveLayerOn(inject("falkordb"), testGraphName(label), options.rateLimitPerMinute)
+
+/**
+ * Runs `self` on a TestClock of its own. Inside `layer()` every test and every property run of a
+ * file share one TestClock, which keeps the sleep of every statement timeout ever started (an
+ * interrupted sleep is not removed) and sorts them all at each adjust or setTime: over a property's
+ * hundred thousand statements that cost more CPU than the statements. Give each run its own.
+ */
+export const onFreshTestClock = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, TestContext.TestContext)
