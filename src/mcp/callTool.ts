@@ -35,7 +35,7 @@ const withoutValue = (message: string): string => {
 }
 
 /** Names the first offending field and the rule it broke; never echoes the value. */
-const describeParseError = (error: ParseResult.ParseError): string => {
+export const describeParseError = (error: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const first = issues[0]
   if (first === undefined) return "the input does not match the tool's schema"

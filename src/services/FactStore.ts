@@ -5,6 +5,7 @@ import type { Dependent, Fact } from "../domain/fact.js"
 import type { ChainDecision } from "../domain/outputs.js"
 import type {
   BriefingOptions,
+  BulkFact,
   ClustersOptions,
   Compatibility,
   ConflictsRequest,
@@ -18,6 +19,7 @@ import type {
 } from "./factStore/requests.js"
 import type {
   Briefing,
+  BulkSaved,
   Clusters,
   CompatibleRecord,
   ConflictsPage,
@@ -35,6 +37,17 @@ export type * from "./factStore/results.js"
 /** What the FactStore does. */
 export interface FactStoreShape {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | DatabaseError>
+  /**
+   * The bulk path: many facts in one statement, with the rules a save applies to each (see
+   * layers/factStore/saveMany.ts); parents may be earlier facts of the same batch. Inputs are
+   * already checked (bulk/bulkSave.ts checks them as relay_save_fact does). Errors name
+   * `facts.<i>.<field>`; a batch that fails writes nothing.
+   */
+  readonly saveMany: (
+    facts: ReadonlyArray<BulkFact>,
+    /** The place of facts[0] in the caller's whole list, for the messages. */
+    first?: number
+  ) => Effect.Effect<ReadonlyArray<BulkSaved>, FactNotFound | InvalidInput | DatabaseError>
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
   readonly context: (
     id: string,

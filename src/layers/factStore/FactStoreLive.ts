@@ -13,6 +13,7 @@ import { clusters, important } from "./ranking.js"
 import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save } from "./saveFact.js"
+import { saveMany } from "./saveMany.js"
 import { search } from "./search.js"
 import { thread } from "./thread.js"
 
@@ -27,6 +28,7 @@ export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   const store: FactStoreShape = {
     save: (fact) => now.pipe(Effect.flatMap((now) => save(db, now, fact))),
+    saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, now, facts, first))),
     context: (id, page, asOf) => context(db, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
     impact: (id, page) => impact(db, id, page),

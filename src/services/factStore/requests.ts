@@ -12,6 +12,12 @@ export interface NewFact {
   readonly kind?: FactKind | null | undefined
 }
 
+/** A fact of a bulk save (FactStore.saveMany). */
+export interface BulkFact extends NewFact {
+  /** The id derives from a request_id, so it may be stored already; a random id never is. */
+  readonly requested: boolean
+}
+
 export interface Resolution {
   /** The tool call's id, made once before any retry, or derived from the client's request_id. */
   readonly callId: string

@@ -107,3 +107,10 @@ export interface ThreadPage {
   /** Whether facts remain after this page. */
   readonly more: boolean
 }
+
+/** One fact of a bulk save: its id and stamp, and whether it was already stored (the same request_id again). */
+export interface BulkSaved {
+  readonly id: string
+  readonly createdAt: number
+  readonly existed: boolean
+}

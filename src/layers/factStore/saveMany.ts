@@ -1,0 +1,177 @@
+import { Effect, Schema } from "effect"
+import { normaliseContent } from "../../domain/content.js"
+import { contentKey } from "../../domain/contentKey.js"
+import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { requestIdMessage } from "../../domain/requestId.js"
+import { termsOf } from "../../domain/terms.js"
+import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { addTermCountsParams } from "./termCounts.js"
+
+/**
+ * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
+ * for each: the node (content, norm, content key, author, session, kind, terms), its BUILDS_ON edge,
+ * the term counts BM25 reads (termCounts.ts), the ForkMark of a parent whose children now differ,
+ * and a stamp taken inside the statement (the later of the Clock's now and just past the graph's
+ * last stamp, then one apart in the order given, so stamps follow commit order as a save's do).
+ *
+ * The statement first checks what the caller (saveMany below) read beforehand: every fact it is
+ * to create is still absent and every parent outside the batch still exists. The check is an
+ * aggregation, so if any row fails it, nothing at all is written (no row reaches the writes) and
+ * the statement answers no row; saveMany then reads again and answers the rule that broke.
+ * Parents inside the batch are linked after all nodes exist (the second aggregation).
+ */
+export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0]}) ` +
+  `WITH c, e WHERE (c[1] AND e IS NULL) OR (NOT c[1] AND e IS NOT NULL) ` +
+  `WITH count(*) AS passed WHERE passed = size($check) ` +
+  `MERGE (clk:RelayClock {id: 0}) ` +
+  `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
+  `SET clk.last = base + size($rows) - 1, ` +
+  `clk.docs = coalesce(clk.docs, 0) + $docs, clk.terms = coalesce(clk.terms, 0) + $terms ` +
+  `WITH base UNWIND $rows AS r ` +
+  `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
+  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms}) ` +
+  // The new nodes by position and the parents outside the batch by position, so each edge is made
+  // from node references: no index lookup for a parent in the batch.
+  `WITH collect(f) AS made ` +
+  `UNWIND CASE WHEN size($outside) = 0 THEN [null] ELSE $outside END AS pid ` +
+  `OPTIONAL MATCH (o:Fact {id: pid}) WITH made, collect(o) AS outer ` +
+  `UNWIND $links AS l WITH made[l[0]] AS c, CASE WHEN l[1] >= 0 THEN made[l[1]] ELSE outer[l[2]] END AS p ` +
+  `CREATE (c)-[:BUILDS_ON]->(p) ` +
+  // Aggregations without a key: one row goes on even when the list before them is empty.
+  `WITH count(*) AS linked ` +
+  `FOREACH (t IN $counts | MERGE (x:Term {term: t[0]}) ON CREATE SET x.docs = t[1] ON MATCH SET x.docs = x.docs + t[1]) ` +
+  // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
+  `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegree(p, 'MARKS') = 0 ` +
+  `WITH p, [(p)<-[:BUILDS_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
+  `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
+  `FOREACH (_ IN CASE WHEN any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
+  `WITH count(*) AS marked ` +
+  `MATCH (clk:RelayClock {id: 0}) RETURN clk.last - size($rows) + 1 AS base`
+
+/** What is stored under an id a batch names: the fact a request_id made before, to compare. */
+const earlierQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
+  `RETURN f.id AS id, f.content AS content, f.session_id AS session, coalesce(f.kind, '') AS kind, ` +
+  `head([(f)-[:BUILDS_ON]->(up) | up.id]) AS parent, f.created_at AS created_at`
+
+const EarlierRow = Schema.Struct({
+  id: Schema.String,
+  content: Schema.String,
+  session: Schema.String,
+  kind: Schema.String,
+  parent: Schema.NullOr(Schema.String),
+  created_at: Schema.Number
+})
+
+const parentsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
+const IdRow = Schema.Struct({ id: Schema.String })
+const BaseRow = Schema.Struct({ base: Schema.Number })
+
+/** How many times a batch is read and written again when a concurrent writer changed what it read. */
+const attempts = 3
+
+/**
+ * Saves `facts` (ids already chosen: random, or derived from request_id) in one statement, in the
+ * order given; a fact's parent is an existing fact or one earlier in `facts`. A fact whose id is
+ * already stored (the same request_id again) is not written twice: when it says the same (content,
+ * session, kind, parent) its stored stamp is answered, otherwise `invalid_input` naming
+ * `facts.<i>.request_id`; a parent that does not exist is `fact_not_found` naming
+ * `facts.<i>.parent_fact_id`. Either way nothing of the batch is written.
+ */
+export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
+  db: GraphDatabase["Type"],
+  now: number,
+  facts: ReadonlyArray<BulkFact>,
+  /** The place of facts[0] in the caller's whole list, for the messages. */
+  first = 0
+) {
+  const field = "facts"
+  const index = new Map(facts.map((f, i) => [f.id, i]))
+  for (let attempt = 1;; attempt++) {
+    const requested = facts.filter((f) => f.requested).map((f) => f.id)
+    const earlier = new Map(
+      requested.length === 0 ? [] : (yield* db.read(earlierQuery, { ids: requested }, EarlierRow)).map((r) => [r.id, r])
+    )
+    const stored = (id: string) => !index.has(id) || earlier.has(id)
+    const outside = [...new Set(facts.flatMap((f) => f.parentId !== null && stored(f.parentId) ? [f.parentId] : []))]
+    const found = new Set(
+      outside.length === 0 ? [] : (yield* db.read(parentsQuery, { ids: outside }, IdRow)).map((r) => r.id)
+    )
+    const fresh: Array<BulkFact & { readonly i: number }> = []
+    for (const [i, f] of facts.entries()) {
+      const e = earlier.get(f.id)
+      if (e !== undefined) {
+        if (
+          e.content !== f.content || e.session !== f.sessionId || e.kind !== (f.kind ?? "") ||
+          e.parent !== f.parentId
+        ) {
+          return yield* new InvalidInput({ message: `${field}.${first + i}.${requestIdMessage.save}` })
+        }
+        continue
+      }
+      if (f.parentId !== null) {
+        const at = index.get(f.parentId)
+        if (at === undefined ? !found.has(f.parentId) : at > i) {
+          return yield* new FactNotFound({
+            message: `${field}.${first + i}.parent_fact_id: no fact with that id${at === undefined ? "" : " before it"}`
+          })
+        }
+      }
+      fresh.push({ ...f, i: fresh.length })
+    }
+    if (fresh.length === 0) {
+      return facts.map((f): BulkSaved => ({ id: f.id, createdAt: earlier.get(f.id)!.created_at, existed: true }))
+    }
+    const terms = fresh.map((f) => termsOf(f.content))
+    const counts = addTermCountsParams(terms)
+    const place = new Map(fresh.map((f) => [f.id, f.i]))
+    const outer = new Map(outside.map((id, k) => [id, k]))
+    const rows = yield* db.write(saveManyQuery, {
+      now,
+      // What was read must still hold: a fact to create is absent (only an id from a request_id can
+      // be there already), a fact found is there, a parent outside the batch is there.
+      check: [
+        ...facts.flatMap((f) => !f.requested && !earlier.has(f.id) ? [] : [[f.id, !earlier.has(f.id)]]),
+        ...outside.map((id) => [id, false])
+      ],
+      rows: fresh.map((f, k) => {
+        const norm = normaliseContent(f.content)
+        return {
+          id: f.id,
+          content: f.content,
+          norm,
+          hash: contentKey(norm),
+          w: f.writtenBy,
+          s: f.sessionId,
+          kind: f.kind ?? null,
+          i: f.i,
+          terms: terms[k]!
+        }
+      }),
+      outside,
+      // [child, parent in the batch or -1, parent outside it]; a parent already stored by an
+      // earlier try of the same request_id counts as outside.
+      links: fresh.flatMap((f) =>
+        f.parentId === null ? [] : [[f.i, place.get(f.parentId) ?? -1, outer.get(f.parentId) ?? -1]]
+      ),
+      parents: [...new Set(fresh.flatMap((f) => f.parentId === null ? [] : [f.parentId]))],
+      counts: counts.counts,
+      docs: counts.docs,
+      terms: counts.terms
+    }, BaseRow)
+    const base = rows[0]?.base
+    if (base !== undefined) {
+      const stampOf = new Map(fresh.map((f) => [f.id, base + f.i]))
+      return facts.map((f): BulkSaved => {
+        const stamped = stampOf.get(f.id)
+        return stamped === undefined
+          ? { id: f.id, createdAt: earlier.get(f.id)!.created_at, existed: true }
+          : { id: f.id, createdAt: stamped, existed: false }
+      })
+    }
+    // A concurrent writer changed what was read: read again and decide again.
+    if (attempt >= attempts) {
+      return yield* new InvalidInput({ message: `${field}: the batch kept changing under concurrent writes; retry it` })
+    }
+  }
+})
