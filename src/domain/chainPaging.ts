@@ -33,9 +33,13 @@ export type ContextCursor = typeof ContextCursor.Type
 
 /**
  * Impact: the (distance, created_at) of the last dependent returned, and its node id to break a tie
- * (Relay's stamps never tie; bulk-loaded graphs may).
+ * (Relay's stamps never tie; bulk-loaded graphs may). A fourth number, the stamp of a revision, pages
+ * only what that revision made stale (a revision's reply continues there: see layers/factStore/madeStale.ts).
  */
-export const ImpactCursor = keyed(Schema.Tuple(Schema.Number, Schema.Number, Schema.Number))
+export const ImpactCursor = keyed(Schema.Union(
+  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number),
+  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number)
+))
 export type ImpactCursor = typeof ImpactCursor.Type
 
 export interface PageRequest<K> {

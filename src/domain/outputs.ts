@@ -9,7 +9,18 @@ export const SaveFactOutput = Schema.Struct({
     siblings: Schema.Array(Fact).annotations({ description: "The most recent differing siblings, oldest first" }),
     siblings_total: Schema.Number.annotations({ description: "How many differing siblings there are in all" })
   })),
-  duplicate_of: Schema.NullOr(Fact)
+  duplicate_of: Schema.NullOr(Fact),
+  /** Only when the save revised a fact (`supersedes`). */
+  revision: Schema.optional(Schema.Struct({
+    superseded: Fact,
+    reason: Schema.String,
+    stale: Schema.Array(Dependent).annotations({ description: "What this revision made stale (not what was already)" }),
+    stale_total: Schema.Number,
+    stale_next_cursor: NextCursor.annotations({
+      description:
+        "More stale facts: pass as cursor to relay_get_impact with fact_id = the superseded fact; null if none"
+    })
+  }))
 })
 
 export const ImpactOutput = Schema.Struct({

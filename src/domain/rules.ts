@@ -29,8 +29,18 @@ export const resolutionMessage = {
     "the loser already supersedes the winner (directly or through other decisions); a decision cannot be reversed into a cycle: " +
     "to overturn it, save a new fact saying what now holds and have that fact supersede the old winner",
   builds_on_each_other:
-    "one fact builds on the other (BUILDS_ON ancestry); only facts on separate branches can supersede each other"
+    "one fact builds on the other (BUILDS_ON ancestry), so neither can supersede the other. To replace a fact, " +
+    "call relay_save_fact with the new content, supersedes: <the old fact's id> and reason: it is saved beside the " +
+    "old fact and supersedes it in one write (then relay_retract_fact a copy saved under it by mistake)"
 } as const satisfies Partial<Record<ResolutionRule, string>>
+
+/** What a refused revision (relay_save_fact with supersedes) answers; see domain/model/revision.ts. */
+export const revisionMessage = {
+  parent_builds_on_revised: "parent_fact_id: is the fact named in supersedes or builds on it; a revision cannot " +
+    "build on what it overturns (leave parent_fact_id out to save it beside that fact)",
+  reason_needed: "reason: required with supersedes",
+  reason_alone: "reason: only taken with supersedes"
+} as const
 
 /** How many children of one forked parent a page of conflicts shows; the rest follow on the next page. */
 export const conflictChildrenShown = 20

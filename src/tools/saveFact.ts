@@ -1,8 +1,10 @@
 import { Effect } from "effect"
+import { InvalidInput } from "../domain/errors.js"
 import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
 import { currentBudget, fitFromEnd, replyCost } from "../domain/paging.js"
 import { requestFactId } from "../domain/requestId.js"
+import { revisionMessage } from "../domain/rules.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -12,8 +14,8 @@ import { defineTool } from "./Tool.js"
 export const saveFact = defineTool({
   name: "relay_save_fact",
   description:
-    "Save a fact (never edited); with a parent, give kind. Reply names siblings it disagrees with (`fork`) " +
-    "or the fact it repeats",
+    "Save a fact (never edited); with a parent, give kind. To change a fact: supersedes + reason, one call. " +
+    "Reply names siblings it disagrees with (`fork`) or the fact it repeats",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
@@ -31,6 +33,14 @@ export const saveFact = defineTool({
     // The labels are free text too: a token pasted as a session id must not land either.
     yield* scanner.check("written_by", input.written_by)
     yield* scanner.check("session_id", input.session_id)
+    if (input.supersedes !== undefined && input.reason === undefined) {
+      return yield* new InvalidInput({ message: revisionMessage.reason_needed })
+    }
+    if (input.supersedes === undefined && input.reason !== undefined) {
+      return yield* new InvalidInput({ message: revisionMessage.reason_alone })
+    }
+    const reason = input.reason?.trim()
+    if (reason !== undefined) yield* scanner.check("reason", reason)
     const call = yield* ToolCall
     const saved = yield* (yield* FactStore).save({
       id: input.request_id === undefined ? call.id : requestFactId(input.written_by, input.request_id),
@@ -38,11 +48,13 @@ export const saveFact = defineTool({
       writtenBy: input.written_by,
       sessionId: input.session_id,
       parentId: input.parent_fact_id ?? null,
-      kind: input.kind ?? null
+      kind: input.kind ?? null,
+      revises: input.supersedes === undefined || reason === undefined ? null : { id: input.supersedes, reason }
     })
     // The fact has landed: a reply too large for its siblings keeps the most recent that fit (siblings_total stays whole).
     const left = (yield* currentBudget()) - replyCost(saved.fact) -
-      (saved.duplicateOf === null ? 0 : replyCost(saved.duplicateOf))
+      (saved.duplicateOf === null ? 0 : replyCost(saved.duplicateOf)) -
+      (saved.revision === null ? 0 : replyCost(saved.revision))
     const siblings = saved.forkSiblings.slice(
       saved.forkSiblings.length - fitFromEnd(saved.forkSiblings, () => [], Math.max(left, 0))
     )
@@ -51,7 +63,16 @@ export const saveFact = defineTool({
       fork: siblings.length === 0 || saved.fact.parent_id === null
         ? null
         : { parent_id: saved.fact.parent_id, siblings, siblings_total: saved.siblingsTotal },
-      duplicate_of: saved.duplicateOf
+      duplicate_of: saved.duplicateOf,
+      ...(saved.revision === null ? {} : {
+        revision: {
+          superseded: saved.revision.fact,
+          reason: saved.revision.reason,
+          stale: saved.revision.stale,
+          stale_total: saved.revision.staleTotal,
+          stale_next_cursor: saved.revision.staleNextCursor
+        }
+      })
     }
   })
 })

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/model/index.js"
-import { compatibleMessage, firstBriefingSpan, resolutionMessage } from "../../src/domain/rules.js"
+import { compatibleMessage, firstBriefingSpan, resolutionMessage, revisionMessage } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
 import {
   type Briefing,
@@ -76,6 +76,20 @@ const step = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({
+      kind: fc.constant("revise" as const),
+      f: fc.nat(),
+      // A parent named in the call (often none: beside the revised fact), possibly one that builds on it.
+      parentPick: fc.option(fc.nat(), { nil: null, freq: 2 }),
+      content: contentArb,
+      factKind: fc.constantFrom(null, "detail" as const, "choice" as const),
+      reason: fc.constantFrom("now 15 s", "measured again"),
+      writer: fc.constantFrom(...writers),
+      dt: fc.constantFrom(0, 1)
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
       kind: fc.constant("retract" as const),
       f: fc.nat(),
       reason: fc.constantFrom("wrong", "never adopted"),
@@ -106,11 +120,12 @@ const ids = (facts: ReadonlyArray<Fact>) => facts.map((f) => f.id)
 const allPages = <A, K, E>(
   cursorSchema: Schema.Schema<K, string>,
   read: (cursor: K | null) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>,
-  prepend = false
+  prepend = false,
+  from: string | null = null
 ) =>
   Effect.gen(function*() {
     let out: Array<A> = []
-    let cursor: K | null = null
+    let cursor: K | null = from === null ? null : yield* Schema.decode(cursorSchema)(from).pipe(Effect.orDie)
     for (let pages = 0; pages < 1000; pages++) {
       const p: { items: ReadonlyArray<A>; next_cursor: string | null } = yield* read(cursor)
       out = prepend ? [...p.items, ...out] : [...out, ...p.items]
@@ -216,7 +231,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
 
     const model: Model = { facts: [], supersedes: [], compatible: [], retractions: [], last: null }
     // Ids for every fact the scenario may ever save, plus one that never exists.
-    const planned = steps.filter((s) => s.kind === "save").map(() => randomUUID())
+    const planned = steps.filter((s) => s.kind === "save" || s.kind === "revise").map(() => randomUUID())
     const ghost = randomUUID()
     const pick = (n: number) => {
       const all = [...planned, ghost]
@@ -249,6 +264,62 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
         for (const f of [...saved.forkSiblings, ...(saved.duplicateOf === null ? [] : [saved.duplicateOf])]) {
           expectFactMatches(model, f)
+        }
+      } else if (s.kind === "revise") {
+        const id = planned[model.facts.length]!
+        const target = pick(s.f)
+        const given = s.parentPick === null ? null : pick(s.parentPick)
+        const rule = Rules.revisionViolation(model, target, given)
+        const result = yield* Effect.either(store.save({
+          id,
+          content: s.content,
+          writtenBy: s.writer,
+          sessionId: "prop",
+          parentId: given,
+          kind: s.factKind,
+          // One stale fact a page, so the rest is read on through relay_get_impact's cursor.
+          revises: { id: target, reason: s.reason, staleLimit: 1 }
+        }))
+        if (rule !== undefined) {
+          expect(result._tag, `revision of ${target} under ${given} is refused (${rule})`).toBe("Left")
+          if (result._tag !== "Left") continue
+          expect([result.left._tag, result.left.message]).toEqual(
+            rule === "supersedes_not_found"
+              ? ["FactNotFound", `supersedes: no fact with id ${target}`]
+              : rule === "parent_not_found"
+              ? ["FactNotFound", `parent_fact_id: no fact with id ${given}`]
+              : ["InvalidInput", revisionMessage.parent_builds_on_revised]
+          )
+        } else {
+          expect(result._tag, `revision of ${target} under ${given} is accepted`).toBe("Right")
+          if (result._tag !== "Right") continue
+          const parentId = Rules.revisionParent(model, target, given)
+          const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind, target)
+          const createdAt = Rules.nextStamp(model.last, now)
+          model.last = createdAt
+          model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer, kind: s.factKind })
+          model.supersedes.push({ winner: id, loser: target, reason: s.reason, createdAt, resolvedBy: s.writer })
+          accepted.push({ winner: id, loser: target, reason: s.reason })
+          const saved = result.right
+          expectFactMatches(model, saved.fact)
+          expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
+          expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
+          expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
+          expect(saved.revision?.fact.id).toBe(target)
+          expectFactMatches(model, saved.revision!.fact)
+          const made = Rules.madeStale(model, target, createdAt)
+          const rest = saved.revision!.staleNextCursor === null ? [] : yield* allPages(
+            ImpactCursor,
+            (cursor) => store.impact(target, { limit: 1, cursor }),
+            false,
+            saved.revision!.staleNextCursor
+          )
+          expect(
+            [...saved.revision!.stale, ...rest].map((d) => [d.fact.id, d.distance]),
+            "what the revision made stale, paged on through impact"
+          ).toEqual(made.map((d) => [d.id, d.distance]))
+          expect(saved.revision!.staleTotal).toBe(made.length)
+          for (const d of saved.revision!.stale) expectFactMatches(model, d.fact)
         }
       } else if (s.kind === "compatible") {
         const [x, y] = [pick(s.w), pick(s.l)]

@@ -6,7 +6,9 @@ import type { Dependent } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { factFields, statusFrom, storedFields, tainting } from "./projection.js"
+import { madeStale } from "./madeStale.js"
+import { pageFactsQuery } from "./pageFacts.js"
+import { statusFrom, storedFields, tainting } from "./projection.js"
 
 /**
  * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
@@ -22,14 +24,6 @@ export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
   `RETURN id(x) AS root, tainted, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
   `indegree(d, 'RETRACTS')] END) AS edges`
-
-/**
- * The facts of one page, by node id, each with its parent's fact id. The ids are bound to plain
- * variables first: `id(f) = r[0]` made FalkorDB 4.16 scan every node per row instead of seeking.
- */
-export const pageFactsQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS parent ` +
-  `MATCH (f) WHERE id(f) = node MATCH (p) WHERE id(p) = parent ` +
-  `RETURN node, {${factFields("f")}, parent_id: p.id} AS fact`
 
 const SubtreeRow = Schema.Struct({
   root: Schema.Number,
@@ -50,6 +44,14 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   request: PageRequest<ImpactCursor>,
   field = "fact_id"
 ) {
+  const cursor = request.cursor
+  if (cursor !== null && cursor.length === 4) {
+    const made = yield* madeStale(db, id, cursor[3], {
+      limit: request.limit,
+      cursor: [cursor[0], cursor[1], cursor[2]]
+    }, field)
+    return { items: made.items, next_cursor: made.next_cursor } satisfies Page<Dependent>
+  }
   const found = (yield* db.read(subtreeQuery, { id }, SubtreeRow))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const placed = placeDescendants(
@@ -63,7 +65,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
       retracted: retracted > 0
     }))
   )
-  const wanted = after(placed, request.cursor, request.limit + 1)
+  const wanted = after(placed, cursor === null ? null : [cursor[0], cursor[1], cursor[2]], request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
   const rows = yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
   const byNode = new Map(rows.map((r) => [r.node, r.fact]))

@@ -1,36 +1,41 @@
 import { Effect, Schema } from "effect"
+import { staleDefault } from "../../domain/chainPaging.js"
 import { normaliseContent } from "../../domain/content.js"
 import { FactNotFound, InvalidInput, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { forkSiblingsShown } from "../../domain/rules.js"
-import type { NewFact, Saved } from "../../services/FactStore.js"
+import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
+import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
-import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { madeStale } from "./madeStale.js"
+import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
- * session, under the same parent, of the same kind: otherwise no row goes on and nothing is written, and `save`
- * answers invalid_input on request_id. Inside the statement, so two racing calls cannot both pass.
- * (The parent is projected first: FalkorDB 4.16 fails the cached plan of a pattern comprehension
- * inside this WHERE with "Unable to locate a value with alias".)
+ * session, under the same parent, of the same kind, revising the same fact for the same reason:
+ * otherwise no row goes on and nothing is written, and `save` answers invalid_input on request_id.
+ * Inside the statement, so two racing calls cannot both pass. (The parent is projected first:
+ * FalkorDB 4.16 fails the cached plan of a pattern comprehension inside this WHERE with "Unable to
+ * locate a value with alias".) A revision's SUPERSEDES carries the fact's id as its call_id.
  */
 const sameOrNew = (carry: ReadonlyArray<string>) =>
   `OPTIONAL MATCH (earlier:Fact {id: $id}) ` +
-  `WITH ${
-    [...carry, "earlier"].join(", ")
-  }, head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent ` +
+  `WITH ${[...carry, "earlier"].join(", ")}, ` +
+  `head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent, ` +
+  `head([(earlier)-[earlier_r:SUPERSEDES]->(earlier_o) WHERE earlier_r.call_id = $id | ` +
+  `[earlier_o.id, earlier_r.reason]]) AS earlier_rev ` +
   `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
   `coalesce(earlier.kind, '') = coalesce($kind, '') AND ` +
-  `coalesce(earlier_parent, '') = coalesce($parentId, ''))`
+  `coalesce(earlier_parent, '') = coalesce($parentId, '') AND ` +
+  `coalesce(earlier_rev[0], '') = coalesce($supersedes, '') AND coalesce(earlier_rev[1], '') = coalesce($reason, ''))`
 
 /**
  * One statement creates the fact, links its parent and reads the siblings that landed before it,
  * so concurrent writers under one parent each see an exact fork picture. MERGE on the id makes a
  * retried call return the fact that already landed instead of writing it twice.
  *
- * When the new fact forks (a sibling says something else), the parent is marked by a separate
+ * When the new fact forks (a sibling disagrees with it), the parent is marked by a separate
  * `(:ForkMark)-[:MARKS]->(parent)` (made once, by MERGE), so no Fact is ever changed. It records
  * structure, not a status: facts are never deleted, so a fork once made stays a fork pair forever,
  * while whether it is still open is computed from SUPERSEDES edges at read time. It lets
@@ -42,67 +47,161 @@ const createFact = (carry: ReadonlyArray<string>) =>
   `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
   `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts`
 
-const saveRoot = `${createFact([])} ${termCountsClause}RETURN ${
-  factMap("f")
-} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate`
+/**
+ * A revision (domain/model/revision.ts) matches the fact it supersedes as `o` and, in the same
+ * statement as the save, records `(f)-[:SUPERSEDES]->(o)` stamped as the fact is, so no reader sees
+ * one without the other. Under a parent the parent must not be `o` nor build on it (a single-parent
+ * chain: one walk up, linear in the depth); no row otherwise, and nothing written.
+ */
+const revisedMatch = (child: boolean) =>
+  child ?
+    // Projected before the test: FalkorDB 4.16 cannot plan the comprehension in the MATCH's own WHERE.
+    `MATCH (p:Fact {id: $parentId}), (o:Fact {id: $supersedes}) ` +
+    `WITH p, o, size([(p)-[:BUILDS_ON*1..]->(o) | 1]) AS under WHERE p <> o AND under = 0 ` :
+    `MATCH (o:Fact {id: $supersedes}) `
 
-const saveChild = `MATCH (p:Fact {id: $parentId}) ${createFact(["p"])} ${termCountsClause}` +
-  `MERGE (f)-[:BUILDS_ON]->(p) ` +
-  `WITH f, p ` +
-  // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs from.
-  `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0 ` +
-  `WITH f, p, s ORDER BY s.created_at ` +
-  // Node references and their norms only: just the shown siblings and the duplicate are mapped.
-  `WITH f, p, collect(s) AS siblings ` +
-  // A detail disagrees with nothing, and nothing disagrees with a detail (domain/model/conflicts.ts).
-  `WITH f, p, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND coalesce(x.kind, '') <> 'detail'] AS differing, ` +
-  `[x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
-  `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
-  `WITH f, differing, same, ${factMap("p")} AS parent ` +
-  `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
-  `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${
-    childMap("x", "parent")
-  }] AS duplicate`
+const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +
+  `ON CREATE SET rv.reason = $reason, rv.resolved_by = $writtenBy, rv.created_at = f.created_at, rv.call_id = $id `
+
+const saveRoot = (revision: boolean) =>
+  revision ?
+    `${revisedMatch(false)}${createFact(["o"])} ${termCountsClause}WITH f, o ${recordRevision}` +
+    `WITH f, o RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
+    `${factMap("o")} AS revised` :
+    `${createFact([])} ${termCountsClause}RETURN ${
+      factMap("f")
+    } AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
+    `null AS revised`
+
+const saveChild = (revision: boolean) => {
+  const carry = revision ? ["p", "o"] : ["p"]
+  const keep = carry.join(", ")
+  return `${revision ? revisedMatch(true) : "MATCH (p:Fact {id: $parentId}) "}${
+    createFact(carry)
+  } ${termCountsClause}` +
+    `MERGE (f)-[:BUILDS_ON]->(p) ` +
+    `WITH f, ${keep} ${revision ? `${recordRevision}WITH f, ${keep} ` : ""}` +
+    // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
+    // from; the fact a revision supersedes is decided, not open.
+    `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +
+    `${revision ? " AND s <> o" : ""} ` +
+    `WITH f, ${keep}, s ORDER BY s.created_at ` +
+    // Node references and their norms only: just the shown siblings and the duplicate are mapped.
+    `WITH f, ${keep}, collect(s) AS siblings ` +
+    // A detail disagrees with nothing, and nothing disagrees with a detail (domain/model/conflicts.ts).
+    `WITH f, ${keep}, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
+    `coalesce(x.kind, '') <> 'detail'] AS differing, ` +
+    `[x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
+    `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
+    `WITH f, ${revision ? "o, " : ""}differing, same, ${factMap("p")} AS parent ` +
+    `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
+    `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${
+      childMap("x", "parent")
+    }] AS duplicate, ${revision ? factMap("o") : "null"} AS revised`
+}
+
+const queries = {
+  root: saveRoot(false),
+  child: saveChild(false),
+  revisedRoot: saveRoot(true),
+  revisedChild: saveChild(true)
+}
 
 const Row = Schema.Struct({
   fact: FactFromRow,
   siblingsTotal: Schema.Number,
   siblings: Schema.Array(FactFromRow),
-  duplicate: Schema.Array(FactFromRow)
+  duplicate: Schema.Array(FactFromRow),
+  revised: Schema.NullOr(FactFromRow)
 })
 
-/** No row: the id is taken by a different fact (see `sameOrNew`), or the parent does not exist. */
+const DiagnosisRow = Schema.Struct({ taken: Schema.Boolean, parent: Schema.Boolean, revised: Schema.Boolean })
+
+/**
+ * No row: the id is taken by a different fact (see `sameOrNew`), the parent or the revised fact does
+ * not exist, or the parent builds on the revised fact.
+ */
 const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
-  db.read(`MATCH (f:Fact {id: $id}) RETURN count(f) AS n`, { id: input.id }, Schema.Struct({ n: Schema.Number })).pipe(
-    Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> =>
-      (rows[0]?.n ?? 0) > 0
+  db.read(
+    `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
+      `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
+      `OPTIONAL MATCH (o:Fact {id: $supersedes}) RETURN taken, parent, count(o) > 0 AS revised`,
+    { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
+    DiagnosisRow
+  ).pipe(
+    Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> => {
+      const d = rows[0] ?? { taken: false, parent: false, revised: false }
+      return d.taken
         ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
-        : Effect.fail(noFactWithId("parent_fact_id", input.parentId))
+        : input.revises !== null && input.revises !== undefined && !d.revised
+        ? Effect.fail(noFactWithId("supersedes", input.revises.id))
+        : !d.parent && input.parentId !== null
+        ? Effect.fail(noFactWithId("parent_fact_id", input.parentId))
+        : Effect.fail(
+          new InvalidInput({ message: revisionMessage.parent_builds_on_revised })
+        )
+    })
+  )
+
+/** The parent of the fact a revision supersedes (BUILDS_ON never changes, so reading it first is safe). */
+const parentOf = (db: GraphDatabase["Type"], id: string) =>
+  db.read(
+    `MATCH (o:Fact {id: $id}) RETURN head([(o)-[:BUILDS_ON]->(o_up) | o_up.id]) AS parent`,
+    { id },
+    Schema.Struct({ parent: Schema.NullOr(Schema.String) })
+  ).pipe(
+    Effect.flatMap((rows) =>
+      rows[0] === undefined ? Effect.fail(noFactWithId("supersedes", id)) : Effect.succeed(rows[0].parent)
     )
   )
 
 export const save = Effect.fn("relay/factStore/save")(
   function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
-    const rows = yield* db.write(input.parentId === null ? saveRoot : saveChild, {
+    const revises = input.revises ?? null
+    // A revision goes beside the fact it supersedes unless the caller named a parent.
+    const parentId = revises !== null && input.parentId === null ? yield* parentOf(db, revises.id) : input.parentId
+    const query = revises === null
+      ? (parentId === null ? queries.root : queries.child)
+      : (parentId === null ? queries.revisedRoot : queries.revisedChild)
+    const rows = yield* db.write(query, {
       id: input.id,
       content: input.content,
       norm,
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
-      parentId: input.parentId,
+      parentId,
       kind: input.kind ?? null,
+      supersedes: revises?.id ?? null,
+      reason: revises?.reason ?? null,
       shown: forkSiblingsShown,
       now,
       ...termCountsParams(input.content)
     }, Row)
     const row = rows[0]
-    if (row === undefined) return yield* noRow(db, input)
+    if (row === undefined) return yield* noRow(db, { ...input, parentId })
+    const revision = revises === null || row.revised === null ? null : yield* Effect.map(
+      madeStale(
+        db,
+        revises.id,
+        stampOf(row.fact),
+        { limit: revises.staleLimit ?? staleDefault, cursor: null },
+        "supersedes"
+      ),
+      (made): Revision => ({
+        fact: row.revised!,
+        reason: revises.reason,
+        stale: made.items,
+        staleTotal: made.total,
+        staleNextCursor: made.next_cursor
+      })
+    )
     const saved: Saved = {
       fact: row.fact,
       forkSiblings: row.siblings,
       siblingsTotal: row.siblingsTotal,
-      duplicateOf: row.duplicate[0] ?? null
+      duplicateOf: row.duplicate[0] ?? null,
+      revision
     }
     return saved
   }

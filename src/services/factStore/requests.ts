@@ -10,6 +10,18 @@ export interface NewFact {
   readonly parentId: string | null
   /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
   readonly kind?: FactKind | null | undefined
+  /**
+   * A revision (domain/model/revision.ts): the fact this one supersedes, written in the same
+   * statement. `parentId` null then means the revised fact's own parent.
+   */
+  readonly revises?: Revises | null | undefined
+}
+
+export interface Revises {
+  readonly id: string
+  readonly reason: string
+  /** How many of the facts it made stale the reply lists (default 100). */
+  readonly staleLimit?: number | undefined
 }
 
 /** A fact of a bulk save (FactStore.saveMany). */

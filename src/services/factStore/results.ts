@@ -13,6 +13,19 @@ export interface Saved {
   readonly siblingsTotal: number
   /** The oldest sibling with the same normalised content. */
   readonly duplicateOf: Fact | null
+  /** What a revision superseded and made stale; null for a plain save. */
+  readonly revision: Revision | null
+}
+
+export interface Revision {
+  /** The fact superseded, now. */
+  readonly fact: Fact
+  readonly reason: string
+  /** A page of the facts this revision made stale (not those already stale), in impact order. */
+  readonly stale: ReadonlyArray<Dependent>
+  readonly staleTotal: number
+  /** Continues `stale` through relay_get_impact on the superseded fact; null when it is all. */
+  readonly staleNextCursor: string | null
 }
 
 export interface CompatibleRecord {

@@ -5,6 +5,17 @@ import { staleLines } from "./parts.js"
 
 export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
   `Saved: ${p.fact(o.fact)}`,
+  ...(o.revision === undefined ? [] : [
+    `Supersedes: ${p.fact(o.revision.superseded)} because ${quote(o.revision.reason)}`,
+    ...staleLines(
+      p,
+      `Made stale (built on it${
+        o.revision.stale_total > o.revision.stale.length ? `, ${o.revision.stale_total} in all` : ""
+      }), by distance`,
+      o.revision,
+      o.revision.superseded.id
+    )
+  ]),
   ...(o.duplicate_of === null ? [] : [`Duplicate of: ${p.fact(o.duplicate_of)}`]),
   ...(o.fork === null ? [] : list(
     `Fork: siblings that say something else${
