@@ -36,7 +36,7 @@ export const filterStatuses = (
   status: "any" | FactStatus | ReadonlyArray<FactStatus>
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
-const kindDescription = "With a parent: detail (adds to it, never a conflict) or choice (one option of several)"
+const kindDescription = "detail (adds to the parent) or choice (one of several options)"
 
 /**
  * What a fact says of its parent: `detail` adds to it (never a fork, never in a conflict), `choice`
@@ -45,7 +45,8 @@ const kindDescription = "With a parent: detail (adds to it, never a conflict) or
  */
 export const FactKind = Schema.Literal("detail", "choice").annotations({
   description: kindDescription,
-  jsonSchema: { type: "string", enum: ["detail", "choice"], description: kindDescription }
+  // The values are in the description; the listing does not spell them out twice.
+  jsonSchema: { type: "string", description: kindDescription }
 })
 export type FactKind = typeof FactKind.Type
 

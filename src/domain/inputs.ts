@@ -18,8 +18,8 @@ export const SaveFactInput = Schema.Struct({
     FactId.annotations({ description: "Fact it builds on" })
   ),
   kind: Schema.optional(FactKind),
-  supersedes: Schema.optional(FactId.annotations({ description: "Fact this revises: saved beside it, supersedes it" })),
-  reason: Schema.optional(Reason.annotations({ description: "Why (with supersedes)" })),
+  supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
+  reason: Schema.optional(Reason),
   request_id: Schema.optional(RequestId)
 })
 

@@ -13,9 +13,7 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description:
-    "Save a fact (never edited); with a parent, give kind. To change a fact: supersedes + reason, one call. " +
-    "Reply names siblings it disagrees with (`fork`) or the fact it repeats",
+  description: "Save a fact (never edited). With a parent, give kind; supersedes + reason replaces a fact",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
