@@ -29,10 +29,10 @@ const isJsonMediaType = (value: string | undefined) =>
 /**
  * One session's Streamable HTTP transport on Node's own request and response, answering every POST
  * with plain JSON (the SDK's `enableJsonResponse` mode) and offering no GET stream (405, which the
- * spec allows: Relay sends nothing unasked). The SDK's StreamableHTTPServerTransport does the same
- * through a Web Request and Response made for every request (@hono/node-server), which was about
- * 1.4 ms of a small call on loopback; the checks it makes on a request are kept here, with its
- * status codes and messages.
+ * spec allows: Relay sends nothing unasked). The checks the SDK's StreamableHTTPServerTransport makes
+ * on a request are kept here, with its status codes and messages, plus what it lacks: a request id
+ * stays taken in its session until answered or cancelled (test/team/requestIds.test.ts).
+ * Kept over the SDK's transport (enableJsonResponse) by bench/http.ts: "lean - stdio" p50 per transport.
  */
 export class JsonHttpTransport implements Transport {
   sessionId?: string

@@ -1,3 +1,4 @@
+import { Option } from "effect"
 import type { ServerResponse } from "node:http"
 
 export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -32,11 +33,18 @@ export const unavailable = (res: ServerResponse) =>
     id: null
   }, { "retry-after": "2" })
 
-/** 401 with the challenge RFC 6750 asks for; `invalid_token` only when a token was presented. */
-export const unauthorized = (res: ServerResponse, presented: boolean) =>
-  rpcError(res, 401, -32001, "a valid bearer token is required", {
-    "www-authenticate": presented ? `Bearer realm="relay", error="invalid_token"` : `Bearer realm="relay"`
+/**
+ * 401 with the challenge RFC 6750 asks for; `invalid_token` only when a token was presented. With
+ * OAuth on, it points at the protected-resource metadata (RFC 9728), where a client's discovery starts.
+ */
+export const unauthorized = (res: ServerResponse, presented: boolean, resourceMetadata: Option.Option<string>) => {
+  const parts = [`realm="relay"`]
+  if (Option.isSome(resourceMetadata)) parts.push(`resource_metadata="${resourceMetadata.value}"`)
+  if (presented) parts.push(`error="invalid_token"`)
+  return rpcError(res, 401, -32001, "a valid bearer token is required", {
+    "www-authenticate": `Bearer ${parts.join(", ")}`
   })
+}
 
 export const bearer = (header: string | undefined): string | null => {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)

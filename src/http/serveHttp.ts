@@ -1,5 +1,5 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Effect, Either, Runtime, Schedule } from "effect"
+import { Clock, Effect, Either, Option, Runtime, Schedule } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -9,6 +9,7 @@ import { approvalRoute, decideOverHttp, sendDecision } from "./approveTask.js"
 import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
 import { addressOf, listen } from "./listen.js"
+import { makeOAuthIfSet } from "./oauth/oauthSetup.js"
 import { readJson } from "./readBody.js"
 import { bearer, json, rpcError, unauthorized, unavailable } from "./replies.js"
 import { makeSessions } from "./sessions.js"
@@ -35,8 +36,18 @@ export const serveHttp = Effect.gen(function*() {
   const config = yield* readHttpSettings
   const tokens = yield* TokenStore
   const sessions = yield* makeSessions
-  const tokenCheck = makeTokenCheck(tokens, config.tokenRecheckMillis)
   const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | CallWatchdog | WorkspaceStores>())
+  const oauth = yield* makeOAuthIfSet(run)
+  // An OAuth access token stands for the Relay token a person signed in with; both are believed for
+  // the same recheck window, so revoking the Relay token stops its OAuth tokens within it.
+  const tokenCheck = yield* makeTokenCheck(
+    (presented) =>
+      Option.isSome(oauth) && oauth.value.isAccessToken(presented)
+        ? oauth.value.verifyAccess(presented)
+        : tokens.verify(presented),
+    config.tokenRecheckMillis
+  )
+  const resourceMetadata = Option.map(oauth, (o) => o.resourceMetadataUrl)
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).
@@ -45,6 +56,13 @@ export const serveHttp = Effect.gen(function*() {
 
   const handle = async (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => {
     const url = req.url ?? "/"
+    if (Option.isSome(oauth) && oauth.value.owns(url)) {
+      // The Host check holds here too; browsers post the consent form, so its Origin is checked there.
+      if (req.headers.host === undefined || !allowedHosts.includes(req.headers.host)) {
+        return rpcError(res, 403, -32000, "Host not allowed (set RELAY_HTTP_ALLOWED_HOSTS for a reverse proxy)")
+      }
+      return oauth.value.handle(req, res)
+    }
     const approval = approvalRoute(url)
     if (approval === null && url !== "/mcp" && !url.startsWith("/mcp?")) {
       return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
@@ -59,11 +77,11 @@ export const serveHttp = Effect.gen(function*() {
       return rpcError(res, 403, -32000, "Origin not allowed (see RELAY_HTTP_ALLOWED_ORIGINS)")
     }
     const presented = bearer(req.headers.authorization)
-    if (presented === null) return unauthorized(res, false)
+    if (presented === null) return unauthorized(res, false, resourceMetadata)
     const [verified, now] = await run(Effect.zip(tokenCheck.check(presented), Clock.currentTimeMillis))
     if (Either.isLeft(verified)) return unavailable(res)
     const caller = verified.right
-    if (caller === null) return unauthorized(res, true)
+    if (caller === null) return unauthorized(res, true, resourceMetadata)
     markAuthenticated(req)
     if (approval !== null) {
       if (req.method !== "POST") return json(res, 405, { error: "approve or reject with a POST" })
@@ -128,7 +146,12 @@ export const serveHttp = Effect.gen(function*() {
     }
   }
 
-  const server = yield* listen(config, handle, (res, cause) => {
+  // The public name is a Host the server answers to.
+  const hosts = Option.match(oauth, {
+    onNone: () => config.extraHosts,
+    onSome: (o) => [...config.extraHosts, o.publicHost]
+  })
+  const server = yield* listen({ ...config, extraHosts: hosts }, handle, (res, cause) => {
     // A session that could not be opened (its workspace's store) or a transport that threw.
     void run(Effect.logError("relay http: request failed", cause))
     unavailable(res)
@@ -136,7 +159,7 @@ export const serveHttp = Effect.gen(function*() {
   yield* Effect.logInfo(`relay MCP server ready on ${addressOf(server)}`)
 
   // Sessions a client never closed are closed after RELAY_HTTP_SESSION_IDLE_MINUTES without a request.
-  const sweep = Effect.zipRight(sessions.closeIdle(config.sessionIdleMinutes * 60_000), tokenCheck.forgetStale)
+  const sweep = sessions.closeIdle(config.sessionIdleMinutes * 60_000)
   yield* Effect.repeat(sweep, Schedule.spaced("1 minute"))
   return yield* Effect.never
 })

@@ -23,7 +23,7 @@ layer(tokenLayer)("the token check's recheck window", (it) => {
     Effect.gen(function*() {
       const tokens = yield* TokenStore
       const { record, token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
-      const { check } = makeTokenCheck(tokens, windowMillis)
+      const { check } = yield* makeTokenCheck(tokens.verify, windowMillis)
       expect(callerOf(yield* check(token))).toMatchObject({ tokenId: record.id, workspace: "acme" })
       yield* tokens.revoke(record.id)
       // Inside the window the database is not asked: still accepted (the price of no round trip).
@@ -40,7 +40,7 @@ layer(tokenLayer)("the token check's recheck window", (it) => {
     Effect.gen(function*() {
       const tokens = yield* TokenStore
       const { record, token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
-      const { check } = makeTokenCheck(tokens, 0)
+      const { check } = yield* makeTokenCheck(tokens.verify, 0)
       expect(callerOf(yield* check(token))).toMatchObject({ tokenId: record.id })
       yield* tokens.revoke(record.id)
       expect(callerOf(yield* check(token))).toBeNull()
@@ -50,31 +50,24 @@ layer(tokenLayer)("the token check's recheck window", (it) => {
     Effect.gen(function*() {
       const tokens = yield* TokenStore
       const { token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
-      const { check } = makeTokenCheck(tokens, windowMillis)
+      const { check } = yield* makeTokenCheck(tokens.verify, windowMillis)
       expect(callerOf(yield* check(token))).not.toBeNull()
       const forged = token.replace(/_[A-Za-z0-9_-]{43}$/, (s) => `_${s[1] === "A" ? "B" : "A"}${s.slice(2)}`)
       expect(forged).not.toBe(token)
       expect(callerOf(yield* check(forged))).toBeNull()
     }))
 
-  it.effect("keeps no accepted token past its window once swept, and never a refused one", () =>
+  it.effect("asks again about a refused token every time: a refusal is never remembered", () =>
     Effect.gen(function*() {
       const tokens = yield* TokenStore
-      const made = yield* Effect.forEach(
-        [1, 2],
-        () => tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
-      )
-      const { check, forgetStale, remembered } = makeTokenCheck(tokens, windowMillis)
-      yield* check(made[0]!.token)
-      yield* TestClock.adjust(windowMillis / 2)
-      yield* check(made[1]!.token)
-      yield* check("relay_0123456789abcdef_" + "A".repeat(43))
-      expect(remembered()).toBe(2)
-      yield* TestClock.adjust(windowMillis / 2)
-      yield* forgetStale
-      expect(remembered()).toBe(1)
-      yield* TestClock.adjust(windowMillis / 2)
-      yield* forgetStale
-      expect(remembered()).toBe(0)
+      let asked = 0
+      const counting = (presented: string) => Effect.suspend(() => (asked++, tokens.verify(presented)))
+      const { check } = yield* makeTokenCheck(counting, windowMillis)
+      const unknown = "relay_0123456789abcdef_" + "A".repeat(43)
+      for (let i = 0; i < 3; i++) expect(callerOf(yield* check(unknown))).toBeNull()
+      expect(asked).toBe(3)
+      const { token } = yield* tokens.create({ name: uniqueName("temp"), workspace: "acme", readOnly: false })
+      for (let i = 0; i < 3; i++) expect(callerOf(yield* check(token))).not.toBeNull()
+      expect(asked).toBe(4)
     }))
 })

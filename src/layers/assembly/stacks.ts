@@ -9,6 +9,7 @@ import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { EmbeddedServerLive } from "../embedded/EmbeddedServerLive.js"
 import { FactStoreLive } from "../factStore/FactStoreLive.js"
 import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
+import { OAuthStoreLive } from "../tokens/OAuthStoreLive.js"
 import { TokenStoreLive } from "../tokens/TokenStoreLive.js"
 import { WorkspaceStoresLive } from "./WorkspaceStores.js"
 
@@ -49,10 +50,10 @@ export const relayStack = <E, R>(
   )
 
 /**
- * What `relay --http` needs: the tokens, one FactStore per workspace (built per session), the secret
+ * What `relay --http` needs: the tokens (and OAuth's grants beside them), one FactStore per workspace (built per session), the secret
  * scanner and the call budget.
  */
 export const teamStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
-  Layer.mergeAll(TokenStoreLive, WorkspaceStoresLive, SecretScanner.Default, CallWatchdog.Default).pipe(
+  Layer.mergeAll(TokenStoreLive, OAuthStoreLive, WorkspaceStoresLive, SecretScanner.Default, CallWatchdog.Default).pipe(
     Layer.provideMerge(base(settings))
   )

@@ -100,7 +100,7 @@ const makeTokenStore = Effect.gen(function*() {
 })
 
 /** The admin graph's connection: the settings' database, the graph RELAY_TOKEN_GRAPH. */
-const TokenGraphLive = FalkorDbLive.pipe(
+export const TokenGraphLive = FalkorDbLive.pipe(
   Layer.provide(Layer.effect(
     Settings,
     Effect.all([Settings, tokenGraph]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))

@@ -1,0 +1,39 @@
+import { Config, Option } from "effect"
+
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be a positive whole number`, validation: (n) => n > 0 })
+  )
+
+/**
+ * OAuth 2.1 for hosted connectors, on when RELAY_PUBLIC_URL is set: the https address clients reach
+ * Relay at (behind a TLS proxy), which is the issuer and, with /mcp, the resource every token is for.
+ */
+export const readOAuthSettings = Config.all({
+  publicUrl: Config.option(
+    Config.string("RELAY_PUBLIC_URL").pipe(
+      Config.validate({
+        message: "RELAY_PUBLIC_URL must be an https:// URL with no path, query or fragment (http:// only for " +
+          "localhost or 127.0.0.1)",
+        validation: (s) => {
+          if (!URL.canParse(s)) return false
+          const u = new URL(s)
+          const local = u.hostname === "localhost" || u.hostname === "127.0.0.1"
+          return (u.protocol === "https:" || (u.protocol === "http:" && local)) && u.pathname === "/" &&
+            u.search === "" && u.hash === ""
+        }
+      })
+    )
+  ),
+  accessTtlSeconds: positive("RELAY_OAUTH_ACCESS_TTL_SECONDS", 3600),
+  refreshTtlDays: positive("RELAY_OAUTH_REFRESH_TTL_DAYS", 30),
+  /** Registered clients at most, all peers together. */
+  maxClients: positive("RELAY_OAUTH_MAX_CLIENTS", 1000),
+  /** Registrations one peer address may make an hour. */
+  registrationsPerPeerHour: positive("RELAY_OAUTH_REGISTRATIONS_PER_PEER_HOUR", 20),
+  /** A registration no person approved within this is deleted. */
+  unusedClientHours: positive("RELAY_OAUTH_UNUSED_CLIENT_HOURS", 24)
+}).pipe(Config.map((s) => ({ ...s, publicUrl: Option.map(s.publicUrl, (u) => new URL(u)) })))
+
+export type OAuthSettings = Config.Config.Success<typeof readOAuthSettings>

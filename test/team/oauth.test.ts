@@ -1,0 +1,301 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { createHash, randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../support/falkordbServer.js"
+import * as Http from "../support/httpRelay.js"
+import { callDecoded } from "../support/toolOutputs.js"
+
+/**
+ * The flow a hosted connector (claude.ai, ChatGPT) runs against `relay --http` with RELAY_PUBLIC_URL
+ * set, driven by the MCP TypeScript SDK client's own OAuth support: discovery from the 401,
+ * dynamic registration, PKCE, the consent page submitted as a person would, the token, a tool call,
+ * a refresh, a revoke; and the refusals the authorization spec asks for.
+ */
+const tokenGraph = Http.uniqueName("relay_tokens_oauth")
+const workspace = Http.uniqueName("oauth")
+const person = Http.uniqueName("dana")
+let relay: Http.HttpRelay
+let publicUrl = ""
+let mcpUrl = ""
+let relayToken = ""
+let env: Http.DatabaseEnv
+const redirectUri = "http://127.0.0.1:9/callback"
+
+beforeAll(async () => {
+  const port = await freePort()
+  publicUrl = `http://127.0.0.1:${port}`
+  mcpUrl = `${publicUrl}/mcp`
+  env = Http.databaseEnv(tokenGraph, {
+    RELAY_HTTP_PORT: String(port),
+    RELAY_PUBLIC_URL: publicUrl,
+    RELAY_HTTP_TOKEN_RECHECK_MS: "0"
+  })
+  relayToken = await Http.createToken(env, person, workspace)
+  relay = await Http.startHttpRelay(env)
+}, 120_000)
+
+afterAll(async () => {
+  await relay?.stop()
+})
+
+/** A hosted connector's OAuth state, in memory; the "browser" is the test. */
+class Connector implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ""
+  authorizationUrl: URL | undefined
+  get redirectUrl() {
+    return redirectUri
+  }
+  get clientMetadata() {
+    return {
+      client_name: "Test Connector",
+      redirect_uris: [redirectUri],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none"
+    }
+  }
+  clientInformation() {
+    return this.info
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+const hiddenFields = (html: string) =>
+  Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!])
+  )
+
+/** What a person does on the consent page: open it, paste a Relay token, press a button. Answers the redirect. */
+const consent = async (authorizationUrl: URL, token: string, decision = "approve") => {
+  const page = await fetch(authorizationUrl, { redirect: "manual" })
+  expect(page.status).toBe(200)
+  const html = await page.text()
+  expect(html).toContain("Test Connector")
+  const form = new URLSearchParams({ ...hiddenFields(html), relay_token: token, decision })
+  const reply = await fetch(`${publicUrl}/consent`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: publicUrl },
+    body: form
+  })
+  return reply
+}
+
+const pkce = () => {
+  const verifier = randomBytes(32).toString("base64url")
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") }
+}
+
+const tokenRequest = (params: Record<string, string>) =>
+  fetch(`${publicUrl}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(params)
+  })
+
+const authorizeUrl = (clientId: string, challenge: string, extra: Record<string, string> = {}) =>
+  new URL(`${publicUrl}/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s-1",
+    resource: mcpUrl,
+    ...extra
+  })}`)
+
+/** A code for this client, approved with the Relay token. */
+const codeFor = async (clientId: string, challenge: string) => {
+  const reply = await consent(authorizeUrl(clientId, challenge), relayToken)
+  expect(reply.status).toBe(302)
+  return new URL(reply.headers.get("location")!).searchParams.get("code")!
+}
+
+const initializeWith = (accessToken: string) =>
+  Http.rawPost(mcpUrl, Http.initializeBody, { authorization: `Bearer ${accessToken}` })
+
+describe("OAuth 2.1 for hosted connectors", () => {
+  const connector = new Connector()
+
+  it("discovery, registration, PKCE, consent, token, tool call, refresh and revoke with the SDK client", async () => {
+    // Discovery starts from the 401's pointer to the protected-resource metadata.
+    const unauthorized = await Http.rawPost(mcpUrl, Http.initializeBody)
+    expect(unauthorized.status).toBe(401)
+    const challengeHeader = unauthorized.headers.get("www-authenticate")!
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challengeHeader)![1]!
+    expect(metadataUrl).toBe(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
+    const prm = await (await fetch(metadataUrl)).json() as { resource: string; authorization_servers: Array<string> }
+    expect(prm.resource).toBe(mcpUrl)
+    const asm = await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json() as Record<
+      string,
+      unknown
+    >
+    expect(asm.code_challenge_methods_supported).toEqual(["S256"])
+    expect(asm.registration_endpoint).toBe(`${publicUrl}/register`)
+
+    // The SDK client registers, makes its PKCE pair and sends the person to the consent page.
+    const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: connector })
+    await expect(new Client({ name: "connector", version: "0" }).connect(first)).rejects.toThrow(/Unauthorized/i)
+    expect(connector.info?.client_id).toEqual(expect.any(String))
+    const authorizationUrl = connector.authorizationUrl!
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256")
+    expect(authorizationUrl.searchParams.get("resource")).toBe(mcpUrl)
+
+    // A wrong Relay token is refused on the page; the right one sends the code back with the state.
+    expect((await consent(authorizationUrl, `relay_0123456789abcdef_${"A".repeat(43)}`)).status).toBe(401)
+    const approved = await consent(authorizationUrl, relayToken)
+    expect(approved.status).toBe(302)
+    const back = new URL(approved.headers.get("location")!)
+    expect(back.origin + back.pathname).toBe(redirectUri)
+    expect(back.searchParams.get("state")).toBe(authorizationUrl.searchParams.get("state"))
+    await first.finishAuth(back.searchParams.get("code")!)
+    expect(connector.saved?.access_token).toMatch(/^relay_at_/)
+
+    // Connected with the access token: calls act as the Relay token's name, in its workspace.
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: connector })
+    const client = new Client({ name: "connector", version: "0" })
+    await client.connect(transport)
+    const saved = await callDecoded(client, "relay_save_fact", {
+      content: "hosted connectors work",
+      session_id: "oauth"
+    })
+    expect(saved.isError).toBeFalsy()
+    expect((saved.structuredContent as { fact: { written_by: string } }).fact.written_by).toBe(person)
+    await client.close()
+
+    // Refresh rotates: the new pair works, the old refresh token is spent, and presenting it again
+    // (a stolen copy) revokes the whole family.
+    const clientId = connector.info!.client_id
+    const refreshed = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: connector.saved!.refresh_token!,
+      client_id: clientId
+    })
+    expect(refreshed.status).toBe(200)
+    const pair = await refreshed.json() as OAuthTokens
+    expect(pair.refresh_token).not.toBe(connector.saved!.refresh_token)
+    expect((await initializeWith(pair.access_token)).status).toBe(200)
+    const replayed = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: connector.saved!.refresh_token!,
+      client_id: clientId
+    })
+    expect(replayed.status).toBe(400)
+    expect(((await replayed.json()) as { error: string }).error).toBe("invalid_grant")
+    expect((await initializeWith(pair.access_token)).status).toBe(401)
+
+    // Revoke: a fresh pair, revoked by the client, stops at once (recheck window 0 here).
+    const { challenge, verifier } = pkce()
+    const fresh = await (await tokenRequest({
+      grant_type: "authorization_code",
+      code: await codeFor(clientId, challenge),
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      resource: mcpUrl
+    })).json() as OAuthTokens
+    expect((await initializeWith(fresh.access_token)).status).toBe(200)
+    const revoked = await fetch(`${publicUrl}/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: fresh.access_token, client_id: clientId })
+    })
+    expect(revoked.status).toBe(200)
+    expect((await initializeWith(fresh.access_token)).status).toBe(401)
+  })
+
+  it("refuses a wrong PKCE verifier, a reused code, another resource and an unregistered redirect URI", async () => {
+    const clientId = connector.info!.client_id
+    const { challenge, verifier } = pkce()
+    const code = await codeFor(clientId, challenge)
+    const exchange = (overrides: Record<string, string>) =>
+      tokenRequest({
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        ...overrides
+      })
+    const wrongVerifier = await exchange({ code_verifier: pkce().verifier })
+    expect(wrongVerifier.status).toBe(400)
+    expect(((await wrongVerifier.json()) as { error: string }).error).toBe("invalid_grant")
+    const otherResource = await exchange({ resource: "https://other.example/mcp" })
+    expect(((await otherResource.json()) as { error: string }).error).toBe("invalid_target")
+    // The code was spent by the refused exchange above (single use is checked before the resource).
+    const reused = await exchange({})
+    expect(reused.status).toBe(400)
+    expect(((await reused.json()) as { error: string }).error).toBe("invalid_grant")
+
+    // Asking for a token for another server is refused back to the client, before any consent.
+    const other = await fetch(authorizeUrl(clientId, challenge, { resource: "https://other.example/mcp" }), {
+      redirect: "manual"
+    })
+    expect(other.status).toBe(302)
+    expect(new URL(other.headers.get("location")!).searchParams.get("error")).toBe("invalid_target")
+
+    // A redirect URI the client did not register is answered directly, never redirected to.
+    const evil = await fetch(authorizeUrl(clientId, challenge, { redirect_uri: "https://evil.example/cb" }), {
+      redirect: "manual"
+    })
+    expect(evil.status).toBe(400)
+    expect(evil.headers.get("location")).toBeNull()
+    // The consent form posted with a swapped redirect URI is refused too.
+    const page = await (await fetch(authorizeUrl(clientId, challenge), { redirect: "manual" })).text()
+    const tampered = await fetch(`${publicUrl}/consent`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        ...hiddenFields(page),
+        redirect_uri: "https://evil.example/cb",
+        relay_token: relayToken,
+        decision: "approve"
+      })
+    })
+    expect(tampered.status).toBe(400)
+    expect(tampered.headers.get("location")).toBeNull()
+  })
+
+  it("revoking the Relay token revokes the OAuth tokens it approved; static bearer tokens still work", async () => {
+    const clientId = connector.info!.client_id
+    const other = await Http.createToken(env, Http.uniqueName("erin"), workspace)
+    expect((await initializeWith(other)).status).toBe(200)
+    const { challenge, verifier } = pkce()
+    const reply = await consent(authorizeUrl(clientId, challenge), other)
+    const code = new URL(reply.headers.get("location")!).searchParams.get("code")!
+    const pair = await (await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      client_id: clientId
+    })).json() as OAuthTokens
+    expect((await initializeWith(pair.access_token)).status).toBe(200)
+    await Http.tokenCommand(env, ["revoke", other.replace(/^relay_([0-9a-f]{16})_.*$/, "$1")])
+    expect((await initializeWith(pair.access_token)).status).toBe(401)
+  })
+})
