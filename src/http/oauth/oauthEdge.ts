@@ -85,7 +85,8 @@ export const makeOAuthEdge = (options: {
       return void res.redirect(302, back.href)
     }
     const caller = await run(tokens.verify(field(body, "relay_token")))
-    if (caller === null) {
+    // An approver token is a person's alone: it never lets an assistant in.
+    if (caller === null || caller.approver) {
       return void res.status(401).type("html").send(consentPage({
         clientName: client.name,
         fields: {
@@ -95,7 +96,9 @@ export const makeOAuthEdge = (options: {
           state,
           resource: resource.href
         },
-        error: "That Relay token was not accepted (wrong, or revoked)."
+        error: caller === null
+          ? "That Relay token was not accepted (wrong, or revoked)."
+          : "An approver token cannot connect an assistant; use a token made for one."
       }))
     }
     const code = newSecret("")
