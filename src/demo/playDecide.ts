@@ -29,8 +29,11 @@ export const playDecisions = Effect.fn("relay/demo/playDecisions")(function*(sta
     ids.set(fact.key, r.fact.id)
     keyOf.set(r.fact.id, fact.key)
     saved.push(r.fact)
-    const expected = storyFacts
-      .filter((s) => s.parent !== null && s.parent === fact.parent && ids.has(s.key) && s.key !== fact.key)
+    // A detail forks with nothing (domain/model/conflicts.ts).
+    const expected = fact.kind === "detail" ? [] : storyFacts
+      .filter((s) =>
+        s.parent !== null && s.parent === fact.parent && ids.has(s.key) && s.key !== fact.key && s.kind !== "detail"
+      )
     const siblings = r.fork?.siblings.map((s) => s.id) ?? []
     yield* check(
       step,
@@ -48,7 +51,10 @@ export const playDecisions = Effect.fn("relay/demo/playDecisions")(function*(sta
     const fork = r.fork === null
       ? ""
       : "  " + style.yellow(`⑂ fork! ${r.fork.siblings.map((s) => `${s.written_by} said ${q(s.content)}`).join("; ")}`)
-    yield* out(`  ${fact.writtenBy.padEnd(14)} ${style.dim(short(r.fact.id))} ${q(fact.content)}  ${where}${fork}`)
+    const kind = fact.kind === undefined ? "" : ` ${style.dim(`(${fact.kind})`)}`
+    yield* out(
+      `  ${fact.writtenBy.padEnd(14)} ${style.dim(short(r.fact.id))} ${q(fact.content)}  ${where}${kind}${fork}`
+    )
   }
   yield* out("", `  ${legend(style)}`, ...indent(drawTree(saved, [], style)))
 

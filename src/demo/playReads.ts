@@ -1,7 +1,7 @@
 /**
- * Steps 5 to 9 of the demo, and the closing tree: what the decision made stale, the automatic
+ * Steps 5 to 10 of the demo and the tree before the last: what the decision made stale, the automatic
  * briefing of the other assistant, a search for what was decided, the facts most work rests on,
- * and the threads.
+ * the threads, and a revision in one call.
  */
 import { Effect } from "effect"
 import {
@@ -10,11 +10,20 @@ import {
   CurrentStateOutput,
   ImpactOutput,
   ImportantFactsOutput,
+  SaveFactOutput,
   SearchOutput,
   type SupersedeOutput
 } from "../domain/outputs.js"
 import { check, indent, q, type Stage } from "./playKit.js"
-import { storyBriefing, storyFacts, storyResolution, storyStale, storyThreads } from "./story.js"
+import {
+  revisionArguments,
+  storyBriefing,
+  storyFacts,
+  storyResolution,
+  storyRevision,
+  storyStale,
+  storyThreads
+} from "./story.js"
 import { drawTree, legend } from "./tree.js"
 
 export interface Decided {
@@ -135,5 +144,22 @@ export const playReads = Effect.fn("relay/demo/playReads")(function*(stage: Stag
     `${style.bold("The shared memory now")}  ${style.cyan("→ relay_get_current_state")}`,
     `  ${legend(style)}`,
     ...indent(drawTree(state.facts, decisions, style, [decided.compatible]))
+  )
+
+  // Step 10: a change of mind is one call: the new fact supersedes the old one, beside it.
+  yield* heading(10, `${storyRevision.writtenBy} changes the Redis TTL in one call`, "relay_save_fact supersedes")
+  const reviseStep = "revising the Redis TTL"
+  const revised = yield* call(reviseStep, "relay_save_fact", revisionArguments(stage.ids), SaveFactOutput)
+  yield* check(
+    reviseStep,
+    revised.revision?.superseded.id === id(storyRevision.revises) &&
+      revised.revision.superseded.status === "superseded" &&
+      revised.fact.parent_id === id("redis") && revised.fork === null,
+    "the revision did not save the new TTL beside the old one and supersede it"
+  )
+  yield* out(
+    `  ${style.green("★")} ${q(revised.fact.content)} revises ${style.red("✗")} ${q(contentOf(storyRevision.revises))}`,
+    `  reason: ${q(storyRevision.reason)} ${style.dim(`· ${storyRevision.writtenBy}`)}`,
+    `  made stale: ${revised.revision?.stale_total ?? 0} fact(s)`
   )
 })

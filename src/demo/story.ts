@@ -6,7 +6,9 @@
  * disagree on where refresh tokens live (a fork); Claude Desktop builds two more facts on its
  * answer; a second thread is about database migrations, where two details under one fact differ
  * without contradicting each other. The fork is settled for Redis, which makes Claude Desktop's
- * cookie branch stale; the two migration details are recorded as compatible, so both stand.
+ * cookie branch stale; the two migration details are recorded as compatible, so both stand. Facts
+ * that only add to their parent are saved as details, the two answers for refresh tokens as choices,
+ * and at the end a detail is revised in one call.
  */
 
 export type Assistant = "claude-desktop" | "cursor"
@@ -19,6 +21,8 @@ export interface StoryFact {
   readonly sessionId: string
   /** The key of the fact it builds on, saved earlier in the list. */
   readonly parent: string | null
+  /** What it says of its parent: adds to it (detail) or one option of several (choice). */
+  readonly kind?: "detail" | "choice"
 }
 
 export interface StoryResolution {
@@ -44,6 +48,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "cookies",
+    kind: "choice",
     content: "Store refresh tokens in httpOnly cookies",
     writtenBy: "claude-desktop",
     sessionId: claudeAuth,
@@ -51,6 +56,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "csrf",
+    kind: "detail",
     content: "Guard the refresh endpoint with SameSite=Strict and a CSRF token",
     writtenBy: "claude-desktop",
     sessionId: claudeAuth,
@@ -58,6 +64,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "rotation",
+    kind: "detail",
     content: "Rotate the refresh cookie on every use",
     writtenBy: "claude-desktop",
     sessionId: claudeAuth,
@@ -65,6 +72,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "redis",
+    kind: "choice",
     content: "Store refresh tokens in Redis",
     writtenBy: "cursor",
     sessionId: cursorAuth,
@@ -72,6 +80,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "redis-ttl",
+    kind: "detail",
     content: "Key refresh tokens in Redis by user id with a 30-day TTL",
     writtenBy: "cursor",
     sessionId: cursorAuth,
@@ -93,6 +102,7 @@ export const storyFacts: ReadonlyArray<StoryFact> = [
   },
   {
     key: "concurrent-index",
+    kind: "detail",
     content: "Build indexes CONCURRENTLY so no migration locks a table",
     writtenBy: "cursor",
     sessionId: cursorDb,
@@ -147,9 +157,32 @@ export const saveArguments = (fact: StoryFact, ids: ReadonlyMap<string, string>)
     content: fact.content,
     written_by: fact.writtenBy,
     session_id: fact.sessionId,
-    ...(parent === undefined ? {} : { parent_fact_id: parent })
+    ...(parent === undefined ? {} : { parent_fact_id: parent }),
+    ...(fact.kind === undefined ? {} : { kind: fact.kind })
   }
 }
+
+/**
+ * The demo's last move: claude-desktop changes the Redis TTL in one call (a save that supersedes the
+ * old fact, beside it under the same parent).
+ */
+export const storyRevision = {
+  revises: "redis-ttl",
+  content: "Key refresh tokens in Redis by user id with a 14-day TTL",
+  reason: "Security review: 30 days outlives a stolen laptop",
+  writtenBy: "claude-desktop",
+  sessionId: claudeAuth
+} as const
+
+/** The arguments of relay_save_fact for the story's revision. */
+export const revisionArguments = (ids: ReadonlyMap<string, string>): Record<string, string> => ({
+  content: storyRevision.content,
+  written_by: storyRevision.writtenBy,
+  session_id: storyRevision.sessionId,
+  kind: "detail",
+  supersedes: ids.get(storyRevision.revises) ?? "",
+  reason: storyRevision.reason
+})
 
 /** The arguments of relay_resolve_conflict for the story's resolution. */
 export const resolveArguments = (ids: ReadonlyMap<string, string>): Record<string, string> => ({

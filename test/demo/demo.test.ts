@@ -106,6 +106,11 @@ describe("npm run demo", () => {
       expect(out).toMatch(/└─ ⚠ "Rotate the refresh cookie on every use" · claude-desktop stale/)
       expect(out).toMatch(/✗ "Store refresh tokens in httpOnly cookies" · claude-desktop superseded \(loser\)/)
       expect(out).toMatch(/✓ "Store refresh tokens in Redis" · cursor ★ winner/)
+      // A detail is marked as one, and a revision is one call.
+      expect(out).toMatch(/"Key refresh tokens in Redis by user id with a 30-day TTL" .*\(detail\)/)
+      expect(out).toContain(
+        "★ \"Key refresh tokens in Redis by user id with a 14-day TTL\" revises ✗ \"Key refresh tokens in Redis by user id with a 30-day TTL\""
+      )
       expect(out).toContain("✓ Every step showed what it should")
       // The client configuration for this install.
       expect(out).toContain("claude_desktop_config.json")
