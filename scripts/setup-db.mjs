@@ -124,6 +124,29 @@ const quietPackagedService = () => {
 
 // ---------------------------------------------------------------------------
 
+/**
+ * The studio's browser tests (test/studio) drive the system's Chromium headless. As root with
+ * apt-get it is installed when missing (Debian's `chromium` package: no download outside the
+ * package manager); otherwise this says the command and the tests that need it will fail saying so.
+ */
+const ensureChromium = () => {
+  const wanted = process.env.RELAY_TEST_CHROMIUM ?? "/usr/bin/chromium"
+  if (existsSync(wanted)) return say(`chromium for the studio's browser tests: ${wanted}.`)
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0
+  const hasApt = spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0
+  if (!isRoot || !hasApt || dryRun) {
+    return say(`no ${wanted} for the studio's browser tests: install it with \`apt-get install -y chromium\` (as root), or set RELAY_TEST_CHROMIUM.`)
+  }
+  say("installing chromium with apt-get for the studio's browser tests...")
+  const install = () => spawnSync("apt-get", ["install", "-y", "chromium"], { stdio: "inherit" }).status === 0
+  if (!install()) {
+    spawnSync("apt-get", ["update"], { stdio: "inherit" })
+    if (!install()) fail("apt-get could not install chromium (needed by the studio's browser tests).")
+  }
+}
+
+if (forTests) ensureChromium()
+
 if (!forTests && !sentinel && externalDatabase()) {
   say("FALKORDB_URL/FALKORDB_HOST is set; the embedded server is not needed.")
   process.exit(0)

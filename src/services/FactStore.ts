@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
 import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
 import type { Dependent, Fact } from "../domain/fact.js"
+import type { MemoryRecord } from "../domain/memoryRecord.js"
 import type { ChainDecision } from "../domain/outputs.js"
 import type {
   BriefingOptions,
@@ -12,10 +13,12 @@ import type {
   CurrentStateOptions,
   ImportantOptions,
   NewFact,
+  RecordPosition,
   Resolution,
   Retraction,
   SearchOptions,
-  ThreadRequest
+  ThreadRequest,
+  TimelineRequest
 } from "./factStore/requests.js"
 import type {
   Briefing,
@@ -28,7 +31,8 @@ import type {
   Retracted,
   Saved,
   SearchRow,
-  ThreadPage
+  ThreadPage,
+  TimelineEntry
 } from "./factStore/results.js"
 
 export type * from "./factStore/requests.js"
@@ -93,6 +97,13 @@ export interface FactStoreShape {
   readonly clusters: (options: ClustersOptions) => Effect.Effect<Clusters, DatabaseError>
   /** A page of the thread (the tree under its root) a fact belongs to, with the decisions touching it. */
   readonly thread: (request: ThreadRequest) => Effect.Effect<ThreadPage, FactNotFound | DatabaseError>
+  /** Decisions and retractions, newest first. */
+  readonly timeline: (request: TimelineRequest) => Effect.Effect<ReadonlyArray<TimelineEntry>, DatabaseError>
+  /** The next records after a position in write order (export's records; the studio's live events). */
+  readonly recordsAfter: (
+    at: RecordPosition,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<MemoryRecord>, DatabaseError>
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Clock, Effect, Layer } from "effect"
 import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
 import { compatible } from "./compatible.js"
 import { openConflicts } from "./conflicts.js"
@@ -16,6 +17,7 @@ import { save } from "./saveFact.js"
 import { saveMany } from "./saveMany.js"
 import { search } from "./search.js"
 import { thread } from "./thread.js"
+import { timeline } from "./timeline.js"
 
 /**
  * The Clock's now as a stamp: never below 1, because FalkorDB 4.16's range index leaves out the
@@ -42,7 +44,9 @@ export const makeFactStore = Effect.gen(function*() {
     clusters: (options) => clusters(db, options),
     search: (options) => search(db, options),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
-    thread: (request) => thread(db, request)
+    thread: (request) => thread(db, request),
+    timeline: (request) => timeline(db, request),
+    recordsAfter: (at, limit) => recordsAfter(db, at, limit)
   }
   return store
 })

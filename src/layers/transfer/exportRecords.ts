@@ -26,7 +26,7 @@ const kinds = ["fact", "decision", "compatible", "retraction"] as const
 type Kind = typeof kinds[number]
 
 /** Where the last page ended: its last record's stamp, kind and key. */
-interface Position {
+export interface Position {
   readonly stamp: number
   readonly kind: number
   readonly key: string
@@ -96,9 +96,10 @@ const keyAfter = (kind: Kind, at: Position): string =>
 const readKind = (
   db: GraphDatabase["Type"],
   kind: Kind,
-  at: Position
+  at: Position,
+  size: number
 ): Effect.Effect<ReadonlyArray<MemoryRecord>, DatabaseError> => {
-  const params = { stamp: at.stamp, key: keyAfter(kind, at), limit: pageSize }
+  const params = { stamp: at.stamp, key: keyAfter(kind, at), limit: size }
   switch (kind) {
     case "fact":
       return db.read(queries.fact, params, rowSchemas.fact).pipe(
@@ -125,23 +126,34 @@ const readKind = (
   }
 }
 
-const start: Position = { stamp: -8.64e15, kind: -1, key: "" }
+export const startPosition: Position = { stamp: -8.64e15, kind: -1, key: "" }
 
-/** The next page of records after `at`, in write order. */
-const nextPage = (db: GraphDatabase["Type"], at: Position): Effect.Effect<Array<MemoryRecord>, DatabaseError> =>
-  Effect.forEach(kinds, (kind: Kind) => readKind(db, kind, at)).pipe(
-    Effect.map((pages) => pages.flat().sort(compareRecords).slice(0, pageSize))
+/** Where a record stands in write order. */
+export const positionOf = (r: MemoryRecord): Position => ({
+  stamp: Date.parse(r.created_at),
+  kind: kindIndex(r.kind),
+  key: recordKey(r)
+})
+
+/** The next `size` records after `at`, in write order (the studio's live events read these too). */
+export const recordsAfter = (
+  db: GraphDatabase["Type"],
+  at: Position,
+  size = pageSize
+): Effect.Effect<Array<MemoryRecord>, DatabaseError> =>
+  Effect.forEach(kinds, (kind: Kind) => readKind(db, kind, at, size)).pipe(
+    Effect.map((pages) => pages.flat().sort(compareRecords).slice(0, size))
   )
 
 /** Every record of the graph, in write order. */
 export const exportRecords = (db: GraphDatabase["Type"]): Stream.Stream<MemoryRecord, DatabaseError> =>
-  Stream.paginateEffect(start, (at) =>
-    nextPage(db, at).pipe(
+  Stream.paginateEffect(startPosition, (at) =>
+    recordsAfter(db, at).pipe(
       Effect.map((records) => {
         const last = records[records.length - 1]
         const next: Option.Option<Position> = last === undefined || records.length < pageSize
           ? Option.none()
-          : Option.some({ stamp: Date.parse(last.created_at), kind: kindIndex(last.kind), key: recordKey(last) })
+          : Option.some(positionOf(last))
         return [records, next] as const
       })
     )).pipe(Stream.flattenIterables)

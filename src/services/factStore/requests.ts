@@ -174,3 +174,17 @@ export interface ThreadRequest {
   readonly after: number | null
   readonly asOf?: number | null | undefined
 }
+
+export interface TimelineRequest {
+  readonly limit: number
+  /** Only entries stamped before this (epoch ms); null: from the newest. */
+  readonly before: number | null
+  readonly asOf?: number | null | undefined
+}
+
+/** A position in write order (see layers/transfer/exportRecords.ts): a record's stamp, kind and key. */
+export interface RecordPosition {
+  readonly stamp: number
+  readonly kind: number
+  readonly key: string
+}

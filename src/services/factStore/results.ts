@@ -127,3 +127,15 @@ export interface BulkSaved {
   readonly createdAt: number
   readonly existed: boolean
 }
+
+/** A decision or a retraction as the studio's timeline shows it (stamp in epoch ms). */
+export interface TimelineEntry {
+  readonly kind: "decision" | "retraction"
+  readonly created_at: number
+  readonly by: string
+  readonly reason: string
+  readonly winner_id: string | null
+  readonly winner_content: string | null
+  readonly fact_id: string
+  readonly fact_content: string
+}

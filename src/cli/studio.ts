@@ -1,0 +1,91 @@
+/**
+ * `npm run studio [-- --port 8790]`: Relay Studio on this machine. Serves the studio on loopback
+ * (127.0.0.1) over the configured database (the embedded one unless one is set) and its graph
+ * (RELAY_GRAPH), and prints a one-time login URL: its secret opens one browser session and is then
+ * spent. The secret is printed on stdout once and never logged.
+ */
+import { Clock, Console, Effect, Layer, Runtime } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { parseArgs } from "node:util"
+import { loopbackHosts } from "../http/HttpSettings.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { relayStack } from "../layers/assembly/stacks.js"
+import type { ToolServices } from "../mcp/mcpHandlers.js"
+import { Settings } from "../services/Settings.js"
+import { handleStudio, studioBase } from "../studio/studioServer.js"
+import { makeStudioSessions } from "../studio/studioSessions.js"
+import { CliFailure, runCli } from "./common.js"
+
+const USAGE = "usage: npm run studio [-- --port <port>]"
+
+/** A person clicking around spends more calls than an assistant: the studio's own budget. */
+const studioRateLimit = 1200
+
+const main = Effect.gen(function*() {
+  const { values } = yield* Effect.try({
+    try: () => parseArgs({ args: process.argv.slice(2), options: { port: { type: "string", default: "8790" } } }),
+    catch: () => new CliFailure({ message: USAGE, exitCode: 2 })
+  })
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    return yield* new CliFailure({ message: `--port must be a port number\n${USAGE}`, exitCode: 2 })
+  }
+  const runtime = yield* Effect.runtime<ToolServices>()
+  const clock = Runtime.runSync(runtime)
+  const sessions = makeStudioSessions(() => clock(Clock.currentTimeMillis))
+  const local = {
+    runtime,
+    name: "local",
+    stillValid: () => Promise.resolve(true),
+    release: () => Promise.resolve()
+  }
+  const server = yield* Effect.acquireRelease(
+    Effect.async<ReturnType<typeof createServer>, CliFailure>((resume) => {
+      let allowedHosts: ReadonlyArray<string> = []
+      const made = createServer((req, res) => {
+        handleStudio(req, res, allowedHosts, { sessions, allowedOrigins: [], local }).then((handled) => {
+          if (handled) return
+          res.writeHead(req.url === "/" ? 307 : 404, req.url === "/" ? { location: `${studioBase}/` } : {})
+          res.end()
+        }).catch(() => {
+          if (!res.headersSent) res.writeHead(503)
+          res.end()
+        })
+      })
+      made.once("error", (e: NodeJS.ErrnoException) =>
+        resume(Effect.fail(
+          new CliFailure({
+            message: `cannot listen on 127.0.0.1:${port} (${e.code ?? "error"}); try --port`,
+            exitCode: 1
+          })
+        )))
+      made.listen(port, "127.0.0.1", () => {
+        allowedHosts = loopbackHosts((made.address() as AddressInfo).port)
+        resume(Effect.succeed(made))
+      })
+    }),
+    (made) =>
+      Effect.promise(() => sessions.closeAll()).pipe(
+        Effect.zipRight(Effect.sync(() => made.closeAllConnections())),
+        Effect.zipRight(Effect.async<void>((resume) => {
+          made.close(() => resume(Effect.void))
+        }))
+      )
+  )
+  const { graph } = yield* Settings
+  const actual = (server.address() as AddressInfo).port
+  yield* Console.error(`Relay Studio on graph ${graph}, read-only. Open this link once (it signs this browser in):`)
+  yield* Console.log(`http://127.0.0.1:${actual}${studioBase}/login?secret=${sessions.newLoginSecret()}`)
+  return yield* Effect.never
+}).pipe(
+  Effect.scoped,
+  Effect.provide(relayStack(
+    Layer.effect(
+      Settings,
+      Effect.map(Settings, (s) => ({ ...s, rateLimitPerMinute: Math.max(s.rateLimitPerMinute, studioRateLimit) }))
+    ).pipe(Layer.provide(SettingsLive))
+  ))
+)
+
+runCli(main)

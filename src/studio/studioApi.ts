@@ -1,0 +1,100 @@
+import { Effect, Runtime } from "effect"
+import type { ServerResponse } from "node:http"
+import { toIso } from "../domain/time.js"
+import { parseIsoTimestamp } from "../domain/time.js"
+import { callTool, type ToolResult } from "../mcp/callTool.js"
+import { runOn } from "../mcp/mcpHandlers.js"
+import { FactStore } from "../services/FactStore.js"
+import { detectConflicts } from "../tools/detectConflicts.js"
+import { getClusters } from "../tools/getClusters.js"
+import { getContext } from "../tools/getContext.js"
+import { getImpact } from "../tools/getImpact.js"
+import { getThread } from "../tools/getThread.js"
+import { search } from "../tools/search.js"
+import { sendJson } from "./studioReplies.js"
+import type { StudioWorkspace } from "./studioSessions.js"
+
+/**
+ * The studio's read-only JSON API. Each answer comes from a tool (the same input decoding, policies,
+ * rate limit and reply guard as an MCP call) or, for the timeline, from the FactStore's read. Only
+ * GET; nothing here writes. Query parameters are passed to the tools as given, so a bad one is the
+ * tool's own `invalid_input` (400).
+ */
+const param = (url: URL, name: string): string | undefined => {
+  const v = url.searchParams.get(name)
+  return v === null || v === "" ? undefined : v
+}
+
+const withOptional = (args: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
+
+const answer = (res: ServerResponse, result: ToolResult) => {
+  if (result.isError === true) {
+    const error = (result.structuredContent as { error: { code: string; message: string } } | undefined)?.error
+    const status = error?.code === "rate_limited" ? 429 : error?.code === "fact_not_found" ?
+      404 :
+      error?.code === "unavailable" || error?.code === "internal"
+      ? 503
+      : 400
+    return sendJson(res, status, { error: error ?? { code: "internal", message: "internal error" } })
+  }
+  return sendJson(res, 200, result.structuredContent ?? {})
+}
+
+export const studioApi = async (route: string, url: URL, res: ServerResponse, workspace: StudioWorkspace) => {
+  const run = runOn(workspace.runtime)
+  const asOf = param(url, "as_of")
+  switch (route) {
+    case "me":
+      return sendJson(res, 200, { name: workspace.name })
+    case "threads":
+      return answer(
+        res,
+        await run(
+          callTool(getClusters, withOptional({ limit: 50, facts_per_cluster: 1, cursor: param(url, "cursor") }))
+        )
+      )
+    case "thread":
+      return answer(
+        res,
+        await run(callTool(
+          getThread,
+          withOptional({ fact_id: param(url, "fact") ?? "", limit: 200, cursor: param(url, "cursor"), as_of: asOf })
+        ))
+      )
+    case "fact": {
+      const id = param(url, "id") ?? ""
+      const context = await run(callTool(getContext, withOptional({ fact_id: id, limit: 50, as_of: asOf })))
+      if (context.isError === true) return answer(res, context)
+      const impact = await run(callTool(getImpact, { fact_id: id, limit: 50 }))
+      if (impact.isError === true) return answer(res, impact)
+      return sendJson(res, 200, { context: context.structuredContent, impact: impact.structuredContent })
+    }
+    case "conflicts":
+      return answer(
+        res,
+        await run(callTool(detectConflicts, withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor") })))
+      )
+    case "search":
+      return answer(
+        res,
+        await run(
+          callTool(search, withOptional({ query: param(url, "q") ?? "", status: "any", limit: 20, as_of: asOf }))
+        )
+      )
+    case "timeline": {
+      const at = asOf === undefined ? null : parseIsoTimestamp(asOf) ?? null
+      const entries = await Runtime.runPromise(workspace.runtime)(
+        Effect.flatMap(FactStore, (store) => store.timeline({ limit: 50, before: null, asOf: at })).pipe(
+          Effect.either
+        )
+      )
+      if (entries._tag === "Left") return sendJson(res, 503, { error: { code: "unavailable", message: "try again" } })
+      return sendJson(res, 200, {
+        entries: entries.right.map((e) => ({ ...e, created_at: toIso(e.created_at) }))
+      })
+    }
+    default:
+      return sendJson(res, 404, { error: { code: "not_found", message: "no such studio API" } })
+  }
+}
