@@ -24,10 +24,10 @@ export const SaveFactInput = Schema.Struct({
 })
 
 /** Thread scope: only the facts connected to this one through BUILDS_ON (layers/factStore/threadScope.ts). */
-const thread = Schema.optional(FactId.annotations({ description: "Only this fact's thread" }))
+const thread = Schema.optional(FactId.annotations({ description: "Thread" }))
 
 /** Time travel: the read answers as the memory stood at this time. */
-const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time (with zone)" }))
+const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time" }))
 
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
@@ -126,7 +126,7 @@ const atMost = (max: number, what: string) => Schema.optional(wholeNumber(1, max
  */
 export const ClustersInput = Schema.Struct({
   limit: atMost(1000, "Clusters per page"),
-  facts_per_cluster: atMost(1000, "Most facts per cluster"),
+  facts_per_cluster: atMost(1000, "Facts per cluster"),
   cursor,
   max_tokens: MaxTokens
 })
@@ -137,8 +137,8 @@ export const SearchInput = Schema.Struct({
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
-  since: Schema.optional(IsoTimestamp.annotations({ description: "After this time (with zone)" })),
-  until: Schema.optional(IsoTimestamp.annotations({ description: "Until this time (with zone)" })),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "Created after" })),
+  until: Schema.optional(IsoTimestamp.annotations({ description: "Created by" })),
   thread,
   as_of: asOf,
   limit: pageLimit(10, 50),

@@ -95,7 +95,19 @@ export const ImportantFactsOutput = Schema.Struct({
 })
 
 export const ClustersOutput = Schema.Struct({
-  clusters: Schema.Array(Schema.Struct({ id: Schema.Number, size: Schema.Number, facts: Schema.Array(Fact) })),
+  clusters: Schema.Array(Schema.Struct({
+    id: Schema.Number,
+    size: Schema.Number,
+    /** Its oldest fact's text, cut at 80 characters. */
+    label: Schema.String,
+    /** Its oldest fact: pass it as `thread` to read this thread. */
+    thread: Schema.String,
+    /** Its newest fact's created_at. */
+    last_activity: Schema.String,
+    /** Forked parents in it with an open conflict now. */
+    open_conflicts: Schema.Number,
+    facts: Schema.Array(Fact)
+  })),
   total_clusters: Schema.Number.annotations({ description: "How many clusters the whole memory has" }),
   next_cursor: NextCursor
 })

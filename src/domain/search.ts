@@ -185,7 +185,7 @@ export const searchPlan = (engine: string): SearchPlan => {
   }
 }
 
-export const queryDescription = "Words or a question; word* prefix, %word% typo, \"phrase\", a|b"
+export const queryDescription = "Words; word*, %typo%, \"phrase\", a|b"
 
 const noWordMessage = "must contain a word of letters or digits"
 

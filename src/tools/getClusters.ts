@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ClustersInput } from "../domain/inputs.js"
 import { ClustersOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
+import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderClusters } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
@@ -21,7 +22,15 @@ export const getClusters = defineTool({
       after: at === null ? null : [at[0]!, at[1]!]
     })
     return {
-      clusters: found.clusters.map((c) => ({ id: c.id, size: c.size, facts: c.facts })),
+      clusters: found.clusters.map((c) => ({
+        id: c.id,
+        size: c.size,
+        label: c.label,
+        thread: c.thread,
+        last_activity: toIso(c.lastActivity),
+        open_conflicts: c.openConflicts,
+        facts: c.facts
+      })),
       total_clusters: found.total,
       next_cursor: found.nextCursor
     }

@@ -29,7 +29,7 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Search by words or a question, best first, with decisions each hit won or lost",
+  description: "Words or a question; best first, with decisions won or lost",
   annotations: readOnly("Search the memory"),
   input: SearchInput,
   output: SearchOutput,

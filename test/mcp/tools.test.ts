@@ -365,7 +365,11 @@ describe("all the tools over stdio", () => {
     expect(clusters[1]!.facts.map((f) => f.id)).toEqual([ids.hostile])
     const l = lines(r)
     expect(l[1]).toBe("Clusters, largest first (2):")
-    expect(l[2]).toBe(`cluster ${clusters[0]!.id}, 5 fact(s):`)
+    expect(l[2]).toBe(
+      `cluster ${clusters[0]!.id}, 5 fact(s), ${clusters[0]!.open_conflicts} open conflict(s), last active just now, ` +
+        `thread ${s(ids.root)}:`
+    )
+    expect(clusters[0]).toMatchObject({ thread: ids.root, label: "Auth needs refresh tokens" })
     expect(l[3]).toMatch(new RegExp(`^  ${s(ids.root)} `))
     expect(l.at(-1)).toContain(JSON.stringify(hostileContent))
   })

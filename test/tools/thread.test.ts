@@ -138,6 +138,23 @@ describe("thread scope", () => {
     expect([s2.decisions.length, s2.retractions.length]).toEqual([0, 0])
   })
 
+  it("clusters carry a label, last activity, open-conflict count and a fact to pass as thread", async () => {
+    const r = await mcp.ok("relay_get_clusters", { limit: 3, facts_per_cluster: 2 })
+    const [hugeCluster, bigCluster, smallCluster] = r.clusters
+    expect(bigCluster).toMatchObject({
+      size: 3001,
+      label: "Database thread: Postgres 16 is the primary database",
+      thread: big[0]!.id,
+      last_activity: new Date(big[big.length - 1]!.created_at).toISOString(),
+      open_conflicts: 1
+    })
+    expect(hugeCluster).toMatchObject({ size: 10_001, label: "Huge thread root", open_conflicts: 0 })
+    expect(smallCluster).toMatchObject({ size: 3, thread: small.root, open_conflicts: 1 })
+    // The thread it names reads that cluster.
+    const state = await mcp.ok("relay_get_current_state", { thread: smallCluster!.thread })
+    expect(new Set(state.facts.map((f) => f.id))).toEqual(new Set([small.root, small.a, small.b]))
+  })
+
   it("a thread past the bound answers invalid_input naming thread, on every read", async () => {
     for (
       const [tool, args] of [

@@ -118,7 +118,8 @@ export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsReque
       (members) => readConflictsIn(db, request, members)
     )
 
-const readConflictsIn = (
+/** readConflicts over the forked parents among the given node ids (all of them: null). */
+export const readConflictsIn = (
   db: GraphDatabase["Type"],
   request: ConflictsRequest,
   thread: ReadonlyArray<number> | null

@@ -4,6 +4,7 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, ClustersOptions, ImportantOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { readConflictsIn } from "./conflicts.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 
 /**
@@ -49,11 +50,36 @@ export const important = (
 export const clusterSizesQuery =
   `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
   `YIELD node, componentId ` +
-  `WITH componentId, collect([node.created_at, node.id]) AS members ` +
-  `WITH list.sort(members) AS sorted ` +
-  `RETURN size(sorted) AS size, sorted[0][0] AS first, string.join([m IN sorted[0..$cap] | m[1]], ',') AS ids`
+  `WITH componentId, collect([node.created_at, node.id]) AS members, ` +
+  `collect(CASE WHEN indegree(node, 'MARKS') > 0 THEN id(node) END) AS marked ` +
+  `WITH list.sort(members) AS sorted, marked ` +
+  `RETURN size(sorted) AS size, sorted[0][0] AS first, sorted[-1][0] AS last, marked, ` +
+  `string.join([m IN sorted[0..$cap] | m[1]], ',') AS ids`
 
-const ClusterSizesRow = Schema.Struct({ size: Schema.Number, first: Schema.Number, ids: Schema.String })
+const ClusterSizesRow = Schema.Struct({
+  size: Schema.Number,
+  first: Schema.Number,
+  last: Schema.Number,
+  /** Node ids of its forked parents (a ForkMark points at them). */
+  marked: Schema.Array(Schema.Number),
+  ids: Schema.String
+})
+
+/** The texts of the clusters' oldest facts (one read for the page). */
+const labelsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, f.content AS content`
+const LabelRow = Schema.Struct({ id: Schema.String, content: Schema.String })
+
+/** How long a cluster's label is: its oldest fact's text, cut. */
+export const clusterLabelLength = 80
+
+const cutLabel = (text: string): string => {
+  const chars = [...text.replace(/\s+/g, " ").trim()]
+  return chars.length <= clusterLabelLength ? chars.join("") : `${chars.slice(0, clusterLabelLength - 1).join("")}…`
+}
+
+/** The fact ids of nodes (by node id, unlabelled so the id is sought: see currentState.ts). */
+const nodeIdsQuery = `UNWIND $nodes AS n MATCH (f) WHERE id(f) = n RETURN n, f.id AS id`
+const NodeIdRow = Schema.Struct({ n: Schema.Number, id: Schema.String })
 
 const factBatch = 200
 
@@ -95,12 +121,33 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
       cost += replyCost(fact) + 1
     }
   }
+  // The page's labels and open conflicts: the oldest facts' texts, and which forked parents of the
+  // chosen clusters have an open conflict (the conflicts query over just those parents).
+  const roots = chosen.map((c) => c.ids.split(",", 1)[0]!)
+  const labels = new Map(
+    (roots.length === 0 ? [] : yield* db.read(labelsQuery, { ids: roots }, LabelRow)).map((r) => [r.id, r.content])
+  )
+  const marked = chosen.flatMap((c) => c.marked)
+  const open = new Set(
+    marked.length === 0 ? [] : (yield* readConflictsIn(db, {
+      limit: marked.length,
+      after: null,
+      children: 1
+    }, marked)).map((i) => i.conflict.parent.id)
+  )
+  const markedIds = marked.length === 0
+    ? new Map<number, string>()
+    : new Map((yield* db.read(nodeIdsQuery, { nodes: marked }, NodeIdRow)).map((r) => [r.n, r.id]))
   const skipped = after === null
     ? 0
     : all.filter((c) => c.size > after[0] || (c.size === after[0] && c.first <= after[1])).length
   const shaped = chosen.map((c, i): Cluster => ({
     id: skipped + i + 1,
     size: c.size,
+    label: cutLabel(labels.get(roots[i]!) ?? ""),
+    thread: roots[i]!,
+    lastActivity: c.last,
+    openConflicts: c.marked.filter((n) => open.has(markedIds.get(n) ?? "")).length,
     facts: idsOf[i]!.flatMap((id) => {
       const fact = byId.get(id)
       return fact === undefined ? [] : [fact]

@@ -91,6 +91,14 @@ export interface Cluster {
   readonly id: number
   /** How many facts the whole cluster has; `facts` may be fewer. */
   readonly size: number
+  /** Its oldest fact's text, cut (clusterLabel). */
+  readonly label: string
+  /** Its oldest fact's id: a fact to pass as `thread`. */
+  readonly thread: string
+  /** Its newest fact's created_at (epoch ms). */
+  readonly lastActivity: number
+  /** Its forked parents with an open conflict now. */
+  readonly openConflicts: number
   /** The oldest facts of the cluster, oldest first. */
   readonly facts: ReadonlyArray<Fact>
 }

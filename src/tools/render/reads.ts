@@ -8,7 +8,7 @@ import type {
   SearchHit,
   SearchOutput
 } from "../../domain/outputs.js"
-import { list, more, type Page, type Render } from "./page.js"
+import { list, more, type Page, quote, type Render } from "./page.js"
 import { conflict, decisionLines, dependent } from "./parts.js"
 
 export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => {
@@ -68,7 +68,10 @@ export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
 export const renderClusters: Render<typeof ClustersOutput.Type> = (o, p) => [
   ...list("Clusters, largest first", o.clusters, (c) =>
     [
-      `cluster ${c.id}, ${c.size} fact(s)${c.facts.length < c.size ? ` (the oldest ${c.facts.length} shown)` : ""}:`,
+      `cluster ${c.id}, ${c.size} fact(s)${c.facts.length < c.size ? ` (the oldest ${c.facts.length} shown)` : ""}, ` +
+      `${c.open_conflicts} open conflict(s), last active ${p.when(c.last_activity)}, thread ${p.id(c.thread)}` +
+      // The label is the oldest fact's text: said when that fact is not written out below.
+      `${c.facts[0]?.id === c.thread ? "" : ` ${quote(c.label)}`}:`,
       ...c.facts.map((f) => `  ${p.fact(f)}`)
     ].join("\n"), "none yet"),
   ...(o.next_cursor === null
