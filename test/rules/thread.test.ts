@@ -11,7 +11,7 @@ import { relayTestLayer } from "../support/testLayer.js"
  * Thread-scoped reads against the pure model: random forests with decisions and retractions,
  * written through the real FactStore; for every fact as the thread and at several as_of stamps,
  * current_state (every status, and the default active) and detect_conflicts must equal the model's
- * answer restricted to the thread (src/domain/model/thread.ts).
+ * answer restricted to the thread (src/domain/model/thread.ts); so must each thread's briefing.
  */
 const step = fc.oneof(
   {
@@ -101,11 +101,28 @@ const runScenario = (steps: ReadonlyArray<typeof step extends fc.Arbitrary<infer
         )
       }
     }
+    // Briefings of each thread over the whole window: the model's briefing restricted to the thread
+    // (decisions by their loser).
+    const since = (stamps[0] ?? 0) - 1
+    for (const f of facts.filter((_, i) => i % 2 === 0)) {
+      const b = yield* store.briefing({ reader: "reader", since, limit: 100, after: null, thread: f.id })
+      const members = Rules.thread(model, f.id)
+      const expected = Rules.briefing(model, "reader", since, b.asOf)
+      expect(ids(b.newFacts)).toEqual(expected.newFacts.filter((id) => members.has(id)))
+      expect(b.decisions.map((d) => [d.winner.id, d.loser.id])).toEqual(
+        expected.decisions.filter(([, loser]) => members.has(loser))
+      )
+      expect(b.retractions.map((r) => r.fact.id)).toEqual(expected.retractions.filter((id) => members.has(id)))
+      expect(b.openConflicts.map((c) => [c.parent.id, ids(c.children)])).toEqual(
+        expected.openConflicts.filter((c) => members.has(c.parent)).map((c) => [c.parent, c.children])
+      )
+      expect(b.next).toBeNull()
+    }
   })
 
 layer(relayTestLayer("thread"))("thread-scoped reads agree with the pure rules", (it) => {
   it.effect.prop(
-    "current state and conflicts of every thread, now and as of earlier stamps",
+    "current state, conflicts and briefing of every thread, now and as of earlier stamps",
     [fc.array(step, { minLength: 1, maxLength: 16 })],
     ([steps]) => runScenario(steps),
     { timeout: 300_000, fastCheck: { numRuns: 25 } }
