@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url"
 
 const dist = new URL("../dist/layers/embedded/", import.meta.url)
 const { findServerBinary, requireModule } = await import(new URL("serverBinary.js", dist).href)
-const { sendCommands } = await import(new URL("../serverCommands.js", dist).href)
+const { sendCommands } = await import(new URL("../database/serverCommands.js", dist).href)
 
 const serverAndModule = () =>
   Effect.runPromise(Effect.all([findServerBinary, requireModule]).pipe(Effect.provide(NodeContext.layer)))
