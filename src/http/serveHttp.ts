@@ -5,6 +5,7 @@ import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
 import type { WorkspaceStores } from "../services/WorkspaceStores.js"
+import { makeTeamStudio } from "../studio/teamStudio.js"
 import { approvalRoute, decideOverHttp, sendDecision } from "./approveTask.js"
 import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
@@ -48,6 +49,7 @@ export const serveHttp = Effect.gen(function*() {
     config.tokenRecheckMillis
   )
   const resourceMetadata = Option.map(oauth, (o) => o.resourceMetadataUrl)
+  const studio = yield* makeTeamStudio(tokenCheck.check, config.allowedOrigins)
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).
@@ -63,6 +65,8 @@ export const serveHttp = Effect.gen(function*() {
       }
       return oauth.value.handle(req, res)
     }
+    // Relay Studio (src/studio): its own sign-in, Host and Origin checks, read-only.
+    if (await studio.handle(req, res, allowedHosts)) return
     const approval = approvalRoute(url)
     if (approval === null && url !== "/mcp" && !url.startsWith("/mcp?")) {
       return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
