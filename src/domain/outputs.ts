@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
 import { NextCursor } from "./paging.js"
+import { BriefingTasks } from "./tasks.js"
 
 export const SaveFactOutput = Schema.Struct({
   fact: Fact,
@@ -86,6 +87,7 @@ export const BriefingOutput = Schema.Struct({
   decisions: Schema.Array(Decision),
   retractions: Schema.Array(Withdrawal),
   open_conflicts: Schema.Array(Conflict),
+  tasks: BriefingTasks,
   next_cursor: NextCursor
 })
 

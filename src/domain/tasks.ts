@@ -145,6 +145,25 @@ export const FinishTaskOutput = Schema.Struct({
   already_finished: Schema.Boolean
 })
 
+/**
+ * The briefing's tasks section (first page only): tasks others posted in the window, tasks others
+ * hold now, failures in the window with their notes, and tasks awaiting a person's approval. Each
+ * list is cut to the briefing's budget; `more` says the board holds more (relay_list_tasks).
+ */
+export const BriefingTasks = Schema.Struct({
+  new_tasks: Schema.Array(Task),
+  claimed_by_others: Schema.Array(Task),
+  failures: Schema.Array(Schema.Struct({
+    task: Task,
+    note: Schema.NullOr(Schema.String),
+    failed_by: Schema.String,
+    created_at: Schema.String
+  })),
+  awaiting_approval: Schema.Array(Task),
+  more: Schema.Boolean
+})
+export type BriefingTasks = typeof BriefingTasks.Type
+
 export const TaskTotals = Schema.Struct({
   open: Schema.Number,
   claimed: Schema.Number,

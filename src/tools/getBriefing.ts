@@ -8,6 +8,7 @@ import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { briefingTasks, noTasks } from "./briefingTasks.js"
 import { renderBriefing } from "./render/briefing.js"
 import { defineTool, readOnly } from "./Tool.js"
 
@@ -57,6 +58,8 @@ export const getBriefing = defineTool({
       else yield* Ref.set(call.afterReply, Option.some(b.advance))
     }
     const n = b.next
+    // The tasks section is the first page's only: what stands now, not a window to page through.
+    const tasks = at === null ? yield* briefingTasks(input.my_name, b.since, b.asOf, input.limit) : noTasks
     return {
       as_of: toIso(b.asOf),
       since: toIso(b.since),
@@ -64,6 +67,7 @@ export const getBriefing = defineTool({
       decisions: b.decisions,
       retractions: b.retractions,
       open_conflicts: b.openConflicts,
+      tasks,
       next_cursor: n === null ? null : encodeCursor([
         n.since,
         n.asOf,

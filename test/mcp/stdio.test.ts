@@ -7,7 +7,7 @@ import { testGraphName } from "../support/testLayer.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 describe("dist/server.js over stdio", () => {
-  it("lists the eleven tools with derived schemas and annotations", async () => {
+  it("lists the fifteen tools with derived schemas and annotations", async () => {
     const relay = await connectRelay()
     try {
       // The version a client sees is package.json's, not a literal that drifts from it.
@@ -15,13 +15,17 @@ describe("dist/server.js over stdio", () => {
       expect(relay.client.getServerVersion()).toEqual({ name: "relay", version })
       const { tools } = await relay.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual([
+        "relay_claim_task",
         "relay_detect_conflicts",
+        "relay_finish_task",
         "relay_get_briefing",
         "relay_get_clusters",
         "relay_get_context",
         "relay_get_current_state",
         "relay_get_impact",
         "relay_get_important_facts",
+        "relay_list_tasks",
+        "relay_post_task",
         "relay_resolve_conflict",
         "relay_retract_fact",
         "relay_save_fact",
@@ -39,7 +43,14 @@ describe("dist/server.js over stdio", () => {
       })
       for (
         const t of tools.filter((t) =>
-          !["relay_save_fact", "relay_resolve_conflict", "relay_retract_fact"].includes(t.name)
+          ![
+            "relay_save_fact",
+            "relay_resolve_conflict",
+            "relay_retract_fact",
+            "relay_post_task",
+            "relay_claim_task",
+            "relay_finish_task"
+          ].includes(t.name)
         )
       ) {
         expect(t.annotations?.readOnlyHint).toBe(true)

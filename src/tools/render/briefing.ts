@@ -1,6 +1,7 @@
 import type { BriefingOutput } from "../../domain/outputs.js"
 import { list, quote, type Render } from "./page.js"
 import { conflict, decision, withdrawal } from "./parts.js"
+import { taskLine } from "./tasks.js"
 
 export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
   // Conflicts that gained no child in this window were in an earlier briefing: counted, not repeated.
@@ -18,6 +19,19 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ...list("Retracted by others", o.retractions, withdrawal(p), null),
     ...list("Open conflicts with new facts", fresh, conflict(p), null),
     ...(older === 0 ? [] : [`${older} older open conflict(s) unchanged: relay_detect_conflicts lists them.`]),
+    ...list("New tasks by others", o.tasks.new_tasks, (t) => taskLine(t, p), null),
+    ...list("Tasks others hold", o.tasks.claimed_by_others, (t) => taskLine(t, p), null),
+    ...list(
+      "Failed attempts (read before retrying)",
+      o.tasks.failures,
+      (f) =>
+        `${f.task.id} ${quote(f.task.title)} failed by ${f.failed_by} ${p.when(f.created_at)}: ${
+          f.note === null ? "no note" : quote(f.note)
+        }`,
+      null
+    ),
+    ...list("Tasks awaiting a person's approval", o.tasks.awaiting_approval, (t) => taskLine(t, p), null),
+    ...(o.tasks.more ? ["More tasks on the board: relay_list_tasks."] : []),
     ...(o.next_cursor === null
       ? []
       : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on).`])
