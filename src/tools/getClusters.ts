@@ -9,7 +9,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getClusters = defineTool({
   name: "relay_get_clusters",
-  description: "Threads linked by building on or superseding (not topics), largest first",
+  description: "Threads of facts linked by building on or superseding, largest first",
   annotations: readOnly("Get the clusters"),
   input: ClustersInput,
   output: ClustersOutput,

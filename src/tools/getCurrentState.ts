@@ -9,7 +9,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getCurrentState = defineTool({
   name: "relay_get_current_state",
-  description: "Newest facts, active unless `status` says otherwise; new to you: relay_get_briefing",
+  description: "Newest facts, active unless `status` says otherwise",
   annotations: readOnly("Get the current state"),
   input: CurrentStateInput,
   output: CurrentStateOutput,

@@ -129,7 +129,7 @@ describe("relay_search answers natural questions", () => {
     const none = await relay.call("relay_search", { query: "what about quokkas" })
     const noneText = (none.content as Array<{ text: string }>).map((c) => c.text).join("\n")
     expect(noneText).not.toContain("fewer words")
-    expect(noneText).toContain("holds any of these words")
+    expect(noneText).toContain("matches any item")
   })
 
   it("keeps term counts on write, once per fact even when a save is retried", async () => {

@@ -204,7 +204,7 @@ describe("relay_search over stdio", () => {
 
   it("says why a search found nothing, and asks for nothing that would not help", async () => {
     const text = mcp.text(await mcp.call("relay_search", { query: "what did we decide about quokkas" }))
-    expect(text).toContain("Matches, best first: none (no fact of the statuses asked holds any of these words)")
+    expect(text).toContain("Matches, best first: none (no fact of the statuses asked matches any item)")
   })
 
   it("filters by writer, session and time", async () => {

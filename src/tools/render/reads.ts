@@ -60,7 +60,7 @@ export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
     "Matches, best first",
     o.hits,
     searchHit(p, decisionLines(p, new Set(o.hits.map((h) => h.fact.id)))),
-    "none (no fact of the statuses asked holds any of these words)"
+    "none (no fact of the statuses asked matches any item)"
   ),
   ...more(o)
 ]
