@@ -21,7 +21,7 @@ const returned = `RETURN verdict, t.fence AS fence, t.lease_until AS lease_until
  * statement of a graph at a time, so what it reads is what it writes over). A claim id already on a
  * task held by the caller is a retry of a claim that landed: answered as it stands.
  */
-const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
+export const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
   `WITH head(collect(prev)) AS prev ` +
   `MATCH (t:Task {id: $id}) ` +
   `WITH t, CASE ` +
@@ -43,7 +43,7 @@ const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
  * The head moves past the place taken; a window with no open task moves it a window on and answers
  * `again` while places remain beyond it.
  */
-const queueQuery =
+export const queueQuery =
   `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) WHERE prev.status = 'claimed' AND prev.holder = $by ` +
   `WITH head(collect(prev)) AS prev ` +
   `OPTIONAL MATCH (x:Task) WHERE x.lease_until <= $now ` +
