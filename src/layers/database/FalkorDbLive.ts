@@ -10,6 +10,7 @@ import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
+import { logIfSlow } from "./slowStatements.js"
 
 const connectTimeout = Duration.millis(1500)
 
@@ -166,7 +167,10 @@ export const FalkorDbLive = Layer.scoped(
             return reply
           }
         )
-      }).pipe(Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? []))
+      }).pipe(
+        Effect.tap((reply) => logIfSlow(cypher, reply.metadata)),
+        Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? [])
+      )
 
     yield* Effect.addFinalizer(() =>
       Ref.set(shutDown, true).pipe(

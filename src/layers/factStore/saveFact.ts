@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
 import { normaliseContent } from "../../domain/content.js"
+import { contentKey } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
@@ -44,7 +45,7 @@ const sameOrNew = (carry: ReadonlyArray<string>) =>
 const createFact = (carry: ReadonlyArray<string>) =>
   `${sameOrNew(carry)} ${stampClause(carry)} ` +
   `MERGE (f:Fact {id: $id}) ` +
-  `ON CREATE SET f.content = $content, f.norm = $norm, f.written_by = $writtenBy, ` +
+  `ON CREATE SET f.content = $content, f.norm = $norm, f.hash = $hash, f.written_by = $writtenBy, ` +
   `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts`
 
 /**
@@ -168,6 +169,7 @@ export const save = Effect.fn("relay/factStore/save")(
       id: input.id,
       content: input.content,
       norm,
+      hash: contentKey(norm),
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
       parentId,
