@@ -86,7 +86,12 @@ export const BriefingOutput = Schema.Struct({
   new_facts: Schema.Array(Fact),
   decisions: Schema.Array(Decision),
   retractions: Schema.Array(Withdrawal),
-  open_conflicts: Schema.Array(Conflict),
+  open_conflicts: Schema.Array(Conflict).annotations({
+    description: "Open conflicts that gained a fact in this window"
+  }),
+  unchanged_conflicts: Schema.Number.annotations({
+    description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
+  }),
   tasks: BriefingTasks,
   next_cursor: NextCursor
 })

@@ -60,13 +60,18 @@ export const getBriefing = defineTool({
     const n = b.next
     // The tasks section is the first page's only: what stands now, not a window to page through.
     const tasks = at === null ? yield* briefingTasks(input.my_name, b.since, b.asOf, input.limit) : noTasks
+    // A conflict that gained no fact in the window was in an earlier briefing: counted, not repeated
+    // (in the text and in structuredContent alike; a nothing-new briefing stays a few dozen tokens).
+    const since = b.since
+    const fresh = b.openConflicts.filter((c) => c.children.some((f) => Date.parse(f.created_at) > since))
     return {
       as_of: toIso(b.asOf),
       since: toIso(b.since),
       new_facts: b.newFacts,
       decisions: b.decisions,
       retractions: b.retractions,
-      open_conflicts: b.openConflicts,
+      open_conflicts: fresh,
+      unchanged_conflicts: b.openConflicts.length - fresh.length,
       tasks,
       next_cursor: n === null ? null : encodeCursor([
         n.since,

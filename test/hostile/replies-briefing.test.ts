@@ -36,7 +36,7 @@ describe("4,000 long facts in a day", () => {
     expect(replyBytes(first)).toBeLessThan(replyCap)
     expect(first.isError, first.content[0]?.text).toBeFalsy()
     expect(outputOf(first).next_cursor).not.toBeNull()
-    expect(first.content[0]?.text).toContain("call again with cursor ")
+    expect(first.content[0]?.text).toContain("relay_get_briefing with the same my_name and cursor ")
 
     const seen: Array<string> = outputOf(first).new_facts.map((f) => f.id)
     const asOf = outputOf(first).as_of

@@ -59,7 +59,7 @@ describe("one parent with 150 differing long children", () => {
           seen.push(...c.children.map((f) => f.id))
         }
         if (page.next_cursor === null) break
-        expect(r.content[0]?.text).toContain("call again with cursor ")
+        expect(r.content[0]?.text).toContain(" with cursor ")
         cursor = page.next_cursor
       }
       expect(duplicates(seen)).toEqual([])

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { resolutionMessage, revisionMessage } from "../../src/domain/rules.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
@@ -154,6 +155,17 @@ describe("kind and supersedes on relay_save_fact", () => {
     expect(r.fact.parent_id).toBeNull()
     expect(r.revision?.stale.length).toBe(3)
     expect(r.revision?.stale_next_cursor).toBeNull()
+  })
+
+  it("a nothing-new briefing costs <= 100 o200k tokens in text and in structuredContent, open conflicts only counted", async () => {
+    // The earlier tests left an open conflict (vite / webpack): a reader who has seen it is told its count only.
+    await mcp.ok("relay_get_briefing", { my_name: "reader" })
+    const again = await mcp.call("relay_get_briefing", { my_name: "reader" })
+    const out = again.structuredContent as unknown as { open_conflicts: Array<unknown>; unchanged_conflicts: number }
+    expect(out.open_conflicts).toEqual([])
+    expect(out.unchanged_conflicts).toBeGreaterThan(0)
+    expect(countTokens(mcp.text(again))).toBeLessThanOrEqual(100)
+    expect(countTokens(JSON.stringify(again.structuredContent))).toBeLessThanOrEqual(100)
   })
 
   it("refuses bad revisions naming the field, writing nothing; a refused resolve names the call to make", async () => {

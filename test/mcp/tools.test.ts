@@ -219,7 +219,7 @@ describe("all the tools over stdio", () => {
     const ids = await story(await fresh())
     const r = await mcp.call("relay_get_current_state", { session_id: "t1", limit: 2 })
     expect(outputOf(r).facts.map((f) => f.id)).toEqual([ids.samesite, ids.cookies])
-    expect(lines(r)[1]).toBe("Recent facts, newest first (2):")
+    expect(lines(r)[1]).toBe("Recent facts, newest first (2 on this page):")
     const all = await mcp.call("relay_get_current_state")
     expect(outputOf(all).facts.map((f) => f.id)).toEqual([
       ids.hostile,
@@ -313,18 +313,13 @@ describe("all the tools over stdio", () => {
     expect(l[1]).toBe(`Briefing since 7d ago, as of ${b.as_of}.`)
     expect(l).toContain("New facts by others (3):")
     expect(l).toContain("Decisions by others (1):")
-    // the winner was listed among the new facts: the decision names it by id and writes out only the loser
+    // the winner was listed among the new facts: the decision names it by id and the loser with its text
     const d = l.indexOf("Decisions by others (1):")
     expect(l[d + 1]).toMatch(
       re(
         `${s(ids.redis)} supersedes ${
           s(ids.cookies)
-        } because "Redis wins because we need instant revocation" \\(cursor, ${now}\\)`
-      )
-    )
-    expect(l[d + 2]).toMatch(
-      re(
-        `  ${s(ids.cookies)} \\[superseded\\] claude-desktop ${now} on ${s(ids.root)}: "Keep refresh tokens in cookies"`
+        } "Keep refresh tokens in cookies" because "Redis wins because we need instant revocation" \\(cursor, ${now}\\)`
       )
     )
     expect(l.filter((x) => x.includes("Keep refresh tokens in Redis"))).toHaveLength(1)
@@ -350,7 +345,7 @@ describe("all the tools over stdio", () => {
     expect(facts).toHaveLength(2)
     expect(facts[0]!.fact.id).toBe(ids.root)
     expect(facts[0]!.score).toBeGreaterThan(facts[1]!.score)
-    expect(lines(r)[1]).toBe("Most built-upon facts, with score (2):")
+    expect(lines(r)[1]).toBe("Most built-upon facts, with score (2 on this page):")
     expect(lines(r)[2]).toMatch(
       re(`${facts[0]!.score.toFixed(3)} ${s(ids.root)} claude-desktop ${now}: "Auth needs refresh tokens"`)
     )

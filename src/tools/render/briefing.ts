@@ -5,19 +5,19 @@ import { taskLine } from "./tasks.js"
 
 export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
   // Conflicts that gained no child in this window were in an earlier briefing: counted, not repeated.
-  const since = Date.parse(o.since)
-  const fresh = o.open_conflicts.filter((c) => c.children.some((f) => Date.parse(f.created_at) > since))
-  const older = o.open_conflicts.length - fresh.length
+  const fresh = o.open_conflicts
+  const older = o.unchanged_conflicts
+  const paged = o.next_cursor !== null
   return [
     // as_of whole: a reader keeping its own place passes it back as `since` (the text may be all it sees).
     `Briefing since ${p.when(o.since)}, as of ${o.as_of}.`,
     ...(o.new_facts.length + o.decisions.length + o.retractions.length + fresh.length === 0
       ? ["Nothing new from others."]
       : []),
-    ...list("New facts by others", o.new_facts, (f) => p.fact(f), null),
-    ...list("Decisions by others", o.decisions, decision(p), null),
-    ...list("Retracted by others", o.retractions, withdrawal(p), null),
-    ...list("Open conflicts with new facts", fresh, conflict(p), null),
+    ...list("New facts by others", o.new_facts, (f) => p.fact(f), null, paged),
+    ...list("Decisions by others", o.decisions, decision(p), null, paged),
+    ...list("Retracted by others", o.retractions, withdrawal(p), null, paged),
+    ...list("Open conflicts with new facts", fresh, conflict(p), null, paged),
     ...(older === 0 ? [] : [`${older} older open conflict(s) unchanged: relay_detect_conflicts lists them.`]),
     ...list("New tasks by others", o.tasks.new_tasks, (t) => taskLine(t, p), null),
     ...list("Tasks others hold", o.tasks.claimed_by_others, (t) => taskLine(t, p), null),
@@ -34,6 +34,10 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ...(o.tasks.more ? ["More tasks on the board: relay_list_tasks."] : []),
     ...(o.next_cursor === null
       ? []
-      : [`More in this window: call again with cursor ${quote(o.next_cursor)} (lists above may go on).`])
+      : [
+        `More in this window: relay_get_briefing with the same my_name and cursor ${
+          quote(o.next_cursor)
+        } (lists above may go on).`
+      ])
   ]
 }

@@ -49,6 +49,12 @@ export class Page {
       `${options.parent !== false && f.parent_id !== null ? ` on ${this.id(f.parent_id)}` : ""}: ${quote(f.content)}`
   }
   seen = (id: string): boolean => this.shown.has(id)
+  /** The fact's id with its text (cut at 80 characters) the first time the reply names it, its id after that. */
+  named = (f: Fact): string => {
+    if (this.shown.has(f.id)) return this.id(f.id)
+    this.shown.add(f.id)
+    return `${this.id(f.id)} ${quote(f.content.length > 80 ? `${f.content.slice(0, 79)}…` : f.content)}`
+  }
   /** The fact in full the first time, its id after that. */
   ref = (f: Fact, options: { parent?: boolean } = {}): string =>
     this.shown.has(f.id) ? this.id(f.id) : this.fact(f, options)
@@ -57,10 +63,26 @@ export class Page {
 /** A tool's output as the lines of its reply text, written on one Page. */
 export type Render<O> = (output: O, page: Page) => ReadonlyArray<string>
 
-/** `Title (n):` and one line per item; `empty` (or nothing at all, when null) for an empty list. */
-export const list = <A>(title: string, items: ReadonlyArray<A>, line: (a: A) => string, empty: string | null) =>
-  items.length > 0 ? [`${title} (${items.length}):`, ...items.map(line)] : empty === null ? [] : [`${title}: ${empty}`]
+/**
+ * `Title (n):` and one line per item; `empty` (or nothing at all, when null) for an empty list. A
+ * list that goes on (`paged`) says `n on this page`, so a page size is never read as a total.
+ */
+export const list = <A>(
+  title: string,
+  items: ReadonlyArray<A>,
+  line: (a: A) => string,
+  empty: string | null,
+  paged = false
+) =>
+  items.length > 0 ?
+    [`${title} (${items.length}${paged ? " on this page" : ""}):`, ...items.map(line)] :
+    empty === null ?
+    [] :
+    [`${title}: ${empty}`]
 
-/** One line when a list goes on, so a reader knows the page is not all. */
-export const more = (o: { readonly next_cursor: string | null }) =>
-  o.next_cursor === null ? [] : [`More: call again with cursor ${quote(o.next_cursor)}.`]
+/**
+ * One line when a list goes on: the call that reads the next page (`call`: the tool and any argument
+ * it must repeat), so a reader that sees only the text knows exactly what to send.
+ */
+export const more = (o: { readonly next_cursor: string | null }, call: string) =>
+  o.next_cursor === null ? [] : [`More: ${call} with cursor ${quote(o.next_cursor)} (other arguments as before).`]

@@ -11,13 +11,11 @@ export const conflict = (p: Page) => (c: Conflict) =>
     ...c.children.map((f) => `  ${p.ref(f, { parent: false })}`)
   ].join("\n")
 
+/** A decision names both sides, each with its text where the reply first names it (structuredContent has the rest). */
 export const decision = (p: Page) => (d: Decision) =>
-  [
-    `${p.id(d.winner.id)} supersedes ${p.id(d.loser.id)} because ${quote(d.reason)} (${d.resolved_by}, ${
-      p.when(d.created_at)
-    })`,
-    ...[d.winner, d.loser].filter((f) => !p.seen(f.id)).map((f) => `  ${p.fact(f)}`)
-  ].join("\n")
+  `${p.named(d.winner)} supersedes ${p.named(d.loser)} because ${quote(d.reason)} (${d.resolved_by}, ${
+    p.when(d.created_at)
+  })`
 
 interface Decided {
   readonly reason: string

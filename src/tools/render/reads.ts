@@ -23,28 +23,40 @@ export const renderContext: Render<typeof ContextOutput.Type> = (o, p) => {
       (d) => `${p.id(d.fact_id)} ${line("lost to", d.fact_id, d.winner_id, d.winner_content, d)}`,
       null
     ),
-    ...more(o)
+    ...more(o, "relay_get_context")
   ]
 }
 
 export const renderImpact: Render<typeof ImpactOutput.Type> = (o, p) => [
-  ...list(`Facts that build on ${p.id(o.fact_id)}, by distance`, o.dependents, dependent(p, o.fact_id), "none"),
-  ...more(o)
+  ...list(
+    `Facts that build on ${p.id(o.fact_id)}, by distance`,
+    o.dependents,
+    dependent(p, o.fact_id),
+    "none",
+    o.next_cursor !== null
+  ),
+  ...more(o, `relay_get_impact fact_id ${JSON.stringify(p.id(o.fact_id))}`)
 ]
 
 export const renderCurrentState: Render<typeof CurrentStateOutput.Type> = (o, p) => [
-  ...list("Recent facts, newest first", o.facts, (f) => p.fact(f), "none yet"),
-  ...more(o)
+  ...list("Recent facts, newest first", o.facts, (f) => p.fact(f), "none yet", o.next_cursor !== null),
+  ...more(o, "relay_get_current_state")
 ]
 
 export const renderConflicts: Render<typeof ConflictsOutput.Type> = (o, p) => [
-  ...list("Open conflicts", o.conflicts, conflict(p), "none"),
-  ...more(o)
+  ...list("Open conflicts", o.conflicts, conflict(p), "none", o.next_cursor !== null),
+  ...more(o, "relay_detect_conflicts")
 ]
 
 export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o, p) => [
-  ...list("Most built-upon facts, with score", o.facts, (x) => `${x.score.toFixed(3)} ${p.fact(x.fact)}`, "none yet"),
-  ...more(o)
+  ...list(
+    "Most built-upon facts, with score",
+    o.facts,
+    (x) => `${x.score.toFixed(3)} ${p.fact(x.fact)}`,
+    "none yet",
+    o.next_cursor !== null
+  ),
+  ...more(o, "relay_get_important_facts")
 ]
 
 /** A search hit: the fact once, then the decisions it won or lost (decisionLines). */
@@ -60,9 +72,10 @@ export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
     "Matches, best first",
     o.hits,
     searchHit(p, decisionLines(p, new Set(o.hits.map((h) => h.fact.id)))),
-    "none (no fact of the statuses asked matches any item)"
+    "none (no fact of the statuses asked matches any item)",
+    o.next_cursor !== null
   ),
-  ...more(o)
+  ...more(o, "relay_search")
 ]
 
 export const renderClusters: Render<typeof ClustersOutput.Type> = (o, p) => [
@@ -76,5 +89,8 @@ export const renderClusters: Render<typeof ClustersOutput.Type> = (o, p) => [
     ].join("\n"), "none yet"),
   ...(o.next_cursor === null
     ? []
-    : [`(${o.total_clusters - (o.clusters.at(-1)?.id ?? 0)} smaller cluster(s) not shown)`, ...more(o)])
+    : [
+      `(${o.total_clusters - (o.clusters.at(-1)?.id ?? 0)} smaller cluster(s) not shown)`,
+      ...more(o, "relay_get_clusters")
+    ])
 ]

@@ -33,5 +33,5 @@ export const renderFinishTask: Render<typeof FinishTaskOutput.Type> = (o, p) => 
 export const renderListTasks: Render<typeof ListTasksOutput.Type> = (o, p) => [
   `Totals: ${Object.entries(o.totals).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(", ") || "none"}`,
   ...list("Tasks, newest first", o.tasks, (t) => taskLine(t, p), "none"),
-  ...more(o)
+  ...more(o, "relay_list_tasks")
 ]
