@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { renderResult } from "../../src/mcp/render.js"
 import { ShortIds } from "../../src/mcp/shortIds.js"
+import { noTasks } from "../../src/tools/briefingTasks.js"
 import { getBriefing } from "../../src/tools/getBriefing.js"
 import { age } from "../../src/tools/render/page.js"
 
@@ -62,6 +63,7 @@ describe("compact rendering", () => {
         }
       ],
       unchanged_conflicts: 1,
+      tasks: noTasks,
       next_cursor: null
     }, Date.parse("2026-12-01T13:00:00.000Z"))
     for (const t of ["parent text", "winner text", "loser text", "other text"]) {
