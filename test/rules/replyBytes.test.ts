@@ -108,6 +108,8 @@ const cases: ReadonlyArray<Case> = [
       decisions: fc.array(decision, { maxLength: 3 }),
       retractions: fc.array(withdrawal, { maxLength: 3 }),
       open_conflicts: fc.array(conflict, { maxLength: 3 }),
+      // The tasks section is the task board's (its own budget): empty here.
+      tasks: fc.constant({ new_tasks: [], claimed_by_others: [], failures: [], awaiting_approval: [], more: false }),
       next_cursor: cursor
     }).map((o) => ({ output: o, items: [...o.new_facts, ...o.decisions, ...o.retractions, ...o.open_conflicts] }))
   },
@@ -137,7 +139,15 @@ const cases: ReadonlyArray<Case> = [
     tool: getClusters,
     output: fc.record({
       clusters: fc.array(
-        fc.record({ id: fc.integer({ min: 1, max: 1e6 }), size: fc.integer({ min: 1, max: 1e6 }), facts: facts(4) }),
+        fc.record({
+          id: fc.integer({ min: 1, max: 1e6 }),
+          size: fc.integer({ min: 1, max: 1e6 }),
+          label: text,
+          thread: fc.uuid(),
+          last_activity: stamp,
+          open_conflicts: fc.nat(50),
+          facts: facts(4)
+        }),
         { maxLength: 4 }
       ),
       total_clusters: fc.integer({ min: 0, max: 1e6 }),
