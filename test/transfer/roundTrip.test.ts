@@ -8,7 +8,7 @@ import { exportText, importText } from "../../src/layers/transfer/transferText.j
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
-import { relayTestLayer } from "../support/testLayer.js"
+import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * Export -> import -> export gives the same bytes on generated memories (facts with any text,
@@ -104,7 +104,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
     "export -> import -> export is byte-identical, and what is derived answers the same",
     [fc.array(step, { minLength: 1, maxLength: 25 })],
     ([steps]) =>
-      Effect.gen(function*() {
+      onFreshTestClock(Effect.gen(function*() {
         yield* wipe
         yield* onCopy(wipe)
         yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
@@ -132,7 +132,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
             parentId: null
           })))
         expect(Date.parse(saved.fact.created_at)).toBeGreaterThan(newest)
-      }),
+      })),
     { fastCheck: { numRuns: 12 } }
   )
 
