@@ -5,7 +5,7 @@ import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/model/index.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { relayTestLayer } from "../support/testLayer.js"
+import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * Thread-scoped reads against the pure model: random forests with decisions and retractions,
@@ -124,7 +124,7 @@ layer(relayTestLayer("thread"))("thread-scoped reads agree with the pure rules",
   it.effect.prop(
     "current state, conflicts and briefing of every thread, now and as of earlier stamps",
     [fc.array(step, { minLength: 1, maxLength: 16 })],
-    ([steps]) => runScenario(steps),
+    ([steps]) => onFreshTestClock(runScenario(steps)),
     { timeout: 300_000, fastCheck: { numRuns: 25 } }
   )
 })

@@ -5,7 +5,7 @@ import * as M from "../../src/domain/taskModel.js"
 import type { FinishOutcome } from "../../src/domain/tasks.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { TaskStore } from "../../src/services/TaskStore.js"
-import { relayTestLayer } from "../support/testLayer.js"
+import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * The task Cypher against the pure state machine (src/domain/taskModel.ts): random posts, approvals,
@@ -182,7 +182,7 @@ layer(relayTestLayer("tasks_model"))("TaskStore agrees with the task state machi
   it.effect.prop(
     "claims, heartbeats, finishes and lease expiry",
     [fc.array(stepArb, { minLength: 4, maxLength: 30 })],
-    ([steps]) => run(steps),
+    ([steps]) => onFreshTestClock(run(steps)),
     { timeout: 120_000, fastCheck: { numRuns: 40 } }
   )
 })
