@@ -114,7 +114,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     )
     rows.push({
       what: "tools/list",
-      target: 1500,
+      target: 2000,
       text: listTokens,
       json: listTokens,
       note: perTool.map((t) => `${t.name.replace("relay_", "")} ${t.tokens}`).join(", ")
@@ -148,8 +148,61 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     )
 
     const empty = await call("relay_get_briefing", { my_name: "bench-reader", since: b.as_of })
-    const e = empty.structuredContent as { open_conflicts: Array<unknown> }
-    add("briefing with nothing new", 150, empty, `${e.open_conflicts.length} open conflicts still listed`)
+    const e = empty.structuredContent as { open_conflicts: Array<unknown>; unchanged_conflicts: number }
+    add(
+      "briefing with nothing new",
+      100,
+      empty,
+      `${e.open_conflicts.length} conflicts listed, ${e.unchanged_conflicts} unchanged counted`
+    )
+
+    // Every other tool once, on the same memory: both columns for each.
+    const redis = ids.get("redis")!
+    const plain = await call("relay_save_fact", {
+      content: "Refresh tokens are hashed with SHA-256 before they are stored",
+      written_by: "bench-writer",
+      session_id: "bench",
+      parent_fact_id: redis,
+      kind: "detail"
+    })
+    add("save a detail", 300, plain, "no fork")
+    const fork = await call("relay_save_fact", {
+      content: "Store refresh tokens in Postgres",
+      written_by: "bench-writer",
+      session_id: "bench",
+      parent_fact_id: ids.get("auth")!,
+      kind: "choice"
+    })
+    add("save a choice that forks", 600, fork, "fork reported with the compatible call")
+    const revision = await call("relay_save_fact", {
+      content: "Key refresh tokens in Redis by user id with a 14-day TTL",
+      written_by: "bench-writer",
+      session_id: "bench",
+      kind: "detail",
+      supersedes: ids.get("redis-ttl")!,
+      reason: "30 days outlives a stolen laptop"
+    })
+    add("save a revision (supersedes)", 600, revision, "one call: save + SUPERSEDES")
+    add("current_state (20)", 2500, await call("relay_get_current_state", {}), "default page")
+    add("detect_conflicts", 4000, await call("relay_detect_conflicts", {}), "default page")
+    add("impact of the auth root", 1500, await call("relay_get_impact", { fact_id: ids.get("auth")! }), "")
+    add("important facts (10)", 1500, await call("relay_get_important_facts", {}), "")
+    add(
+      "clusters (limit 5, 3 facts each)",
+      2500,
+      await call("relay_get_clusters", { limit: 5, facts_per_cluster: 3 }),
+      ""
+    )
+    add(
+      "retract a fact",
+      600,
+      await call("relay_retract_fact", {
+        fact_id: (plain.structuredContent.fact as { id: string }).id,
+        reason: "hashing moved to the token service",
+        retracted_by: "bench-writer"
+      }),
+      ""
+    )
 
     const context = await call("relay_get_context", { fact_id: parent })
     add(
