@@ -8,6 +8,7 @@ import type { McpSession } from "./mcpSession.js"
 import { playDecisions } from "./playDecide.js"
 import { makeStage } from "./playKit.js"
 import { playReads } from "./playReads.js"
+import { playTasks } from "./playTasks.js"
 import type { Style } from "./style.js"
 
 export interface PlayResult {
@@ -20,6 +21,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   const stage = makeStage(session, style)
   const decided = yield* playDecisions(stage)
   yield* playReads(stage, decided)
+  yield* playTasks(stage)
   const finished = yield* Clock.currentTimeMillis
   return { calls: stage.calls(), millis: finished - started } satisfies PlayResult
 })

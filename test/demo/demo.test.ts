@@ -111,6 +111,11 @@ describe("npm run demo", () => {
       expect(out).toContain(
         "★ \"Key refresh tokens in Redis by user id with a 14-day TTL\" revises ✗ \"Key refresh tokens in Redis by user id with a 30-day TTL\""
       )
+      // Two assistants race for one task: one holds it, the other is told who; a destructive task waits for a person.
+      expect(out).toMatch(/✓ (cursor|zed) holds "Fix the flaky login test" \(fencing token 1\)/)
+      expect(out).toMatch(/✗ the other: already_claimed: task_id: claimed by (cursor|zed) until/)
+      expect(out).toContain("awaits a person's approval")
+      expect(out).toContain("✓ approved by a person; zed now holds it")
       expect(out).toContain("✓ Every step showed what it should")
       // The client configuration for this install.
       expect(out).toContain("claude_desktop_config.json")
