@@ -35,11 +35,13 @@ const timed = <A, E>(run: Effect.Effect<A, E>) =>
       })
     )
   })
-const stack = relayStack(settings, (db) => ({
-  ...db,
-  write: (q, p, s) => timed(db.write(q, p, s as never)),
-  read: (q, p, s) => timed(db.read(q, p, s as never))
-} as GraphDatabase["Type"]))
+const stack = relayStack(settings, {
+  wrap: (db) => ({
+    ...db,
+    write: (q, p, s) => timed(db.write(q, p, s as never)),
+    read: (q, p, s) => timed(db.read(q, p, s as never))
+  } as GraphDatabase["Type"])
+})
 
 const roots = Math.max(1, Math.floor(n / 100))
 const items = Array.from({ length: n }, (_, i) => ({

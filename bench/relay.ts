@@ -75,7 +75,7 @@ export const recordedRelay = (db: BenchDatabase, graph: string) => {
     rateLimitPerMinute: 100_000_000
   })
   // The stack as relayStack assembles it, with the connection under FactStore wrapped by the recorder.
-  const layer = relayStack(settings, (base) => recorder.wrap(base))
+  const layer = relayStack(settings, { wrap: (base) => recorder.wrap(base) })
   return { recorder, runtime: ManagedRuntime.make(layer) }
 }
 

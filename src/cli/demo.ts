@@ -41,7 +41,7 @@ const main = Effect.gen(function*() {
     userGraph: configured.graph,
     embedded: database.kind === "embedded",
     serverEnv: env
-  }).pipe(Effect.provide(graphStack(Layer.succeed(Settings, { ...configured, graph }))))
+  }).pipe(Effect.provide(graphStack(Layer.succeed(Settings, configured), graph)))
 }).pipe(
   Effect.provide(SettingsLive),
   Effect.catchTags({

@@ -1,9 +1,8 @@
 /** What `npm run export` and `npm run import` share: which graph they name, and the stack on it. */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { workspaceGraph, WorkspaceName } from "../domain/tokens.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { relayStack } from "../layers/assembly/stacks.js"
-import { Settings } from "../services/Settings.js"
 import { CliFailure } from "./common.js"
 
 const graphPattern = /^[A-Za-z0-9_-]{1,64}$/
@@ -30,12 +29,7 @@ export const chosenGraph = (usage: string, options: { graph?: string | undefined
 }
 
 /** Relay's stack on the configured database, on `graph` (null: the configured RELAY_GRAPH). */
-export const stackOn = (graph: string | null) =>
-  relayStack(
-    Layer.effect(Settings, Effect.map(Settings, (s) => ({ ...s, graph: graph ?? s.graph }))).pipe(
-      Layer.provide(SettingsLive)
-    )
-  )
+export const stackOn = (graph: string | null) => relayStack(SettingsLive, { graph: graph ?? undefined })
 
 export const unreachable = () =>
   new CliFailure({

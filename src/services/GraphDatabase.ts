@@ -17,11 +17,7 @@ export interface Statement {
   (cypher: string, params?: CypherParams): Effect.Effect<void, DatabaseError>
 }
 
-/**
- * The one graph this process reads and writes. Every query is parameterised; callers never
- * splice values into Cypher text.
- */
-export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatabase, {
+export interface GraphDatabaseShape {
   readonly graphName: string
   /** A statement that may write. */
   readonly write: Statement
@@ -34,6 +30,22 @@ export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatab
   >
   /** Drops the whole graph: for tests and benchmarks that made the graph themselves. */
   readonly dropGraph: Effect.Effect<void, DatabaseError>
+}
+
+/**
+ * One graph, the one a store reads and writes. Every query is parameterised; callers never splice
+ * values into Cypher text.
+ */
+export class GraphDatabase extends Context.Tag("relay/GraphDatabase")<GraphDatabase, GraphDatabaseShape>() {}
+
+/**
+ * The database server: any of its graphs, over one bounded pool of connections that every graph
+ * of the process shares (the stdio graph, each team workspace, the admin graph). A statement holds
+ * its connection until it ends, as the server does; the schema a store relies on is checked once
+ * per graph. Implemented by layers/database (FalkorDbLive).
+ */
+export class Database extends Context.Tag("relay/Database")<Database, {
+  readonly graph: (name: string) => GraphDatabaseShape
 }>() {}
 
 /**

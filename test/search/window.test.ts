@@ -19,7 +19,7 @@ const counted = (db: GraphDatabase["Type"]): GraphDatabase["Type"] => ({
     return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
   })
 })
-const stack = relayStack(testSettings(testGraphName("search_window")), counted)
+const stack = relayStack(testSettings(testGraphName("search_window")), { wrap: counted })
 
 const save = (content: string, parent?: string) =>
   Effect.map(

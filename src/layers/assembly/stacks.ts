@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
 import { CallWatchdog } from "../../services/CallWatchdog.js"
-import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { Database, GraphDatabase, type GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { RateLimiter } from "../../services/RateLimiter.js"
 import { SecretScanner } from "../../services/SecretScanner.js"
-import type { Settings } from "../../services/Settings.js"
+import { Settings } from "../../services/Settings.js"
 import { DatabaseEndpointLive } from "../database/DatabaseEndpointLive.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { EmbeddedServerLive } from "../embedded/EmbeddedServerLive.js"
@@ -17,43 +17,61 @@ import { WorkspaceStoresLive } from "./WorkspaceStores.js"
  * Every stack Relay runs on is built here and nowhere else: an entry point (the stdio and HTTP
  * servers, each CLI, the tests' layers, the benchmarks) picks its stack once and gives it the
  * settings (SettingsLive, or a test's). All share one base: the settings, the embedded server
- * (started only when the settings name no database) and the database endpoint.
+ * (started only when the settings name no database), the database endpoint, and the pool of
+ * connections every graph of the process shares.
  */
 
-const base = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
-  DatabaseEndpointLive.pipe(Layer.provide(EmbeddedServerLive), Layer.provideMerge(settings))
+const database = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
+  FalkorDbLive.pipe(
+    Layer.provideMerge(DatabaseEndpointLive),
+    Layer.provide(EmbeddedServerLive),
+    Layer.provideMerge(settings)
+  )
+
+/** One graph of the database: `graph`, or the settings' (RELAY_GRAPH). */
+const graphOf = (graph: string | undefined, wrap: (db: GraphDatabaseShape) => GraphDatabaseShape) =>
+  Layer.effect(
+    GraphDatabase,
+    Effect.map(
+      Effect.all([Database, Settings]),
+      ([database, settings]) => wrap(database.graph(graph ?? settings.graph))
+    )
+  )
 
 /** The embedded server alone (`npm run db`): no setting but RELAY_DATA_DIR, read through `config`. */
 export const embeddedStack = <E, R>(config: Layer.Layer<never, E, R>) => EmbeddedServerLive.pipe(Layer.provide(config))
 
-/** The connection to the settings' graph (check-db, the demo's own graph). */
-export const graphStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
-  FalkorDbLive.pipe(Layer.provideMerge(base(settings)))
+/** One graph of the settings' database (check-db; the demo's own graph). */
+export const graphStack = <E, R>(settings: Layer.Layer<Settings, E, R>, graph?: string) =>
+  graphOf(graph, (db) => db).pipe(Layer.provideMerge(database(settings)))
 
 /** The token store of the admin graph (`npm run token`). */
 export const tokenStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
-  TokenStoreLive.pipe(Layer.provideMerge(base(settings)))
+  TokenStoreLive.pipe(Layer.provideMerge(database(settings)))
 
 /**
- * What a tool call needs (the stdio server, seed, tests, benchmarks): the FactStore and TaskStore of
- * the settings' graph and its GraphDatabase (for diagnostics, and for tests that drop their graph), the rate
- * limiter, the secret scanner and the call budget. `wrap` may wrap the connection under the
- * FactStore (a benchmark records what it sends, a test counts it).
+ * What a tool call needs (the stdio server, seed, export and import, tests, benchmarks): the
+ * FactStore and TaskStore of `graph` (else the settings' graph) and its GraphDatabase (for diagnostics, and for
+ * tests that drop their graph), the rate limiter, the secret scanner and the call budget. `wrap`
+ * may wrap the graph under the FactStore (a benchmark records what it sends, a test counts it).
  */
 export const relayStack = <E, R>(
   settings: Layer.Layer<Settings, E, R>,
-  wrap: (database: GraphDatabase["Type"]) => GraphDatabase["Type"] = (database) => database
+  options: {
+    readonly graph?: string | undefined
+    readonly wrap?: (db: GraphDatabaseShape) => GraphDatabaseShape
+  } = {}
 ) =>
   Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default, SecretScanner.Default, CallWatchdog.Default).pipe(
-    Layer.provideMerge(Layer.effect(GraphDatabase, Effect.map(GraphDatabase, wrap)).pipe(Layer.provide(FalkorDbLive))),
-    Layer.provideMerge(base(settings))
+    Layer.provideMerge(graphOf(options.graph, options.wrap ?? ((db) => db))),
+    Layer.provideMerge(database(settings))
   )
 
 /**
- * What `relay --http` needs: the tokens (and OAuth's grants beside them), one FactStore per workspace (built per session), the secret
- * scanner and the call budget.
+ * What `relay --http` needs: the tokens (and OAuth's grants beside them), one FactStore per workspace (each on its own graph, all on
+ * the one pool of connections), the secret scanner and the call budget.
  */
 export const teamStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
   Layer.mergeAll(TokenStoreLive, OAuthStoreLive, WorkspaceStoresLive, SecretScanner.Default, CallWatchdog.Default).pipe(
-    Layer.provideMerge(base(settings))
+    Layer.provideMerge(database(settings))
   )

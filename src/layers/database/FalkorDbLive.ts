@@ -1,9 +1,31 @@
-import { Duration, Effect, Exit, FiberRef, Layer, Option, Ref, SynchronizedRef } from "effect"
+import {
+  Config,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  FiberRef,
+  HashMap,
+  HashSet,
+  Layer,
+  Option,
+  Pool,
+  Ref,
+  Schema,
+  Scope,
+  SynchronizedRef
+} from "effect"
 import { FalkorDB, type FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../../domain/errors.js"
 import { DatabaseEndpoint } from "../../services/DatabaseEndpoint.js"
-import { type CypherParams, GraphDatabase, ownQueryTimeout, queryTimeout } from "../../services/GraphDatabase.js"
-import { Settings } from "../../services/Settings.js"
+import {
+  type CypherParams,
+  Database,
+  type GraphDatabaseShape,
+  ownQueryTimeout,
+  queryTimeout
+} from "../../services/GraphDatabase.js"
 import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { ensureSchema } from "./graphIndexes.js"
@@ -14,25 +36,46 @@ import { logIfSlow } from "./slowStatements.js"
 
 const connectTimeout = Duration.millis(1500)
 
+/**
+ * RELAY_DB_CONNECTIONS: how many connections the process may hold at once. A statement holds its
+ * connection until it ends (the server answers a connection's commands one after another), so this
+ * bounds how many statements run at once; the rest wait for a connection to come free.
+ */
+const poolConfig = Config.integer("RELAY_DB_CONNECTIONS").pipe(
+  Config.withDefault(8),
+  Config.validate({
+    message: "RELAY_DB_CONNECTIONS must be a whole number from 1 to 64",
+    validation: (n) => n >= 1 && n <= 64
+  })
+)
+
 interface Connection {
   readonly db: FalkorDB
   readonly isOpen: () => boolean
   readonly timeout: ServerTimeout
 }
 
+interface Checkout {
+  readonly connection: Connection
+  /** Closes the connection once it is given back, instead of lending it again. */
+  readonly drop: Effect.Effect<void, never, Scope.Scope>
+}
+
+/** A pooled connection found closed (the server restarted, a socket dropped): the next one is tried. */
+class StaleConnection extends Schema.TaggedError<StaleConnection>()("StaleConnection", {}) {}
+
+const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
+
 export const FalkorDbLive = Layer.scoped(
-  GraphDatabase,
+  Database,
   Effect.gen(function*() {
-    const { graph: graphName } = yield* Settings
     const endpoint = yield* DatabaseEndpoint
     const replication = yield* replicationConfig
-    const current = yield* SynchronizedRef.make(Option.none<Connection>())
-    let schemaReady = false
+    const size = yield* poolConfig
+    const scope = yield* Effect.scope
 
-    const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
-
-    // Set when the layer's scope closes. A call still running then (its connection just dropped by
-    // the finalizer, so retried) must fail, not open a connection, or start a server, nobody closes.
+    // Set when the layer's scope closes. A call still running then (its connection just closed by
+    // the pool, so retried) must fail, not open a connection, or start a server, nobody closes.
     const shutDown = yield* Ref.make(false)
     const refuseAfterShutdown = Effect.flatMap(
       Ref.get(shutDown),
@@ -41,6 +84,7 @@ export const FalkorDbLive = Layer.scoped(
           ? Effect.fail(new DatabaseError({ reason: "shut_down", detail: "connection layer already shut down" }))
           : Effect.void
     )
+    const live = yield* Ref.make(HashSet.empty<Connection>())
 
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
@@ -62,8 +106,8 @@ export const FalkorDbLive = Layer.scoped(
       })
       const db = yield* Effect.tryPromise({ try: () => connecting, catch: classify }).pipe(
         Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("connect") }),
-        // A connect given up on (timed out, or the call's budget ran out) can still finish later, for
-        // instance when a paused server resumes: close it then rather than leak it.
+        // A connect given up on can still finish later, for instance when a paused server resumes:
+        // close it then rather than leak it.
         Effect.onExit((exit) =>
           Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => {
             connecting.then((late) => late.close()).catch(() => undefined)
@@ -84,113 +128,176 @@ export const FalkorDbLive = Layer.scoped(
         )
       }
       const connection: Connection = { db, isOpen: () => client.isReady, timeout }
-      if (!schemaReady) {
-        yield* ensureSchema(db.selectGraph(graphName)).pipe(
-          Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("schema setup") }),
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : closeQuietly(connection))
-        )
-        schemaReady = true
-      }
-      // Shut down while this connect was under way: the finalizer could not see it, so close it here.
-      yield* Effect.tapError(refuseAfterShutdown, () => closeQuietly(connection))
+      yield* Ref.update(live, HashSet.add(connection))
       return connection
     })
+    const close = (c: Connection) => Effect.zipRight(Ref.update(live, HashSet.remove(c)), closeQuietly(c))
 
-    /** The shared connection: made once even when many calls wait for it, re-made once it drops. */
-    const connection = SynchronizedRef.modifyEffect(
-      current,
-      (existing) =>
-        Option.isSome(existing) && existing.value.isOpen()
-          ? Effect.succeed([existing.value, existing] as const)
-          : Effect.gen(function*() {
-            if (Option.isSome(existing)) yield* closeQuietly(existing.value)
-            const made = yield* open
-            return [made, Option.some(made)] as const
-          })
-    )
-
-    const fastConnection = SynchronizedRef.get(current).pipe(
-      Effect.flatMap((c) => Option.isSome(c) && c.value.isOpen() ? Effect.succeed(c.value) : connection)
+    /**
+     * Connections made on demand up to `size`, one statement on each at a time, and closed once a
+     * minute has passed with fewer statements than connections. A connect that failed is an item
+     * too (Effect's Pool leaves the callers waiting for a failed acquire waiting): the caller it is
+     * handed to fails with it and drops it, which makes the pool try again for the next.
+     */
+    const pool = yield* Pool.makeWithTTL({
+      // Not acquireRelease: its acquire cannot be interrupted, so a connect to a hung server would
+      // outlive its own timeout.
+      acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
+      min: 0,
+      max: size,
+      timeToLive: "1 minute",
+      timeToLiveStrategy: "usage"
+    })
+    // Before the pool shuts down (finalizers run last added first): the pool waits for every
+    // connection lent out, so the statements still running on them are ended by closing them.
+    yield* Effect.addFinalizer(() =>
+      Ref.set(shutDown, true).pipe(
+        Effect.zipRight(Ref.get(live)),
+        Effect.flatMap((open) => Effect.forEach(open, closeQuietly, { discard: true }))
+      )
     )
 
     /**
-     * A query that timed out leaves its connection suspect (a paused server, a half-open socket that
-     * would never report an error): forget it, so the next call connects afresh. Only the connection
-     * the query ran on is dropped, never a newer one made meanwhile.
+     * A connection for the current scope. The pool hands one out in a fiber of its own, because its
+     * wait for a connection being made cannot be interrupted: the caller's budget can still cut the
+     * wait short, and a connection handed out after that goes straight back. A failed connect is
+     * dropped at once by whoever it is handed to, which makes the pool try again for the next.
      */
-    const forget = (stale: Connection) =>
-      SynchronizedRef.updateEffect(current, (c) =>
-        Option.isSome(c) && c.value === stale
-          ? Effect.as(closeQuietly(stale), Option.none<Connection>())
-          : Effect.succeed(c))
+    const checkout: Effect.Effect<Checkout, DatabaseError | StaleConnection, Scope.Scope> = Effect.acquireRelease(
+      Scope.make(),
+      (held, exit) => Scope.close(held, exit)
+    ).pipe(
+      Effect.flatMap((held) =>
+        Effect.forkDaemon(Scope.extend(
+          Effect.tap(Pool.get(pool), (item) => Either.isLeft(item) ? Pool.invalidate(pool, item) : Effect.void),
+          held
+        ))
+      ),
+      Effect.flatMap(Fiber.join),
+      Effect.flatMap((item): Effect.Effect<Checkout, DatabaseError | StaleConnection, Scope.Scope> =>
+        Either.match(item, {
+          onLeft: Effect.fail,
+          onRight: (connection) =>
+            connection.isOpen()
+              ? Effect.succeed({ connection, drop: Pool.invalidate(pool, item) })
+              : Effect.zipRight(Pool.invalidate(pool, item), new StaleConnection())
+        })
+      )
+    )
 
     /**
-     * Inside a tool call the call's budget is the timer (see `ownQueryTimeout`): a query it cuts
-     * short is interrupted, and its connection is dropped just as after a timeout of its own.
+     * `use` on a connection of the pool, held until it ends; bounded by `queryTimeout` when `timed`.
+     * A statement cut short (its own timeout, or the call's budget interrupting it) leaves its
+     * connection suspect (a paused server, a half-open socket that would never report an error):
+     * the pool closes it rather than lend it again.
      */
+    const onConnection = <A>(
+      timed: boolean,
+      what: string,
+      use: (connection: Connection) => Effect.Effect<A, DatabaseError>
+    ): Effect.Effect<A, DatabaseError> =>
+      Effect.scoped(Effect.flatMap(checkout, ({ connection, drop }) => {
+        const used = use(connection).pipe(
+          Effect.tapError((e) => e.reason === "over_timeout_cap" ? drop : Effect.void),
+          Effect.onInterrupt(() => drop)
+        )
+        return timed ? Effect.timeoutFail(used, { duration: queryTimeout, onTimeout: timedOut(what) }) : used
+      })).pipe(
+        Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size }),
+        Effect.catchTag("StaleConnection", () =>
+          Effect.fail(new DatabaseError({ reason: "unreachable", detail: "every pooled connection was closed" })))
+      )
+
+    /** A driver call on a pooled connection; inside a tool call the call's budget is its timer (`ownQueryTimeout`). */
     const withConnection = <A>(use: (db: FalkorDB, timeout: ServerTimeout) => Promise<A>) =>
-      Effect.all([fastConnection, FiberRef.get(ownQueryTimeout)]).pipe(
-        Effect.flatMap(([connection, timed]) => {
-          const query = Effect.tryPromise({
-            try: () => use(connection.db, connection.timeout),
-            catch: (cause) => cause
-          }).pipe(
-            Effect.catchAll(classifyQuery),
-            Effect.tapError((e) => e.reason === "over_timeout_cap" ? forget(connection) : Effect.void)
+      Effect.all([refuseAfterShutdown, FiberRef.get(ownQueryTimeout)]).pipe(
+        Effect.flatMap(([, timed]) =>
+          onConnection(
+            timed,
+            "query",
+            (connection) =>
+              Effect.tryPromise({ try: () => use(connection.db, connection.timeout), catch: (cause) => cause }).pipe(
+                Effect.catchAll(classifyQuery)
+              )
           )
-          return timed
-            ? query.pipe(
-              Effect.timeoutFail({ duration: queryTimeout, onTimeout: timedOut("query") }),
-              Effect.tapError((e) => e.reason === "timeout" ? forget(connection) : Effect.void)
-            )
-            // In the background: the budget must not wait for the connection lock, which a connect
-            // in progress may hold (the answer would then come after the contract's 3 s).
-            : Effect.onInterrupt(query, () => Effect.asVoid(Effect.forkDaemon(forget(connection))))
-        }),
+        ),
         Effect.tapError((e) =>
           Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))
         )
       )
 
-    const run = (mode: "query" | "roQuery") => (cypher: string, params: CypherParams | undefined) =>
-      withConnection((db, timeout) => {
-        const graph = db.selectGraph(graphName)
-        const options = {
-          ...(params === undefined ? {} : { params: params as Record<string, never> }),
-          TIMEOUT: timeout.millis
-        }
-        if (mode === "roQuery") return graph.roQuery<unknown>(cypher, options)
-        const { minReplicas, timeoutMillis } = replication
-        return minReplicas === 0 ? graph.query<unknown>(cypher, options) : graph.query<unknown>(cypher, options).then(
-          async (reply) => {
-            await confirmReplicas(db, minReplicas, timeoutMillis)
-            return reply
-          }
+    /**
+     * The indexes and constraint of each graph, made once per graph by the first statement on it; a
+     * check that failed is made again by the next statement. It runs in a fiber of its own, bounded
+     * on its own, so a call that gives up waiting for it does not stop it for the others.
+     */
+    const checks = yield* SynchronizedRef.make(HashMap.empty<string, Fiber.Fiber<void, DatabaseError>>())
+    const schemaCheck = (graph: string) =>
+      onConnection(true, "schema setup", (connection) => ensureSchema(connection.db.selectGraph(graph))).pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) ? Effect.void : SynchronizedRef.update(checks, HashMap.remove(graph))
         )
-      }).pipe(
-        Effect.tap((reply) => logIfSlow(cypher, reply.metadata)),
-        Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? [])
       )
+    const schemaReady = (graph: string): Effect.Effect<void, DatabaseError> =>
+      Effect.flatMap(SynchronizedRef.get(checks), (running) =>
+        Option.match(HashMap.get(running, graph), {
+          onSome: Fiber.join,
+          onNone: () =>
+            SynchronizedRef.modifyEffect(checks, (now) =>
+              Option.match(HashMap.get(now, graph), {
+                onSome: (fiber) => Effect.succeed([fiber, now] as const),
+                onNone: () =>
+                  Effect.map(
+                    Effect.forkIn(schemaCheck(graph), scope),
+                    (fiber) => [fiber, HashMap.set(now, graph, fiber)] as const
+                  )
+              })).pipe(Effect.flatMap(Fiber.join))
+        }))
 
-    yield* Effect.addFinalizer(() =>
-      Ref.set(shutDown, true).pipe(
-        Effect.zipRight(SynchronizedRef.get(current)),
-        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: closeQuietly }))
-      )
-    )
+    const graph = (graphName: string): GraphDatabaseShape => {
+      const run = (mode: "query" | "roQuery") => (cypher: string, params: CypherParams | undefined) =>
+        Effect.zipRight(
+          schemaReady(graphName),
+          withConnection((db, timeout) => {
+            const graph = db.selectGraph(graphName)
+            const options = {
+              ...(params === undefined ? {} : { params: params as Record<string, never> }),
+              TIMEOUT: timeout.millis
+            }
+            if (mode === "roQuery") return graph.roQuery<unknown>(cypher, options)
+            const { minReplicas, timeoutMillis } = replication
+            return minReplicas === 0 ?
+              graph.query<unknown>(cypher, options) :
+              graph.query<unknown>(cypher, options).then(
+                async (reply) => {
+                  // WAIT counts the replicas that have this connection's last write: on the same connection.
+                  await confirmReplicas(db, minReplicas, timeoutMillis)
+                  return reply
+                }
+              )
+          })
+        ).pipe(
+          Effect.tap((reply) => logIfSlow(cypher, reply.metadata)),
+          Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? [])
+        )
 
-    return GraphDatabase.of({
-      graphName,
-      write: decodingStatement(run("query")),
-      read: decodingStatement(run("roQuery")),
-      versions: withConnection(async (db) => {
-        const client = await db.connection
-        return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
-      }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
-      dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
-        Effect.asVoid,
-        Effect.catchIf((e) => e.reason === "no_graph", () => Effect.void)
-      )
-    })
+      return {
+        graphName,
+        write: decodingStatement(run("query")),
+        read: decodingStatement(run("roQuery")),
+        versions: withConnection(async (db) => {
+          const client = await db.connection
+          return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
+        }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
+        dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
+          Effect.asVoid,
+          Effect.catchIf((e) => e.reason === "no_graph", () => Effect.void),
+          // A graph made again later needs its indexes again.
+          Effect.ensuring(SynchronizedRef.update(checks, HashMap.remove(graphName)))
+        )
+      }
+    }
+
+    return { graph }
   })
 )

@@ -1,10 +1,8 @@
 import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
-import { GraphDatabase } from "../../services/GraphDatabase.js"
-import { Settings } from "../../services/Settings.js"
+import { Database, GraphDatabase } from "../../services/GraphDatabase.js"
 import { TokenStore, type TokenStoreShape } from "../../services/TokenStore.js"
-import { FalkorDbLive } from "../database/FalkorDbLive.js"
 
 /** The admin graph the tokens live in: apart from every workspace, so no tool query can reach it. */
 export const tokenGraph = Config.string("RELAY_TOKEN_GRAPH").pipe(
@@ -99,13 +97,11 @@ const makeTokenStore = Effect.gen(function*() {
   return store
 })
 
-/** The admin graph's connection: the settings' database, the graph RELAY_TOKEN_GRAPH. */
-export const TokenGraphLive = FalkorDbLive.pipe(
-  Layer.provide(Layer.effect(
-    Settings,
-    Effect.all([Settings, tokenGraph]).pipe(Effect.map(([s, graph]) => ({ ...s, graph })))
-  ))
+/** The admin graph (RELAY_TOKEN_GRAPH) of the stack's database. */
+export const TokenGraphLive = Layer.effect(
+  GraphDatabase,
+  Effect.map(Effect.all([Database, tokenGraph]), ([database, graph]) => database.graph(graph))
 )
 
-/** The token store in the admin graph, on the database endpoint the stack gives it. */
+/** The token store in the admin graph. */
 export const TokenStoreLive = Layer.effect(TokenStore, makeTokenStore).pipe(Layer.provide(TokenGraphLive))
