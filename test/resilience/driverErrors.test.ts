@@ -24,7 +24,11 @@ describe("driver errors", () => {
       [new SocketClosedUnexpectedlyError(), "unreachable", true],
       [new ConnectionTimeoutError(), "unreachable", true],
       [Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }), "unreachable", true],
-      [new ReplicasShortfall("replication: 0 of 1 replicas confirmed the write within 500 ms"), "not_replicated", false]
+      [
+        new ReplicasShortfall({ message: "replication: 0 of 1 replicas confirmed the write within 500 ms" }),
+        "not_replicated",
+        false
+      ]
     ] as const
   )("%s is %s", (cause, reason, transient) => {
     const error = classify(cause)
@@ -39,5 +43,18 @@ describe("driver errors", () => {
     expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
     const outage = Effect.runSyncExit(classifyQuery(new SocketClosedUnexpectedlyError()))
     expect(Exit.isFailure(outage) && Cause.isFailType(outage.cause)).toBe(true)
+  })
+
+  it("a programming error inside a query's callback is internal and never retried; a lost connection is transient", () => {
+    const bug = Effect.runSyncExit(classifyQuery(new TypeError("Cannot read properties of undefined (reading 'data')")))
+    expect(Exit.isFailure(bug) && Cause.isDie(bug.cause) && !Cause.isFailType(bug.cause)).toBe(true)
+    for (
+      const cause of [new ConnectionTimeoutError(), Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })]
+    ) {
+      const exit = Effect.runSyncExit(classifyQuery(cause))
+      expect(Exit.isFailure(exit) && Cause.isFailType(exit.cause)).toBe(true)
+      const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
+      expect(failure?._tag === "Some" && failure.value.transient && failure.value.reason).toBe("unreachable")
+    }
   })
 })

@@ -1,4 +1,4 @@
-import { Data, Effect, Either, ParseResult, type Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
 import type { CypherParams, Statement } from "../../services/GraphDatabase.js"
 
@@ -8,7 +8,7 @@ import type { CypherParams, Statement } from "../../services/GraphDatabase.js"
  * can do anything about it, so the edge answers `internal` and logs this, which names the row and the
  * field but carries no more than a short excerpt of the value.
  */
-export class CorruptRow extends Data.TaggedError("CorruptRow")<{ readonly message: string }> {}
+export class CorruptRow extends Schema.TaggedError<CorruptRow>()("CorruptRow", { message: Schema.String }) {}
 
 const excerpt = (text: string) => text.length <= 160 ? text : `${text.slice(0, 159)}…`
 

@@ -1,5 +1,16 @@
-import { ErrorReply } from "@redis/client"
-import { Effect } from "effect"
+import {
+  AbortError,
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ErrorReply,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError
+} from "@redis/client"
+import { Effect, Schema } from "effect"
 import { DatabaseError, type DatabaseFailure } from "../../domain/errors.js"
 import { ReplicasShortfall } from "./replication.js"
 
@@ -31,6 +42,16 @@ const reasonOfReply = (message: string): DatabaseFailure | undefined =>
 const detailOf = (cause: unknown) =>
   cause instanceof Error ? `${cause.constructor.name}: ${cause.message}` : String(cause)
 
+const connectionCodes = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOENT", "EHOSTUNREACH"])
+
+/** The connection failing, by the class of what was thrown (or its errno code): worth another try. */
+export const isConnectionError = (error: unknown): boolean =>
+  error instanceof SocketClosedUnexpectedlyError || error instanceof ConnectionTimeoutError ||
+  error instanceof ClientClosedError || error instanceof SocketTimeoutError || error instanceof ClientOfflineError ||
+  error instanceof DisconnectsClientError || error instanceof ReconnectStrategyError || error instanceof TimeoutError ||
+  error instanceof AbortError ||
+  (error instanceof Error && connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
+
 /** Sorts anything the driver threw into a DatabaseError; a reply of no known kind is `refused`. */
 export const classify = (cause: unknown): DatabaseError => {
   const detail = detailOf(cause)
@@ -43,15 +64,27 @@ export const classify = (cause: unknown): DatabaseError => {
 }
 
 /** The server refused the query itself (a Cypher or constraint error): Relay's bug, not an outage. */
-class QueryRejected extends Error {
-  override readonly name = "QueryRejected"
-}
+class QueryRejected extends Schema.TaggedError<QueryRejected>()("QueryRejected", { message: Schema.String }) {}
 
-/** For a query: a reply of no known kind is a defect (the client sees `internal`), not an outage. */
-export const classifyQuery = (cause: unknown): Effect.Effect<never, DatabaseError> =>
-  cause instanceof ErrorReply && reasonOfReply(cause.message) === undefined
-    ? Effect.die(new QueryRejected(`FalkorDB rejected a query: ${cause.message}`))
-    : Effect.fail(classify(cause))
+/** Relay's own code threw inside a query's callback (a TypeError, say): a bug, not an outage. */
+class QueryCallbackFailed extends Schema.TaggedError<QueryCallbackFailed>()("QueryCallbackFailed", {
+  message: Schema.String
+}) {}
+
+/**
+ * For a query, by class: a server reply of a known kind and a failing connection are failures
+ * (`unavailable`, retried when transient); a reply of no known kind and anything else thrown (a
+ * programming error) are defects: the client sees `internal`, and nothing retries them.
+ */
+export const classifyQuery = (cause: unknown): Effect.Effect<never, DatabaseError> => {
+  if (cause instanceof ErrorReply) {
+    return reasonOfReply(cause.message) === undefined
+      ? Effect.die(new QueryRejected({ message: `FalkorDB rejected a query: ${cause.message}` }))
+      : Effect.fail(classify(cause))
+  }
+  if (cause instanceof ReplicasShortfall || isConnectionError(cause)) return Effect.fail(classify(cause))
+  return Effect.die(new QueryCallbackFailed({ message: detailOf(cause) }))
+}
 
 /** Relay's own timer ran out on `what`. */
 export const timedOut = (what: string) => () => new DatabaseError({ reason: "timeout", detail: `${what} timed out` })

@@ -1,17 +1,5 @@
-import {
-  ClientClosedError,
-  ConnectionTimeoutError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError
-} from "@redis/client"
 import { Effect } from "effect"
-
-const connectionCodes = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOENT", "EHOSTUNREACH"])
-
-const isConnectionError = (error: unknown): boolean =>
-  error instanceof SocketClosedUnexpectedlyError || error instanceof ConnectionTimeoutError ||
-  error instanceof ClientClosedError || error instanceof SocketTimeoutError ||
-  (error instanceof Error && connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
+import { isConnectionError } from "./driverErrors.js"
 
 /**
  * The falkordb client forwards socket errors to an emitter that has no listener until connect()

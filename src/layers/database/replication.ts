@@ -1,4 +1,4 @@
-import { Config } from "effect"
+import { Config, Schema } from "effect"
 import type { FalkorDB } from "falkordb"
 
 /**
@@ -17,9 +17,9 @@ export const replicationConfig = Config.all({
 })
 
 /** Too few replicas confirmed a write that the primary did apply. */
-export class ReplicasShortfall extends Error {
-  override readonly name = "ReplicasShortfall"
-}
+export class ReplicasShortfall extends Schema.TaggedError<ReplicasShortfall>()("ReplicasShortfall", {
+  message: Schema.String
+}) {}
 
 const replicationDetail = "replication:"
 
@@ -31,8 +31,8 @@ export const confirmReplicas = async (db: FalkorDB, minReplicas: number, timeout
   const client = await db.connection
   const acked = Number(await client.sendCommand(["WAIT", String(minReplicas), String(timeoutMillis)]))
   if (acked < minReplicas) {
-    throw new ReplicasShortfall(
-      `${replicationDetail} ${acked} of ${minReplicas} replicas confirmed the write within ${timeoutMillis} ms`
-    )
+    throw new ReplicasShortfall({
+      message: `${replicationDetail} ${acked} of ${minReplicas} replicas confirmed the write within ${timeoutMillis} ms`
+    })
   }
 }
