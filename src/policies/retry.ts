@@ -18,12 +18,4 @@ export const isTransient = (error: ToolError): boolean => error._tag === "Databa
  * (or derived from the client's request_id, which makes the client's own retries safe too) and MERGEd, a resolution is a MERGE on the pair, and the briefing fence only moves a clock forward.
  */
 export const retryTransient = <A, R>(self: Effect.Effect<A, ToolError, R>) =>
-  Effect.catchIf(self, isTransient, (first) => {
-    // The retry is set up only once a try has failed: its schedule driver cost ~0.15 ms on every
-    // call (measured right after a slow query, when the process's caches are cold). Its own first
-    // run replays that failure without touching the database, so the schedule spaces the real
-    // tries exactly as `Effect.retry(self, ...)` did: 3 in all, the same waits.
-    let replayed = false
-    const again = Effect.suspend(() => replayed ? self : (replayed = true, Effect.fail(first)))
-    return Effect.retry(again, { schedule: transientRetrySchedule, while: isTransient })
-  })
+  Effect.retry(self, { schedule: transientRetrySchedule, while: isTransient })
