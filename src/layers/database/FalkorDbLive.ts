@@ -1,4 +1,5 @@
 import {
+  Clock,
   Config,
   Duration,
   Effect,
@@ -138,8 +139,10 @@ export const FalkorDbLive = Layer.scoped(
      * minute has passed with fewer statements than connections. A connect that failed is an item
      * too (Effect's Pool leaves the callers waiting for a failed acquire waiting): the caller it is
      * handed to fails with it and drops it, which makes the pool try again for the next.
+     * On the live Clock whatever Clock the stack has: a socket idles in real time, and the TTL's
+     * one-minute loop on a TestClock set forward a year would run once per simulated minute.
      */
-    const pool = yield* Pool.makeWithTTL({
+    const pool = yield* Effect.withClock(Pool.makeWithTTL({
       // Not acquireRelease: its acquire cannot be interrupted, so a connect to a hung server would
       // outlive its own timeout.
       acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
@@ -147,7 +150,7 @@ export const FalkorDbLive = Layer.scoped(
       max: size,
       timeToLive: "1 minute",
       timeToLiveStrategy: "usage"
-    })
+    }), Clock.make())
     // Before the pool shuts down (finalizers run last added first): the pool waits for every
     // connection lent out, so the statements still running on them are ended by closing them.
     yield* Effect.addFinalizer(() =>
