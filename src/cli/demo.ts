@@ -38,6 +38,7 @@ const main = Effect.gen(function*() {
     },
     style: makeStyle(wantsColour(process.stdout.isTTY === true, process.env.NO_COLOR)),
     database: database.where,
+    graph,
     userGraph: configured.graph,
     embedded: database.kind === "embedded",
     serverEnv: env

@@ -5,7 +5,6 @@ import { tools } from "../tools/registry.js"
  */
 import { Console, Effect, Option } from "effect"
 import { GraphDatabase } from "../services/GraphDatabase.js"
-import { Settings } from "../services/Settings.js"
 import { clientConfigLines, type InstallInfo } from "./clientConfig.js"
 import { connectServer, DemoFailed } from "./mcpSession.js"
 import { playStory } from "./play.js"
@@ -16,6 +15,8 @@ export interface DemoOptions {
   readonly style: Style
   /** The database in words (never a password). */
   readonly database: string
+  /** The graph made for the demo (the GraphDatabase provided is this graph) and dropped at the end. */
+  readonly graph: string
   /** The graph the user's memory lives in (RELAY_GRAPH), which the demo never touches. */
   readonly userGraph: string
   /** The database is the embedded server (which keeps running after the demo). */
@@ -28,7 +29,7 @@ const tail = (log: string, lines: number) => log.trim().split("\n").slice(-lines
 
 export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOptions) {
   const { install, style } = options
-  const { graph } = yield* Settings
+  const { graph } = options
   const db = yield* GraphDatabase
   yield* Console.log(
     [style.bold("Relay demo: two assistants, one shared memory"), `  database  ${options.database}`].join("\n")
