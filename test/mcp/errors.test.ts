@@ -95,8 +95,7 @@ describe("error codes over stdio", () => {
       // a time without its zone is the usual slip: the message says what is missing
       ["relay_search", { query: "x", since: "2026-01-01T00:00:00" }, /^since: .*with a zone/],
       ["relay_get_important_facts", { limit: "5" }, /^limit: /],
-      ["relay_get_clusters", { all: true }, /^all: is not a field/],
-      ["relay_forget_everything", {}, /^name: there is no tool/]
+      ["relay_get_clusters", { all: true }, /^all: is not a field/]
     ]
     for (const [tool, args, message] of cases) {
       const error = await fails(tool, args)
@@ -104,6 +103,11 @@ describe("error codes over stdio", () => {
       expect(error.message).toMatch(message)
       expect(error.message).not.toContain("x".repeat(50))
     }
+    // A tool that does not exist is a protocol error (MCP: -32602), still with the contract's code.
+    await expect(relays.main.call("relay_forget_everything", {})).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/invalid_input: name: there is no tool called "relay_forget_everything"/)
+    })
     expect((await ok("relay_get_current_state")).facts).toEqual([])
     expect(await factCount(relays.main)).toBe(0)
   })

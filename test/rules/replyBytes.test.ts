@@ -108,6 +108,7 @@ const cases: ReadonlyArray<Case> = [
       decisions: fc.array(decision, { maxLength: 3 }),
       retractions: fc.array(withdrawal, { maxLength: 3 }),
       open_conflicts: fc.array(conflict, { maxLength: 3 }),
+      unchanged_conflicts: fc.nat(50),
       // The tasks section is the task board's (its own budget): empty here.
       tasks: fc.constant({ new_tasks: [], claimed_by_others: [], failures: [], awaiting_approval: [], more: false }),
       next_cursor: cursor
