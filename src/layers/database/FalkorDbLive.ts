@@ -142,15 +142,18 @@ export const FalkorDbLive = Layer.scoped(
      * On the live Clock whatever Clock the stack has: a socket idles in real time, and the TTL's
      * one-minute loop on a TestClock set forward a year would run once per simulated minute.
      */
-    const pool = yield* Effect.withClock(Pool.makeWithTTL({
-      // Not acquireRelease: its acquire cannot be interrupted, so a connect to a hung server would
-      // outlive its own timeout.
-      acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
-      min: 0,
-      max: size,
-      timeToLive: "1 minute",
-      timeToLiveStrategy: "usage"
-    }), Clock.make())
+    const pool = yield* Effect.withClock(
+      Pool.makeWithTTL({
+        // Not acquireRelease: its acquire cannot be interrupted, so a connect to a hung server would
+        // outlive its own timeout.
+        acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
+        min: 0,
+        max: size,
+        timeToLive: "1 minute",
+        timeToLiveStrategy: "usage"
+      }),
+      Clock.make()
+    )
     // Before the pool shuts down (finalizers run last added first): the pool waits for every
     // connection lent out, so the statements still running on them are ended by closing them.
     yield* Effect.addFinalizer(() =>
