@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { FactContent, Reason, RetractReason } from "./content.js"
+import { FactKind } from "./fact.js"
 import { AgentName, SessionId } from "./ids.js"
 import { toIso } from "./time.js"
 
@@ -42,7 +43,9 @@ export const FactRecord = Schema.Struct({
   written_by: AgentName,
   session_id: SessionId,
   parent_id: Schema.NullOr(WholeId),
-  content: FactContent
+  content: FactContent,
+  /** The `kind` the writer gave (detail or choice); absent when none was given. */
+  fact_kind: Schema.optional(FactKind)
 })
 
 /** A SUPERSEDES edge: the winner stands, the loser is overruled. */
@@ -112,7 +115,8 @@ export const recordLine = (r: MemoryRecord): string => {
         written_by: r.written_by,
         session_id: r.session_id,
         parent_id: r.parent_id,
-        content: r.content
+        content: r.content,
+        ...(r.fact_kind === undefined ? {} : { fact_kind: r.fact_kind })
       })
     case "decision":
       return JSON.stringify({

@@ -34,7 +34,16 @@ const contentArb = fc.oneof(
 ).filter((s) => Schema.is(FactContent)(s) && findSecretKind(s) === undefined)
 
 const step = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("save" as const), parent: fc.nat(), content: contentArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("save" as const),
+      parent: fc.nat(),
+      content: contentArb,
+      // A detail disagrees with nothing: lost on the way, it would make conflicts appear in the copy.
+      factKind: fc.constantFrom(undefined, "detail" as const, "choice" as const)
+    })
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat() }) }
@@ -58,7 +67,8 @@ const writeMemory = (steps: ReadonlyArray<Step>) =>
           content: s.content,
           writtenBy: "cursor",
           sessionId: "s:1",
-          parentId: pi === ids.length ? null : ids[pi]!
+          parentId: pi === ids.length ? null : ids[pi]!,
+          ...(s.factKind === undefined ? {} : { kind: s.factKind })
         })
         ids.push(id)
       } else if (ids.length > 0) {

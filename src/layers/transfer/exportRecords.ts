@@ -1,5 +1,6 @@
 import { Effect, Option, Schema, Stream } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
+import { FactKind } from "../../domain/fact.js"
 import {
   compareRecords,
   type CompatibleRecord,
@@ -38,7 +39,7 @@ const queries: Record<Kind, string> = {
   fact: `MATCH (f:Fact) WHERE f.created_at ${after("f.id").replace("STAMP", "f.created_at")}` +
     `WITH f ORDER BY f.created_at, f.id LIMIT $limit ` +
     `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
-    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, f.content AS content`,
+    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, f.content AS content, f.kind AS fact_kind`,
   decision:
     `MATCH (w:Fact)-[r:SUPERSEDES]->(l:Fact) WHERE r.created_at ${
       after("w.id + ' ' + l.id").replace("STAMP", "r.created_at")
@@ -63,7 +64,8 @@ const rowSchemas = {
     written_by: Schema.String,
     session_id: Schema.String,
     parent_id: Schema.NullOr(Schema.String),
-    content: Schema.String
+    content: Schema.String,
+    fact_kind: Schema.NullOr(FactKind)
   }),
   decision: Schema.Struct({
     created_at: Stamp,
@@ -103,7 +105,14 @@ const readKind = (
   switch (kind) {
     case "fact":
       return db.read(queries.fact, params, rowSchemas.fact).pipe(
-        Effect.map((rows) => rows.map((r): FactRecord => ({ kind: "fact", ...r, created_at: toIso(r.created_at) })))
+        Effect.map((rows) =>
+          rows.map(({ fact_kind, ...r }): FactRecord => ({
+            kind: "fact",
+            ...r,
+            created_at: toIso(r.created_at),
+            ...(fact_kind === null ? {} : { fact_kind })
+          }))
+        )
       )
     case "decision":
       return db.read(queries.decision, params, rowSchemas.decision).pipe(

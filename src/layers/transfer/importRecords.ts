@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { normaliseContent } from "../../domain/content.js"
+import { contentKey } from "../../domain/contentKey.js"
 import type {
   CompatibleRecord,
   DecisionRecord,
@@ -37,14 +38,18 @@ export interface ImportCounts {
  * BUILDS_ON edges, whose parents may be in the same batch.
  */
 const createFacts = `UNWIND $rows AS r ` +
-  `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-  `session_id: r.session_id, created_at: r.created_at, terms: r.terms}) ` +
+  `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
+  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p)`
 
-/** A parent whose children say different things is a fork: marked as a save marks it (saveFact.ts). */
+/**
+ * A parent whose children say different things is a fork: marked as a save marks it (saveFact.ts),
+ * details left out (a detail disagrees with nothing).
+ */
 const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid})<-[:BUILDS_ON]-(c:Fact) ` +
+  `WHERE coalesce(c.kind, '') <> 'detail' ` +
   `WITH p, collect(DISTINCT c.norm) AS norms WHERE size(norms) > 1 ` +
   `MERGE (:ForkMark)-[:MARKS]->(p)`
 
@@ -92,16 +97,21 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const fresh = batch.filter((f) => !there.has(f.id))
     counts.skipped += batch.length - fresh.length
     if (fresh.length === 0) return
-    const rows = fresh.map((f) => ({
-      id: f.id,
-      content: f.content,
-      norm: normaliseContent(f.content),
-      written_by: f.written_by,
-      session_id: f.session_id,
-      created_at: stamp(f.created_at),
-      parent_id: f.parent_id,
-      terms: termsOf(f.content)
-    }))
+    const rows = fresh.map((f) => {
+      const norm = normaliseContent(f.content)
+      return {
+        id: f.id,
+        content: f.content,
+        norm,
+        hash: contentKey(norm),
+        kind: f.fact_kind ?? null,
+        written_by: f.written_by,
+        session_id: f.session_id,
+        created_at: stamp(f.created_at),
+        parent_id: f.parent_id,
+        terms: termsOf(f.content)
+      }
+    })
     yield* db.write(createFacts, { rows })
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
