@@ -1,10 +1,11 @@
 import * as effectEslint from "@effect/eslint-plugin"
 import eslint from "@eslint/js"
+import globals from "globals"
 import tseslint from "typescript-eslint"
 
 // Effect's own house format (dprint through @effect/eslint-plugin) over the TypeScript we write.
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "**/*.mjs", "**/*.js"] },
+  { ignores: ["dist/**", "node_modules/**", "**/*.js"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
@@ -26,12 +27,20 @@ export default tseslint.config(
       }]
     }
   },
+  // scripts/*.mjs and this file are plain Node ESM, run as they are: Node's globals, no TypeScript program.
+  {
+    files: ["**/*.mjs"],
+    languageOptions: { sourceType: "module", globals: globals.node }
+  },
   // The layering (docs/contract.md): domain <- services <- layers. Interfaces and tools never see an implementation.
   {
     files: ["src/services/**/*.ts", "src/tools/**/*.ts", "src/policies/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ regex: "(^|/)layers(/|$)", message: "services, tools and policies see services only, never src/layers" }]
+        patterns: [{
+          regex: "(^|/)layers(/|$)",
+          message: "services, tools and policies see services only, never src/layers"
+        }]
       }]
     }
   },

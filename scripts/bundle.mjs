@@ -49,7 +49,10 @@ await build({
   // The native FalkorDB package is found on disk at run time (src/layers/embedded/serverBinary.ts).
   external: ["@falkordblite/*"],
   // CommonJS dependencies inside an ES module call require for Node's own modules.
-  banner: { js: "import { createRequire as __relayRequire } from \"node:module\";\nconst require = __relayRequire(import.meta.url);" },
+  banner: {
+    js:
+      "import { createRequire as __relayRequire } from \"node:module\";\nconst require = __relayRequire(import.meta.url);"
+  },
   logLevel: "warning"
 })
 // tsc's map of a program's module describes a file the bundle replaced.

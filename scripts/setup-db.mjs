@@ -9,16 +9,17 @@
 // or Ubuntu 24.04+ from the main archive; otherwise it prints the exact command.
 // `--dry-run` prints what it would do without doing it. `--sentinel` (npm run team, test:failover)
 // also makes sure valkey-sentinel is there, installing it beside valkey-server the same way.
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { NodeContext } from "@effect/platform-node"
-import { Effect, Option } from "effect"
 
 const BACKPORTS_LIST = "/etc/apt/sources.list.d/bookworm-backports.list"
 const BACKPORTS_LINE = "deb http://deb.debian.org/debian bookworm-backports main"
-const DOCKER = "start FalkorDB with `docker compose up -d` (see .env.example) and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD"
+const DOCKER =
+  "start FalkorDB with `docker compose up -d` (see .env.example) and set FALKORDB_HOST=127.0.0.1, FALKORDB_PORT=6380 and FALKORDB_PASSWORD"
 const dryRun = process.argv.includes("--dry-run")
 // The tests always start a FalkorDB of their own, whatever .env says about Relay's database.
 const forTests = process.argv.includes("--for-tests")
@@ -85,7 +86,10 @@ const installPlan = (packages) => {
         ["apt-get", "update"],
         ["apt-get", "install", "-y", "-t", "bookworm-backports", ...packages]
       ],
-      shell: `echo '${BACKPORTS_LINE}' > ${BACKPORTS_LIST} && apt-get update && apt-get install -y -t bookworm-backports ${packages.join(" ")}`
+      shell:
+        `echo '${BACKPORTS_LINE}' > ${BACKPORTS_LIST} && apt-get update && apt-get install -y -t bookworm-backports ${
+          packages.join(" ")
+        }`
     }
   }
   if ((id === "debian" && major >= 13) || (id === "ubuntu" && major >= 24.04)) {
@@ -135,7 +139,9 @@ const ensureChromium = () => {
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0
   const hasApt = spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0
   if (!isRoot || !hasApt || dryRun) {
-    return say(`no ${wanted} for the studio's browser tests: install it with \`apt-get install -y chromium\` (as root), or set RELAY_TEST_CHROMIUM.`)
+    return say(
+      `no ${wanted} for the studio's browser tests: install it with \`apt-get install -y chromium\` (as root), or set RELAY_TEST_CHROMIUM.`
+    )
   }
   say("installing chromium with apt-get for the studio's browser tests...")
   const install = () => spawnSync("apt-get", ["install", "-y", "chromium"], { stdio: "inherit" }).status === 0
@@ -155,7 +161,9 @@ if (!forTests && !sentinel && externalDatabase()) {
 const modulePath = await findModule()
 if (modulePath === undefined) {
   fail(
-    `the FalkorDB module (${(await serverBinary()).MODULE_PACKAGE}, Linux x64 only) is not installed for ${process.platform}-${process.arch}, ` +
+    `the FalkorDB module (${
+      (await serverBinary()).MODULE_PACKAGE
+    }, Linux x64 only) is not installed for ${process.platform}-${process.arch}, ` +
       `so ${DOCKER}.`
   )
 }
@@ -163,13 +171,19 @@ if (modulePath === undefined) {
 const found = await findServer()
 const sentinelMissing = sentinel && !hasSentinel()
 if (found !== undefined && !sentinelMissing && !dryRun) {
-  say(`FalkorDB runs on ${found.command} ${found.version} with ${modulePath}${sentinel ? "; valkey-sentinel is there" : ""}.`)
+  say(
+    `FalkorDB runs on ${found.command} ${found.version} with ${modulePath}${
+      sentinel ? "; valkey-sentinel is there" : ""
+    }.`
+  )
   process.exit(0)
 }
 
 const plan = installPlan(["valkey-server", ...(sentinel ? ["valkey-sentinel"] : [])])
 if (plan === undefined && found !== undefined) {
-  say(`valkey-sentinel is not installed and this system has no known package for it; ${found.command} --sentinel is used instead.`)
+  say(
+    `valkey-sentinel is not installed and this system has no known package for it; ${found.command} --sentinel is used instead.`
+  )
   process.exit(0)
 }
 if (plan === undefined) {
@@ -181,14 +195,24 @@ if (plan === undefined) {
 if (typeof process.getuid !== "function" || process.getuid() !== 0) {
   if (found !== undefined) {
     // The server binary runs in sentinel mode itself (scripts/team.mjs falls back to it).
-    say(`valkey-sentinel is not installed (as root: sudo sh -c "${plan.shell}"); ${found.command} --sentinel is used instead.`)
+    say(
+      `valkey-sentinel is not installed (as root: sudo sh -c "${plan.shell}"); ${found.command} --sentinel is used instead.`
+    )
     process.exit(0)
   }
   fail(`no redis-server or valkey-server 7.2+ was found; run as root: sudo sh -c "${plan.shell}"`)
 }
 
-if (found !== undefined) say(`(dry run) ${found.command} ${found.version} would be used; showing the install path anyway.`)
-say(`${found === undefined ? "no server for FalkorDB found: " : sentinelMissing ? "no valkey-sentinel found: " : ""}installing ${sentinel ? "valkey-server and valkey-sentinel" : "valkey-server"} with apt-get${plan.backports ? " from bookworm-backports" : ""}...`)
+if (found !== undefined) {
+  say(`(dry run) ${found.command} ${found.version} would be used; showing the install path anyway.`)
+}
+say(
+  `${
+    found === undefined ? "no server for FalkorDB found: " : sentinelMissing ? "no valkey-sentinel found: " : ""
+  }installing ${sentinel ? "valkey-server and valkey-sentinel" : "valkey-server"} with apt-get${
+    plan.backports ? " from bookworm-backports" : ""
+  }...`
+)
 if (plan.backports) {
   const present = existsSync(BACKPORTS_LIST) && readFileSync(BACKPORTS_LIST, "utf8").includes("bookworm-backports")
   if (!present) {

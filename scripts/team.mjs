@@ -12,7 +12,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Redacted } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -64,10 +64,11 @@ const freePort = () =>
 /** Asks one server a command; null when it does not answer. */
 export const ask = (port, password, command) =>
   Effect.runPromise(
-    sendCommands({ host: "127.0.0.1", port }, password === null ? null : Redacted.make(password), [command], "1 second").pipe(
-      Effect.map(([reply]) => reply),
-      Effect.orElseSucceed(() => null)
-    )
+    sendCommands({ host: "127.0.0.1", port }, password === null ? null : Redacted.make(password), [command], "1 second")
+      .pipe(
+        Effect.map(([reply]) => reply),
+        Effect.orElseSucceed(() => null)
+      )
   )
 
 const launch = (bin, args, ready, what) => {
@@ -95,8 +96,22 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
     return d
   }
   const serverArgs = (name, port) => [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", data(name), "--requirepass", password,
-    "--masterauth", password, "--loadmodule", module, "--save", "", "--appendonly", "no"
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    data(name),
+    "--requirepass",
+    password,
+    "--masterauth",
+    password,
+    "--loadmodule",
+    module,
+    "--save",
+    "",
+    "--appendonly",
+    "no"
   ]
   const processes = {}
   const argsOf = {
@@ -105,8 +120,9 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
     replica2: [...serverArgs("replica2", ports.replica2), "--replicaof", "127.0.0.1", String(ports.primary)]
   }
   processes.primary = await launch(bin, argsOf.primary, /Ready to accept connections/i, "primary")
-  ;[processes.replica, processes.replica2] = await Promise.all(["replica", "replica2"].map((role) =>
-    launch(bin, argsOf[role], /Ready to accept connections/i, role)))
+  ;[processes.replica, processes.replica2] = await Promise.all(
+    ["replica", "replica2"].map((role) => launch(bin, argsOf[role], /Ready to accept connections/i, role))
+  )
   // The sentinels must see the replicas in sync before they can promote one.
   for (const role of ["replica", "replica2"]) {
     for (let i = 0; i < 100; i++) {
@@ -118,17 +134,22 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
   const sentinel = sentinelCommand(bin)
   processes.sentinels = await Promise.all(ports.sentinels.map((port, i) => {
     const conf = join(data(`sentinel-${i}`), "sentinel.conf")
-    writeFileSync(conf, [
-      `port ${port}`, "bind 127.0.0.1", `dir ${data(`sentinel-${i}`)}`,
-      `sentinel monitor relay 127.0.0.1 ${ports.primary} 2`,
-      `sentinel auth-pass relay ${password}`,
-      // Down after 1 s without a reply. failover-timeout also spaces out a failover that must start
-      // again (a split vote waits twice it), so it is kept short: on loopback a promotion takes well
-      // under a second.
-      "sentinel down-after-milliseconds relay 1000",
-      "sentinel failover-timeout relay 2000",
-      "sentinel parallel-syncs relay 1"
-    ].join("\n") + "\n")
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${data(`sentinel-${i}`)}`,
+        `sentinel monitor relay 127.0.0.1 ${ports.primary} 2`,
+        `sentinel auth-pass relay ${password}`,
+        // Down after 1 s without a reply. failover-timeout also spaces out a failover that must start
+        // again (a split vote waits twice it), so it is kept short: on loopback a promotion takes well
+        // under a second.
+        "sentinel down-after-milliseconds relay 1000",
+        "sentinel failover-timeout relay 2000",
+        "sentinel parallel-syncs relay 1"
+      ].join("\n") + "\n"
+    )
     return launch(sentinel.bin, [conf, ...sentinel.args], /\+monitor master/, `sentinel ${port}`)
   }))
   const all = () => [processes.primary, processes.replica, processes.replica2, ...processes.sentinels]
@@ -178,18 +199,19 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const team = await startTeam({ base: Number(process.env.RELAY_TEAM_BASE_PORT ?? 6391) })
-  process.stdout.write([
-    `relay team: primary 127.0.0.1:${team.ports.primary}, replicas 127.0.0.1:${team.ports.replica} and ` +
+  process.stdout.write(
+    [
+      `relay team: primary 127.0.0.1:${team.ports.primary}, replicas 127.0.0.1:${team.ports.replica} and ` +
       `127.0.0.1:${team.ports.replica2}, ` +
       `sentinels ${team.env.FALKORDB_SENTINELS} (data in ${team.dir})`,
-    "Run Relay against it with:",
-    ...Object.entries(team.env).map(([k, v]) => `  export ${k}=${v}`),
-    "  npm run token -- create --name alice-cursor --workspace acme",
-    "  npm run serve:http",
-    "Ctrl-C stops all six."
-  ].join("\n") + "\n")
+      "Run Relay against it with:",
+      ...Object.entries(team.env).map(([k, v]) => `  export ${k}=${v}`),
+      "  npm run token -- create --name alice-cursor --workspace acme",
+      "  npm run serve:http",
+      "Ctrl-C stops all six."
+    ].join("\n") + "\n"
+  )
   const shutdown = () => team.stop().then(() => process.exit(0))
   process.once("SIGINT", shutdown)
   process.once("SIGTERM", shutdown)
 }
-
