@@ -1,7 +1,6 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Effect, Either, Option, Runtime, Schedule } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
 import type { WorkspaceStores } from "../services/WorkspaceStores.js"
@@ -37,7 +36,7 @@ export const serveHttp = Effect.gen(function*() {
   const config = yield* readHttpSettings
   const tokens = yield* TokenStore
   const sessions = yield* makeSessions
-  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | CallWatchdog | WorkspaceStores>())
+  const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | WorkspaceStores>())
   const oauth = yield* makeOAuthIfSet(run)
   // An OAuth access token stands for the Relay token a person signed in with; both are believed for
   // the same recheck window, so revoking the Relay token stops its OAuth tokens within it.

@@ -3,7 +3,6 @@ import type { Caller } from "../domain/tokens.js"
 import { makeRelayServer, runOn } from "../mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../mcp/replyForm.js"
 import { teamGate } from "../mcp/teamGate.js"
-import type { CallWatchdog } from "../services/CallWatchdog.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
@@ -29,7 +28,7 @@ export const makeSessions = Effect.gen(function*() {
   const { storeFor } = yield* WorkspaceStores
   // A token's bucket outlives its sessions: closing and reopening a session must not refill it.
   const limiterFor = yield* Effect.cachedFunction((_tokenId: string) => makeRateLimiter(settings.rateLimitPerMinute))
-  const base = yield* Effect.runtime<SecretScanner | CallWatchdog>()
+  const base = yield* Effect.runtime<SecretScanner>()
   const run = Runtime.runPromise(base)
   const open = new Map<string, Session>()
 

@@ -3,7 +3,6 @@ import type { DatabaseError, ToolError } from "../domain/errors.js"
 import { type Caller, hashToken } from "../domain/tokens.js"
 import { retryTransient } from "../policies/retry.js"
 import { withCallBudget } from "../policies/timeout.js"
-import type { CallWatchdog } from "../services/CallWatchdog.js"
 
 /** Accepted tokens remembered at most; past it the least recently used is asked about again. */
 const capacity = 10_000
@@ -51,7 +50,7 @@ export const makeTokenCheck = (
     // A refusal or a failed check is dropped at once (a zero time to live still holds on a clock that
     // has not moved), and so is everything with a window of 0.
     const forget = (key: string) => cache.invalidate(key)
-    const check = (presented: string): Effect.Effect<Either.Either<Caller | null, ToolError>, never, CallWatchdog> => {
+    const check = (presented: string): Effect.Effect<Either.Either<Caller | null, ToolError>> => {
       const key = hashToken(presented)
       return Effect.locally(cache.get(key), presentedRef, presented).pipe(
         Effect.tap((caller) => caller === null || recheckMillis === 0 ? forget(key) : Effect.void),

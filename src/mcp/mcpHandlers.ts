@@ -9,7 +9,6 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Exit, Runtime } from "effect"
-import type { CallWatchdog } from "../services/CallWatchdog.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -61,7 +60,7 @@ export type Listing = typeof listing
 const byName = new Map(tools.map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
-export type ToolServices = FactStore | TaskStore | SecretScanner | RateLimiter | CallWatchdog
+export type ToolServices = FactStore | TaskStore | SecretScanner | RateLimiter
 
 /**
  * What a transport may add around the calls: its own listing, and a check before a call runs that

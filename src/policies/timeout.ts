@@ -1,17 +1,23 @@
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { DatabaseError, type ToolError } from "../domain/errors.js"
-import { CallWatchdog } from "../services/CallWatchdog.js"
 import { ownQueryTimeout } from "../services/GraphDatabase.js"
 
 /**
- * Every call within `callBudget` (2.5 s, the contract's 3 s less time for the reply), kept by the CallWatchdog: one timer for all calls. The
- * budget is the only timer of a call: the queries inside it skip their own timeout
- * (`ownQueryTimeout`), and a query cut short by the budget drops its connection as a timed-out one
- * would (FalkorDbLive).
+ * The contract: with the database down every tool answers within 3 s. A hung server costs a 2 s
+ * query timeout, a retry and a connect that hangs too; 2.5 s leaves half a second for the reply
+ * to reach the client on a busy machine.
+ */
+export const callBudget = Duration.millis(2500)
+
+/**
+ * Every call within `callBudget`. The budget is the only timer of a call: the queries inside it
+ * skip their own timeout (`ownQueryTimeout`), and a query cut short by the budget drops its
+ * connection as a timed-out one would (FalkorDbLive).
  */
 export const withCallBudget = <A, R>(self: Effect.Effect<A, ToolError, R>) =>
-  Effect.flatMap(CallWatchdog, (watchdog) =>
-    watchdog.within(
-      Effect.locally(self, ownQueryTimeout, false),
-      () => new DatabaseError({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
-    ))
+  Effect.locally(self, ownQueryTimeout, false).pipe(
+    Effect.timeoutFail({
+      duration: callBudget,
+      onTimeout: () => new DatabaseError({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
+    })
+  )

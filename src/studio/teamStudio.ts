@@ -2,7 +2,6 @@ import { Clock, Context, Effect, Either, Exit, Runtime, Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ToolError } from "../domain/errors.js"
 import type { Caller } from "../domain/tokens.js"
-import type { CallWatchdog } from "../services/CallWatchdog.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
@@ -18,13 +17,13 @@ import { makeStudioSessions, type StudioWorkspace } from "./studioSessions.js"
  * RELAY_HTTP_TOKEN_RECHECK_MS. Each studio session has its own rate limit bucket.
  */
 export const makeTeamStudio = (
-  check: (presented: string) => Effect.Effect<Either.Either<Caller | null, ToolError>, never, CallWatchdog>,
+  check: (presented: string) => Effect.Effect<Either.Either<Caller | null, ToolError>>,
   allowedOrigins: ReadonlyArray<string>
 ) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const { storeFor } = yield* WorkspaceStores
-    const base = yield* Effect.runtime<SecretScanner | CallWatchdog>()
+    const base = yield* Effect.runtime<SecretScanner>()
     const run = Runtime.runPromise(base)
     const sessions = makeStudioSessions(() => Runtime.runSync(base)(Clock.currentTimeMillis))
     yield* Effect.addFinalizer(() => Effect.promise(() => sessions.closeAll()))

@@ -3,7 +3,6 @@ import { Effect, Layer, Logger, Option, Ref, Schema } from "effect"
 import { DatabaseError } from "../../src/domain/errors.js"
 import { replyMaxBytes } from "../../src/domain/paging.js"
 import { callTool, internalMessage } from "../../src/mcp/callTool.js"
-import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
@@ -49,7 +48,6 @@ const call = (tool: AnyTool) =>
       Effect.provide(
         Layer.mergeAll(
           Layer.effect(RateLimiter, makeRateLimiter(1000)),
-          CallWatchdog.Default,
           Logger.replace(Logger.defaultLogger, logger)
         )
       ),

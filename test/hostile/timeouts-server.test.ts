@@ -7,7 +7,6 @@ import type { DatabaseError } from "../../src/domain/errors.js"
 import { graphStack } from "../../src/layers/assembly/stacks.js"
 import { ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
-import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
 import { Settings } from "../../src/services/Settings.js"
@@ -130,8 +129,7 @@ describe("server-side query timeouts", () => {
         )
       const live = Layer.mergeAll(
         graphStack(settings),
-        Layer.effect(RateLimiter, makeRateLimiter(100_000)),
-        CallWatchdog.Default
+        Layer.effect(RateLimiter, makeRateLimiter(100_000))
       )
       yield* Effect.gen(function*() {
         const db = yield* GraphDatabase

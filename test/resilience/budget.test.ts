@@ -1,8 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, Ref, Scope, TestClock } from "effect"
+import { Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
 import { DatabaseError } from "../../src/domain/errors.js"
 import { withCallBudget } from "../../src/policies/timeout.js"
-import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 
 /** A call that never ends by itself, and says whether it was interrupted. */
 const hanging = Effect.map(Ref.make(false), (stopped) => ({
@@ -13,8 +12,7 @@ const hanging = Effect.map(Ref.make(false), (stopped) => ({
 const isRunning = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.map(Fiber.poll(fiber), Option.isNone)
 
 /**
- * The call budget on a TestClock: one watchdog fiber keeps every call's deadline (CallWatchdog), in
- * place of a timer fiber per call. The real-time proofs (a hung server, a paused one) are in
+ * The call budget on a TestClock (Effect.timeoutFail in src/policies/timeout.ts). The real-time proofs (a hung server, a paused one) are in
  * test/hostile/timeouts-server.test.ts and test/resilience/outage.test.ts.
  */
 describe("the call budget", () => {
@@ -29,10 +27,9 @@ describe("the call budget", () => {
       expect(error).toBeInstanceOf(DatabaseError)
       expect(error).toMatchObject({ reason: "timeout", detail: "tool call timed out (over its time budget)" })
       expect(yield* Ref.get(stopped)).toBe(true)
-      expect((yield* CallWatchdog).watching()).toBe(0)
-    }).pipe(Effect.provide(CallWatchdog.Default)))
+    }))
 
-  it.effect("each call has its own 2.5 s: a later one outlives an earlier one, and the watchdog wakes for calls after a quiet spell", () =>
+  it.effect("each call has its own 2.5 s: a later one outlives an earlier one, also after a quiet spell", () =>
     Effect.gen(function*() {
       const first = yield* hanging
       const early = yield* Effect.fork(withCallBudget(first.call))
@@ -55,21 +52,19 @@ describe("the call budget", () => {
       expect(yield* isRunning(again)).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* Effect.flip(Fiber.join(again))).toMatchObject({ reason: "timeout" })
-    }).pipe(Effect.provide(CallWatchdog.Default)))
+    }))
 
-  it.effect("a call that ends in time keeps its own result or failure, and is no longer watched", () =>
+  it.effect("a call that ends in time keeps its own result or failure", () =>
     Effect.gen(function*() {
-      const watchdog = yield* CallWatchdog
       expect(yield* withCallBudget(Effect.succeed(42))).toBe(42)
       const refused = new DatabaseError({ reason: "refused", detail: "errMsg: Invalid input" })
       expect(yield* Effect.flip(withCallBudget(Effect.fail(refused)))).toBe(refused)
-      // Only the watchdog's own interruption is a timeout.
+      // Only the budget's own cut is a timeout.
       expect(Exit.isInterrupted(yield* Effect.exit(withCallBudget(Effect.interrupt)))).toBe(true)
       const slow = yield* Effect.fork(withCallBudget(Effect.as(Effect.sleep("2 seconds"), "done")))
       yield* TestClock.adjust("2 seconds")
       expect(yield* Fiber.join(slow)).toBe("done")
-      expect(watchdog.watching()).toBe(0)
-    }).pipe(Effect.provide(CallWatchdog.Default)))
+    }))
 
   it.effect("interrupting a call from outside stops the work inside it and waits for it to stop", () =>
     Effect.gen(function*() {
@@ -93,22 +88,5 @@ describe("the call budget", () => {
       yield* TestClock.adjust("1 millis")
       yield* Fiber.join(interrupting)
       expect(yield* Ref.get(seenAfter)).toBe(true)
-      expect((yield* CallWatchdog).watching()).toBe(0)
-    }).pipe(Effect.provide(CallWatchdog.Default)))
-
-  it.effect("once the watchdog's stack shuts down, calls it watched and calls after are stopped, not left unbounded", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const watchdog = yield* Layer.buildWithScope(CallWatchdog.Default, scope)
-      const during = yield* hanging
-      const running = yield* Effect.fork(withCallBudget(during.call).pipe(Effect.provide(watchdog)))
-      yield* TestClock.adjust("1 second")
-      yield* Scope.close(scope, Exit.void)
-      expect(yield* Effect.flip(Fiber.join(running))).toMatchObject({ reason: "timeout" })
-      expect(yield* Ref.get(during.stopped)).toBe(true)
-      const after = yield* hanging
-      expect(yield* Effect.flip(withCallBudget(after.call).pipe(Effect.provide(watchdog)))).toMatchObject({
-        reason: "timeout"
-      })
     }))
 })

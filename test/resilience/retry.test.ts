@@ -12,7 +12,6 @@ import {
 } from "../../src/domain/errors.js"
 import { applyPolicies } from "../../src/policies/applyPolicies.js"
 import { retryTransient } from "../../src/policies/retry.js"
-import { CallWatchdog } from "../../src/services/CallWatchdog.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
@@ -103,7 +102,7 @@ describe("retry policy", () => {
       ).pipe(Effect.provide(limited))
       expect((yield* twice)._tag).toBe("RateLimited")
       expect(yield* Ref.get(attempts)).toBe(1)
-    }).pipe(Effect.provide(Layer.merge(Layer.effect(RateLimiter, makeRateLimiter(100_000)), CallWatchdog.Default))))
+    }).pipe(Effect.provide(Layer.effect(RateLimiter, makeRateLimiter(100_000)))))
 })
 
 const countFacts = (id: string) =>

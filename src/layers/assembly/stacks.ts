@@ -1,5 +1,4 @@
 import { Effect, Layer } from "effect"
-import { CallWatchdog } from "../../services/CallWatchdog.js"
 import { Database, GraphDatabase, type GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { RateLimiter } from "../../services/RateLimiter.js"
 import { SecretScanner } from "../../services/SecretScanner.js"
@@ -62,7 +61,7 @@ export const relayStack = <E, R>(
     readonly wrap?: (db: GraphDatabaseShape) => GraphDatabaseShape
   } = {}
 ) =>
-  Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default, SecretScanner.Default, CallWatchdog.Default).pipe(
+  Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default, SecretScanner.Default).pipe(
     Layer.provideMerge(graphOf(options.graph, options.wrap ?? ((db) => db))),
     Layer.provideMerge(database(settings))
   )
@@ -72,6 +71,6 @@ export const relayStack = <E, R>(
  * the one pool of connections), the secret scanner and the call budget.
  */
 export const teamStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
-  Layer.mergeAll(TokenStoreLive, OAuthStoreLive, WorkspaceStoresLive, SecretScanner.Default, CallWatchdog.Default).pipe(
+  Layer.mergeAll(TokenStoreLive, OAuthStoreLive, WorkspaceStoresLive, SecretScanner.Default).pipe(
     Layer.provideMerge(database(settings))
   )
