@@ -15,8 +15,8 @@ import { threadMembers } from "./threadScope.js"
  * decision; a loser stamped after the snapshot is left out, it takes no part anyway), `lateOut` those
  * of facts retracted after it: a child takes part when every SUPERSEDES
  * and RETRACTS into it is late. Most children have neither, and indegree() answers them without a
- * pattern: a pattern per child (with the stamp test inside, FalkorDB scanned the SUPERSEDES stamp
- * index once per child) took 688 ms at 100k facts.
+ * pattern: with a pattern per child (the stamp test inside), FalkorDB scans the SUPERSEDES stamp
+ * index once per child, hundreds of ms at 100k facts.
  */
 const openChild = (c: string) =>
   // A detail is never in a conflict (domain/model/conflicts.ts), so it never takes part.

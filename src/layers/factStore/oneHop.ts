@@ -31,9 +31,8 @@ export const edgeOf = (path: string): string => `relationships(${path})[0]`
 /**
  * The same one hop in a MATCH, as a pattern and the condition that leaves out the zero-length path.
  * Over many rows FalkorDB 4.16 ran a plain one-hop MATCH at ~4 us a row, and as much again for a
- * label on the far end (a traverse of its own); the path walks the adjacency (relay_detect_conflicts
- * on the 100k bench graph: 170 -> 127 ms in process). Leave the far end unlabelled where the type
- * implies it.
+ * label on the far end (a traverse of its own); the path walks the adjacency, a quarter less time
+ * for relay_detect_conflicts at 100k. Leave the far end unlabelled where the type implies it.
  */
 export const oneHopMatch = (o: {
   readonly from: string

@@ -41,11 +41,10 @@ export const important = (
  * every component and lists its ids oldest first (cheap: no fact is mapped); the clusters that fit
  * the answer are chosen here (domain/clusters.ts), and only their facts are read in full.
  * Each component sorts its own [created_at, id] pairs (stamps are unique, so the pairs order by
- * age): one ORDER BY over every fact kept all their records (at 100k, 180 of the query's 370 ms
- * server time; 170 ms now). A component's ids come as one comma-joined string (ids hold no comma),
- * split only for the clusters chosen: as a list, every id of the memory was a string to decode
- * (at 100k, relay_get_clusters spent 209-214 ms of Relay's CPU, mostly on 100,000 ids and their
- * garbage; 58-63 ms joined).
+ * age): one ORDER BY over every fact would keep all their records, about half the query's server
+ * time at 100k. A component's ids come as one comma-joined string (ids hold no comma), split only
+ * for the clusters chosen: as a list, every id of the memory would be a string to decode, most of
+ * relay_get_clusters' CPU at 100k.
  */
 export const clusterSizesQuery =
   `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
