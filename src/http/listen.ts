@@ -1,10 +1,12 @@
-import { Data, Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { guardConnections } from "./connectionGuard.js"
 import { loopbackHosts } from "./HttpSettings.js"
 
-class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string }> {}
+class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", {
+  message: Schema.String
+}) {}
 
 type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => Promise<void>
 

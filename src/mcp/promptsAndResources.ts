@@ -7,6 +7,7 @@ import { getContext } from "../tools/getContext.js"
 import { getThread } from "../tools/getThread.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toFailureResult, type ToolResult } from "./callTool.js"
+import { RpcFailure } from "./rpcErrors.js"
 
 /**
  * MCP prompts and resources: memory for clients that load a prompt or attach a resource rather than
@@ -26,16 +27,6 @@ export interface Calls {
 /** -32002 is MCP's "resource not found". */
 const resourceNotFound = -32002
 
-/**
- * A JSON-RPC error the SDK sends as it is: code, message and `data.code` (the contract code). The SDK's
- * McpError would put "MCP error <code>:" in front of the message, and the client adds it once more.
- */
-export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data: { readonly code: string }) {
-    super(message)
-  }
-}
-
 const rpcCode: Record<string, number> = {
   invalid_input: ErrorCode.InvalidParams,
   forbidden: ErrorCode.InvalidParams,
@@ -51,9 +42,10 @@ const failureOf = (result: ToolResult): Failure | undefined =>
   result.isError === true ? (result.structuredContent as { error: Failure }).error : undefined
 
 /**
- * A tool's answer, or the RpcError for its failure, with the tool's field names put as the caller
- * sent them (a prompt's `name`, a resource's `uri`) and, where given, a fixed message for a code
- * (an unknown fact is "no fact with that id": the address is the caller's own text).
+ * A tool's answer, or the RpcFailure for its failure (`data.code` is the contract code), with the
+ * tool's field names put as the caller sent them (a prompt's `name`, a resource's `uri`) and, where
+ * given, a fixed message for a code (an unknown fact is "no fact with that id": the address is the
+ * caller's own text).
  */
 const unwrap = (
   result: ToolResult,
@@ -65,7 +57,9 @@ const unwrap = (
   const field = /^([a-z_]+):/.exec(error.message)?.[1]
   const own = field === undefined ? undefined : fields[field]
   const message = messages[error.code] ?? (own === undefined ? error.message : own + error.message.slice(field!.length))
-  throw new RpcError(rpcCode[error.code] ?? ErrorCode.InternalError, `${error.code}: ${message}`, { code: error.code })
+  throw new RpcFailure(rpcCode[error.code] ?? ErrorCode.InternalError, `${error.code}: ${message}`, {
+    code: error.code
+  })
 }
 
 export const startSession = {
@@ -182,7 +176,7 @@ export const readResource = async (calls: Calls, uri: string) => {
     // Through the policies like any read; an address Relay does not serve is "not found".
     const refused = await calls.refuse("resource", badUri)
     if (failureOf(refused)?.code !== "invalid_input") unwrap(refused, {})
-    throw new RpcError(resourceNotFound, `invalid_input: ${badUri}`, { code: "invalid_input" })
+    throw new RpcFailure(resourceNotFound, `invalid_input: ${badUri}`, { code: "invalid_input" })
   }
   if (fact !== null) {
     const result = unwrap(await calls.invoke(getContext, { fact_id: part, limit: 1 }), { fact_id: "uri" }, {

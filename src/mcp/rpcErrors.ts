@@ -3,7 +3,8 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 /**
  * An error the SDK's Protocol sends as the JSON-RPC error of the request that threw it: it reads
  * `code`, `message` and `data` off whatever was thrown. The SDK's own McpError prefixes its message
- * with "MCP error <code>: ", which the code field already says.
+ * with "MCP error <code>: ", which the code field already says. It stays a JS Error, not a
+ * Schema.TaggedError: it leaves Effect as a thrown exception, and the SDK's handler is what catches it.
  */
 export class RpcFailure extends Error {
   constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
