@@ -1,3 +1,4 @@
+// Not the SDK's Streamable HTTP transport: it accepts a request id still in use (test/team/requestIds.test.ts).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   isInitializeRequest,
