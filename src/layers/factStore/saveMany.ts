@@ -1,6 +1,5 @@
 import { Effect, Schema } from "effect"
-import { normaliseContent } from "../../domain/content.js"
-import { contentKey } from "../../domain/contentKey.js"
+import { storedText } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
@@ -134,20 +133,15 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         ...facts.flatMap((f) => !f.requested && !earlier.has(f.id) ? [] : [[f.id, !earlier.has(f.id)]]),
         ...outside.map((id) => [id, false])
       ],
-      rows: fresh.map((f, k) => {
-        const norm = normaliseContent(f.content)
-        return {
-          id: f.id,
-          content: f.content,
-          norm,
-          hash: contentKey(norm),
-          w: f.writtenBy,
-          s: f.sessionId,
-          kind: f.kind ?? null,
-          i: f.i,
-          terms: terms[k]!
-        }
-      }),
+      rows: fresh.map((f, k) => ({
+        id: f.id,
+        ...storedText(f.content),
+        w: f.writtenBy,
+        s: f.sessionId,
+        kind: f.kind ?? null,
+        i: f.i,
+        terms: terms[k]!
+      })),
       outside,
       // [child, parent in the batch or -1, parent outside it]; a parent already stored by an
       // earlier try of the same request_id counts as outside.

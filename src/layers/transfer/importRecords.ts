@@ -1,6 +1,5 @@
 import { Effect, Schema } from "effect"
-import { normaliseContent } from "../../domain/content.js"
-import { contentKey } from "../../domain/contentKey.js"
+import { storedText } from "../../domain/contentKey.js"
 import type {
   CompatibleRecord,
   DecisionRecord,
@@ -97,21 +96,16 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const fresh = batch.filter((f) => !there.has(f.id))
     counts.skipped += batch.length - fresh.length
     if (fresh.length === 0) return
-    const rows = fresh.map((f) => {
-      const norm = normaliseContent(f.content)
-      return {
-        id: f.id,
-        content: f.content,
-        norm,
-        hash: contentKey(norm),
-        kind: f.fact_kind ?? null,
-        written_by: f.written_by,
-        session_id: f.session_id,
-        created_at: stamp(f.created_at),
-        parent_id: f.parent_id,
-        terms: termsOf(f.content)
-      }
-    })
+    const rows = fresh.map((f) => ({
+      id: f.id,
+      ...storedText(f.content),
+      kind: f.fact_kind ?? null,
+      written_by: f.written_by,
+      session_id: f.session_id,
+      created_at: stamp(f.created_at),
+      parent_id: f.parent_id,
+      terms: termsOf(f.content)
+    }))
     yield* db.write(createFacts, { rows })
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
