@@ -49,6 +49,16 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   readonly code = "forbidden"
 }
 
+/**
+ * The memory (a team workspace's graph, or the local one) holds as many facts or content bytes as
+ * its operator allows (RELAY_MAX_FACTS, RELAY_MAX_CONTENT_BYTES): nothing was written.
+ */
+export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
+  message: Schema.String
+}) {
+  readonly code = "memory_full"
+}
+
 /** A claim of a task someone else holds on a live lease: names who and until when. */
 export class AlreadyClaimed extends Schema.TaggedError<AlreadyClaimed>()("AlreadyClaimed", {
   message: Schema.String
@@ -124,6 +134,7 @@ export type ToolError =
   | InvalidResolution
   | RateLimited
   | Forbidden
+  | MemoryFull
   | AlreadyClaimed
   | LeaseLost
   | TaskNotFound
@@ -136,6 +147,7 @@ export const ErrorCode = Schema.Literal(
   "invalid_resolution",
   "rate_limited",
   "forbidden",
+  "memory_full",
   "already_claimed",
   "lease_lost",
   "task_not_found",

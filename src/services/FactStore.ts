@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { ContextCursor, ImpactCursor, PageRequest } from "../domain/chainPaging.js"
-import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution } from "../domain/errors.js"
+import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution, MemoryFull } from "../domain/errors.js"
 import type { Dependent, Fact } from "../domain/fact.js"
 import type { MemoryRecord } from "../domain/memoryRecord.js"
 import type { ChainDecision } from "../domain/outputs.js"
@@ -40,7 +40,7 @@ export type * from "./factStore/results.js"
 
 /** What the FactStore does. */
 export interface FactStoreShape {
-  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | DatabaseError>
+  readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | MemoryFull | DatabaseError>
   /**
    * The bulk path: many facts in one statement, with the rules a save applies to each (see
    * layers/factStore/saveMany.ts); parents may be earlier facts of the same batch. Inputs are
@@ -51,7 +51,7 @@ export interface FactStoreShape {
     facts: ReadonlyArray<BulkFact>,
     /** The place of facts[0] in the caller's whole list, for the messages. */
     first?: number
-  ) => Effect.Effect<ReadonlyArray<BulkSaved>, FactNotFound | InvalidInput | DatabaseError>
+  ) => Effect.Effect<ReadonlyArray<BulkSaved>, FactNotFound | InvalidInput | MemoryFull | DatabaseError>
   /** The chain from the fact toward its root, a page at a time: root first within a page, the fact last on the first. */
   readonly context: (
     id: string,

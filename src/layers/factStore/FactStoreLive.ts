@@ -3,6 +3,7 @@ import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
+import { graphCapacity } from "./capacity.js"
 import { compatible } from "./compatible.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
@@ -28,9 +29,10 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
+  const capacity = yield* graphCapacity
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, now, fact))),
-    saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, now, facts, first))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, capacity, now, fact))),
+    saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
     context: (id, page, asOf) => context(db, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
     impact: (id, page) => impact(db, id, page),

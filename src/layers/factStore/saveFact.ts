@@ -2,11 +2,12 @@ import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
 import { normaliseContent } from "../../domain/content.js"
 import { contentKey } from "../../domain/contentKey.js"
-import { FactNotFound, InvalidInput, noFactWithId } from "../../domain/errors.js"
+import { FactNotFound, InvalidInput, MemoryFull, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { madeStale } from "./madeStale.js"
 import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
@@ -43,10 +44,14 @@ const sameOrNew = (carry: ReadonlyArray<string>) =>
  * relay_detect_conflicts start from the forked parents instead of scanning every fact.
  */
 const createFact = (carry: ReadonlyArray<string>) =>
-  `${sameOrNew(carry)} ${stampClause(carry)} ` +
+  `${sameOrNew(carry)} ${stampClause([...carry, "earlier"])} ` +
+  // A new fact must fit the graph's capacity (capacity.ts); a retry of one that landed always answers.
+  `WHERE earlier IS NOT NULL OR ` +
+  `(coalesce(clk.facts, 0) < $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes) ` +
   `MERGE (f:Fact {id: $id}) ` +
   `ON CREATE SET f.content = $content, f.norm = $norm, f.hash = $hash, f.written_by = $writtenBy, ` +
-  `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts`
+  `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts, ` +
+  `clk.facts = coalesce(clk.facts, 0) + 1, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
 
 /**
  * A revision (domain/model/revision.ts) matches the fact it supersedes as `o` and, in the same
@@ -116,24 +121,40 @@ const Row = Schema.Struct({
   revised: Schema.NullOr(FactFromRow)
 })
 
-const DiagnosisRow = Schema.Struct({ taken: Schema.Boolean, parent: Schema.Boolean, revised: Schema.Boolean })
+const DiagnosisRow = Schema.Struct({
+  taken: Schema.Boolean,
+  parent: Schema.Boolean,
+  revised: Schema.Boolean,
+  facts: Schema.Number,
+  bytes: Schema.Number
+})
+
+const fullMessage = (capacity: GraphCapacity, facts: number) =>
+  facts >= capacity.facts
+    ? `this memory holds ${capacity.facts} facts, the most its operator allows (RELAY_MAX_FACTS); nothing was written`
+    : `this fact's text does not fit: the memory's texts may take ${capacity.bytes} bytes in all ` +
+      `(RELAY_MAX_CONTENT_BYTES); nothing was written`
 
 /**
- * No row: the id is taken by a different fact (see `sameOrNew`), the parent or the revised fact does
- * not exist, or the parent builds on the revised fact.
+ * No row: the id is taken by a different fact (see `sameOrNew`), the memory is full, the parent or
+ * the revised fact does not exist, or the parent builds on the revised fact.
  */
-const noRow = (db: GraphDatabase["Type"], input: NewFact) =>
+const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacity) =>
   db.read(
     `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
       `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
-      `OPTIONAL MATCH (o:Fact {id: $supersedes}) RETURN taken, parent, count(o) > 0 AS revised`,
+      `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, count(o) > 0 AS revised ` +
+      `OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+      `RETURN taken, parent, revised, coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
     { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
     DiagnosisRow
   ).pipe(
-    Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound> => {
-      const d = rows[0] ?? { taken: false, parent: false, revised: false }
+    Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound | MemoryFull> => {
+      const d = rows[0] ?? { taken: false, parent: false, revised: false, facts: 0, bytes: 0 }
       return d.taken
         ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
+        : d.facts >= capacity.facts || d.bytes + textBytes(input.content) > capacity.bytes
+        ? Effect.fail(new MemoryFull({ message: fullMessage(capacity, d.facts) }))
         : input.revises !== null && input.revises !== undefined && !d.revised
         ? Effect.fail(noFactWithId("supersedes", input.revises.id))
         : !d.parent && input.parentId !== null
@@ -157,7 +178,7 @@ const parentOf = (db: GraphDatabase["Type"], id: string) =>
   )
 
 export const save = Effect.fn("relay/factStore/save")(
-  function*(db: GraphDatabase["Type"], now: number, input: NewFact) {
+  function*(db: GraphDatabase["Type"], capacity: GraphCapacity, now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
     const revises = input.revises ?? null
     // A revision goes beside the fact it supersedes unless the caller named a parent.
@@ -178,10 +199,13 @@ export const save = Effect.fn("relay/factStore/save")(
       reason: revises?.reason ?? null,
       shown: forkSiblingsShown,
       now,
+      bytes: textBytes(input.content),
+      maxFacts: capacity.facts,
+      maxBytes: capacity.bytes,
       ...termCountsParams(input.content)
     }, Row)
     const row = rows[0]
-    if (row === undefined) return yield* noRow(db, { ...input, parentId })
+    if (row === undefined) return yield* noRow(db, { ...input, parentId }, capacity)
     const revision = revises === null || row.revised === null ? null : yield* Effect.map(
       madeStale(
         db,

@@ -1,10 +1,11 @@
 import { Effect, Schema } from "effect"
 import { storedText } from "../../domain/contentKey.js"
-import { FactNotFound, InvalidInput } from "../../domain/errors.js"
+import { FactNotFound, InvalidInput, MemoryFull } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { type GraphCapacity, textBytes } from "./capacity.js"
 import { addTermCountsParams } from "./termCounts.js"
 
 /**
@@ -25,7 +26,10 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `WITH count(*) AS passed WHERE passed = size($check) ` +
   `MERGE (clk:RelayClock {id: 0}) ` +
   `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
+  // The batch must fit the graph's capacity (capacity.ts), checked and counted as a save does.
+  `WHERE coalesce(clk.facts, 0) + size($rows) <= $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes ` +
   `SET clk.last = base + size($rows) - 1, ` +
+  `clk.facts = coalesce(clk.facts, 0) + size($rows), clk.bytes = coalesce(clk.bytes, 0) + $bytes, ` +
   `clk.docs = coalesce(clk.docs, 0) + $docs, clk.terms = coalesce(clk.terms, 0) + $terms ` +
   `WITH base UNWIND $rows AS r ` +
   `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
@@ -47,6 +51,11 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `FOREACH (_ IN CASE WHEN any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
   `WITH count(*) AS marked ` +
   `MATCH (clk:RelayClock {id: 0}) RETURN clk.last - size($rows) + 1 AS base`
+
+/** What the graph holds now, as its capacity counts it (capacity.ts). */
+const heldQuery =
+  `OPTIONAL MATCH (clk:RelayClock {id: 0}) RETURN coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`
+const HeldRow = Schema.Struct({ facts: Schema.Number, bytes: Schema.Number })
 
 /** What is stored under an id a batch names: the fact a request_id made before, to compare. */
 const earlierQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
@@ -79,6 +88,7 @@ const attempts = 3
  */
 export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
   db: GraphDatabase["Type"],
+  capacity: GraphCapacity,
   now: number,
   facts: ReadonlyArray<BulkFact>,
   /** The place of facts[0] in the caller's whole list, for the messages. */
@@ -121,12 +131,24 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
     if (fresh.length === 0) {
       return facts.map((f): BulkSaved => ({ id: f.id, createdAt: earlier.get(f.id)!.created_at, existed: true }))
     }
+    const bytes = fresh.reduce((n, f) => n + textBytes(f.content), 0)
+    const held = (yield* db.read(heldQuery, {}, HeldRow))[0] ?? { facts: 0, bytes: 0 }
+    if (held.facts + fresh.length > capacity.facts || held.bytes + bytes > capacity.bytes) {
+      return yield* new MemoryFull({
+        message: `${field}: the batch does not fit: the memory may hold ${capacity.facts} facts (RELAY_MAX_FACTS) ` +
+          `and ${capacity.bytes} bytes of text (RELAY_MAX_CONTENT_BYTES); it holds ${held.facts} and ${held.bytes}; ` +
+          `nothing was written`
+      })
+    }
     const terms = fresh.map((f) => termsOf(f.content))
     const counts = addTermCountsParams(terms)
     const place = new Map(fresh.map((f) => [f.id, f.i]))
     const outer = new Map(outside.map((id, k) => [id, k]))
     const rows = yield* db.write(saveManyQuery, {
       now,
+      bytes,
+      maxFacts: capacity.facts,
+      maxBytes: capacity.bytes,
       // What was read must still hold: a fact to create is absent (only an id from a request_id can
       // be there already), a fact found is there, a parent outside the batch is there.
       check: [

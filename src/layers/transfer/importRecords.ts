@@ -9,6 +9,7 @@ import type {
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { textBytes } from "../factStore/capacity.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
 /**
@@ -42,6 +43,10 @@ const createFacts = `UNWIND $rows AS r ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p)`
+
+/** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
+const countFacts = `MERGE (clk:RelayClock {id: 0}) ` +
+  `SET clk.facts = coalesce(clk.facts, 0) + $facts, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
 
 /**
  * A parent whose children say different things is a fork: marked as a save marks it (saveFact.ts),
@@ -107,6 +112,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       terms: termsOf(f.content)
     }))
     yield* db.write(createFacts, { rows })
+    yield* db.write(countFacts, { facts: rows.length, bytes: rows.reduce((n, r) => n + textBytes(r.content), 0) })
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
     const parents = [...new Set(fresh.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id])))]
