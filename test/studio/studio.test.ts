@@ -70,6 +70,20 @@ const get = (path: string, headers: Record<string, string> = {}) =>
 const ready = (after = 0) =>
   page.waitForFunction((n: number) => Number(document.body.dataset["refreshes"] ?? "0") > n, { timeout: 10_000 }, after)
 const refreshes = () => page.evaluate(() => Number(document.body.dataset["refreshes"] ?? "0"))
+/**
+ * Clicks a fact's node with the mouse. A live refresh (the SSE `record` event of a save made just
+ * before) redraws the thread and can replace the node between puppeteer's lookup and its click;
+ * a person would click the new node, so the test does too.
+ */
+const clickNode = async (id: string) => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.click(`g.node[data-id="${id}"]`)
+    } catch (e) {
+      if (attempt >= 5 || !String(e).includes("detached")) throw e
+    }
+  }
+}
 const shot = (name: string) => page.screenshot({ path: `${artifacts}/${name}.png`, fullPage: true })
 
 beforeAll(async () => {
@@ -119,7 +133,7 @@ describe("Relay Studio in a browser", () => {
 
   it("clicking a fact shows its chain, status and why", async () => {
     const csrf = ids.get("csrf")!
-    await page.click(`g.node[data-id="${csrf}"]`)
+    await clickNode(csrf)
     await page.waitForFunction(
       (id: string) => document.querySelector("#chain li:last-child")?.getAttribute("data-id") === id,
       {},
@@ -128,7 +142,7 @@ describe("Relay Studio in a browser", () => {
     const chain = await page.$$eval("#chain li", (lis) => lis.map((li) => li.getAttribute("data-id")))
     expect(chain).toEqual([ids.get("auth"), ids.get("cookies"), ids.get("csrf")])
     expect(await page.$eval("#fact-status", (e) => e.textContent)).toBe("stale")
-    await page.click(`g.node[data-id="${ids.get("cookies")!}"]`)
+    await clickNode(ids.get("cookies")!)
     await page.waitForFunction(() => document.querySelector("#fact-status")?.textContent === "superseded")
     expect(await page.$eval("#why", (e) => e.textContent)).toContain(storyResolution.reason)
     expect(await page.$$eval("#impact li", (lis) => lis.length)).toBe(2)
