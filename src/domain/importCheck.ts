@@ -1,4 +1,4 @@
-import { compareRecords, type MemoryRecord } from "./memoryRecord.js"
+import { compareRecords, type MemoryRecord, type TaskRecord } from "./memoryRecord.js"
 import { compatibleMessage, resolutionMessage } from "./rules.js"
 
 /**
@@ -22,6 +22,8 @@ export const checkImport = (
   const beats = new Map<string, Array<string>>()
   const retracted = new Set<string>()
   const retractionIds = new Set<string>()
+  const tasks = new Set<string>()
+  const taskNotes = new Set<string>()
   const exists = (id: string) => parent.has(id) || inGraph.has(id)
   const ancestorsOf = (id: string): Set<string> => {
     const out = new Set<string>()
@@ -94,7 +96,45 @@ export const checkImport = (
         retractionIds.add(r.id)
         break
       }
+      case "task": {
+        if (tasks.has(r.id)) return fail("id: a task with this id comes earlier in the file")
+        const missing = r.about.find((id) => !exists(id))
+        if (missing !== undefined) return fail("about: no fact with that id earlier in the file or in the graph")
+        if (new Set(r.about).size !== r.about.length) return fail("about: names a fact twice")
+        const problem = taskProblem(r)
+        if (problem !== undefined) return fail(problem)
+        tasks.add(r.id)
+        break
+      }
+      case "task_note": {
+        if (!tasks.has(r.task_id)) return fail("task_id: no task with that id earlier in the file")
+        if (taskNotes.has(r.id)) return fail("id: a task note with this id comes earlier in the file")
+        taskNotes.add(r.id)
+        break
+      }
     }
+  }
+  return undefined
+}
+
+/** A task's own fields must agree with each other as the task tools leave them (domain/taskModel.ts). */
+const taskProblem = (r: TaskRecord): string | undefined => {
+  if (r.attempts > r.max_attempts) return "attempts: more than max_attempts"
+  if ((r.status === "awaiting_approval" || r.status === "rejected") && !r.needs_approval) {
+    return `status: ${r.status} is only for a task that needs approval`
+  }
+  const decided = r.decided_by !== null
+  if (decided !== (r.decided_at !== null)) return "decided_by and decided_at: both or neither"
+  if (decided && !r.needs_approval) return "decided_by: only a task that needs approval is decided"
+  if (r.status === "awaiting_approval" && decided) return "decided_by: a task awaiting approval is not decided yet"
+  if (r.needs_approval && r.status !== "awaiting_approval" && !decided) {
+    return "decided_by: a task that needed approval and left awaiting_approval names who decided"
+  }
+  if (r.status === "failed" && r.attempts !== r.max_attempts) return "attempts: a failed task used all max_attempts"
+  if (r.status === "done" && r.last_finish?.outcome !== "done") return "last_finish: a done task was finished done"
+  const after = (at: string | null | undefined) => at === null || at === undefined || at >= r.created_at
+  if (!after(r.decided_at) || !after(r.last_finish?.created_at)) {
+    return "decided_at and last_finish.created_at: not before the task's created_at"
   }
   return undefined
 }
@@ -122,6 +162,11 @@ export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyAr
         break
       case "retraction":
         use(r.fact_id)
+        break
+      case "task":
+        for (const id of r.about) use(id)
+        break
+      case "task_note":
     }
   }
   return [...outside]

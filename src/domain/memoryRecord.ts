@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { FactContent, Reason, RetractReason } from "./content.js"
 import { FactKind } from "./fact.js"
 import { AgentName, SessionId } from "./ids.js"
+import { aboutMax, FinishOutcome, TaskDetail, TaskNote, TaskTitle } from "./tasks.js"
 import { toIso } from "./time.js"
 
 /**
@@ -76,20 +77,70 @@ export const RetractionRecord = Schema.Struct({
   reason: RetractReason
 })
 
-export const MemoryRecord = Schema.Union(FactRecord, DecisionRecord, CompatibleRecord, RetractionRecord)
+/**
+ * A task as it stands, at the stamp it was posted. A claim is a lease held by an agent running
+ * against the memory it was taken from: a copy has no such agent, so a claimed task is written as
+ * open (its attempts kept) and takes its place in the copy's queue by when it last entered one.
+ */
+export const TaskRecord = Schema.Struct({
+  kind: Schema.Literal("task"),
+  id: WholeId,
+  created_at: ExactStamp,
+  written_by: AgentName,
+  title: TaskTitle,
+  detail: Schema.NullOr(TaskDetail),
+  about: Schema.Array(WholeId).pipe(Schema.maxItems(aboutMax)),
+  needs_approval: Schema.Boolean,
+  max_attempts: Schema.Int.pipe(Schema.between(1, 10)),
+  status: Schema.Literal("open", "done", "failed", "awaiting_approval", "rejected"),
+  attempts: Schema.Int.pipe(Schema.between(0, 10)),
+  decided_by: Schema.NullOr(AgentName),
+  decided_at: Schema.NullOr(ExactStamp),
+  last_finish: Schema.NullOr(Schema.Struct({
+    outcome: FinishOutcome,
+    note: Schema.NullOr(TaskNote),
+    by: AgentName,
+    created_at: ExactStamp
+  }))
+})
+
+/** What an agent left when it finished a task (every failure, and any finish with a note). */
+export const TaskNoteRecord = Schema.Struct({
+  kind: Schema.Literal("task_note"),
+  id: WholeId,
+  created_at: ExactStamp,
+  task_id: WholeId,
+  outcome: FinishOutcome,
+  note: Schema.NullOr(TaskNote),
+  by: AgentName
+})
+
+export const MemoryRecord = Schema.Union(
+  FactRecord,
+  DecisionRecord,
+  CompatibleRecord,
+  RetractionRecord,
+  TaskRecord,
+  TaskNoteRecord
+)
 export type MemoryRecord = typeof MemoryRecord.Type
+export type TaskRecord = typeof TaskRecord.Type
+export type TaskNoteRecord = typeof TaskNoteRecord.Type
 export type FactRecord = typeof FactRecord.Type
 export type DecisionRecord = typeof DecisionRecord.Type
 export type CompatibleRecord = typeof CompatibleRecord.Type
 export type RetractionRecord = typeof RetractionRecord.Type
 
 /** Within one stamp (only a merged import can make two share one), records sort by kind, then by what they name. */
-const kindOrder = { fact: 0, decision: 1, compatible: 2, retraction: 3 } as const
+export const kindOrder = { fact: 0, decision: 1, compatible: 2, retraction: 3, task: 4, task_note: 5 } as const
+export type RecordKind = keyof typeof kindOrder
 
 export const recordKey = (r: MemoryRecord): string => {
   switch (r.kind) {
     case "fact":
     case "retraction":
+    case "task":
+    case "task_note":
       return r.id
     case "decision":
       return `${r.winner_id} ${r.loser_id}`
@@ -103,6 +154,19 @@ export const compareRecords = (a: MemoryRecord, b: MemoryRecord): number =>
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ?
     1 :
     kindOrder[a.kind] - kindOrder[b.kind] || (recordKey(a) < recordKey(b) ? -1 : recordKey(a) > recordKey(b) ? 1 : 0)
+
+/** Where a record stands in write order: its stamp, kind and key (export pages and the studio's events resume from it). */
+export interface RecordPosition {
+  readonly stamp: number
+  readonly kind: number
+  readonly key: string
+}
+
+export const positionOf = (r: MemoryRecord): RecordPosition => ({
+  stamp: Date.parse(r.created_at),
+  kind: kindOrder[r.kind],
+  key: recordKey(r)
+})
 
 /** One record as its line, the fields in the fixed order of its Schema (no trailing newline). */
 export const recordLine = (r: MemoryRecord): string => {
@@ -143,6 +207,38 @@ export const recordLine = (r: MemoryRecord): string => {
         fact_id: r.fact_id,
         retracted_by: r.retracted_by,
         reason: r.reason
+      })
+    case "task":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        written_by: r.written_by,
+        title: r.title,
+        detail: r.detail,
+        about: r.about,
+        needs_approval: r.needs_approval,
+        max_attempts: r.max_attempts,
+        status: r.status,
+        attempts: r.attempts,
+        decided_by: r.decided_by,
+        decided_at: r.decided_at,
+        last_finish: r.last_finish === null ? null : {
+          outcome: r.last_finish.outcome,
+          note: r.last_finish.note,
+          by: r.last_finish.by,
+          created_at: r.last_finish.created_at
+        }
+      })
+    case "task_note":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        task_id: r.task_id,
+        outcome: r.outcome,
+        note: r.note,
+        by: r.by
       })
   }
 }

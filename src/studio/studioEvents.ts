@@ -1,6 +1,6 @@
 import { Clock, Effect, Fiber, Runtime, Schedule } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { RecordPosition } from "../services/FactStore.js"
+import { positionOf, type RecordPosition } from "../domain/memoryRecord.js"
 import { FactStore } from "../services/FactStore.js"
 import { securityHeaders, sendJson } from "./studioReplies.js"
 import type { StudioWorkspace } from "./studioSessions.js"
@@ -44,8 +44,6 @@ const decodeId = (id: string | undefined): RecordPosition | undefined => {
   return undefined
 }
 
-const kindIndex = { fact: 0, decision: 1, compatible: 2, retraction: 3 } as const
-
 export const studioEvents = (
   req: IncomingMessage,
   res: ServerResponse,
@@ -82,15 +80,7 @@ export const studioEvents = (
       )
       const now = yield* Clock.currentTimeMillis
       for (const r of records) {
-        at = {
-          stamp: Date.parse(r.created_at),
-          kind: kindIndex[r.kind],
-          key: r.kind === "fact" || r.kind === "retraction" ?
-            r.id :
-            r.kind === "decision"
-            ? `${r.winner_id} ${r.loser_id}`
-            : `${r.fact_ids[0]} ${r.fact_ids[1]}`
-        }
+        at = positionOf(r)
         res.write(`id: ${encodeId(at)}\nevent: record\ndata: ${JSON.stringify(r)}\n\n`)
         sent++
       }

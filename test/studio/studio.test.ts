@@ -72,15 +72,19 @@ const ready = (after = 0) =>
 const refreshes = () => page.evaluate(() => Number(document.body.dataset["refreshes"] ?? "0"))
 /**
  * Clicks a fact's node with the mouse. A live refresh (the SSE `record` event of a save made just
- * before) redraws the thread and can replace the node between puppeteer's lookup and its click;
+ * before) redraws the thread and can replace the node between puppeteer's lookup and its click
+ * (puppeteer then says the node is detached, or not clickable);
  * a person would click the new node, so the test does too.
  */
 const clickNode = async (id: string) => {
+  const selector = `g.node[data-id="${id}"]`
   for (let attempt = 1; ; attempt++) {
     try {
-      return await page.click(`g.node[data-id="${id}"]`)
+      return await page.click(selector)
     } catch (e) {
-      if (attempt >= 5 || !String(e).includes("detached")) throw e
+      // "detached from document" or "not clickable": the node was replaced mid-click.
+      if (attempt >= 5) throw e
+      await page.waitForSelector(selector)
     }
   }
 }

@@ -6,32 +6,35 @@ import {
   type CompatibleRecord,
   type DecisionRecord,
   type FactRecord,
+  kindOrder,
   type MemoryRecord,
-  recordKey,
-  type RetractionRecord
+  positionOf,
+  type RecordKind,
+  type RecordPosition,
+  type RetractionRecord,
+  type TaskNoteRecord,
+  type TaskRecord
 } from "../../domain/memoryRecord.js"
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 
 /**
  * Every record of a graph in write order, a page at a time (keyset on created_at, kind, key), for
- * `npm run export`. Each page reads the next `pageSize` records of each of the four kinds and keeps
- * the `pageSize` first of them all, so no query returns more than one page per kind and memory
- * holds at most four pages. The range indexes on Fact.created_at, SUPERSEDES.created_at and
+ * `npm run export`. Each page reads the next `pageSize` records of each kind and keeps the
+ * `pageSize` first of them all, so no query returns more than one page per kind and memory holds at
+ * most one page per kind. The range indexes on Fact.created_at, SUPERSEDES.created_at and
  * RETRACTS.created_at serve the lower bound; COMPATIBLE edges, rare and made by hand, are found by
- * type() (a typed pattern planned before the first one existed would find none, see compatible.ts).
+ * type() (a typed pattern planned before the first one existed would find none, see compatible.ts);
+ * tasks and their notes are few next to facts and are read by label.
  */
 const pageSize = 1000
 
-const kinds = ["fact", "decision", "compatible", "retraction"] as const
-type Kind = typeof kinds[number]
-
-/** Where the last page ended: its last record's stamp, kind and key. */
-export interface Position {
-  readonly stamp: number
-  readonly kind: number
-  readonly key: string
-}
+/** What the memory's facts are made of: the studio's live events follow these. */
+export const factKinds = ["fact", "decision", "compatible", "retraction"] as const
+/** Everything an export carries. */
+export const allKinds = [...factKinds, "task", "task_note"] as const
+type Kind = RecordKind
+type Position = RecordPosition
 
 const after = (key: string) => `>= $stamp AND (STAMP > $stamp OR ${key} > $key) `
 
@@ -54,7 +57,20 @@ const queries: Record<Kind, string> = {
     `RETURN r.created_at AS created_at, [x.id, y.id] AS fact_ids, r.resolved_by AS resolved_by, r.reason AS reason`,
   retraction: `MATCH (r)-[t:RETRACTS]->(f:Fact) WHERE t.created_at ${after("r.id").replace("STAMP", "t.created_at")}` +
     `WITH r, t, f ORDER BY t.created_at, r.id LIMIT $limit ` +
-    `RETURN r.id AS id, t.created_at AS created_at, f.id AS fact_id, r.retracted_by AS retracted_by, r.reason AS reason`
+    `RETURN r.id AS id, t.created_at AS created_at, f.id AS fact_id, r.retracted_by AS retracted_by, r.reason AS reason`,
+  // A claim is not carried (memoryRecord.ts, TaskRecord): a claimed task is written as open.
+  task: `MATCH (t:Task) WHERE t.created_at ${after("t.id").replace("STAMP", "t.created_at")}` +
+    `WITH t ORDER BY t.created_at, t.id LIMIT $limit ` +
+    `RETURN t.id AS id, t.created_at AS created_at, t.written_by AS written_by, t.title AS title, ` +
+    `t.detail AS detail, [(t)-[:ABOUT]->(t_about:Fact) | t_about.id] AS about, ` +
+    `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
+    `CASE t.status WHEN 'claimed' THEN 'open' ELSE t.status END AS status, t.attempts AS attempts, ` +
+    `t.decided_by AS decided_by, t.decided_at AS decided_at, t.last_outcome AS outcome, ` +
+    `t.last_note AS note, t.holder AS holder, t.finished_at AS finished_at`,
+  task_note: `MATCH (n:TaskNote) WHERE n.created_at ${after("n.id").replace("STAMP", "n.created_at")}` +
+    `WITH n ORDER BY n.created_at, n.id LIMIT $limit ` +
+    `RETURN n.id AS id, n.created_at AS created_at, n.task_id AS task_id, n.outcome AS outcome, ` +
+    `n.note AS note, n.by AS by`
 }
 
 const rowSchemas = {
@@ -86,10 +102,36 @@ const rowSchemas = {
     fact_id: Schema.String,
     retracted_by: Schema.String,
     reason: Schema.String
+  }),
+  task: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    written_by: Schema.String,
+    title: Schema.String,
+    detail: Schema.NullOr(Schema.String),
+    about: Schema.Array(Schema.String),
+    needs_approval: Schema.Boolean,
+    max_attempts: Schema.Number,
+    status: Schema.Literal("open", "done", "failed", "awaiting_approval", "rejected"),
+    attempts: Schema.Number,
+    decided_by: Schema.NullOr(Schema.String),
+    decided_at: Schema.NullOr(Stamp),
+    outcome: Schema.NullOr(Schema.Literal("done", "failed", "released")),
+    note: Schema.NullOr(Schema.String),
+    holder: Schema.NullOr(Schema.String),
+    finished_at: Schema.NullOr(Stamp)
+  }),
+  task_note: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    task_id: Schema.String,
+    outcome: Schema.Literal("done", "failed", "released"),
+    note: Schema.NullOr(Schema.String),
+    by: Schema.String
   })
 }
 
-const kindIndex = (kind: Kind) => kinds.indexOf(kind)
+const kindIndex = (kind: Kind) => kindOrder[kind]
 
 /** The key to pass for `kind`: records of that kind at the position's stamp come after it. */
 const keyAfter = (kind: Kind, at: Position): string =>
@@ -132,23 +174,42 @@ const readKind = (
           rows.map((r): RetractionRecord => ({ kind: "retraction", ...r, created_at: toIso(r.created_at) }))
         )
       )
+    case "task":
+      return db.read(queries.task, params, rowSchemas.task).pipe(
+        Effect.map((rows) =>
+          rows.map(({ finished_at, holder, note, outcome, ...r }): TaskRecord => ({
+            kind: "task",
+            ...r,
+            about: [...r.about].sort(),
+            created_at: toIso(r.created_at),
+            decided_at: r.decided_at === null ? null : toIso(r.decided_at),
+            // By the holder, as the task's reads name it (taskMap.ts).
+            last_finish: outcome === null || finished_at === null || holder === null ? null : {
+              outcome,
+              note,
+              by: holder,
+              created_at: toIso(finished_at)
+            }
+          }))
+        )
+      )
+    case "task_note":
+      return db.read(queries.task_note, params, rowSchemas.task_note).pipe(
+        Effect.map((rows) =>
+          rows.map((r): TaskNoteRecord => ({ kind: "task_note", ...r, created_at: toIso(r.created_at) }))
+        )
+      )
   }
 }
 
 export const startPosition: Position = { stamp: -8.64e15, kind: -1, key: "" }
 
-/** Where a record stands in write order. */
-export const positionOf = (r: MemoryRecord): Position => ({
-  stamp: Date.parse(r.created_at),
-  kind: kindIndex(r.kind),
-  key: recordKey(r)
-})
-
-/** The next `size` records after `at`, in write order (the studio's live events read these too). */
+/** The next `size` records of these kinds after `at`, in write order (the studio's live events read the facts' kinds). */
 export const recordsAfter = (
   db: GraphDatabase["Type"],
   at: Position,
-  size = pageSize
+  size = pageSize,
+  kinds: ReadonlyArray<Kind> = factKinds
 ): Effect.Effect<Array<MemoryRecord>, DatabaseError> =>
   Effect.forEach(kinds, (kind: Kind) => readKind(db, kind, at, size)).pipe(
     Effect.map((pages) => pages.flat().sort(compareRecords).slice(0, size))
@@ -157,7 +218,7 @@ export const recordsAfter = (
 /** Every record of the graph, in write order. */
 export const exportRecords = (db: GraphDatabase["Type"]): Stream.Stream<MemoryRecord, DatabaseError> =>
   Stream.paginateEffect(startPosition, (at) =>
-    recordsAfter(db, at).pipe(
+    recordsAfter(db, at, pageSize, allKinds).pipe(
       Effect.map((records) => {
         const last = records[records.length - 1]
         const next: Option.Option<Position> = last === undefined || records.length < pageSize

@@ -5,7 +5,9 @@ import type {
   DecisionRecord,
   FactRecord,
   MemoryRecord,
-  RetractionRecord
+  RetractionRecord,
+  TaskNoteRecord,
+  TaskRecord
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -15,7 +17,8 @@ import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
  * deriving everything else again: a fact's normalised content, its fork mark, and, since statuses
- * are never stored, every status. Runs of facts go in batches (one statement creates the nodes, then
+ * are never stored, every status. Tasks keep the state the file gives them; open ones join the
+ * queue's tail in the order they last entered a queue. Runs of facts go in batches (one statement creates the nodes, then
  * links their parents); each decision, compatible record and retraction is one statement that
  * checks its rule against the graph as it stands, so a merge never writes what the rules refuse.
  * Facts already in the graph by id are skipped, as are edges already there.
@@ -27,6 +30,8 @@ export interface ImportCounts {
   decisions: number
   compatible: number
   retractions: number
+  tasks: number
+  task_notes: number
   /** Records already in the graph (merge), left as they are. */
   skipped: number
   /** Records a rule refused against the graph's own edges (merge), by line: left out. */
@@ -84,6 +89,38 @@ const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
   `RETURN existing, null AS rule`
 
+/**
+ * A task as the file says it stands (memoryRecord.ts, TaskRecord), with its ABOUT edges; its place
+ * in the queue comes after (queueTasks). Its fence starts again: no claim was carried.
+ */
+const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
+  `WITH old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
+  `WITH old, collect(f) AS facts ` +
+  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | ` +
+  `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
+  `status: $status, needs_approval: $needsApproval, max_attempts: $maxAttempts, attempts: $attempts, fence: 0, ` +
+  `decided_by: $decidedBy, decided_at: $decidedAt, holder: $holder, last_outcome: $outcome, last_note: $note, ` +
+  `finished_at: $finishedAt}) ` +
+  `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $createdAt}]->(af))) ` +
+  `RETURN old IS NOT NULL AS existing, null AS rule`
+
+const taskNoteQuery = `MATCH (t:Task {id: $taskId}) ` +
+  `WITH t, size([(t)<-[:NOTE_ON]-(old:TaskNote {id: $id}) | 1]) > 0 AS existing ` +
+  `FOREACH (_ IN CASE WHEN existing THEN [] ELSE [1] END | ` +
+  `CREATE (:TaskNote {id: $id, task_id: $taskId, outcome: $outcome, note: $note, by: $by, fence: 0, ` +
+  `created_at: $createdAt})-[:NOTE_ON {created_at: $createdAt}]->(t)) ` +
+  `RETURN existing, null AS rule`
+
+/** Open tasks join the queue's tail in the order given (the place is read before it is set). */
+const queueTasks = `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0 ` +
+  `WITH q, q.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
+  `MATCH (t:Task {id: $ids[i]}) SET t.seq = base + 1 + i ` +
+  `WITH q, base, count(*) AS placed SET q.tail = base + size($ids)`
+
+/** When a task last entered a queue: posted, approved, or finished without being done. */
+const queuedAt = (t: TaskRecord): string =>
+  [t.created_at, t.decided_at ?? "", t.last_finish?.created_at ?? ""].reduce((a, b) => (a > b ? a : b))
+
 /** The Relay clock moves past the newest stamp imported, so every later write is stamped after it. */
 const moveClock = `MERGE (clk:RelayClock {id: 0}) ` +
   `SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END`
@@ -121,15 +158,49 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
   }
 )
 
+const writeTask = (db: GraphDatabase["Type"], t: TaskRecord) =>
+  db.write(taskQuery, {
+    id: t.id,
+    title: t.title,
+    detail: t.detail,
+    writtenBy: t.written_by,
+    createdAt: stamp(t.created_at),
+    about: [...t.about],
+    status: t.status,
+    needsApproval: t.needs_approval,
+    maxAttempts: t.max_attempts,
+    attempts: t.attempts,
+    decidedBy: t.decided_by,
+    decidedAt: t.decided_at === null ? null : stamp(t.decided_at),
+    holder: t.last_finish?.by ?? null,
+    outcome: t.last_finish?.outcome ?? null,
+    note: t.last_finish?.note ?? null,
+    finishedAt: t.last_finish === null ? null : stamp(t.last_finish.created_at)
+  }, Outcome)
+
+const writeTaskNote = (db: GraphDatabase["Type"], n: TaskNoteRecord) =>
+  db.write(taskNoteQuery, {
+    id: n.id,
+    taskId: n.task_id,
+    outcome: n.outcome,
+    note: n.note,
+    by: n.by,
+    createdAt: stamp(n.created_at)
+  }, Outcome)
+
 const writeEdge = Effect.fn("relay/transfer/writeEdge")(
   function*(
     db: GraphDatabase["Type"],
-    record: DecisionRecord | CompatibleRecord | RetractionRecord,
+    record: DecisionRecord | CompatibleRecord | RetractionRecord | TaskRecord | TaskNoteRecord,
     line: number,
     counts: ImportCounts
   ) {
     const createdAt = stamp(record.created_at)
-    const rows = record.kind === "decision"
+    const rows = record.kind === "task"
+      ? yield* writeTask(db, record)
+      : record.kind === "task_note"
+      ? yield* writeTaskNote(db, record)
+      : record.kind === "decision"
       ? yield* db.write(decisionQuery, {
         winnerId: record.winner_id,
         loserId: record.loser_id,
@@ -159,6 +230,10 @@ const writeEdge = Effect.fn("relay/transfer/writeEdge")(
       counts.skipped++
     } else if (outcome.rule !== null) {
       counts.refused.push({ line, rule: outcome.rule })
+    } else if (record.kind === "task") {
+      counts.tasks++
+    } else if (record.kind === "task_note") {
+      counts.task_notes++
     } else if (record.kind === "decision") {
       counts.decisions++
     } else if (record.kind === "compatible") {
@@ -172,7 +247,17 @@ const writeEdge = Effect.fn("relay/transfer/writeEdge")(
 /** Writes the records in their order (line numbers for reports start at 2, after the header). */
 export const importRecords = Effect.fn("relay/transfer/importRecords")(
   function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>) {
-    const counts: ImportCounts = { facts: 0, decisions: 0, compatible: 0, retractions: 0, skipped: 0, refused: [] }
+    const counts: ImportCounts = {
+      facts: 0,
+      decisions: 0,
+      compatible: 0,
+      retractions: 0,
+      tasks: 0,
+      task_notes: 0,
+      skipped: 0,
+      refused: []
+    }
+    const queue: Array<TaskRecord> = []
     let batch: Array<FactRecord> = []
     let newest = 0
     for (let i = 0; i < records.length; i++) {
@@ -186,9 +271,19 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         yield* writeFacts(db, batch, counts)
         batch = []
       }
-      if (record.kind !== "fact") yield* writeEdge(db, record, i + 2, counts)
+      if (record.kind !== "fact") {
+        const before = counts.tasks
+        yield* writeEdge(db, record, i + 2, counts)
+        if (record.kind === "task" && record.status === "open" && counts.tasks > before) queue.push(record)
+      }
     }
     if (batch.length > 0) yield* writeFacts(db, batch, counts)
+    const order = queue.map((t) => [queuedAt(t), t.id] as const).sort((a, b) =>
+      a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1
+    )
+    for (let i = 0; i < order.length; i += factBatchSize) {
+      yield* db.write(queueTasks, { ids: order.slice(i, i + factBatchSize).map(([, id]) => id) })
+    }
     if (records.length > 0) yield* db.write(moveClock, { newest })
     return counts
   }

@@ -35,6 +35,30 @@ const describe = (error: ParseResult.ParseError): string => {
   return field === "" ? "is not a record of a Relay export (JSON with a known kind)" : `${field}: ${first.message}`
 }
 
+/** The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact, the task tools). */
+const scannedFields = (r: MemoryRecord): ReadonlyArray<readonly [string, string | null]> => {
+  switch (r.kind) {
+    case "fact":
+      return [["content", r.content], ["written_by", r.written_by], ["session_id", r.session_id]]
+    case "retraction":
+      return [["reason", r.reason], ["retracted_by", r.retracted_by]]
+    case "decision":
+    case "compatible":
+      return [["reason", r.reason], ["resolved_by", r.resolved_by]]
+    case "task":
+      return [
+        ["title", r.title],
+        ["detail", r.detail],
+        ["written_by", r.written_by],
+        ["decided_by", r.decided_by],
+        ["last_finish.note", r.last_finish?.note ?? null],
+        ["last_finish.by", r.last_finish?.by ?? null]
+      ]
+    case "task_note":
+      return [["note", r.note], ["by", r.by]]
+  }
+}
+
 /**
  * Parses, checks and writes an export file's text into the connected graph. Every line is decoded
  * and scanned for secrets, and the file's own rules are checked (domain/importCheck.ts), before the
@@ -55,22 +79,20 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
     const record = decoded.right
     // The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact).
-    const texts = record.kind === "fact"
-      ? [["content", record.content], ["written_by", record.written_by], ["session_id", record.session_id]]
-      : record.kind === "retraction"
-      ? [["reason", record.reason], ["retracted_by", record.retracted_by]]
-      : [["reason", record.reason], ["resolved_by", record.resolved_by]]
-    for (const [field, value] of texts) {
-      yield* scanner.check(field!, value!).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+    for (const [field, value] of scannedFields(record)) {
+      if (value !== null) yield* scanner.check(field, value).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
     }
     records.push(record)
   }
   if (!options.merge) {
-    const n = yield* db.read("MATCH (f:Fact) RETURN count(f) AS n", {}, Schema.Struct({ n: Schema.Number }))
-    if ((n[0]?.n ?? 0) > 0) {
-      return yield* new ImportRefused({
-        message: `the graph ${db.graphName} already holds facts: import into an empty graph, or pass --merge`
-      })
+    for (const label of ["Fact", "Task"]) {
+      const n = yield* db.read(`MATCH (x:${label}) RETURN count(x) AS n`, {}, Schema.Struct({ n: Schema.Number }))
+      if ((n[0]?.n ?? 0) > 0) {
+        return yield* new ImportRefused({
+          message: `the graph ${db.graphName} already holds ${label === "Fact" ? "facts" : "tasks"}: ` +
+            "import into an empty graph, or pass --merge"
+        })
+      }
     }
   }
   const outside = idsFromOutside(records)

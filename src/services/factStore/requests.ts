@@ -182,9 +182,4 @@ export interface TimelineRequest {
   readonly asOf?: number | null | undefined
 }
 
-/** A position in write order (see layers/transfer/exportRecords.ts): a record's stamp, kind and key. */
-export interface RecordPosition {
-  readonly stamp: number
-  readonly kind: number
-  readonly key: string
-}
+export type { RecordPosition } from "../../domain/memoryRecord.js"
