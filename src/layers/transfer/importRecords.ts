@@ -54,12 +54,21 @@ const countFacts = `MERGE (clk:RelayClock {id: 0}) ` +
   `SET clk.facts = coalesce(clk.facts, 0) + $facts, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
 
 /**
- * A parent whose children say different things is a fork: marked as a save marks it (saveFact.ts),
- * details left out (a detail disagrees with nothing).
+ * A parent is marked a fork as a save marks it (saveFact.ts): when a new child says something else
+ * than a sibling saved before it that was not retracted then, details left out (a detail disagrees
+ * with nothing). Retractions are written in file order between the batches of facts, so the ones in
+ * the graph now are exactly those stamped before this batch. A new child has such a sibling iff it
+ * comes at or after the first child (in time) whose text differs from the first's: one pass per
+ * parent, never a pairing of siblings. (A revision's save also leaves out the fact it supersedes;
+ * here it counts, so an imported revision of a sibling may mark a parent its save did not. The mark
+ * only says where the conflicts read starts: what is open is the same.)
  */
-const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid})<-[:BUILDS_ON]-(c:Fact) ` +
-  `WHERE coalesce(c.kind, '') <> 'detail' ` +
-  `WITH p, collect(DISTINCT c.norm) AS norms WHERE size(norms) > 1 ` +
+const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegree(p, 'MARKS') = 0 ` +
+  `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
+  `WITH p, c ORDER BY c.created_at, c.id ` +
+  `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
+  `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off ` +
+  `WHERE size(off) > 0 AND any(i IN range(off[0], size(norms) - 1) WHERE fresh[i]) ` +
   `MERGE (:ForkMark)-[:MARKS]->(p)`
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
@@ -153,7 +162,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
     const parents = [...new Set(fresh.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id])))]
-    if (parents.length > 0) yield* db.write(markForks, { parents })
+    if (parents.length > 0) yield* db.write(markForks, { parents, ids: fresh.map((f) => f.id) })
     counts.facts += fresh.length
   }
 )
