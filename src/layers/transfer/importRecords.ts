@@ -57,9 +57,11 @@ const countFacts = `MERGE (clk:RelayClock {id: 0}) ` +
  * A parent is marked a fork as a save marks it (saveFact.ts): when a new child says something else
  * than a sibling saved before it that was not retracted then, details left out (a detail disagrees
  * with nothing). Retractions are written in file order between the batches of facts, so the ones in
- * the graph now are exactly those stamped before this batch. A new child has such a sibling iff it
- * comes at or after the first child (in time) whose text differs from the first's: one pass per
- * parent, never a pairing of siblings. (A revision's save also leaves out the fact it supersedes;
+ * the graph now are exactly those stamped before this batch. A merge adds children before ones the
+ * graph holds, so a pair counts when either side is new. In time order, a new child has an earlier
+ * differing sibling iff it comes at or after the first child whose text differs from the first's,
+ * and a later one iff it comes at or before the last child whose text differs from the last's: one
+ * pass per parent, never a pairing of siblings. (A revision's save also leaves out the fact it supersedes;
  * here it counts, so an imported revision of a sibling may mark a parent its save did not. The mark
  * only says where the conflicts read starts: what is open is the same.)
  */
@@ -67,8 +69,10 @@ const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegre
   `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
   `WITH p, c ORDER BY c.created_at, c.id ` +
   `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
-  `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off ` +
-  `WHERE size(off) > 0 AND any(i IN range(off[0], size(norms) - 1) WHERE fresh[i]) ` +
+  `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off, ` +
+  `[i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[size(norms) - 1]] AS back ` +
+  `WHERE size(off) > 0 AND ` +
+  `any(i IN range(0, size(norms) - 1) WHERE fresh[i] AND (i >= off[0] OR i <= back[size(back) - 1])) ` +
   `MERGE (:ForkMark)-[:MARKS]->(p)`
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
