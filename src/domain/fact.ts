@@ -36,7 +36,7 @@ export const filterStatuses = (
   status: "any" | FactStatus | ReadonlyArray<FactStatus>
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
-const kindDescription = "detail (adds to the parent) or choice (one of several options)"
+const kindDescription = "detail (adds to parent) or choice (an option)"
 
 /**
  * What a fact says of its parent: `detail` adds to it (never a fork, never in a conflict), `choice`

@@ -24,7 +24,7 @@ export const SaveFactInput = Schema.Struct({
 })
 
 /** Thread scope: only the facts connected to this one through BUILDS_ON (layers/factStore/threadScope.ts). */
-const thread = Schema.optional(FactId.annotations({ description: "Thread" }))
+export const thread = Schema.optional(FactId.annotations({ description: "Thread" }))
 
 /** Time travel: the read answers as the memory stood at this time. */
 const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time" }))

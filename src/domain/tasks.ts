@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { trimmedLength } from "./content.js"
 import { AgentName, FactId } from "./ids.js"
+import { thread } from "./inputs.js"
 import { Cursor, NextCursor, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
 import { IsoFromStamp } from "./time.js"
@@ -96,6 +97,7 @@ export const FinishTaskInput = Schema.Struct({
 export const ListTasksInput = Schema.Struct({
   status: Schema.optional(TaskStatus.annotations({ description: "Status filter" })),
   claimed_by: Schema.optional(AgentName.annotations({ description: "Holder filter" })),
+  thread,
   limit: pageLimit(20, 100),
   cursor: Schema.optional(Cursor)
 })

@@ -99,7 +99,7 @@ export interface TaskStoreShape {
     request: TaskListRequest
   ) => Effect.Effect<
     { readonly tasks: ReadonlyArray<Task>; readonly more: boolean; readonly totals: TaskTotals },
-    DatabaseError
+    FactNotFound | InvalidInput | DatabaseError
   >
   /** A person's approval or rejection of a task awaiting it. */
   readonly decide: (

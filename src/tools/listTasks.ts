@@ -27,7 +27,7 @@ export const listTasks = defineTool({
     const page = yield* (yield* TaskStore).list({
       status: input.status ?? null,
       claimedBy: input.claimed_by ?? null,
-      thread: null,
+      thread: input.thread ?? null,
       limit: input.limit,
       after
     })

@@ -17,7 +17,7 @@ const refuses = (field: string, outcome: string) =>
 
 export const resolveConflict = defineTool({
   name: "relay_resolve_conflict",
-  description: "Winner supersedes loser (what builds on it goes stale), or outcome compatible",
+  description: "Winner supersedes loser (stales dependents), or outcome compatible",
   annotations: {
     title: "Resolve a conflict",
     readOnlyHint: false,

@@ -138,4 +138,32 @@ layer(relayTestLayer("task_tools"))("task tools", (it) => {
       const got = yield* ok("relay_claim_task", { claimed_by: "cyd" })
       expect(got.task?.id).toBe(ids[130])
     }), 60_000)
+
+  it.effect("thread: only the tasks about a fact of that thread, by any of its facts or a prefix", () =>
+    Effect.gen(function*() {
+      const save = (content: string, parent?: string) =>
+        ok("relay_save_fact", {
+          content,
+          written_by: "ann",
+          session_id: "s",
+          ...(parent === undefined ? {} : { parent_fact_id: parent })
+        })
+      const db = (yield* save("the database is postgres")).fact.id
+      const pool = (yield* save("pool of 20 connections", db)).fact.id
+      const deep = (yield* save("raise it to 40 under load", pool)).fact.id
+      const ui = (yield* save("the web app is react")).fact.id
+      const onPool = yield* ok("relay_post_task", { title: "tune the pool", written_by: "ann", about: [pool] })
+      const onBoth = yield* ok("relay_post_task", { title: "load test", written_by: "ann", about: [ui, deep] })
+      yield* ok("relay_post_task", { title: "restyle", written_by: "ann", about: [ui] })
+      yield* ok("relay_post_task", { title: "about nothing", written_by: "ann" })
+      // Named by its root, its leaf or a prefix: the same two tasks, each once, with totals of the thread.
+      for (const thread of [db, deep, deep.slice(0, 8)]) {
+        const listed = yield* ok("relay_list_tasks", { thread })
+        expect(listed.tasks.map((t) => t.id).sort()).toEqual([onBoth.task.id, onPool.task.id].sort())
+        expect(listed.totals).toMatchObject({ open: 2 })
+      }
+      expect((yield* ok("relay_list_tasks", { thread: ui })).tasks).toHaveLength(2)
+      const none = yield* failed("relay_list_tasks", { thread: "00000000-0000-4000-8000-000000000000" })
+      expect(none.code).toBe("fact_not_found")
+    }))
 })

@@ -2,45 +2,54 @@ import { Effect, Schema } from "effect"
 import { taskStatuses } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { TaskListRequest, TaskTotals } from "../../services/TaskStore.js"
+import { threadMembers } from "../factStore/threadScope.js"
 import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
 
 /**
- * The roots of `$thread`'s thread (the ancestors through BUILDS_ON with no parent of their own; none
- * when `$thread` is null), and a task's test of being about a fact under one of them.
+ * The tasks to filter: every task, or those about a fact of a thread (its members' node ids, from
+ * threadScope.ts, at most its bound), found from the facts through their ABOUT edges, so a thread's
+ * list costs the thread's size. The fact node is unlabelled so FalkorDB seeks each id (currentState.ts).
  */
-const threadRoots = `OPTIONAL MATCH (s:Fact {id: $thread})-[:BUILDS_ON*0..]->(r:Fact) ` +
-  `WHERE outdegree(r, 'BUILDS_ON') = 0 ` +
-  `WITH collect(DISTINCT r) AS roots `
-const inThread = `($thread IS NULL OR size([(t)-[:ABOUT]->(ta:Fact) WHERE ta IN roots OR ` +
-  `size([(ta)-[:BUILDS_ON*1..]->(tr) WHERE tr IN roots | 1]) > 0 | 1]) > 0)`
+const candidates = (scoped: boolean) =>
+  scoped ?
+    `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` :
+    `MATCH (t:Task) `
 
-const filtered = `${threadRoots} MATCH (t:Task) ` +
-  `WITH t, roots, ${shownStatus("t")} AS shown ` +
-  `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) AND ${inThread} `
+const filtered = (scoped: boolean) =>
+  `${candidates(scoped)}WITH t, ${shownStatus("t")} AS shown ` +
+  `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) `
 
 /** A page newest first, keyset on (created_at, id). */
-const pageQuery = `${filtered} AND ($status IS NULL OR shown = $status) ` +
+const pageQuery = (scoped: boolean) =>
+  `${filtered(scoped)} AND ($status IS NULL OR shown = $status) ` +
   `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
   `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
   `RETURN ${taskMap("t")} AS task`
 
 /** How many tasks of each status pass the other filters. */
-const totalsQuery = `${filtered} RETURN shown AS status, count(t) AS n`
+const totalsQuery = (scoped: boolean) => `${filtered(scoped)} RETURN shown AS status, count(t) AS n`
+
+const queries = {
+  all: { page: pageQuery(false), totals: totalsQuery(false) },
+  thread: { page: pageQuery(true), totals: totalsQuery(true) }
+}
 
 const TotalRow = Schema.Struct({ status: Schema.String, n: Schema.Number })
 
 export const list = Effect.fn("relay/tasks/list")(
   function*(db: GraphDatabase["Type"], now: number, r: TaskListRequest) {
-    const params = { now, claimedBy: r.claimedBy, thread: r.thread }
+    const members = r.thread === null ? null : yield* threadMembers(db, r.thread, null)
+    const q = members === null ? queries.all : queries.thread
+    const params = { now, claimedBy: r.claimedBy, members }
     const [rows, totals] = yield* Effect.all([
-      db.read(pageQuery, {
+      db.read(q.page, {
         ...params,
         status: r.status,
         afterAt: r.after?.[0] ?? null,
         afterId: r.after?.[1] ?? null,
         take: r.limit + 1
       }, TaskColumn),
-      db.read(totalsQuery, params, TotalRow)
+      db.read(q.totals, params, TotalRow)
     ])
     const counts = Object.fromEntries(taskStatuses.map((s) => [s, 0])) as Record<string, number>
     for (const t of totals) counts[t.status] = t.n
