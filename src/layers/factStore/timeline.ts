@@ -6,14 +6,16 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 /**
  * Decisions and retractions, newest first (the studio's timeline): the newest `limit` of each kind
  * stamped before `before` (and by `asOf`), merged. The range indexes on SUPERSEDES.created_at and
- * RETRACTS.created_at serve the bounds.
+ * RETRACTS.created_at serve the bounds; the end nodes are unlabelled (these edges reach facts only),
+ * since with `:Fact` FalkorDB 4.16 started from a label scan instead (decisions at 10k facts: 69 ms
+ * -> 1.7 ms).
  */
-const decisions = `MATCH (w:Fact)-[r:SUPERSEDES]->(l:Fact) WHERE r.created_at < $before AND r.created_at <= $asOf ` +
+const decisions = `MATCH (w)-[r:SUPERSEDES]->(l) WHERE r.created_at < $before AND r.created_at <= $asOf ` +
   `WITH w, r, l ORDER BY r.created_at DESC LIMIT $limit ` +
   `RETURN 'decision' AS kind, r.created_at AS created_at, r.resolved_by AS by, r.reason AS reason, ` +
   `w.id AS winner_id, w.content AS winner_content, l.id AS fact_id, l.content AS fact_content`
 
-const retractions = `MATCH (x)-[t:RETRACTS]->(f:Fact) WHERE t.created_at < $before AND t.created_at <= $asOf ` +
+const retractions = `MATCH (x)-[t:RETRACTS]->(f) WHERE t.created_at < $before AND t.created_at <= $asOf ` +
   `WITH x, t, f ORDER BY t.created_at DESC LIMIT $limit ` +
   `RETURN 'retraction' AS kind, t.created_at AS created_at, x.retracted_by AS by, x.reason AS reason, ` +
   `null AS winner_id, null AS winner_content, f.id AS fact_id, f.content AS fact_content`

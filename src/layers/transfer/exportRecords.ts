@@ -23,9 +23,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
  * `npm run export`. Each page reads the next `pageSize` records of each kind and keeps the
  * `pageSize` first of them all, so no query returns more than one page per kind and memory holds at
  * most one page per kind. The range indexes on Fact.created_at, SUPERSEDES.created_at and
- * RETRACTS.created_at serve the lower bound; COMPATIBLE edges, rare and made by hand, are found by
- * type() (a typed pattern planned before the first one existed would find none, see compatible.ts);
- * tasks and their notes are few next to facts and are read by label.
+ * RETRACTS.created_at (and those of COMPATIBLE, Task and TaskNote) serve the lower bound.
  */
 const pageSize = 1000
 
@@ -36,39 +34,39 @@ export const allKinds = [...factKinds, "task", "task_note"] as const
 type Kind = RecordKind
 type Position = RecordPosition
 
-const after = (key: string) => `>= $stamp AND (STAMP > $stamp OR ${key} > $key) `
+/**
+ * The records of one kind after the position: `match` binds `vars`, with `stamp` the record's stamp
+ * and `key` its key. Only the stamp's lower bound is in the MATCH's WHERE, so the range index seeks
+ * it; the tie-break on the key is tested after a projection (in the MATCH's WHERE, FalkorDB 4.16
+ * scanned the whole index: 6 ms at 10k facts for a live poll that found nothing, 0.2 ms so). The
+ * edges' end nodes are unlabelled (SUPERSEDES, COMPATIBLE and RETRACTS reach facts only): with
+ * `:Fact` FalkorDB started from a label scan instead of the edge index (decisions: 18 ms -> 0.2 ms
+ * at 10k for a poll that found nothing).
+ */
+const afterPosition = (match: string, vars: string, stamp: string, key: string) =>
+  `${match} WHERE ${stamp} >= $stamp WITH ${vars}, ${stamp} AS at WHERE at > $stamp OR ${key} > $key ` +
+  `WITH ${vars} ORDER BY ${stamp}, ${key} LIMIT $limit `
 
-const queries: Record<Kind, string> = {
-  fact: `MATCH (f:Fact) WHERE f.created_at ${after("f.id").replace("STAMP", "f.created_at")}` +
-    `WITH f ORDER BY f.created_at, f.id LIMIT $limit ` +
+export const queries: Record<Kind, string> = {
+  fact: `${afterPosition("MATCH (f:Fact)", "f", "f.created_at", "f.id")}` +
     `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
     `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, f.content AS content, f.kind AS fact_kind`,
-  decision:
-    `MATCH (w:Fact)-[r:SUPERSEDES]->(l:Fact) WHERE r.created_at ${
-      after("w.id + ' ' + l.id").replace("STAMP", "r.created_at")
-    }` +
-    `WITH w, r, l ORDER BY r.created_at, w.id + ' ' + l.id LIMIT $limit ` +
+  decision: `${afterPosition("MATCH (w)-[r:SUPERSEDES]->(l)", "w, r, l", "r.created_at", "w.id + ' ' + l.id")}` +
     `RETURN r.created_at AS created_at, w.id AS winner_id, l.id AS loser_id, r.resolved_by AS resolved_by, r.reason AS reason`,
-  compatible:
-    `MATCH (x:Fact)-[r]->(y:Fact) WHERE type(r) = 'COMPATIBLE' AND r.created_at ${
-      after("x.id + ' ' + y.id").replace("STAMP", "r.created_at")
-    }` +
-    `WITH x, r, y ORDER BY r.created_at, x.id + ' ' + y.id LIMIT $limit ` +
+  // Typed: the COMPATIBLE index (graphIndexes.ts) makes the type exist before any query is planned.
+  compatible: `${afterPosition("MATCH (x)-[r:COMPATIBLE]->(y)", "x, r, y", "r.created_at", "x.id + ' ' + y.id")}` +
     `RETURN r.created_at AS created_at, [x.id, y.id] AS fact_ids, r.resolved_by AS resolved_by, r.reason AS reason`,
-  retraction: `MATCH (r)-[t:RETRACTS]->(f:Fact) WHERE t.created_at ${after("r.id").replace("STAMP", "t.created_at")}` +
-    `WITH r, t, f ORDER BY t.created_at, r.id LIMIT $limit ` +
+  retraction: `${afterPosition("MATCH (r)-[t:RETRACTS]->(f)", "r, t, f", "t.created_at", "r.id")}` +
     `RETURN r.id AS id, t.created_at AS created_at, f.id AS fact_id, r.retracted_by AS retracted_by, r.reason AS reason`,
   // A claim is not carried (memoryRecord.ts, TaskRecord): a claimed task is written as open.
-  task: `MATCH (t:Task) WHERE t.created_at ${after("t.id").replace("STAMP", "t.created_at")}` +
-    `WITH t ORDER BY t.created_at, t.id LIMIT $limit ` +
+  task: `${afterPosition("MATCH (t:Task)", "t", "t.created_at", "t.id")}` +
     `RETURN t.id AS id, t.created_at AS created_at, t.written_by AS written_by, t.title AS title, ` +
     `t.detail AS detail, [(t)-[:ABOUT]->(t_about:Fact) | t_about.id] AS about, ` +
     `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
     `CASE t.status WHEN 'claimed' THEN 'open' ELSE t.status END AS status, t.attempts AS attempts, ` +
     `t.decided_by AS decided_by, t.decided_at AS decided_at, t.last_outcome AS outcome, ` +
     `t.last_note AS note, t.holder AS holder, t.finished_at AS finished_at`,
-  task_note: `MATCH (n:TaskNote) WHERE n.created_at ${after("n.id").replace("STAMP", "n.created_at")}` +
-    `WITH n ORDER BY n.created_at, n.id LIMIT $limit ` +
+  task_note: `${afterPosition("MATCH (n:TaskNote)", "n", "n.created_at", "n.id")}` +
     `RETURN n.id AS id, n.created_at AS created_at, n.task_id AS task_id, n.outcome AS outcome, ` +
     `n.note AS note, n.by AS by`
 }
