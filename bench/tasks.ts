@@ -1,6 +1,7 @@
 /**
  * `npm run bench:tasks`: the task board end to end over stdio (dist/server.js and the SDK client),
- * on a graph holding `TASKS` tasks (default 10,000) made in bulk: p50 of a claim by id, a claim from
+ * on a graph holding `FACTS` facts (default 100,000, `npm run bench`'s generated memory) and `TASKS`
+ * tasks (default 10,000), both made in bulk: p50 of a claim by id, a claim from
  * the queue, a heartbeat and a finish from one process; then claims/s from 4 processes x 5 agents on
  * one queue (claim, finish done) for `SECONDS` (default 5), checking no task was claimed twice; and
  * the PROFILE of the queue's claim statement (no Sort over the open tasks).
@@ -8,8 +9,10 @@
 import { randomUUID } from "node:crypto"
 import { queueQuery } from "../src/layers/tasks/claim.js"
 import { bareClient, openDatabase, relayEnv } from "./db.js"
+import { generateGraph, loadGraph } from "./graph.js"
 import { stdioClient } from "./relay.js"
 
+const facts = Number(process.env.FACTS ?? 100_000)
 const tasks = Number(process.env.TASKS ?? 10_000)
 const seconds = Number(process.env.SECONDS ?? 5)
 const p50 = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -19,6 +22,7 @@ const graphName = `relay_bench_tasks_${randomUUID().slice(0, 8)}`
 const client = await bareClient(db)
 const graph = client.selectGraph(graphName)
 try {
+  if (facts > 0) await loadGraph(client, graphName, generateGraph(facts, Date.now()))
   // The indexes first (a Relay process makes them at start), then the tasks in bulk.
   const first = await stdioClient(relayEnv(db, graphName))
   await first.call("relay_list_tasks", {})
@@ -68,7 +72,7 @@ try {
     byId.push(await timed(() => first.call("relay_claim_task", { claimed_by: "solo", task_id: held.id })))
   }
   console.log(
-    `one process, ${tasks} tasks: p50 claim by id ${p50(byId).toFixed(2)} ms, claim from queue ${
+    `one process, ${facts} facts, ${tasks} tasks: p50 claim by id ${p50(byId).toFixed(2)} ms, claim from queue ${
       p50(queue).toFixed(2)
     } ms, heartbeat ${p50(beat).toFixed(2)} ms, finish ${p50(finish).toFixed(2)} ms`
   )

@@ -30,6 +30,11 @@ export interface GraphDatabaseShape {
   >
   /** Drops the whole graph: for tests and benchmarks that made the graph themselves. */
   readonly dropGraph: Effect.Effect<void, DatabaseError>
+  /**
+   * Copies the whole graph (indexes included) to a new graph of the same server with GRAPH.COPY: a
+   * consistent snapshot while others keep writing. Fails when the target exists (`npm run copy`).
+   */
+  readonly copyTo: (target: string) => Effect.Effect<void, DatabaseError>
 }
 
 /**

@@ -184,6 +184,31 @@ describe("npm run seed", () => {
   })
 })
 
+describe("npm run copy", () => {
+  it("snapshots a graph into a new one with GRAPH.COPY, never over an existing graph", async () => {
+    const [graph, copy, empty] = [testGraphName("copy_src"), testGraphName("copy_dst"), testGraphName("copy_none")]
+    try {
+      expect((await runCli("seed", dbEnv(graph))).code).toBe(0)
+      const copied = await runCli("copy", dbEnv(graph), ["--to", copy])
+      expect([copied.code, copied.stderr.trim()]).toEqual([0, `copied graph ${graph} to ${copy}`])
+      for (const q of ["MATCH (f:Fact) RETURN count(f) AS n", "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"]) {
+        expect(await count(copy, q)).toBe(await count(graph, q))
+      }
+      // The copy is a memory of its own: what is written to it stays out of the original.
+      expect((await runCli("seed", dbEnv(copy), ["--force"])).code).toBe(0)
+      expect(await count(graph, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(10)
+      const again = await runCli("copy", dbEnv(graph), ["--to", copy])
+      expect([again.code, again.stderr.trim()]).toEqual([1, `graph ${copy} already exists: name a new graph with --to`])
+      expect(await count(copy, "MATCH (f:Fact) RETURN count(f) AS n")).toBe(20)
+      const nothing = await runCli("copy", dbEnv(empty), ["--to", `${empty}_2`])
+      expect([nothing.code, nothing.stderr.trim()]).toEqual([1, `graph ${empty} holds nothing to copy`])
+      expect((await runCli("copy", dbEnv(graph), ["--to", "no spaces"])).code).toBe(2)
+    } finally {
+      await Promise.all([graph, copy, empty, `${empty}_2`].map(dropGraph))
+    }
+  })
+})
+
 describe("npm run check-db", () => {
   it("names the configured database, its FalkorDB version and the graph's fact count, never the password", async () => {
     const graph = testGraphName("checkdb")

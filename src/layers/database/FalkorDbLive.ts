@@ -295,6 +295,7 @@ export const FalkorDbLive = Layer.scoped(
           const client = await db.connection
           return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
         }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
+        copyTo: (target) => Effect.asVoid(withConnection((db) => db.selectGraph(graphName).copy(target))),
         dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
           Effect.asVoid,
           Effect.catchIf((e) => e.reason === "no_graph", () => Effect.void),

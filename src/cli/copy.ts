@@ -1,0 +1,49 @@
+/**
+ * `npm run copy -- --to NAME [--workspace W | --graph SRC]`: a snapshot of the graph (RELAY_GRAPH
+ * unless named) as a new graph NAME of the same database, with FalkorDB's GRAPH.COPY: everything,
+ * indexes and briefing cursors included, as it stood when the copy began, while assistants keep
+ * writing to the original. Before a risky merge, or to try something on a copy.
+ */
+import { Console, Effect } from "effect"
+import { parseArgs } from "node:util"
+import { GraphDatabase } from "../services/GraphDatabase.js"
+import { CliFailure, runCli } from "./common.js"
+import { chosenGraph, stackOn, unreachable } from "./transferGraph.js"
+
+const USAGE = "usage: npm run copy -- --to <graph> [--workspace <workspace> | --graph <graph>]"
+
+const main = Effect.gen(function*() {
+  const { values } = yield* Effect.try({
+    try: () =>
+      parseArgs({
+        args: process.argv.slice(2),
+        options: { to: { type: "string" }, workspace: { type: "string" }, graph: { type: "string" } }
+      }),
+    catch: () => new CliFailure({ message: USAGE, exitCode: 2 })
+  })
+  if (values.to === undefined) return yield* new CliFailure({ message: `--to is required\n${USAGE}`, exitCode: 2 })
+  const target = yield* chosenGraph(USAGE, { graph: values.to })
+  const graph = yield* chosenGraph(USAGE, values)
+  const run = Effect.gen(function*() {
+    const db = yield* GraphDatabase
+    if (db.graphName === target) {
+      return yield* new CliFailure({ message: `--to names the graph being copied\n${USAGE}`, exitCode: 2 })
+    }
+    yield* db.copyTo(target!).pipe(
+      Effect.mapError((e) =>
+        e.reason === "no_graph"
+          ? new CliFailure({ message: `graph ${db.graphName} holds nothing to copy`, exitCode: 1 })
+          : e.detail.includes("already exists")
+          ? new CliFailure({ message: `graph ${target} already exists: name a new graph with --to`, exitCode: 1 })
+          : e
+      )
+    )
+    yield* Console.error(`copied graph ${db.graphName} to ${target}`)
+  })
+  yield* run.pipe(
+    Effect.catchTag("DatabaseError", () => Effect.fail(unreachable())),
+    Effect.provide(stackOn(graph))
+  )
+})
+
+runCli(main)
