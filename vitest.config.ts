@@ -9,6 +9,8 @@ import { defineConfig } from "vitest/config"
  */
 export const shared = {
   globalSetup: ["test/support/globalSetup.ts"],
+  // Before each file: the shared `it` of @effect/vitest as the package made it (pristineEffectIt.ts).
+  setupFiles: ["test/support/pristineEffectIt.ts"],
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: "forks" as const,
