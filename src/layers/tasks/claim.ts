@@ -39,7 +39,8 @@ export const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
 /**
  * The queue's next task, as one statement: a claim whose lease ran out (any one, through the
  * lease_until range index), else the open task with the lowest place at or past the queue's head
- * (exact lookups of `queueWindow` places through the seq index: never a sort of every open task).
+ * (exact lookups through the seq index: the head's place, and only when that is empty the rest of
+ * `queueWindow` places; never a sort of every open task).
  * The head moves past the place taken; a window with no open task moves it a window on and answers
  * `again` while places remain beyond it.
  */
@@ -49,9 +50,11 @@ export const queueQuery =
   `OPTIONAL MATCH (x:Task) WHERE x.lease_until <= $now ` +
   `WITH prev, x LIMIT 1 ` +
   `${queueNode} ` +
-  `WITH prev, x, q UNWIND range(q.head, q.head + $window - 1) AS place ` +
-  `OPTIONAL MATCH (o:Task {seq: place}) ` +
-  `WITH prev, x, q, o ORDER BY o.seq LIMIT 1 ` +
+  `WITH prev, x, q OPTIONAL MATCH (h:Task {seq: q.head}) ` +
+  // Each lookup is ~17 us: 64 of them were 1.1 of the statement's 1.3 ms (PROFILE, bench:tasks).
+  `WITH prev, x, q, h UNWIND CASE WHEN h IS NULL THEN range(q.head + 1, q.head + $window - 1) ELSE [-1] END AS place ` +
+  `OPTIONAL MATCH (w:Task {seq: place}) ` +
+  `WITH prev, x, q, coalesce(h, w) AS o ORDER BY o.seq LIMIT 1 ` +
   `WITH prev, x, q, o, coalesce(prev, x, o) AS t, CASE ` +
   `WHEN prev IS NOT NULL THEN 'repeat' ` +
   `WHEN x IS NOT NULL OR o IS NOT NULL THEN 'claim' ` +
