@@ -35,7 +35,10 @@ const main = Effect.gen(function*() {
           ? new CliFailure({ message: `graph ${db.graphName} holds nothing to copy`, exitCode: 1 })
           : e.detail.includes("already exists")
           ? new CliFailure({ message: `graph ${target} already exists: name a new graph with --to`, exitCode: 1 })
-          : e
+          : e.reason === "unreachable" || e.reason === "timeout" || e.reason === "refused_login"
+          ? e
+          // The operator's own command: what the server said (full, read-only, no GRAPH.COPY) is theirs to read.
+          : new CliFailure({ message: `FalkorDB refused the copy: ${e.detail}`, exitCode: 1 })
       )
     )
     yield* Console.error(`copied graph ${db.graphName} to ${target}`)

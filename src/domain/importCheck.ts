@@ -24,6 +24,10 @@ export const checkImport = (
   const retractionIds = new Set<string>()
   const tasks = new Set<string>()
   const taskNotes = new Set<string>()
+  // Tasks are stamped by the process's clock and facts by the graph's, which runs ahead in a burst
+  // of saves: a task may come before a fact it names, and is checked against the whole file.
+  const fileFacts = new Set(records.flatMap((r) => (r.kind === "fact" ? [r.id] : [])))
+  const fileTasks = new Set(records.flatMap((r) => (r.kind === "task" ? [r.id] : [])))
   const exists = (id: string) => parent.has(id) || inGraph.has(id)
   const ancestorsOf = (id: string): Set<string> => {
     const out = new Set<string>()
@@ -98,8 +102,8 @@ export const checkImport = (
       }
       case "task": {
         if (tasks.has(r.id)) return fail("id: a task with this id comes earlier in the file")
-        const missing = r.about.find((id) => !exists(id))
-        if (missing !== undefined) return fail("about: no fact with that id earlier in the file or in the graph")
+        const missing = r.about.find((id) => !fileFacts.has(id) && !inGraph.has(id))
+        if (missing !== undefined) return fail("about: no fact with that id in the file or in the graph")
         if (new Set(r.about).size !== r.about.length) return fail("about: names a fact twice")
         const problem = taskProblem(r)
         if (problem !== undefined) return fail(problem)
@@ -107,7 +111,7 @@ export const checkImport = (
         break
       }
       case "task_note": {
-        if (!tasks.has(r.task_id)) return fail("task_id: no task with that id earlier in the file")
+        if (!fileTasks.has(r.task_id)) return fail("task_id: no task with that id in the file")
         if (taskNotes.has(r.id)) return fail("id: a task note with this id comes earlier in the file")
         taskNotes.add(r.id)
         break
@@ -131,11 +135,12 @@ const taskProblem = (r: TaskRecord): string | undefined => {
     return "decided_by: a task that needed approval and left awaiting_approval names who decided"
   }
   if (r.status === "failed" && r.attempts !== r.max_attempts) return "attempts: a failed task used all max_attempts"
-  if (r.status === "done" && r.last_finish?.outcome !== "done") return "last_finish: a done task was finished done"
-  const after = (at: string | null | undefined) => at === null || at === undefined || at >= r.created_at
-  if (!after(r.decided_at) || !after(r.last_finish?.created_at)) {
-    return "decided_at and last_finish.created_at: not before the task's created_at"
+  const outcome = r.last_finish?.outcome
+  if ((r.status === "done") !== (outcome === "done")) {
+    return "last_finish: a task is done exactly when its last finish was"
   }
+  if (r.status === "failed" && outcome !== "failed") return "last_finish: a failed task's last finish failed"
+  if (r.attempts > 0 && r.last_finish === null) return "last_finish: a task with attempts was finished"
   return undefined
 }
 

@@ -143,6 +143,55 @@ layer(Layer.merge(relayTestLayer("task_transfer"), CopyLive), { timeout: 60_000 
         expect(yield* onCopy(claimAll)).toEqual([t[0], t[1], t[6], t[3]])
       })))
 
+    it.effect("a task stamped before the fact it names, the finisher not the next claimer, a merge keeping a task's notes", () =>
+      onFreshTestClock(Effect.gen(function*() {
+        yield* wipe
+        yield* onCopy(wipe)
+        const facts = yield* FactStore
+        const tasks = yield* TaskStore
+        // A burst of saves in one millisecond: the graph's clock runs ahead of the process's, which stamps tasks.
+        const ids = Array.from({ length: 3 }, () => randomUUID())
+        for (const id of ids) {
+          yield* facts.save({ id, content: `fact ${id}`, writtenBy: "cursor", sessionId: "s", parentId: null })
+        }
+        const task = randomUUID()
+        const base = { title: "t", detail: null, writtenBy: "zed", needsApproval: false, maxAttempts: 3 }
+        yield* tasks.post({ ...base, id: task, about: [ids[2]!] })
+        const claimAs = (by: string) =>
+          tasks.claim({ claimedBy: by, taskId: task, fence: null, leaseMillis: lease, claimId: randomUUID() })
+        const alpha = yield* claimAs("alpha")
+        yield* TestClock.adjust("1 second")
+        yield* tasks.finish({
+          taskId: task,
+          claimedBy: "alpha",
+          fence: alpha!.fence,
+          outcome: "failed",
+          note: "timed out"
+        })
+        const beta = yield* claimAs("beta")
+        const shown = (yield* listed).tasks[0]!
+        expect([shown.claimed_by, shown.last_note?.by]).toEqual(["beta", "alpha"])
+
+        const text = yield* exportText
+        const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+        const kinds = lines.slice(1).map((l) => l["kind"])
+        expect(kinds.indexOf("task")).toBeLessThan(kinds.lastIndexOf("fact"))
+        expect(lines.find((l) => l["kind"] === "task")!["last_finish"]).toMatchObject({
+          by: "alpha",
+          outcome: "failed"
+        })
+        expect((yield* onCopy(importText(text, { merge: false }))).tasks).toBe(1)
+        expect(yield* onCopy(exportText)).toBe(text)
+        expect((yield* onCopy(listed)).tasks[0]!.last_note?.by).toBe("alpha")
+
+        // The task moves on in the original; merged, the copy keeps its task as it was and takes none of its new notes.
+        yield* TestClock.adjust("1 second")
+        yield* tasks.finish({ taskId: task, claimedBy: "beta", fence: beta!.fence, outcome: "failed", note: "again" })
+        const merged = yield* onCopy(importText(yield* exportText, { merge: true }))
+        expect([merged.tasks, merged.task_notes]).toEqual([0, 0])
+        expect(yield* onCopy(exportText)).toBe(text)
+      })))
+
     it.effect("a task naming a fact the file and graph lack, a note before its task, or a secret: refused, nothing written", () =>
       onFreshTestClock(Effect.gen(function*() {
         yield* wipe

@@ -27,7 +27,7 @@ const finishQuery = `MATCH (t:Task {id: $id}) ` +
   `WITH t, verdict, attempts, next, q, q.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
   `SET t.status = next, t.attempts = attempts, t.lease_until = null, t.last_outcome = $outcome, ` +
-  `t.last_note = $note, t.finished_at = $now) ` +
+  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
   `SET q.tail = place, t.seq = place) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +

@@ -13,7 +13,13 @@ export const taskMap = (v: string): string =>
   `claimed_by: ${v}.holder, lease_expires_at: ${v}.lease_until, ` +
   `about: [(${v})-[:ABOUT]->(${v}_about:Fact) | ${v}_about.id], ` +
   `last_note: CASE WHEN ${v}.last_outcome IS NULL THEN null ELSE {outcome: ${v}.last_outcome, ` +
-  `note: ${v}.last_note, by: ${v}.holder, created_at: ${v}.finished_at} END}`
+  `note: ${v}.last_note, by: ${finisher(v)}, created_at: ${v}.finished_at} END}`
+
+/**
+ * Who finished last: `finished_by`, kept by every finish since it was added; before that, the holder,
+ * which a later claim replaces (a failure by one agent then read as another's).
+ */
+export const finisher = (v: string): string => `coalesce(${v}.finished_by, ${v}.holder)`
 
 /** The status a reader sees (the pure model's shownStatus). */
 export const shownStatus = (v: string): string =>

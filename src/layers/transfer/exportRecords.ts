@@ -17,6 +17,7 @@ import {
 } from "../../domain/memoryRecord.js"
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { finisher } from "../tasks/taskMap.js"
 
 /**
  * Every record of a graph in write order, a page at a time (keyset on created_at, kind, key), for
@@ -65,7 +66,7 @@ export const queries: Record<Kind, string> = {
     `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
     `CASE t.status WHEN 'claimed' THEN 'open' ELSE t.status END AS status, t.attempts AS attempts, ` +
     `t.decided_by AS decided_by, t.decided_at AS decided_at, t.last_outcome AS outcome, ` +
-    `t.last_note AS note, t.holder AS holder, t.finished_at AS finished_at`,
+    `t.last_note AS note, ${finisher("t")} AS finisher, t.finished_at AS finished_at`,
   task_note: `${afterPosition("MATCH (n:TaskNote)", "n", "n.created_at", "n.id")}` +
     `RETURN n.id AS id, n.created_at AS created_at, n.task_id AS task_id, n.outcome AS outcome, ` +
     `n.note AS note, n.by AS by`
@@ -116,7 +117,7 @@ const rowSchemas = {
     decided_at: Schema.NullOr(Stamp),
     outcome: Schema.NullOr(Schema.Literal("done", "failed", "released")),
     note: Schema.NullOr(Schema.String),
-    holder: Schema.NullOr(Schema.String),
+    finisher: Schema.NullOr(Schema.String),
     finished_at: Schema.NullOr(Stamp)
   }),
   task_note: Schema.Struct({
@@ -175,17 +176,16 @@ const readKind = (
     case "task":
       return db.read(queries.task, params, rowSchemas.task).pipe(
         Effect.map((rows) =>
-          rows.map(({ finished_at, holder, note, outcome, ...r }): TaskRecord => ({
+          rows.map(({ finished_at, finisher, note, outcome, ...r }): TaskRecord => ({
             kind: "task",
             ...r,
             about: [...r.about].sort(),
             created_at: toIso(r.created_at),
             decided_at: r.decided_at === null ? null : toIso(r.decided_at),
-            // By the holder, as the task's reads name it (taskMap.ts).
-            last_finish: outcome === null || finished_at === null || holder === null ? null : {
+            last_finish: outcome === null || finished_at === null || finisher === null ? null : {
               outcome,
               note,
-              by: holder,
+              by: finisher,
               created_at: toIso(finished_at)
             }
           }))

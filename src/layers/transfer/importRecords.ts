@@ -112,8 +112,8 @@ const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
   `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
   `status: $status, needs_approval: $needsApproval, max_attempts: $maxAttempts, attempts: $attempts, fence: 0, ` +
-  `decided_by: $decidedBy, decided_at: $decidedAt, holder: $holder, last_outcome: $outcome, last_note: $note, ` +
-  `finished_at: $finishedAt}) ` +
+  `decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, last_outcome: $outcome, ` +
+  `last_note: $note, finished_at: $finishedAt}) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $createdAt}]->(af))) ` +
   `RETURN old IS NOT NULL AS existing, null AS rule`
 
@@ -185,7 +185,7 @@ const writeTask = (db: GraphDatabase["Type"], t: TaskRecord) =>
     attempts: t.attempts,
     decidedBy: t.decided_by,
     decidedAt: t.decided_at === null ? null : stamp(t.decided_at),
-    holder: t.last_finish?.by ?? null,
+    finisher: t.last_finish?.by ?? null,
     outcome: t.last_finish?.outcome ?? null,
     note: t.last_finish?.note ?? null,
     finishedAt: t.last_finish === null ? null : stamp(t.last_finish.created_at)
@@ -271,6 +271,9 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
       refused: []
     }
     const queue: Array<TaskRecord> = []
+    // Written after every fact and edge: stamped by the process's clock, a task may come before a
+    // fact it names (importCheck.ts). Write order leaves no trace: an export sorts by stamp.
+    const later: Array<readonly [TaskRecord | TaskNoteRecord, number]> = []
     let batch: Array<FactRecord> = []
     let newest = 0
     for (let i = 0; i < records.length; i++) {
@@ -284,13 +287,23 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         yield* writeFacts(db, batch, counts)
         batch = []
       }
-      if (record.kind !== "fact") {
-        const before = counts.tasks
-        yield* writeEdge(db, record, i + 2, counts)
-        if (record.kind === "task" && record.status === "open" && counts.tasks > before) queue.push(record)
-      }
+      if (record.kind === "task" || record.kind === "task_note") later.push([record, i + 2])
+      else if (record.kind !== "fact") yield* writeEdge(db, record, i + 2, counts)
     }
     if (batch.length > 0) yield* writeFacts(db, batch, counts)
+    // A merge keeps a task the graph has as it stands, and leaves out the file's notes on it.
+    const kept = new Set<string>()
+    for (const [record, line] of later) {
+      if (record.kind === "task_note" && kept.has(record.task_id)) {
+        counts.skipped++
+        continue
+      }
+      const before = counts.tasks
+      yield* writeEdge(db, record, line, counts)
+      if (record.kind !== "task") continue
+      if (counts.tasks === before) kept.add(record.id)
+      else if (record.status === "open") queue.push(record)
+    }
     const order = queue.map((t) => [queuedAt(t), t.id] as const).sort((a, b) =>
       a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1
     )
