@@ -78,7 +78,7 @@ const refreshes = () => page.evaluate(() => Number(document.body.dataset["refres
  */
 const clickNode = async (id: string) => {
   const selector = `g.node[data-id="${id}"]`
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       return await page.click(selector)
     } catch (e) {
