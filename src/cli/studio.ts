@@ -2,7 +2,8 @@
  * `npm run studio [-- --port 8790]`: Relay Studio on this machine. Serves the studio on loopback
  * (127.0.0.1) over the configured database (the embedded one unless one is set) and its graph
  * (RELAY_GRAPH), and prints a one-time login URL: its secret opens one browser session and is then
- * spent. The secret is printed on stdout once and never logged.
+ * spent. The secret is printed on stdout once and never logged. Run again while it runs, it prints a
+ * new link to that studio instead (src/studio/studioJoin.ts).
  */
 import { Clock, Console, Effect, Layer, Runtime } from "effect"
 import { createServer } from "node:http"
@@ -11,8 +12,10 @@ import { parseArgs } from "node:util"
 import { loopbackHosts } from "../http/HttpSettings.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { relayStack } from "../layers/assembly/stacks.js"
+import { resolveDataDir } from "../layers/embedded/dataDir.js"
 import type { ToolServices } from "../mcp/mcpHandlers.js"
 import { Settings } from "../services/Settings.js"
+import { answerLink, askForLink, linkPath, publishKey } from "../studio/studioJoin.js"
 import { handleStudio, studioBase } from "../studio/studioServer.js"
 import { makeStudioSessions } from "../studio/studioSessions.js"
 import { CliFailure, runCli } from "./common.js"
@@ -40,10 +43,18 @@ const main = Effect.gen(function*() {
     stillValid: () => Promise.resolve(true),
     release: () => Promise.resolve()
   }
-  const server = yield* Effect.acquireRelease(
-    Effect.async<ReturnType<typeof createServer>, CliFailure>((resume) => {
+  const dataDir = yield* resolveDataDir.pipe(
+    Effect.mapError((e) => new CliFailure({ message: e.message, exitCode: 1 }))
+  )
+  let key = ""
+  let newLink = () => ""
+  const listening = Effect.acquireRelease(
+    Effect.async<ReturnType<typeof createServer>, { readonly code: string | undefined }>((resume) => {
       let allowedHosts: ReadonlyArray<string> = []
       const made = createServer((req, res) => {
+        if (new URL(req.url ?? "/", "http://studio.invalid").pathname === linkPath) {
+          return answerLink(req, res, { key, allowedHosts, newLink })
+        }
         handleStudio(req, res, allowedHosts, { sessions, allowedOrigins: [], local }).then((handled) => {
           if (handled) return
           res.writeHead(req.url === "/" ? 307 : 404, req.url === "/" ? { location: `${studioBase}/` } : {})
@@ -53,13 +64,7 @@ const main = Effect.gen(function*() {
           res.end()
         })
       })
-      made.once("error", (e: NodeJS.ErrnoException) =>
-        resume(Effect.fail(
-          new CliFailure({
-            message: `cannot listen on 127.0.0.1:${port} (${e.code ?? "error"}); try --port`,
-            exitCode: 1
-          })
-        )))
+      made.once("error", (e: NodeJS.ErrnoException) => resume(Effect.fail({ code: e.code })))
       made.listen(port, "127.0.0.1", () => {
         allowedHosts = loopbackHosts((made.address() as AddressInfo).port)
         resume(Effect.succeed(made))
@@ -73,10 +78,36 @@ const main = Effect.gen(function*() {
         }))
       )
   )
-  const { graph } = yield* Settings
+  const server = yield* listening.pipe(Effect.catchAll((e) =>
+    Effect.flatMap(
+      Effect.promise(() => e.code === "EADDRINUSE" && port !== 0 ? askForLink(dataDir, port) : Promise.resolve(null)),
+      (joined) =>
+        joined === null
+          ? Effect.fail(
+            new CliFailure({
+              message: `cannot listen on 127.0.0.1:${port} (${e.code ?? "error"}); try --port`,
+              exitCode: 1
+            })
+          )
+          : Effect.succeed({ joined })
+    )
+  ))
+  if ("joined" in server) {
+    yield* Console.error(
+      `Relay Studio already runs on 127.0.0.1:${port}. Open this link once (it signs this browser in):`
+    )
+    return yield* Console.log(server.joined)
+  }
   const actual = (server.address() as AddressInfo).port
+  newLink = () => `http://127.0.0.1:${actual}${studioBase}/login?secret=${sessions.newLoginSecret()}`
+  const published = yield* Effect.acquireRelease(
+    Effect.sync(() => publishKey(dataDir, actual)),
+    (p) => Effect.sync(() => p.remove())
+  )
+  key = published.key
+  const { graph } = yield* Settings
   yield* Console.error(`Relay Studio on graph ${graph}, read-only. Open this link once (it signs this browser in):`)
-  yield* Console.log(`http://127.0.0.1:${actual}${studioBase}/login?secret=${sessions.newLoginSecret()}`)
+  yield* Console.log(newLink())
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
