@@ -186,6 +186,21 @@ describe("Relay Studio in a browser", () => {
       parent_fact_id: ids.get("redis")!
     })
     await page.waitForSelector(`g.node[data-id="${fresh.id}"]`, { timeout: 5000 })
+    // A live update reads the conflicts and the open thread again, the whole graph's threads list
+    // at most every 30 s (the costliest read).
+    const asked: Array<string> = []
+    const onRequest = (r: { url: () => string }) => asked.push(new URL(r.url()).pathname)
+    page.on("request", onRequest)
+    const next = await save({
+      content: "Revocation entries expire with the token",
+      written_by: "zed",
+      session_id: "zed-1",
+      parent_fact_id: fresh.id
+    })
+    await page.waitForSelector(`g.node[data-id="${next.id}"]`, { timeout: 5000 })
+    page.off("request", onRequest)
+    expect(asked.filter((p) => p.endsWith("/api/conflicts")).length).toBeGreaterThan(0)
+    expect(asked.filter((p) => p.endsWith("/api/threads"))).toEqual([])
     await shot("live")
   })
 

@@ -40,8 +40,18 @@ const state = {
   thread: null as ThreadPage | null,
   selected: null as string | null,
   minTime: Date.now() - 24 * 3600_000,
-  refreshes: 0
+  refreshes: 0,
+  clusters: [] as Array<Cluster>,
+  threadsAt: 0
 }
+
+/**
+ * On live updates the threads list (the connected components of the whole graph: the costliest
+ * read, ~300 ms of FalkorDB time at 100k facts) is read again at most this often; the conflicts,
+ * the timeline and the open thread on every update. A tab on a busy memory then cannot keep the
+ * database busy for everyone else.
+ */
+const threadsEvery = 30_000
 
 const el = <K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -352,27 +362,31 @@ interface TimelineEntry {
   fact_content: string
 }
 
-const loadLists = async () => {
+const loadLists = async (threadsToo: boolean) => {
   const [threads, conflicts, timeline] = await Promise.all([
-    api<{ clusters: Array<Cluster> }>("threads"),
+    threadsToo ? api<{ clusters: Array<Cluster> }>("threads") : Promise.resolve(null),
     api<{ conflicts: Array<Conflict> }>("conflicts", asOfParam()),
     api<{ entries: Array<TimelineEntry> }>("timeline", asOfParam())
   ])
-  threadsBox.replaceChildren(
-    ...threads.clusters.filter((c) => c.facts.length > 0).map((c) => {
-      const root = c.facts[0]!
-      const li = el(
-        "li",
-        { "data-id": root.id },
-        el("q", {}, cut(root.content, 60)),
-        ` ${c.size} fact${c.size === 1 ? "" : "s"}`
-      )
-      li.addEventListener("click", () => void loadThread(root.id))
-      return li
-    })
-  )
-  const oldest = threads.clusters.flatMap((c) => c.facts).map((f) => Date.parse(f.created_at))
-  if (oldest.length > 0) state.minTime = Math.min(...oldest) - 1000
+  if (threads !== null) {
+    state.clusters = threads.clusters
+    state.threadsAt = Date.now()
+    threadsBox.replaceChildren(
+      ...threads.clusters.filter((c) => c.facts.length > 0).map((c) => {
+        const root = c.facts[0]!
+        const li = el(
+          "li",
+          { "data-id": root.id },
+          el("q", {}, cut(root.content, 60)),
+          ` ${c.size} fact${c.size === 1 ? "" : "s"}`
+        )
+        li.addEventListener("click", () => void loadThread(root.id))
+        return li
+      })
+    )
+    const oldest = threads.clusters.flatMap((c) => c.facts).map((f) => Date.parse(f.created_at))
+    if (oldest.length > 0) state.minTime = Math.min(...oldest) - 1000
+  }
   conflictsBox.replaceChildren(...conflicts.conflicts.map((c) => {
     const li = el(
       "li",
@@ -404,11 +418,11 @@ const loadLists = async () => {
     li.addEventListener("click", () => void openFact(e.fact_id))
     return li
   }))
-  return threads.clusters
+  return state.clusters
 }
 
-const refresh = async () => {
-  const clusters = await loadLists()
+const refresh = async (threadsToo = true) => {
+  const clusters = await loadLists(threadsToo)
   const first = clusters[0]?.facts[0]?.id
   const target = state.threadOf ?? first
   if (target !== undefined) {
@@ -474,7 +488,7 @@ const live = () => {
   events.addEventListener("record", () => {
     if (state.asOf !== null) return
     window.clearTimeout(pending)
-    pending = window.setTimeout(() => void refresh(), 150)
+    pending = window.setTimeout(() => void refresh(Date.now() - state.threadsAt >= threadsEvery), 150)
   })
 }
 
