@@ -86,6 +86,8 @@ export const FalkorDbLive = Layer.scoped(
           : Effect.void
     )
     const live = yield* Ref.make(HashSet.empty<Connection>())
+    // Said once a process: each connection of the pool reads the setting.
+    const toldNoWriteTimeout = yield* Ref.make(false)
 
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
@@ -122,7 +124,7 @@ export const FalkorDbLive = Layer.scoped(
         Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("timeout setting") }),
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
-      if (!timeout.boundsWrites) {
+      if (!timeout.boundsWrites && !(yield* Ref.getAndSet(toldNoWriteTimeout, true))) {
         // Info, not a warning: the operator of an external server chose it, and every start would repeat it.
         yield* Effect.logInfo(
           "FalkorDB applies no timeout to writes (its TIMEOUT_DEFAULT and TIMEOUT_MAX are 0): a long write holds the graph until it ends"
