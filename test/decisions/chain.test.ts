@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FalkorDB } from "falkordb"
-import { inject } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 import { testGraphName } from "../support/testLayer.js"
 import { type OutputOf, outputOf, type ToolCallResult } from "../support/toolOutputs.js"
 
@@ -13,15 +12,7 @@ import { type OutputOf, outputOf, type ToolCallResult } from "../support/toolOut
  */
 const env = { RELAY_RATE_LIMIT: "100000" }
 
-const dropGraph = async (graph: string) => {
-  const { host, password, port } = inject("falkordb")
-  const db = await FalkorDB.connect({ socket: { host, port }, password })
-  try {
-    await db.selectGraph(graph).delete().catch(() => undefined)
-  } finally {
-    await db.close()
-  }
-}
+const dropGraph = (graph: string) => withRawDatabase((db) => db.selectGraph(graph).delete().catch(() => undefined))
 
 /**
  * Four writer processes save 60 facts each while `brief` (one briefing, read to its end) runs over

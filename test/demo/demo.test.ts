@@ -4,7 +4,6 @@
  * data directory).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FalkorDB } from "falkordb"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +11,7 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { freePort } from "../support/falkordbServer.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 import { testGraphName } from "../support/testLayer.js"
 
 const root = resolve(fileURLToPath(import.meta.url), "..", "..", "..")
@@ -40,16 +40,7 @@ const dbEnv = (graph: string) => {
   return { FALKORDB_HOST: host, FALKORDB_PORT: String(port), FALKORDB_PASSWORD: password, RELAY_GRAPH: graph }
 }
 
-/** A raw client on this run's database, to look at graphs from outside Relay. */
-const withDb = async <A>(f: (db: FalkorDB) => Promise<A>): Promise<A> => {
-  const { host, password, port } = inject("falkordb")
-  const db = await FalkorDB.connect({ socket: { host, port }, password })
-  try {
-    return await f(db)
-  } finally {
-    await db.close()
-  }
-}
+const withDb = withRawDatabase
 
 const count = (graph: string, cypher: string) =>
   withDb(async (db) => {

@@ -1,10 +1,10 @@
-import { FalkorDB } from "falkordb"
 import { type ChildProcess, spawn } from "node:child_process"
 import puppeteer, { type Browser } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createBuildsOn, createFacts, storedFact } from "../../bench/bulkLoad.js"
 import { generateGraph, loadGraph } from "../../bench/graph.js"
 import { falkordbEnv } from "../support/mcpClient.js"
+import { withRawDatabase as withDb } from "../support/rawDatabase.js"
 import { testGraphName } from "../support/testLayer.js"
 
 /**
@@ -20,16 +20,6 @@ const graph = testGraphName("studio_large")
 let studio: ChildProcess
 let browser: Browser
 let login: string
-
-const withDb = async <A>(f: (db: FalkorDB) => Promise<A>): Promise<A> => {
-  const { host, password, port } = inject("falkordb")
-  const db = await FalkorDB.connect({ socket: { host, port }, password })
-  try {
-    return await f(db)
-  } finally {
-    await db.close()
-  }
-}
 
 beforeAll(async () => {
   await withDb(async (db) => {

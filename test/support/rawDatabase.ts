@@ -1,0 +1,13 @@
+import { FalkorDB } from "falkordb"
+import { inject } from "vitest"
+
+/** A bare `falkordb` client on this run's database for the length of `f`: to look at or load a graph from outside Relay. */
+export const withRawDatabase = async <A>(f: (db: FalkorDB) => Promise<A>): Promise<A> => {
+  const { host, password, port } = inject("falkordb")
+  const db = await FalkorDB.connect({ socket: { host, port }, password })
+  try {
+    return await f(db)
+  } finally {
+    await db.close()
+  }
+}
