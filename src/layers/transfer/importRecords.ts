@@ -201,7 +201,17 @@ const writeTaskNote = (db: GraphDatabase["Type"], n: TaskNoteRecord) =>
     createdAt: stamp(n.created_at)
   }, Outcome)
 
-const writeEdge = Effect.fn("relay/transfer/writeEdge")(
+/** The count each kind of record adds to when it lands. */
+const countOf = {
+  decision: "decisions",
+  compatible: "compatible",
+  retraction: "retractions",
+  task: "tasks",
+  task_note: "task_notes"
+} as const
+
+/** Writes one record other than a fact, and says whether it landed, was there already, or a rule refused it. */
+const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   function*(
     db: GraphDatabase["Type"],
     record: DecisionRecord | CompatibleRecord | RetractionRecord | TaskRecord | TaskNoteRecord,
@@ -237,23 +247,16 @@ const writeEdge = Effect.fn("relay/transfer/writeEdge")(
         createdAt
       }, Outcome)
     const outcome = rows[0]
-    if (outcome === undefined) {
-      counts.refused.push({ line, rule: "fact_not_found" })
-    } else if (outcome.existing) {
+    if (outcome?.existing === true) {
       counts.skipped++
-    } else if (outcome.rule !== null) {
-      counts.refused.push({ line, rule: outcome.rule })
-    } else if (record.kind === "task") {
-      counts.tasks++
-    } else if (record.kind === "task_note") {
-      counts.task_notes++
-    } else if (record.kind === "decision") {
-      counts.decisions++
-    } else if (record.kind === "compatible") {
-      counts.compatible++
-    } else {
-      counts.retractions++
+      return "existing" as const
     }
+    if (outcome === undefined || outcome.rule !== null) {
+      counts.refused.push({ line, rule: outcome?.rule ?? "fact_not_found" })
+      return "refused" as const
+    }
+    counts[countOf[record.kind]]++
+    return "written" as const
   }
 )
 
@@ -288,7 +291,7 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         batch = []
       }
       if (record.kind === "task" || record.kind === "task_note") later.push([record, i + 2])
-      else if (record.kind !== "fact") yield* writeEdge(db, record, i + 2, counts)
+      else if (record.kind !== "fact") yield* writeRecord(db, record, i + 2, counts)
     }
     if (batch.length > 0) yield* writeFacts(db, batch, counts)
     // A merge keeps a task the graph has as it stands, and leaves out the file's notes on it.
@@ -298,11 +301,10 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         counts.skipped++
         continue
       }
-      const before = counts.tasks
-      yield* writeEdge(db, record, line, counts)
+      const result = yield* writeRecord(db, record, line, counts)
       if (record.kind !== "task") continue
-      if (counts.tasks === before) kept.add(record.id)
-      else if (record.status === "open") queue.push(record)
+      if (result === "existing") kept.add(record.id)
+      else if (result === "written" && record.status === "open") queue.push(record)
     }
     const order = queue.map((t) => [queuedAt(t), t.id] as const).sort((a, b) =>
       a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1
