@@ -1,6 +1,7 @@
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
 import { termsOf } from "../src/domain/terms.js"
+import { markDependentsOfRows, neverStale } from "../src/layers/factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
 
 /**
@@ -44,7 +45,7 @@ const batch = 5000
 /** Creates the facts in `$rows` (StoredFacts); shared with the hostile shapes of test/hostile/chainShapes.ts. */
 export const createFactsCypher =
   `UNWIND $rows AS r CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, written_by: r.written_by, ` +
-  `session_id: r.session_id, created_at: r.created_at, terms: r.terms})`
+  `session_id: r.session_id, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}})`
 
 /** Links each [child, parent] in `$edges` with BUILDS_ON. */
 export const createBuildsOnCypher =
@@ -88,7 +89,9 @@ export const createSupersedes = async (graph: Graph, edges: ReadonlyArray<Supers
   for (const part of batches(edges, batch)) {
     await graph.query(
       `UNWIND $edges AS e MATCH (w:Fact {id: e.from}), (l:Fact {id: e.to}) ` +
-        `CREATE (w)-[:SUPERSEDES {reason: e.reason, resolved_by: e.resolved_by, created_at: e.created_at}]->(l)`,
+        `CREATE (w)-[:SUPERSEDES {reason: e.reason, resolved_by: e.resolved_by, created_at: e.created_at}]->(l) ` +
+        // What resolve stores: the loser's dependents stale from the decision (staleness.ts).
+        `WITH l AS x, e.created_at AS at ${markDependentsOfRows}`,
       { params: { edges: part as never } }
     )
   }

@@ -15,6 +15,8 @@ import { Effect, Schema } from "effect"
 import type { Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../src/domain/chainPaging.js"
+import { schemaVersion } from "../src/layers/database/schemaVersion.js"
+import { markDependentsOfRows } from "../src/layers/factStore/staleness.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { createBuildsOn, createFacts, storedFact } from "./bulkLoad.js"
 import { bareClient, openDatabase } from "./db.js"
@@ -50,10 +52,13 @@ const addShapes = async (g: Graph, start: number) => {
   ])
   await g.query(
     `MATCH (w:Fact {id: $w}), (l:Fact {id: $l}) ` +
-      `CREATE (w)-[:SUPERSEDES {reason: 'bench', resolved_by: 'bench', created_at: $at, call_id: 'bench'}]->(l)`,
+      `CREATE (w)-[:SUPERSEDES {reason: 'bench', resolved_by: 'bench', created_at: $at, call_id: 'bench'}]->(l) ` +
+      `WITH l AS x, $at AS at ${markDependentsOfRows}`,
     { params: { w: winner.id, l: chain[1000]!.id, at: winner.created_at } }
   )
-  await g.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last`, { params: { last: winner.created_at + 1 } })
+  await g.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last, c.schema = ${schemaVersion}`, {
+    params: { last: winner.created_at + 1 }
+  })
   return { leaf: chain[DEPTH - 1]!.id, chainRoot: chain[0]!.id, wideRoot: wideRoot.id }
 }
 

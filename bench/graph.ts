@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
 import { ensureSchema } from "../src/layers/database/graphIndexes.js"
+import { schemaVersion } from "../src/layers/database/schemaVersion.js"
 import {
   batches,
   createBuildsOn,
@@ -214,7 +215,9 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
   await markForks(graph, [...g.forked])
   await createBuildsOn(graph, g.buildsOn)
   await createSupersedes(graph, g.supersedes)
-  await graph.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last`, { params: { last: g.lastStamp } })
+  await graph.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last, c.schema = ${schemaVersion}`, {
+    params: { last: g.lastStamp }
+  })
 }
 
 /**

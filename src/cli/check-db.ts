@@ -1,6 +1,7 @@
 /**
  * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
  * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
+ * With `--verify`, checks every fact's stored staleness against its edges (verifyStored.ts): exit 1 on drift.
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
@@ -8,6 +9,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { graphStack } from "../layers/assembly/stacks.js"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
+import { verifyStored } from "../layers/factStore/verifyStored.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"
@@ -77,6 +79,22 @@ const main = Effect.gen(function*() {
     }`
   )
   yield* say(`graph:     ${graph} (RELAY_GRAPH), ${facts} fact${facts === 1 ? "" : "s"}`)
+  if (!process.argv.slice(2).includes("--verify")) return
+  const checked = yield* GraphDatabase.pipe(
+    Effect.flatMap((gdb) => verifyStored(gdb)),
+    Effect.provide(graphStack(Layer.succeed(Settings, settings)))
+  )
+  for (const d of checked.examples) {
+    yield* say(`drift:     fact ${d.id} stores stale_at ${d.stored ?? "nothing"}, its edges say ${d.expected}`)
+  }
+  if (checked.drifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.drifted} of ${checked.facts} facts store a staleness their edges do not give; ` +
+        `report it with this output`,
+      exitCode: 1
+    })
+  }
+  yield* say(`verify:    ${checked.facts} facts, each stored staleness agrees with its edges`)
 }).pipe(Effect.provide(SettingsLive))
 
 runCli(main)

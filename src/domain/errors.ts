@@ -107,7 +107,9 @@ export const DatabaseFailure = Schema.Literal(
   /** The server refuses the query's TIMEOUT (above its TIMEOUT_MAX). */
   "over_timeout_cap",
   /** The connection layer was already shut down. */
-  "shut_down"
+  "shut_down",
+  /** The graph was written by a newer Relay (its schema version): read, never written here. */
+  "newer_schema"
 )
 export type DatabaseFailure = typeof DatabaseFailure.Type
 

@@ -88,6 +88,8 @@ const notReplicatedMessage = "the write may have landed: the primary applied it 
  */
 const unavailableWriteMessage = "the memory database is unavailable right now; this write may still have landed: " +
   "retry shortly with the same request_id, which returns what landed instead of writing it twice"
+const newerSchemaMessage = "this memory was written by a newer version of Relay, so this one only reads it; " +
+  "nothing was written: upgrade Relay to write to it"
 export const internalMessage = "Relay hit an internal error; the details are in its log"
 
 /** A tool failure as the client sees it: the contract code and a message with nothing internal in it. */
@@ -96,6 +98,8 @@ export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolRes
     failure(error.code, error.message) :
     error.reason === "not_replicated" ?
     failure("unavailable", notReplicatedMessage) :
+    error.reason === "newer_schema" ?
+    failure("unavailable", newerSchemaMessage) :
     failure(
       "unavailable",
       tool === null || tool.annotations.readOnlyHint ? unavailableMessage : unavailableWriteMessage

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { batches, createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
+import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
+import { markDependentsOfRows } from "../../src/layers/factStore/staleness.js"
 
 /**
  * Hostile BUILDS_ON shapes written in a few batched statements (saving 3,000 facts one tool call at
@@ -56,12 +58,13 @@ export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: R
     ...batches(shape.links, 1000).map((edges) => ({ cypher: createBuildsOnCypher, params: { edges } })),
     ...batches(shape.supersedes, 1000).map((edges) => ({
       cypher: `UNWIND $edges AS e MATCH (w:Fact {id: e[0]}), (l:Fact {id: e[1]}) ` +
-        `CREATE (w)-[:SUPERSEDES {reason: 'hostile', resolved_by: 'hostile', created_at: $at, call_id: 'hostile'}]->(l)`,
+        `CREATE (w)-[:SUPERSEDES {reason: 'hostile', resolved_by: 'hostile', created_at: $at, call_id: 'hostile'}]->(l) ` +
+        `WITH l AS x, $at AS at ${markDependentsOfRows}`,
       params: { edges, at: shape.lastStamp }
     })),
     {
       cypher:
-        `MERGE (c:RelayClock {id: 0}) WITH c SET c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
+        `MERGE (c:RelayClock {id: 0}) WITH c SET c.schema = ${schemaVersion}, c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
       params: { last: shape.lastStamp }
     }
   ]

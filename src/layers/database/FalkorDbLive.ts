@@ -31,6 +31,7 @@ import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
+import { type GraphAccess, migrate, newerSchema, type Statement } from "./schemaVersion.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 import { logIfSlow } from "./slowStatements.js"
@@ -239,14 +240,37 @@ export const FalkorDbLive = Layer.scoped(
      * check that failed is made again by the next statement. It runs in a fiber of its own, bounded
      * on its own, so a call that gives up waiting for it does not stop it for the others.
      */
-    const checks = yield* SynchronizedRef.make(HashMap.empty<string, Fiber.Fiber<void, DatabaseError>>())
+    const checks = yield* SynchronizedRef.make(HashMap.empty<string, Fiber.Fiber<GraphAccess, DatabaseError>>())
+    // Each migration statement on a connection of its own, bounded like any statement.
+    const migration = (graph: string): Statement => (cypher, params, readOnly) =>
+      onConnection(true, "schema migration", (connection) =>
+        Effect.tryPromise({
+          try: () => {
+            const g = connection.db.selectGraph(graph)
+            const options = { params: params as Record<string, never> }
+            return readOnly ? g.roQuery<unknown>(cypher, options) : g.query<unknown>(cypher, options)
+          },
+          catch: classify
+        })).pipe(Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? []))
     const schemaCheck = (graph: string) =>
       onConnection(true, "schema setup", (connection) => ensureSchema(connection.db.selectGraph(graph))).pipe(
+        Effect.zipRight(
+          migrate(migration(graph)).pipe(
+            // A database that refuses writes (a replica, read-only) is still read, as it was before.
+            Effect.catchIf((e) => e.reason === "refused", (e) =>
+              Effect.as(
+                Effect.logWarning("the memory could not be migrated: the database refuses writes").pipe(
+                  Effect.annotateLogs({ detail: e.detail })
+                ),
+                null
+              ))
+          )
+        ),
         Effect.onExit((exit) =>
           Exit.isSuccess(exit) ? Effect.void : SynchronizedRef.update(checks, HashMap.remove(graph))
         )
       )
-    const schemaReady = (graph: string): Effect.Effect<void, DatabaseError> =>
+    const schemaReady = (graph: string): Effect.Effect<GraphAccess, DatabaseError> =>
       Effect.flatMap(SynchronizedRef.get(checks), (running) =>
         Option.match(HashMap.get(running, graph), {
           onSome: Fiber.join,
@@ -265,7 +289,10 @@ export const FalkorDbLive = Layer.scoped(
     const graph = (graphName: string): GraphDatabaseShape => {
       const run = (mode: "query" | "roQuery") => (cypher: string, params: CypherParams | undefined) =>
         Effect.zipRight(
-          schemaReady(graphName),
+          Effect.flatMap(
+            schemaReady(graphName),
+            (newer) => newer === null || mode === "roQuery" ? Effect.void : Effect.fail(newerSchema(newer))
+          ),
           withConnection((db, timeout) => {
             const graph = db.selectGraph(graphName)
             const options = {

@@ -7,6 +7,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { childMap } from "./childMap.js"
 import { oneHop, oneHopMatch } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
+import { staleBy } from "./staleness.js"
 import { threadMembers } from "./threadScope.js"
 
 /**
@@ -40,10 +41,7 @@ const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN late
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
   `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${supersededAt(v)}, ` +
-  `retracted: ${retractedAt(v)}, ` +
-  `stale: size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${supersededAt(`${v}_anc`)} OR ${
-    retractedAt(`${v}_anc`)
-  } | 1]) > 0}`
+  `retracted: ${retractedAt(v)}, stale: ${staleBy(v, "snap")}}`
 
 const marked = oneHopMatch({ from: "fm", dir: "out", type: "MARKS", path: "fm_p", to: "p" })
 /** A parent's children that take part, as a list: a MATCH and collect() grouped 9,300 rows by (snap, late, lateOut, p) at 100k (43 ms). */

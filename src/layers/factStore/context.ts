@@ -6,39 +6,33 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { ChainFactRow, factFields, ownStatusAsOf, stampOf, tainting, withParent } from "./projection.js"
+import { ChainFactRow, factFields, ownStatusAsOf, stampOf, withParent } from "./projection.js"
+import { staleBy, staleNow } from "./staleness.js"
 
 /**
  * One page of the BUILDS_ON chain of x, read from x toward the root: the `$take` nearest ancestors
  * (x itself counts) older than `$before`, newest first. No path is materialised (a path per row made
- * the old query quadratic: 6.4 s at 3,000 deep) and no fact walks to the root on its own:
- * - a parent is always stamped before its child (save in saveFact.ts stamps inside the statement that links
- *   the new fact to its existing parent), so along a chain created_at orders the facts, and a page
- *   is a LIMIT over one walk;
- * - a fact on the chain is stale iff a superseded or retracted fact sits above it, i.e. iff the
- *   oldest such strict ancestor of x is older than it: one more walk finds that stamp.
- * Cost: two walks up x's chain (linear in its depth) and `$take` facts mapped.
+ * the old query quadratic: 6.4 s at 3,000 deep): a parent is always stamped before its child (save
+ * in saveFact.ts stamps inside the statement that links the new fact to its existing parent), so
+ * along a chain created_at orders the facts, and a page is a LIMIT over one walk. Each fact's
+ * staleness is stored (staleness.ts). Cost: one walk up x's chain (linear in its depth) and `$take`
+ * facts mapped.
  */
 export const contextQuery = `MATCH (x:Fact {id: $id}) ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s) WHERE ${tainting("s")} ` +
-  `WITH x, min(s.created_at) AS firstSuperseded ` +
   `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
-  `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
+  `WITH a ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
-  `retracted: indegree(a, 'RETRACTS') > 0, ` +
-  `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
+  `retracted: indegree(a, 'RETRACTS') > 0, stale: ${staleNow("a")}} END AS fact`
 
 /**
  * The same page as the memory stood at `$asOf`: x must have been saved by then (its ancestors are
  * older still), and only decisions and retractions stamped by then count.
  */
 export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*1..]->(s)<-[st:SUPERSEDES|RETRACTS]-() WHERE st.created_at <= $asOf ` +
-  `WITH x, min(s.created_at) AS firstSuperseded ` +
   `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
-  `WITH a, firstSuperseded ORDER BY a.created_at DESC LIMIT $take ` +
+  `WITH a ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
-  `stale: firstSuperseded IS NOT NULL AND firstSuperseded < a.created_at} END AS fact`
+  `stale: ${staleBy("a", "$asOf")}} END AS fact`
 
 /** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
 const ChainRow = Schema.Struct({ fact: Schema.NullOr(ChainFactRow) })

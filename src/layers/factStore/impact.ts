@@ -9,6 +9,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields, tainting } from "./projection.js"
+import { staleNow } from "./staleness.js"
 
 /**
  * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
@@ -18,8 +19,7 @@ import { statusFrom, storedFields, tainting } from "./projection.js"
  * dependent is placed. Each row is four numbers, and no fact is mapped here.
  */
 export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, ${tainting("x")} OR ` +
-  `size([(x)-[:BUILDS_ON*1..]->(x_anc) WHERE ${tainting("x_anc")} | 1]) > 0 AS tainted ` +
+  `WITH x, ${tainting("x")} OR ${staleNow("x")} AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) ` +
   `RETURN id(x) AS root, tainted, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +

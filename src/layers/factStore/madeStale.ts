@@ -7,6 +7,7 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
+import { staleAt } from "./staleness.js"
 
 /**
  * What the decision stamped `$at` on x made stale (domain/model/revision.ts, madeStale): x's subtree
@@ -18,9 +19,8 @@ import { statusFrom, storedFields } from "./projection.js"
  * apart (FalkorDB 4.16 binds one once a query).
  */
 export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, size([(x)<-[x_t:SUPERSEDES|RETRACTS]-(x_by) WHERE x_t.created_at < $at | 1]) + ` +
-  `size([(x)-[:BUILDS_ON*1..]->(x_anc)<-[x_at:SUPERSEDES|RETRACTS]-(x_aby) WHERE x_at.created_at < $at | 1]) > 0 ` +
-  `AS tainted ` +
+  `WITH x, size([(x)<-[x_t:SUPERSEDES|RETRACTS]-(x_by) WHERE x_t.created_at < $at | 1]) > 0 OR ` +
+  `${staleAt("x")} < $at AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
   `RETURN id(x) AS root, tainted, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, ` +

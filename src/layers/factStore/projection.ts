@@ -1,12 +1,14 @@
 import { Schema } from "effect"
 import { Fact, type FactStatus } from "../../domain/fact.js"
 import { IsoFromStamp } from "../../domain/time.js"
+import { clockMerge } from "../database/schemaVersion.js"
 import { edgeOf, oneHop } from "./oneHop.js"
+import { staleBy, staleNow } from "./staleness.js"
 
 /**
- * The Cypher map every query returns for a fact, with its status derived from edges at read time:
+ * The Cypher map every query returns for a fact, with its status: its own two from its edges (one hop),
  * retracted = some incoming RETRACTS (from a Retraction); superseded = some incoming SUPERSEDES;
- * stale = some BUILDS_ON ancestor is superseded or retracted (`taintTypes`).
+ * stale = some BUILDS_ON ancestor is superseded or retracted, as stored on write (staleness.ts).
  * (indegree() and a pattern comprehension, not exists(): FalkorDB 4.16's exists() in a projection is
  * always true; indegree(n, 'SUPERSEDES') is also several times cheaper than a pattern per fact.)
  * The comprehension variables are named after `v`: FalkorDB 4.16 binds a comprehension variable
@@ -36,13 +38,12 @@ export const statusFlagExprs = (v: string, asOf = false) =>
   asOf
     ? {
       ...ownFlagsAsOf(v),
-      stale: `size([(${v})-[${v}_path:BUILDS_ON*1..]->(${v}_anc)<-[${v}_t:SUPERSEDES|RETRACTS]-(${v}_by) ` +
-        `WHERE ${v}_t.created_at <= $asOf | 1]) > 0`
+      stale: staleBy(v, "$asOf")
     }
     : {
       superseded: `indegree(${v}, 'SUPERSEDES') > 0`,
       retracted: `indegree(${v}, 'RETRACTS') > 0`,
-      stale: `size([(${v})-[:BUILDS_ON*1..]->(${v}_anc) WHERE ${tainting(`${v}_anc`)} | 1]) > 0`
+      stale: staleNow(v)
     }
 
 /**
@@ -169,6 +170,6 @@ export const stampOf = (fact: { readonly created_at: string }): number => Date.p
  */
 export const stampClause = (carry: ReadonlyArray<string>): string => {
   const keep = [...carry, "clk"].join(", ")
-  return `MERGE (clk:RelayClock {id: 0}) ` +
+  return `${clockMerge}` +
     `WITH ${keep}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS ts`
 }

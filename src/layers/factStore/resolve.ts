@@ -9,6 +9,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { markDependents } from "./staleness.js"
 
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
@@ -21,6 +22,7 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
  * the number of paths can double at every step (two facts a layer, each superseding both of the
  * next: 2^28 paths held the write lock ~55 s), and a pattern comprehension enumerates each path.
  * shortestPath() runs one BFS (LAGraph) over the SUPERSEDES matrix: linear in those edges.
+ * The loser's dependents are marked stale from the decision's stamp in the same statement (staleness.ts).
  * The BUILDS_ON checks stay pattern comprehensions: a fact has one parent (saveFact links it in the
  * statement that creates it), so there is one path up and the walk is linear in the depth, while
  * shortestPath's BFS costs ~25 us a level (70 ms on a 3,000-deep chain against ~5 ms).
@@ -36,6 +38,7 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `clk.last = ts) ` +
   `WITH w, l, existing, cycle, related ` +
   `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
+  markDependents("l", "r.created_at", ["w", "l", "existing", "cycle", "related", "r"]) +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`

@@ -7,12 +7,14 @@ import type { Retracted, Retraction } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { markDependents } from "./staleness.js"
 
 /**
  * Retracts a fact in one statement: `(:Retraction {id, reason, retracted_by, created_at})-[:RETRACTS]->(f)`,
  * made only when the fact has none, so concurrent calls leave one and every later call answers the
  * first (FalkorDB runs one write statement at a time per graph). The edge carries the stamp too, so
- * a read as of a time can filter it without reading the node. The Fact itself is never changed.
+ * a read as of a time can filter it without reading the node. The fact's dependents are marked stale
+ * from the retraction's stamp in the same statement (staleness.ts).
  * `existing` is read before the write; the Retraction keeps the id of the call that made it, so a
  * retry of that call (its first try landed, the reply was lost) still answers already_retracted: false.
  */
@@ -25,6 +27,7 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `SET clk.last = ts) ` +
   `WITH f, old ` +
   `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
+  markDependents("f", "r.created_at", ["f", "old", "r"]) +
   `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
   `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
 

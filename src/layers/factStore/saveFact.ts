@@ -11,6 +11,7 @@ import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { madeStale } from "./madeStale.js"
 import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
+import { inheritedStale, markDependents, neverStale } from "./staleness.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
 
 /**
@@ -43,15 +44,21 @@ const sameOrNew = (carry: ReadonlyArray<string>) =>
  * while whether it is still open is computed from SUPERSEDES edges at read time. It lets
  * relay_detect_conflicts start from the forked parents instead of scanning every fact.
  */
-const createFact = (carry: ReadonlyArray<string>) =>
-  `${sameOrNew(carry)} ${stampClause([...carry, "earlier"])} ` +
-  // A new fact must fit the graph's capacity (capacity.ts); a retry of one that landed always answers.
-  `WHERE earlier IS NOT NULL OR ` +
-  `(coalesce(clk.facts, 0) < $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes) ` +
-  `MERGE (f:Fact {id: $id}) ` +
-  `ON CREATE SET f.content = $content, f.norm = $norm, f.hash = $hash, f.written_by = $writtenBy, ` +
-  `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, clk.last = ts, ` +
-  `clk.facts = coalesce(clk.facts, 0) + 1, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
+const createFact = (carry: ReadonlyArray<string>) => {
+  // A child is stale from when its parent is (staleness.ts), read here, in the statement that links them.
+  const child = carry.includes("p")
+  const kept = child ? [...carry, "inherited"] : carry
+  return `${child ? `WITH ${carry.join(", ")}, ${inheritedStale("p")} AS inherited ` : ""}` +
+    `${sameOrNew(kept)} ${stampClause([...kept, "earlier"])} ` +
+    // A new fact must fit the graph's capacity (capacity.ts); a retry of one that landed always answers.
+    `WHERE earlier IS NOT NULL OR ` +
+    `(coalesce(clk.facts, 0) < $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes) ` +
+    `MERGE (f:Fact {id: $id}) ` +
+    `ON CREATE SET f.content = $content, f.norm = $norm, f.hash = $hash, f.written_by = $writtenBy, ` +
+    `f.session_id = $sessionId, f.kind = $kind, f.created_at = ts, ` +
+    `f.stale_at = ${child ? "inherited" : neverStale}, clk.last = ts, ` +
+    `clk.facts = coalesce(clk.facts, 0) + 1, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
+}
 
 /**
  * A revision (domain/model/revision.ts) matches the fact it supersedes as `o` and, in the same
@@ -72,7 +79,8 @@ const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +
 const saveRoot = (revision: boolean) =>
   revision ?
     `${revisedMatch(false)}${createFact(["o"])} ${termCountsClause}WITH f, o ${recordRevision}` +
-    `WITH f, o RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
+    `${markDependents("o", "f.created_at", ["f", "o"])}` +
+    `RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
     `${factMap("o")} AS revised` :
     `${createFact([])} ${termCountsClause}RETURN ${
       factMap("f")
@@ -86,7 +94,9 @@ const saveChild = (revision: boolean) => {
     createFact(carry)
   } ${termCountsClause}` +
     `MERGE (f)-[:BUILDS_ON]->(p) ` +
-    `WITH f, ${keep} ${revision ? `${recordRevision}WITH f, ${keep} ` : ""}` +
+    `WITH f, ${keep} ${
+      revision ? `${recordRevision}${markDependents("o", "f.created_at", ["f", ...carry])}WITH f, ${keep} ` : ""
+    }` +
     // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
     // from; the fact a revision supersedes is decided, not open.
     `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +

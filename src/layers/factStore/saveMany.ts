@@ -1,17 +1,20 @@
 import { Effect, Schema } from "effect"
+import { entryParents } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockMerge } from "../database/schemaVersion.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
+import { inheritedStale, neverStale } from "./staleness.js"
 import { addTermCountsParams } from "./termCounts.js"
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
  * for each: the node (content, norm, content key, author, session, kind, terms), its BUILDS_ON edge,
- * the term counts BM25 reads (termCounts.ts), the ForkMark of a parent whose children now differ,
+ * the term counts BM25 reads (termCounts.ts), its stored staleness (staleness.ts), the ForkMark of a parent whose children now differ,
  * and a stamp taken inside the statement (the later of the Clock's now and just past the graph's
  * last stamp, then one apart in the order given, so stamps follow commit order as a save's do).
  *
@@ -24,7 +27,7 @@ import { addTermCountsParams } from "./termCounts.js"
 export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0]}) ` +
   `WITH c, e WHERE (c[1] AND e IS NULL) OR (NOT c[1] AND e IS NOT NULL) ` +
   `WITH count(*) AS passed WHERE passed = size($check) ` +
-  `MERGE (clk:RelayClock {id: 0}) ` +
+  `${clockMerge}` +
   `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
   // The batch must fit the graph's capacity (capacity.ts), checked and counted as a save does.
   `WHERE coalesce(clk.facts, 0) + size($rows) <= $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes ` +
@@ -33,14 +36,19 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `clk.docs = coalesce(clk.docs, 0) + $docs, clk.terms = coalesce(clk.terms, 0) + $terms ` +
   `WITH base UNWIND $rows AS r ` +
   `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
-  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms}) ` +
+  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms, stale_at: ${neverStale}}) ` +
   // The new nodes by position and the parents outside the batch by position, so each edge is made
   // from node references: no index lookup for a parent in the batch.
   `WITH collect(f) AS made ` +
   `UNWIND CASE WHEN size($outside) = 0 THEN [null] ELSE $outside END AS pid ` +
-  `OPTIONAL MATCH (o:Fact {id: pid}) WITH made, collect(o) AS outer ` +
-  `UNWIND $links AS l WITH made[l[0]] AS c, CASE WHEN l[1] >= 0 THEN made[l[1]] ELSE outer[l[2]] END AS p ` +
-  `CREATE (c)-[:BUILDS_ON]->(p) ` +
+  // Each outside parent's staleness as a child inherits it (both lists drop the one null alike).
+  `OPTIONAL MATCH (o:Fact {id: pid}) ` +
+  `WITH made, collect(o) AS outer, collect(CASE WHEN o IS NULL THEN NULL ELSE ${
+    inheritedStale("o")
+  } END) AS outerStale ` +
+  `UNWIND $links AS l WITH made[l[0]] AS c, CASE WHEN l[1] >= 0 THEN made[l[1]] ELSE outer[l[2]] END AS p, ` +
+  `CASE WHEN l[3] >= 0 THEN outerStale[l[3]] ELSE ${neverStale} END AS st ` +
+  `CREATE (c)-[:BUILDS_ON]->(p) SET c.stale_at = st ` +
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | MERGE (x:Term {term: t[0]}) ON CREATE SET x.docs = t[1] ON MATCH SET x.docs = x.docs + t[1]) ` +
@@ -144,6 +152,7 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
     const counts = addTermCountsParams(terms)
     const place = new Map(fresh.map((f) => [f.id, f.i]))
     const outer = new Map(outside.map((id, k) => [id, k]))
+    const entries = entryParents(fresh)
     const rows = yield* db.write(saveManyQuery, {
       now,
       bytes,
@@ -165,10 +174,16 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         terms: terms[k]!
       })),
       outside,
-      // [child, parent in the batch or -1, parent outside it]; a parent already stored by an
-      // earlier try of the same request_id counts as outside.
-      links: fresh.flatMap((f) =>
-        f.parentId === null ? [] : [[f.i, place.get(f.parentId) ?? -1, outer.get(f.parentId) ?? -1]]
+      // [child, parent in the batch or -1, parent outside it, the nearest ancestor outside it
+      // (staleness comes from there)]; a parent already stored by an earlier try of the same
+      // request_id counts as outside.
+      links: fresh.flatMap((f, k) =>
+        f.parentId === null ? [] : [[
+          f.i,
+          place.get(f.parentId) ?? -1,
+          outer.get(f.parentId) ?? -1,
+          outer.get(entries[k] ?? "") ?? -1
+        ]]
       ),
       parents: [...new Set(fresh.flatMap((f) => f.parentId === null ? [] : [f.parentId]))],
       counts: counts.counts,

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { entryParents } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
 import type {
   CompatibleRecord,
@@ -11,13 +12,15 @@ import type {
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockMerge } from "../database/schemaVersion.js"
 import { textBytes } from "../factStore/capacity.js"
+import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
- * deriving everything else again: a fact's normalised content, its fork mark, and, since statuses
- * are never stored, every status. Tasks keep the state the file gives them; open ones join the
+ * deriving everything else again: a fact's normalised content, its fork mark, and its stored
+ * staleness (a decision or retraction marks the dependents already imported, a fact inherits it). Tasks keep the state the file gives them; open ones join the
  * queue's tail in the order they last entered a queue. Runs of facts go in batches (one statement creates the nodes, then
  * links their parents); each decision, compatible record and retraction is one statement that
  * checks its rule against the graph as it stands, so a merge never writes what the rules refuse.
@@ -44,13 +47,17 @@ export interface ImportCounts {
  */
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
-  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms}) ` +
+  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
-  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p)`
+  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
+  // Stale from when the nearest ancestor outside the batch is (domain/batchEntry.ts, staleness.ts).
+  `WITH count(*) AS linked ` +
+  `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e:Fact {id: en[1]}) ` +
+  `WITH f, ${inheritedStale("e")} AS st SET f.stale_at = st`
 
 /** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
-const countFacts = `MERGE (clk:RelayClock {id: 0}) ` +
+const countFacts = `${clockMerge}` +
   `SET clk.facts = coalesce(clk.facts, 0) + $facts, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
 
 /**
@@ -83,6 +90,8 @@ const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) `
   `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
   `FOREACH (_ IN CASE WHEN NOT existing AND NOT cycle AND NOT related THEN [1] ELSE [] END | ` +
   `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(l)) ` +
+  `WITH l, existing, cycle, related, CASE WHEN NOT existing AND NOT cycle AND NOT related THEN $createdAt END AS at ` +
+  markDependents("l", "at", ["existing", "cycle", "related"]) +
   `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' END AS rule`
 
 const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
@@ -100,6 +109,8 @@ const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `FOREACH (_ IN CASE WHEN existing THEN [] ELSE [1] END | ` +
   `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt})` +
   `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
+  `WITH f, existing, CASE WHEN existing THEN NULL ELSE $createdAt END AS at ` +
+  markDependents("f", "at", ["existing"]) +
   `RETURN existing, null AS rule`
 
 /**
@@ -135,7 +146,7 @@ const queuedAt = (t: TaskRecord): string =>
   [t.created_at, t.decided_at ?? "", t.last_finish?.created_at ?? ""].reduce((a, b) => (a > b ? a : b))
 
 /** The Relay clock moves past the newest stamp imported, so every later write is stamped after it. */
-const moveClock = `MERGE (clk:RelayClock {id: 0}) ` +
+const moveClock = `${clockMerge}` +
   `SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END`
 
 const Outcome = Schema.Struct({ existing: Schema.Boolean, rule: Schema.NullOr(Schema.String) })
@@ -161,7 +172,11 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       parent_id: f.parent_id,
       terms: termsOf(f.content)
     }))
-    yield* db.write(createFacts, { rows })
+    const entries = entryParents(fresh.map((f) => ({ id: f.id, parentId: f.parent_id })))
+    yield* db.write(createFacts, {
+      rows,
+      entries: fresh.flatMap((f, k) => entries[k] == null ? [] : [[f.id, entries[k]]])
+    })
     yield* db.write(countFacts, { facts: rows.length, bytes: rows.reduce((n, r) => n + textBytes(r.content), 0) })
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))

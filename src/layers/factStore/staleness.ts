@@ -1,0 +1,53 @@
+/**
+ * Staleness stored on write (domain/model/stored.ts, staleSince): every fact holds `stale_at`, the
+ * stamp from which it is stale, or `neverStale`. The write that causes a change sets it inside its
+ * own statement: a save copies it from the parent it links (`inheritedStale`), a decision, a
+ * revision or a retraction lowers it on the loser's dependents (`markDependents`), reading the
+ * stamp it has just written. It only goes down, so concurrent writers cannot lose each other's
+ * change, and it holds the earliest stamp, so a read as of any time compares it with that time.
+ * A read takes `coalesce`: a fact written before it was stored (or by hand) counts as never stale
+ * until the graph's migration (schemaVersion.ts) or `check-db --verify` says otherwise.
+ */
+
+/** The largest JavaScript Date: later than any stamp. Every fact holds a number, so reads can compare. */
+export const neverStale = 8_640_000_000_000_000
+
+/** The fact bound as `v`'s stored stamp. */
+export const staleAt = (v: string): string => `coalesce(${v}.stale_at, ${neverStale})`
+
+/** Stale now. */
+export const staleNow = (v: string): string => `${staleAt(v)} < ${neverStale}`
+
+/** Stale as of the stamp `t` (a parameter or a bound name). */
+export const staleBy = (v: string, t: string): string => `${staleAt(v)} <= ${t}`
+
+/**
+ * What a fact saved under the fact bound as `p` stores: p's own stamp, or the first decision or
+ * retraction on p, whichever is earlier. Variables are named after `p` (FalkorDB 4.16 binds a
+ * comprehension variable once a query).
+ */
+export const inheritedStale = (p: string): string =>
+  `reduce(${p}_m = ${staleAt(p)}, ${p}_x IN [(${p})<-[${p}_t:SUPERSEDES|RETRACTS]-() | ${p}_t.created_at] | ` +
+  `CASE WHEN ${p}_x < ${p}_m THEN ${p}_x ELSE ${p}_m END)`
+
+/**
+ * Lowers the stamp of every fact below the fact bound as `x` to `at` (the stamp of the decision
+ * or retraction just written on x) where it is later, and carries `carry` on. A dependent already
+ * stale from an earlier stamp keeps it. Its cost is x's subtree (one parent a fact: one path each).
+ * A null `at` (nothing was written) changes nothing.
+ */
+export const markDependents = (x: string, at: string, carry: ReadonlyArray<string>): string => {
+  // x and a bare name `at` go on with the carried names, each once.
+  const kept = [...new Set([...carry, x, ...(/^\w+$/.test(at) ? [at] : [])])]
+  return `WITH ${kept.join(", ")}, ` +
+    `[(${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${staleAt(`${x}_dep`)} > ${at} | ${x}_dep] AS ${x}_deps ` +
+    `FOREACH (${x}_d IN ${x}_deps | SET ${x}_d.stale_at = ${at}) `
+}
+
+/**
+ * `markDependents` for many decided facts in one statement (rows binding `x` and its stamp `at`):
+ * each dependent is set once, to the earliest stamp above it. (Two rows' SETs on one node in
+ * FalkorDB 4.16 do not apply in row order: the later-stamped one could win.) Returns `marked`.
+ */
+export const markDependentsOfRows = `MATCH (x)<-[:BUILDS_ON*1..]-(dep) WITH dep, min(at) AS at ` +
+  `WHERE ${staleAt("dep")} > at SET dep.stale_at = at RETURN count(dep) AS marked`

@@ -1,0 +1,146 @@
+import { expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { inject } from "vitest"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
+import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
+import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { toFailureResult } from "../../src/mcp/callTool.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
+import { settingsOn, testGraphName } from "../support/testLayer.js"
+
+/**
+ * Issue 22: staleness is stored on every fact (layers/factStore/staleness.ts). A graph written
+ * before that is migrated by the first process that uses it; `check-db --verify` finds a stamp its
+ * edges do not give; a graph a newer Relay wrote is read here but never written.
+ */
+const stackOn = (graph: string) => relayStack(settingsOn(inject("falkordb"), graph))
+const raw = (graph: string, cypher: string, params: Record<string, unknown> = {}) =>
+  withRawDatabase((db) => db.selectGraph(graph).query(cypher, { params: params as never }))
+const dropped = (graph: string) => withRawDatabase((db) => db.selectGraph(graph).delete().catch(() => undefined))
+
+/**
+ * A memory with every way to be stale: root <- a <- b <- c, a superseded by its sibling a2 (so b
+ * and c stale), c2 saved under b after that (stale at birth), d retracted with e under it, and a
+ * later decision on b (its dependents were stale already: they keep the earlier stamp).
+ */
+const buildMemory = Effect.gen(function*() {
+  const store = yield* FactStore
+  const save = (content: string, parentId: string | null) =>
+    Effect.map(
+      store.save({ id: randomUUID(), content, writtenBy: "w", sessionId: "s", parentId }),
+      (s) => s.fact
+    )
+  const root = yield* save("we ship on Fridays", null)
+  const a = yield* save("use postgres", root.id)
+  const a2 = yield* save("use sqlite", root.id)
+  const b = yield* save("postgres 16", a.id)
+  const c = yield* save("with pgbouncer", b.id)
+  yield* store.resolve({ callId: randomUUID(), winnerId: a2.id, loserId: a.id, reason: "smaller", resolvedBy: "lead" })
+  const c2 = yield* save("with replicas", b.id)
+  const d = yield* save("deploy by hand", root.id)
+  const e = yield* save("from a laptop", d.id)
+  yield* store.retract({ callId: randomUUID(), factId: d.id, reason: "wrong", retractedBy: "lead" })
+  const b2 = yield* save("postgres 15", a.id)
+  yield* store.resolve({ callId: randomUUID(), winnerId: b2.id, loserId: b.id, reason: "older", resolvedBy: "lead" })
+  return { root, a, a2, b, c, c2, d, e, b2 }
+})
+
+/** Every fact's status now and at every stamp of the memory. */
+const statusesEverywhere = Effect.gen(function*() {
+  const store = yield* FactStore
+  const all = (asOf: number | null) =>
+    Effect.map(
+      store.currentState({ limit: 100, sessionId: null, before: null, statuses: null, asOf }),
+      (p) => p.items.map((f) => `${f.content}: ${f.status}`).sort()
+    )
+  const now = yield* all(null)
+  const stamps = (yield* store.currentState({ limit: 100, sessionId: null, before: null, statuses: null }))
+    .items.map((f) => Date.parse(f.created_at))
+  const past = yield* Effect.forEach(stamps, (t) => all(t + 1))
+  return { now, past }
+})
+
+it.live(
+  "an older graph is migrated on first use: the same statuses at every time, and verify finds no drift",
+  () =>
+    Effect.gen(function*() {
+      const graph = testGraphName("migrate")
+      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const before = yield* Effect.provide(
+        Effect.zipRight(buildMemory, statusesEverywhere),
+        stackOn(graph)
+      )
+      expect(before.now).toContain("with pgbouncer: stale")
+      expect(before.now).toContain("with replicas: stale")
+      expect(before.now).toContain("from a laptop: stale")
+      // As a Relay before issue 22 left it: no stamp on any fact, no version on the graph.
+      yield* Effect.promise(() => raw(graph, "MATCH (f:Fact) REMOVE f.stale_at"))
+      yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) REMOVE c.schema"))
+      const after = yield* Effect.provide(
+        Effect.gen(function*() {
+          const statuses = yield* statusesEverywhere
+          const verified = yield* Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
+          return { statuses, verified }
+        }),
+        stackOn(graph)
+      )
+      expect(after.statuses).toEqual(before)
+      expect(after.verified).toEqual({ facts: 9, drifted: 0, examples: [] })
+      const version = yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) RETURN c.schema AS v"))
+      expect(version.data).toEqual([{ v: schemaVersion }])
+    }).pipe(Effect.scoped),
+  60_000
+)
+
+it.live("verify names a stamp changed by hand, and a stamp left out", () =>
+  Effect.gen(function*() {
+    const graph = testGraphName("verify")
+    yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+    const stack = stackOn(graph)
+    const memory = yield* Effect.provide(buildMemory, stack)
+    const verify = Effect.provide(Effect.flatMap(GraphDatabase, (db) => verifyStored(db)), stack)
+    expect((yield* verify).drifted).toBe(0)
+    // c is stale from a's decision; moved later by hand, it no longer agrees with b.
+    yield* Effect.promise(() =>
+      raw(graph, "MATCH (f:Fact {id: $id}) SET f.stale_at = f.stale_at + 1", { id: memory.c.id })
+    )
+    yield* Effect.promise(() => raw(graph, "MATCH (f:Fact {id: $id}) REMOVE f.stale_at", { id: memory.a2.id }))
+    const found = yield* verify
+    expect(found.drifted).toBe(2)
+    expect(found.examples.map((d) => d.id).sort()).toEqual([memory.a2.id, memory.c.id].sort())
+    expect(found.examples.find((d) => d.id === memory.a2.id)?.stored).toBeNull()
+  }).pipe(Effect.scoped), 60_000)
+
+it.live(
+  "a graph a newer Relay wrote is read, never written: one clear sentence, nothing written",
+  () =>
+    Effect.gen(function*() {
+      const graph = testGraphName("newer")
+      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const memory = yield* Effect.provide(buildMemory, stackOn(graph))
+      yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) SET c.schema = $v", { v: schemaVersion + 1 }))
+      yield* Effect.provide(
+        Effect.gen(function*() {
+          const store = yield* FactStore
+          const read = yield* store.context(memory.c.id, { limit: 10, cursor: null })
+          expect(read.items.map((f) => f.status)).toEqual(["active", "superseded", "superseded", "stale"])
+          const refused = yield* Effect.flip(
+            store.save({ id: randomUUID(), content: "one more", writtenBy: "w", sessionId: "s", parentId: null })
+          )
+          expect(refused._tag).toBe("DatabaseError")
+          const shown = toFailureResult(null, refused as never).structuredContent as {
+            error: { code: string; message: string }
+          }
+          expect(shown.error.code).toBe("unavailable")
+          expect(shown.error.message).toMatch(/newer version of Relay.*nothing was written/)
+        }),
+        stackOn(graph)
+      )
+      const facts = yield* Effect.promise(() => raw(graph, "MATCH (f:Fact) RETURN count(f) AS n"))
+      expect(facts.data).toEqual([{ n: 9 }])
+    }).pipe(Effect.scoped),
+  60_000
+)

@@ -1,0 +1,100 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { inject } from "vitest"
+import { bulkSave } from "../../src/bulk/bulkSave.js"
+import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { ok } from "../support/runTool.js"
+import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer.js"
+
+/**
+ * Issue 22's deep shape: a 20,000-deep chain built by the bulk path (20 batches, each inheriting its
+ * staleness from the batch before) with three differing facts under its leaf. Each fact's `stale`
+ * was a walk to the root: at 20,000 deep the default reads answered `unavailable`, a save under the
+ * leaf took 1.3-1.5 s, and other graphs' saves failed meanwhile. Now it is stored: the reads are
+ * one hop a fact, a retraction of the root marks the 20,003 dependents once, in one statement.
+ */
+const depth = 20_000
+
+const timed = <A, E, R>(label: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const start = performance.now()
+    const a = yield* effect
+    const ms = performance.now() - start
+    console.log(`20,000-deep chain: ${label} ${ms.toFixed(0)} ms end to end (machine shared)`)
+    return a
+  })
+
+layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at its leaf", (it) => {
+  it.effect(
+    "reads answer right at once; retracting the root makes all of it stale; another graph's saves all land",
+    () =>
+      Effect.gen(function*() {
+        const item = (i: number) => ({
+          content: `step ${i} of the longest thread`,
+          written_by: "deep",
+          session_id: "deep",
+          request_id: `step-${i}`,
+          ...(i === 0 ? {} : { parent_request_id: `step-${i - 1}` })
+        })
+        const chain = yield* timed("bulk load", bulkSave(Array.from({ length: depth }, (_, i) => item(i))))
+        const leaf = chain[depth - 1]!.id
+        const forks = yield* Effect.forEach(["use kafka", "use nats", "use redis streams"], (content) =>
+          timed(
+            "save under the leaf",
+            ok("relay_save_fact", { content, written_by: "deep", session_id: "deep", parent_fact_id: leaf })
+          ))
+        expect(forks[2]!.fork?.siblings_total).toBe(2)
+
+        const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("deep_other")))
+        const saves = yield* Effect.forkScoped(
+          Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (i) =>
+            Effect.flatMap(FactStore, (store) =>
+              store.save({
+                id: crypto.randomUUID(),
+                content: `elsewhere ${i}`,
+                writtenBy: "o",
+                sessionId: "o",
+                parentId: null
+              })).pipe(Effect.provide(other), Effect.either))
+        )
+
+        const state = yield* timed("current_state", ok("relay_get_current_state", { limit: 5 }))
+        expect(state.facts.map((f) => f.content)).toEqual([
+          "use redis streams",
+          "use nats",
+          "use kafka",
+          `step ${depth - 1} of the longest thread`,
+          `step ${depth - 2} of the longest thread`
+        ])
+        const found = yield* timed("search", ok("relay_search", { query: "kafka" }))
+        expect(found.hits.map((h) => h.fact.id)).toEqual([forks[0]!.fact.id])
+        const conflicts = yield* timed("detect_conflicts", ok("relay_detect_conflicts", {}))
+        expect(conflicts.conflicts.map((c) => [c.parent.id, c.children_total])).toEqual([[leaf, 3]])
+        const briefing = yield* timed("briefing", ok("relay_get_briefing", { my_name: "reader", limit: 5 }))
+        expect(briefing.open_conflicts.map((c) => c.parent.id)).toEqual([leaf])
+
+        const retracted = yield* timed(
+          "retract the root",
+          ok("relay_retract_fact", { fact_id: chain[0]!.id, reason: "the thread was wrong", retracted_by: "lead" })
+        )
+        expect(retracted.stale.length).toBeGreaterThan(0)
+        const active = yield* timed("current_state after", ok("relay_get_current_state", { limit: 5 }))
+        expect(active.facts).toEqual([])
+        const stale = yield* ok("relay_get_current_state", { limit: 3, status: "stale" })
+        expect(stale.facts.map((f) => f.content)).toEqual(["use redis streams", "use nats", "use kafka"])
+        const leafNow = yield* ok("relay_get_context", { fact_id: forks[0]!.fact.id, limit: 2 })
+        expect(leafNow.chain.map((f) => f.status)).toEqual(["stale", "stale"])
+        // The conflict under a stale parent is still listed (staleness does not settle a fork).
+        expect((yield* ok("relay_detect_conflicts", {})).conflicts.map((c) => c.parent.id)).toEqual([leaf])
+
+        const verified = yield* timed("check-db --verify", Effect.flatMap(GraphDatabase, (db) => verifyStored(db)))
+        expect(verified).toEqual({ facts: depth + 3, drifted: 0, examples: [] })
+
+        const results = yield* Fiber.join(saves)
+        expect(results.filter((r) => r._tag === "Left")).toEqual([])
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})

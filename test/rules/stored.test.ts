@@ -1,0 +1,81 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { entryParents } from "../../src/domain/batchEntry.js"
+import { asOf, type GraphModel, inheritedStaleSince, isStale, staleSince } from "../../src/domain/model/index.js"
+
+/**
+ * A memory of `n` facts stamped 1..n in order, each under an earlier one or a root, and decisions
+ * and retractions stamped among and after them (a fact before anything about it).
+ */
+const memory = fc.integer({ min: 1, max: 24 }).chain((n) =>
+  fc.record({
+    parents: fc.array(fc.option(fc.nat(), { nil: null }), { minLength: n, maxLength: n }),
+    decisions: fc.array(fc.record({ loser: fc.nat(), winner: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 6 }),
+    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 4 })
+  }).map(({ decisions, parents, retractions }): GraphModel => {
+    const facts = parents.map((p, i) => ({
+      id: `f${i}`,
+      content: `fact ${i}`,
+      parentId: p === null || i === 0 ? null : `f${p % i}`,
+      createdAt: i + 1
+    }))
+    // After the fact it is about, among later facts or after them all (half stamps: no tie with a fact).
+    const later = (i: number, at: number) => i + 1 + at + 0.5
+    return {
+      facts,
+      supersedes: decisions.map((d) => ({
+        loser: `f${d.loser % n}`,
+        winner: `f${d.winner % n}`,
+        createdAt: later(d.loser % n, d.at)
+      })),
+      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) }))
+    }
+  })
+)
+
+describe("stored staleness (domain/model/stored.ts)", () => {
+  it.prop(
+    "one stamp answers every as_of: stale at t iff the stamp is at or before t",
+    [memory],
+    ([model]) => {
+      const last = 2 * model.facts.length + 2
+      for (const f of model.facts) {
+        const since = staleSince(model, f.id)
+        for (let t = f.createdAt; t <= last; t += 0.5) {
+          expect(isStale(asOf(model, t), f.id)).toBe(since !== null && since <= t)
+        }
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.prop(
+    "the local rule every write keeps: a child's stamp is what its parent passes on, a root's is never",
+    [memory],
+    ([model]) => {
+      for (const f of model.facts) {
+        expect(staleSince(model, f.id)).toBe(f.parentId === null ? null : inheritedStaleSince(model, f.parentId))
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.prop(
+    "a batch's facts inherit from their nearest ancestor outside the batch",
+    [memory, fc.nat(), fc.nat()],
+    ([model, a, b]) => {
+      const n = model.facts.length
+      const [from, to] = [Math.min(a % n, b % n), Math.max(a % n, b % n) + 1]
+      const batch = model.facts.slice(from, to)
+      const inside = new Set(batch.map((f) => f.id))
+      const parentOf = new Map(model.facts.map((f) => [f.id, f.parentId]))
+      const nearestOutside = (id: string) => {
+        let p = parentOf.get(id) ?? null
+        while (p !== null && inside.has(p)) p = parentOf.get(p) ?? null
+        return p
+      }
+      expect(entryParents(batch)).toEqual(batch.map((f) => nearestOutside(f.id)))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+})
