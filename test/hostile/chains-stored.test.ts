@@ -10,10 +10,11 @@ import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer
 
 /**
  * Issue 22's deep shape: a 20,000-deep chain built by the bulk path (20 batches, each inheriting its
- * staleness from the batch before) with three differing facts under its leaf. Each fact's `stale`
+ * staleness from the batch before; half of it under a fact that lost a decision) with three
+ * differing facts under its leaf. Each fact's `stale`
  * was a walk to the root: at 20,000 deep the default reads answered `unavailable`, a save under the
  * leaf took 1.3-1.5 s, and other graphs' saves failed meanwhile. Now it is stored: the reads are
- * one hop a fact, a retraction of the root marks the 20,003 dependents once, in one statement.
+ * one hop a fact, and a retraction of the root marks the 5,000 dependents not stale already.
  */
 const depth = 20_000
 
@@ -38,7 +39,35 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
           request_id: `step-${i}`,
           ...(i === 0 ? {} : { parent_request_id: `step-${i - 1}` })
         })
-        const chain = yield* timed("bulk load", bulkSave(Array.from({ length: depth }, (_, i) => item(i))))
+        const half = depth / 2
+        const first = yield* timed(
+          "bulk load of the first half",
+          bulkSave(Array.from({ length: half }, (_, i) => item(i)))
+        )
+        // Step 5,000 loses a decision: all below it is stale, and so is every fact the second half
+        // adds (ten batches, each inheriting from the batch before, the first from step 9,999).
+        const better = yield* ok("relay_save_fact", {
+          content: "step 5000, said better",
+          written_by: "deep",
+          session_id: "deep",
+          parent_fact_id: first[4999]!.id
+        })
+        yield* ok("relay_resolve_conflict", {
+          winner_fact_id: better.fact.id,
+          loser_fact_id: first[5000]!.id,
+          reason: "clearer",
+          resolved_by: "lead"
+        })
+        const second = yield* timed(
+          "bulk load of the second half, under a stale fact",
+          bulkSave(Array.from({ length: half }, (_, k) => {
+            const { parent_request_id: _p, ...rest } = item(half + k)
+            return k === 0
+              ? { ...rest, parent_fact_id: first[half - 1]!.id }
+              : { ...rest, parent_request_id: `step-${half + k - 1}` }
+          }))
+        )
+        const chain = [...first, ...second]
         const leaf = chain[depth - 1]!.id
         const forks = yield* Effect.forEach(["use kafka", "use nats", "use redis streams"], (content) =>
           timed(
@@ -46,6 +75,7 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
             ok("relay_save_fact", { content, written_by: "deep", session_id: "deep", parent_fact_id: leaf })
           ))
         expect(forks[2]!.fork?.siblings_total).toBe(2)
+        expect(forks.map((f) => f.fact.status)).toEqual(["stale", "stale", "stale"])
 
         const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("deep_other")))
         const saves = yield* Effect.forkScoped(
@@ -60,20 +90,30 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
               })).pipe(Effect.provide(other), Effect.either))
         )
 
-        const state = yield* timed("current_state", ok("relay_get_current_state", { limit: 5 }))
+        const state = yield* timed("current_state", ok("relay_get_current_state", { limit: 3 }))
         expect(state.facts.map((f) => f.content)).toEqual([
+          "step 5000, said better",
+          "step 4999 of the longest thread",
+          "step 4998 of the longest thread"
+        ])
+        const stale = yield* timed(
+          "current_state of stale facts",
+          ok("relay_get_current_state", { limit: 4, status: "stale" })
+        )
+        expect(stale.facts.map((f) => f.content)).toEqual([
           "use redis streams",
           "use nats",
           "use kafka",
-          `step ${depth - 1} of the longest thread`,
-          `step ${depth - 2} of the longest thread`
+          `step ${depth - 1} of the longest thread`
         ])
-        const found = yield* timed("search", ok("relay_search", { query: "kafka" }))
+        const found = yield* timed("search", ok("relay_search", { query: "kafka", status: "stale" }))
         expect(found.hits.map((h) => h.fact.id)).toEqual([forks[0]!.fact.id])
         const conflicts = yield* timed("detect_conflicts", ok("relay_detect_conflicts", {}))
         expect(conflicts.conflicts.map((c) => [c.parent.id, c.children_total])).toEqual([[leaf, 3]])
         const briefing = yield* timed("briefing", ok("relay_get_briefing", { my_name: "reader", limit: 5 }))
         expect(briefing.open_conflicts.map((c) => c.parent.id)).toEqual([leaf])
+        const verify = Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
+        expect(yield* timed("check-db --verify", verify)).toEqual({ facts: depth + 4, drifted: 0, examples: [] })
 
         const retracted = yield* timed(
           "retract the root",
@@ -82,15 +122,11 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
         expect(retracted.stale.length).toBeGreaterThan(0)
         const active = yield* timed("current_state after", ok("relay_get_current_state", { limit: 5 }))
         expect(active.facts).toEqual([])
-        const stale = yield* ok("relay_get_current_state", { limit: 3, status: "stale" })
-        expect(stale.facts.map((f) => f.content)).toEqual(["use redis streams", "use nats", "use kafka"])
         const leafNow = yield* ok("relay_get_context", { fact_id: forks[0]!.fact.id, limit: 2 })
         expect(leafNow.chain.map((f) => f.status)).toEqual(["stale", "stale"])
         // The conflict under a stale parent is still listed (staleness does not settle a fork).
         expect((yield* ok("relay_detect_conflicts", {})).conflicts.map((c) => c.parent.id)).toEqual([leaf])
-
-        const verified = yield* timed("check-db --verify", Effect.flatMap(GraphDatabase, (db) => verifyStored(db)))
-        expect(verified).toEqual({ facts: depth + 3, drifted: 0, examples: [] })
+        expect(yield* verify).toEqual({ facts: depth + 4, drifted: 0, examples: [] })
 
         const results = yield* Fiber.join(saves)
         expect(results.filter((r) => r._tag === "Left")).toEqual([])

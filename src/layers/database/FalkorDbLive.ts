@@ -247,7 +247,7 @@ export const FalkorDbLive = Layer.scoped(
         Effect.tryPromise({
           try: () => {
             const g = connection.db.selectGraph(graph)
-            const options = { params: params as Record<string, never> }
+            const options = { params: params as Record<string, never>, TIMEOUT: connection.timeout.millis }
             return readOnly ? g.roQuery<unknown>(cypher, options) : g.query<unknown>(cypher, options)
           },
           catch: classify
@@ -256,10 +256,10 @@ export const FalkorDbLive = Layer.scoped(
       onConnection(true, "schema setup", (connection) => ensureSchema(connection.db.selectGraph(graph))).pipe(
         Effect.zipRight(
           migrate(migration(graph)).pipe(
-            // A database that refuses writes (a replica, read-only) is still read, as it was before.
-            Effect.catchIf((e) => e.reason === "refused", (e) =>
+            // A replica refuses writes: it is read as it is (its primary's Relay migrates what it copies).
+            Effect.catchIf((e) => e.reason === "refused" && /\bREADONLY\b/.test(e.detail), (e) =>
               Effect.as(
-                Effect.logWarning("the memory could not be migrated: the database refuses writes").pipe(
+                Effect.logWarning("the memory could not be migrated: the database is a read-only replica").pipe(
                   Effect.annotateLogs({ detail: e.detail })
                 ),
                 null

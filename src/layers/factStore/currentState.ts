@@ -7,6 +7,7 @@ import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
 import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMap, stampOf, statusOf } from "./projection.js"
+import { neverStale, staleAt } from "./staleness.js"
 import { threadMembers } from "./threadScope.js"
 
 /**
@@ -23,7 +24,7 @@ import { threadMembers } from "./threadScope.js"
  */
 const recentQuery = (filter: "session" | "since", asOf: boolean) =>
   `MATCH (f:Fact) WHERE ${filter === "session" ? "f.session_id = $sessionId AND " : "f.created_at >= $from AND "}` +
-  `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) AND ${notStaleBy("f")} ` +
   `WITH f ORDER BY f.created_at DESC LIMIT $sorted ` +
   `WITH collect(f) AS win UNWIND win AS f ` +
   `WITH f, size(win) AS n, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
@@ -38,10 +39,23 @@ const recentQuery = (filter: "session" | "since", asOf: boolean) =>
 const threadRecentQuery = (asOf: boolean) =>
   `UNWIND $thread AS tid MATCH (f) WHERE id(f) = tid AND f.created_at < $before ` +
   `AND ($writtenBy IS NULL OR f.written_by = $writtenBy) AND ($sessionId IS NULL OR f.session_id = $sessionId) ` +
+  `AND ${notStaleBy("f")} ` +
   `WITH f ORDER BY f.created_at DESC ` +
   `WITH collect(f) AS win UNWIND win AS f ` +
   `WITH f, size(win) AS n, ${factMap("f", asOf)} AS fact WHERE $statuses IS NULL OR ${statusOf("fact")} IN $statuses ` +
   `WITH fact, n LIMIT $limit RETURN fact, n`
+
+/**
+ * Active only (the default): a stale fact is never active, and staleness is one stored property
+ * (staleness.ts), so it is left out before the sort. A window whose newest facts are mostly stale
+ * (a retracted thread) then sorts only what can be shown: on a 20,000-deep chain whose newest 15,000
+ * facts are stale 88 -> 35 ms end to end, and 267 -> 78 ms once all of it is.
+ */
+const notStaleBy = (f: string) => `($freshBy IS NULL OR ${staleAt(f)} > $freshBy)`
+
+/** The prefilter's stamp: as of `asOf` (or now) when only active facts are asked for, else none. */
+const freshBy = (statuses: ReadonlyArray<string> | null, asOf: number | null) =>
+  statuses !== null && statuses.length === 1 && statuses[0] === "active" ? (asOf ?? neverStale - 1) : null
 
 const Row = Schema.Struct({ fact: FactFromRow, n: Schema.Number })
 
@@ -66,7 +80,8 @@ export const currentState = (
   // As of a time: nothing stamped after it (before is exclusive, stamps are whole milliseconds).
   const before = Math.min(options.before ?? Number.MAX_SAFE_INTEGER, asOf === null ? Number.MAX_SAFE_INTEGER : asOf + 1)
   const top = Math.min(options.before ?? now, asOf ?? Number.MAX_SAFE_INTEGER)
-  const filters = { writtenBy: options.writtenBy ?? null, statuses: options.statuses ?? null, asOf }
+  const statuses = options.statuses ?? null
+  const filters = { writtenBy: options.writtenBy ?? null, statuses, asOf, freshBy: freshBy(statuses, asOf) }
   const read = ([rows, budget]: readonly [ReadonlyArray<{ readonly fact: Fact }>, number]): Page<Fact> =>
     page(rows.map((r) => r.fact), limit, (f) => [stampOf(f)], budget)
   const sortedRead = (query: string, params: CypherParams) =>

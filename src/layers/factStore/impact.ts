@@ -14,16 +14,22 @@ import { staleNow } from "./staleness.js"
 /**
  * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
  * retracted:
- * all impact needs to place every dependent (domain/descendants.ts). Bounded by the size of x's
- * subtree, which the page does not bound: the order (distance, then age) is only known once every
- * dependent is placed. Each row is four numbers, and no fact is mapped here.
+ * all impact needs to place every dependent (domain/descendants.ts). Each row is four numbers, and
+ * no fact is mapped here. A later page reads the whole subtree: the order (distance, then age) is
+ * only known once every dependent is placed. The first page reads only the levels it can hold
+ * (`firstPageDepth`): levels are never empty above a non-empty one, so the first `take` dependents
+ * lie within `take` levels of x (a write's `stale` reply over 200,000 dependents read them all).
  */
-export const subtreeQuery = `MATCH (x:Fact {id: $id}) ` +
+export const subtreeQuery = (depth: number | null) =>
+  `MATCH (x:Fact {id: $id}) ` +
   `WITH x, ${tainting("x")} OR ${staleNow("x")} AS tainted ` +
-  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) ` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
   `RETURN id(x) AS root, tainted, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
   `indegree(d, 'RETRACTS')] END) AS edges`
+
+/** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
+export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take
 
 const SubtreeRow = Schema.Struct({
   root: Schema.Number,
@@ -52,7 +58,8 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
     }, field)
     return { items: made.items, next_cursor: made.next_cursor } satisfies Page<Dependent>
   }
-  const found = (yield* db.read(subtreeQuery, { id }, SubtreeRow))[0]
+  const depth = cursor === null ? firstPageDepth(request.limit + 1) : null
+  const found = (yield* db.read(subtreeQuery(depth), { id }, SubtreeRow))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const placed = placeDescendants(
     found.root,

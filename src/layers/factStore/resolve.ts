@@ -6,6 +6,7 @@ import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { buildsOnClause } from "./buildsOn.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
@@ -23,14 +24,20 @@ import { markDependents } from "./staleness.js"
  * next: 2^28 paths held the write lock ~55 s), and a pattern comprehension enumerates each path.
  * shortestPath() runs one BFS (LAGraph) over the SUPERSEDES matrix: linear in those edges.
  * The loser's dependents are marked stale from the decision's stamp in the same statement (staleness.ts).
- * The BUILDS_ON checks stay pattern comprehensions: a fact has one parent (saveFact links it in the
+ * The BUILDS_ON checks are walks up (buildsOn.ts): a fact has one parent (saveFact links it in the
  * statement that creates it), so there is one path up and the walk is linear in the depth, while
  * shortestPath's BFS costs ~25 us a level (70 ms on a 3,000-deep chain against ~5 ms).
  */
+/** Whether either of w and l builds on the other (bound as `related`), with `carry` carried on. */
+export const relatedClause = (carry: ReadonlyArray<string>) =>
+  buildsOnClause("w", "l", "wOnL", carry) +
+  buildsOnClause("l", "w", "lOnW", [...carry, "wOnL"]) +
+  `WITH ${carry.join(", ")}, wOnL OR lOnW AS related `
+
 export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
-  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle, ` +
-  `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
+  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
+  relatedClause(["w", "l", "existing", "cycle"]) +
   `${stampClause(["w", "l", "existing", "cycle", "related"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (NOT cycle AND NOT related) THEN [1] ELSE [] END | ` +
   `MERGE (w)-[r:SUPERSEDES]->(l) ` +

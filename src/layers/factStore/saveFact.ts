@@ -7,6 +7,7 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { madeStale } from "./madeStale.js"
@@ -68,9 +69,8 @@ const createFact = (carry: ReadonlyArray<string>) => {
  */
 const revisedMatch = (child: boolean) =>
   child ?
-    // Projected before the test: FalkorDB 4.16 cannot plan the comprehension in the MATCH's own WHERE.
     `MATCH (p:Fact {id: $parentId}), (o:Fact {id: $supersedes}) ` +
-    `WITH p, o, size([(p)-[:BUILDS_ON*1..]->(o) | 1]) AS under WHERE p <> o AND under = 0 ` :
+    `${buildsOnClause("p", "o", "under", ["p", "o"])}WITH p, o WHERE p <> o AND NOT under ` :
     `MATCH (o:Fact {id: $supersedes}) `
 
 const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +

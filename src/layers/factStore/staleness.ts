@@ -32,16 +32,20 @@ export const inheritedStale = (p: string): string =>
 
 /**
  * Lowers the stamp of every fact below the fact bound as `x` to `at` (the stamp of the decision
- * or retraction just written on x) where it is later, and carries `carry` on. A dependent already
- * stale from an earlier stamp keeps it. Its cost is x's subtree (one parent a fact: one path each).
- * A null `at` (nothing was written) changes nothing.
+ * or retraction just written on x) where it is later, and carries `carry` on (one row, as before).
+ * A dependent already stale from an earlier stamp keeps it; a null `at` (nothing was written)
+ * changes nothing. A MATCH, not a pattern comprehension: FalkorDB 4.16 builds each path of a
+ * comprehension whole, so a walk 20,000 deep took 0.58 s and 200,000 deep 206 s; this walk marks
+ * 200,000 dependents in 1.3 s (one parent a fact: one path each).
  */
 export const markDependents = (x: string, at: string, carry: ReadonlyArray<string>): string => {
-  // x and a bare name `at` go on with the carried names, each once.
-  const kept = [...new Set([...carry, x, ...(/^\w+$/.test(at) ? [at] : [])])]
-  return `WITH ${kept.join(", ")}, ` +
-    `[(${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${staleAt(`${x}_dep`)} > ${at} | ${x}_dep] AS ${x}_deps ` +
-    `FOREACH (${x}_d IN ${x}_deps | SET ${x}_d.stale_at = ${at}) `
+  // A WITH first, so it may follow a write; x and a bare name `at` go on with the carried names.
+  const kept = [...new Set([...carry, x])]
+  const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
+  return `WITH ${into.join(", ")} OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${
+    staleAt(`${x}_dep`)
+  } > ${at} ` +
+    `SET ${x}_dep.stale_at = ${at} WITH ${kept.join(", ")}, count(${x}_dep) AS ${x}_marked `
 }
 
 /**

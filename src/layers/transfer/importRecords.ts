@@ -14,6 +14,7 @@ import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockMerge } from "../database/schemaVersion.js"
 import { textBytes } from "../factStore/capacity.js"
+import { relatedClause } from "../factStore/resolve.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -86,8 +87,8 @@ const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id
 
 const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
-  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle, ` +
-  `size([(w)-[:BUILDS_ON*1..]->(l) | 1]) + size([(l)-[:BUILDS_ON*1..]->(w) | 1]) > 0 AS related ` +
+  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
+  relatedClause(["w", "l", "existing", "cycle"]) +
   `FOREACH (_ IN CASE WHEN NOT existing AND NOT cycle AND NOT related THEN [1] ELSE [] END | ` +
   `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(l)) ` +
   `WITH l, existing, cycle, related, CASE WHEN NOT existing AND NOT cycle AND NOT related THEN $createdAt END AS at ` +

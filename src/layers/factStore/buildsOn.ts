@@ -1,0 +1,10 @@
+/**
+ * Whether the fact bound as `a` builds on the fact bound as `b` (at any depth), bound as `as`, with
+ * `carry` (which must hold a and b) carried on. A MATCH walking up from a, filtered on b: FalkorDB
+ * 4.16 builds every path of a pattern comprehension whole, so `size([(a)-[:BUILDS_ON*1..]->(b) | 1])`
+ * cost 1.5 s from 30,000 deep; this walk costs 22 ms there (one parent a fact: one path up).
+ * One row in, one row out (an aggregation keyed on what is carried).
+ */
+export const buildsOnClause = (a: string, b: string, as: string, carry: ReadonlyArray<string>): string =>
+  `OPTIONAL MATCH (${a})-[:BUILDS_ON*1..]->(${as}_up) WHERE ${as}_up = ${b} ` +
+  `WITH ${carry.join(", ")}, count(${as}_up) > 0 AS ${as} `

@@ -1,0 +1,68 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { inject } from "vitest"
+import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { FactStore } from "../../src/services/FactStore.js"
+import { type CypherParams, GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { ok } from "../support/runTool.js"
+import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer.js"
+import { deepChain, shapeStatements } from "./chainShapes.js"
+
+/**
+ * Issue 22: a decision or retraction marks each dependent once, in its own statement. At 200,000
+ * dependents (a chain that deep, written as Relay stores it) retracting the root marks them all:
+ * every fact below reads stale, the stored state has no drift, and another graph's saves all land
+ * meanwhile (they wait for the single writer; none fails). The walk is a MATCH: as a pattern
+ * comprehension it took FalkorDB 206 s at this depth.
+ */
+const depth = 200_000
+const { chain, shape, winner } = deepChain(depth, depth - 1, (i) => `step ${i}`)
+
+const timed = <A, E, R>(label: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const start = performance.now()
+    const a = yield* effect
+    console.log(`200,000 dependents: ${label} ${(performance.now() - start).toFixed(0)} ms end to end (machine shared)`)
+    return a
+  })
+
+layer(relayTestLayer("dependents_200k"))("a retraction over 200,000 dependents", (it) => {
+  it.effect(
+    "marks every dependent stale once; verify finds no drift; another graph's saves all land",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* GraphDatabase
+        yield* timed(
+          "load",
+          Effect.forEach(shapeStatements(shape), (s) => db.write(s.cypher, s.params as CypherParams), { discard: true })
+        )
+        const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("dependents_other")))
+        const saves = yield* Effect.forkScoped(
+          Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) =>
+            Effect.flatMap(FactStore, (store) =>
+              store.save({
+                id: crypto.randomUUID(),
+                content: `elsewhere ${i}`,
+                writtenBy: "o",
+                sessionId: "o",
+                parentId: null
+              })).pipe(Effect.provide(other), Effect.either))
+        )
+        const retracted = yield* timed(
+          "retract the root",
+          ok("relay_retract_fact", { fact_id: chain[0]!.id, reason: "wrong from the start", retracted_by: "lead" })
+        )
+        expect(retracted.stale.map((d) => d.distance).slice(0, 3)).toEqual([1, 2, 3])
+        expect(retracted.stale_next_cursor).not.toBeNull()
+        const active = yield* ok("relay_get_current_state", { limit: 5 })
+        expect(active.facts.map((f) => f.id)).toEqual([winner.id])
+        const context = yield* ok("relay_get_context", { fact_id: chain[depth - 2]!.id, limit: 3 })
+        expect(context.chain.map((f) => f.status)).toEqual(["stale", "stale", "stale"])
+        const verified = yield* timed("verify", Effect.flatMap(GraphDatabase, (g) => verifyStored(g)))
+        expect(verified).toEqual({ facts: depth + 1, drifted: 0, examples: [] })
+        const results = yield* Fiber.join(saves)
+        expect(results.filter((r) => r._tag === "Left")).toEqual([])
+      }).pipe(Effect.scoped),
+    600_000
+  )
+})
