@@ -1,5 +1,6 @@
 import { type Failed, isFailed, type ToolLatency } from "./levels.js"
 import type { Comparison } from "./memoryServer.js"
+import type { References } from "./references.js"
 import type { Stats } from "./sampler.js"
 import type { Throughput } from "./throughput.js"
 
@@ -8,6 +9,8 @@ export interface SizeResult {
   readonly graph: Record<string, number>
   readonly loadSeconds: number
   readonly tools: Record<string, ToolLatency>
+  /** The database alone on this machine in this run (references.ts): what the targets are ratios of. */
+  readonly references?: References
   readonly throughput: {
     readonly inproc: ReadonlyArray<Throughput>
     readonly stdio: ReadonlyArray<Throughput>

@@ -12,6 +12,7 @@ import { generateGraph, loadGraph, rng } from "./graph.js"
 import { httpTable, httpVsStdio } from "./http.js"
 import { measureTools } from "./levels.js"
 import { compareWithMemoryServer, type Comparison } from "./memoryServer.js"
+import { measureReferences, targetsTable } from "./references.js"
 import { inProcessRelay, relayProcess, stdioClient } from "./relay.js"
 import { comparisonTable, latencyTable, type SizeResult, throughputLine } from "./report.js"
 import { writeResults } from "./results.js"
@@ -72,6 +73,7 @@ try {
         )
       }
       const tools = await measureTools({ client, graphName, g, inproc, e2e, pool }, log)
+      const references = await measureReferences(client, graphName, g)
       const afterLatency = e2e.rssMb()
 
       const session = (what: string) => `bench:tp:${what}:${randomBytes(3).toString("hex")}`
@@ -100,6 +102,7 @@ try {
         graph: g.stats,
         loadSeconds,
         tools,
+        references,
         throughput: { inproc: inprocTp, stdio: stdioTp, processes },
         rssMb: { afterLatency, afterThroughput },
         ...(comparisons.at(-1)?.size === size ? { comparison: comparisons.at(-1) as Comparison } : {})
@@ -126,6 +129,9 @@ try {
       } s; latency in ms, ratio = p50 / floor p50, +in-proc = in-process p50 - floor p50`
     )
     log(latencyTable(r))
+    if (r.references !== undefined) {
+      log(`  issue 22's targets, as ratios to this run's references:\n${targetsTable(r.references, r.tools)}`)
+    }
     log(throughputLine(r))
   }
   log(

@@ -1,11 +1,12 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { inject } from "vitest"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { type CypherParams, GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok } from "../support/runTool.js"
-import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer.js"
+import { liveLayerOn, relayTestLayer, settingsOn, testGraphName } from "../support/testLayer.js"
 import { deepChain, shapeStatements } from "./chainShapes.js"
 
 /**
@@ -13,7 +14,8 @@ import { deepChain, shapeStatements } from "./chainShapes.js"
  * dependents (a chain that deep, written as Relay stores it) retracting the root marks them all:
  * every fact below reads stale, the stored state has no drift, and another graph's saves all land
  * meanwhile (they wait for the single writer; none fails). The walk is a MATCH: as a pattern
- * comprehension it took FalkorDB 206 s at this depth.
+ * comprehension it took FalkorDB 206 s at this depth. Then the memory is made as an older Relay left
+ * it, and a new process migrates it before its first read.
  */
 const depth = 200_000
 const { chain, shape, winner } = deepChain(depth, depth - 1, (i) => `step ${i}`)
@@ -62,6 +64,25 @@ layer(relayTestLayer("dependents_200k"))("a retraction over 200,000 dependents",
         expect(verified).toEqual({ facts: depth + 1, drifted: 0, examples: [] })
         const results = yield* Fiber.join(saves)
         expect(results.filter((r) => r._tag === "Left")).toEqual([])
+
+        // The same memory as a Relay before schema 2 left it, opened by a new process: migrated in
+        // bounded statements, to the same statuses and no drift.
+        yield* db.write("MATCH (f:Fact) REMOVE f.stale_at")
+        yield* db.write("MATCH (c:RelayClock) REMOVE c.schema")
+        const reopened = relayStack(settingsOn(inject("falkordb"), db.graphName))
+        const after = yield* timed(
+          "migration on first use, then current_state",
+          Effect.provide(
+            Effect.flatMap(FactStore, (store) =>
+              store.currentState({ limit: 5, sessionId: null, before: null, statuses: ["active"] })),
+            reopened
+          )
+        )
+        expect(after.items.map((f) =>
+          f.id
+        )).toEqual([winner.id])
+        const again = yield* Effect.provide(Effect.flatMap(GraphDatabase, (g) => verifyStored(g)), reopened)
+        expect(again).toEqual({ facts: depth + 1, drifted: 0, examples: [] })
       }).pipe(Effect.scoped),
     600_000
   )

@@ -2,6 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { entryParents } from "../../src/domain/batchEntry.js"
 import { asOf, type GraphModel, inheritedStaleSince, isStale, staleSince } from "../../src/domain/model/index.js"
+import { invalidatedAt } from "../../src/domain/model/stored.js"
+import { factTable, stampsOf } from "../../src/layers/database/schemaVersion.js"
+import { neverStale } from "../../src/layers/factStore/staleness.js"
 
 /**
  * A memory of `n` facts stamped 1..n in order, each under an earlier one or a root, and decisions
@@ -75,6 +78,31 @@ describe("stored staleness (domain/model/stored.ts)", () => {
         return p
       }
       expect(entryParents(batch)).toEqual(batch.map((f) => nearestOutside(f.id)))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.prop(
+    "the migration computes every stamp the model gives, whatever order its node ids come in",
+    [memory, fc.array(fc.nat(), { minLength: 30, maxLength: 30 })],
+    ([model, shuffle]) => {
+      const n = model.facts.length
+      // Node ids in any order (a merge, a stamp by hand), with gaps where other nodes sit.
+      const order = model.facts.map((f, i) => ({ f, key: shuffle[i % shuffle.length]! * 64 + i }))
+        .sort((a, b) => a.key - b.key)
+      const node = new Map(order.map(({ f }, k) => [f.id, 2 * k + 1]))
+      const table = factTable(2 * n + 1)
+      const invalidated = invalidatedAt(model)
+      for (const f of model.facts) {
+        const at = node.get(f.id)!
+        table.isFact[at] = 1
+        table.parent[at] = f.parentId === null ? -1 : node.get(f.parentId)!
+        table.invalidated[at] = invalidated.get(f.id) ?? neverStale
+      }
+      const stamps = stampsOf(table)
+      for (const f of model.facts) {
+        expect(stamps[node.get(f.id)!]).toBe(staleSince(model, f.id) ?? neverStale)
+      }
     },
     { fastCheck: { numRuns: 300 } }
   )

@@ -40,47 +40,86 @@ const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number) })
 const topQuery = `MATCH (f:Fact) RETURN max(id(f)) AS top`
 
 /**
- * A range of node ids: each fact with its parent, its stamp, what it stores, and the first
- * decision or retraction on it (the inputs of domain/model/stored.ts's rule). A node written by
- * hand without a stamp sorts first.
+ * A range of node ids: each fact with its parent, what it stores, and the first decision or
+ * retraction on it (the inputs of domain/model/stored.ts's rule; an edge without a stamp counts
+ * for nothing, as inheritedStale reads it).
  */
 const readQuery = `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $hi ` +
-  `RETURN id(f) AS node, coalesce(f.created_at, 0) AS at, f.stale_at AS stored, ` +
+  `RETURN id(f) AS node, f.stale_at AS stored, ` +
   `head([(f)-[:BUILDS_ON]->(f_up) | id(f_up)]) AS parent, ` +
-  `reduce(m = ${neverStale}, t IN [(f)<-[f_t:SUPERSEDES|RETRACTS]-() | coalesce(f_t.created_at, 0)] | ` +
+  `reduce(m = ${neverStale}, t IN [(f)<-[f_t:SUPERSEDES|RETRACTS]-() | f_t.created_at] | ` +
   `CASE WHEN t < m THEN t ELSE m END) AS invalidated`
 
-const FactRow = Schema.Struct({
-  node: Schema.Number,
-  at: Schema.Number,
-  stored: Schema.NullOr(Schema.Number),
-  parent: Schema.NullOr(Schema.Number),
-  invalidated: Schema.Number
-})
-type FactRow = typeof FactRow.Type
+const FactRow = Schema.Tuple(Schema.Number, Schema.NullOr(Schema.Number), Schema.NullOr(Schema.Number), Schema.Number)
+const rowOf = (r: unknown) => {
+  const o = r as Record<string, unknown>
+  return [o["node"], o["stored"], o["parent"], o["invalidated"]]
+}
 
-/** Writes the stamps computed, each only down (a write of this version since the read may have lowered it already). */
-const writeQuery = `UNWIND $rows AS r MATCH (f:Fact) WHERE id(f) = r[0] ` +
-  `WITH f, r[1] AS s WHERE f.stale_at IS NULL OR f.stale_at > s SET f.stale_at = s`
+/**
+ * Writes the stamps computed, each only down (a write of this version since the read may have
+ * lowered it already). The id is bound to a plain variable first: `id(f) = r[0]` made FalkorDB 4.16
+ * scan every node per row instead of seeking (as pageFacts.ts found).
+ */
+const writeQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS s MATCH (f) WHERE id(f) = node ` +
+  `WITH f, s WHERE f.stale_at IS NULL OR f.stale_at > s SET f.stale_at = s`
 
-/** Only up: a newer Relay that migrated the graph meanwhile keeps its version. */
-const doneQuery = `${clockMerge}WITH clk WHERE coalesce(clk.schema, 0) < $schema SET clk.schema = $schema`
+/** Only up: a newer Relay that migrated the graph meanwhile keeps its version, and is answered. */
+const doneQuery = `${clockMerge}WITH clk WHERE coalesce(clk.schema, 0) < $schema SET clk.schema = $schema ` +
+  `WITH count(*) AS set MATCH (clk:RelayClock {id: 0}) RETURN clk.schema AS schema`
 
 const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => (rows: ReadonlyArray<unknown>) =>
   Schema.decodeUnknown(Schema.Array(schema))(rows).pipe(
     Effect.mapError((e) => new DatabaseError({ reason: "refused", detail: `migration read: ${e.message}` }))
   )
 
+/** Every fact's inputs by node id (typed arrays: some 28 bytes a node id while the migration runs). */
+export interface FactTable {
+  /** -1: a root (or not a fact). */
+  readonly parent: Int32Array
+  /** NaN: none stored. */
+  readonly stored: Float64Array
+  readonly invalidated: Float64Array
+  readonly isFact: Uint8Array
+}
+
+export const factTable = (top: number): FactTable => ({
+  parent: new Int32Array(top + 1).fill(-1),
+  stored: new Float64Array(top + 1).fill(Number.NaN),
+  invalidated: new Float64Array(top + 1).fill(neverStale),
+  isFact: new Uint8Array(top + 1)
+})
+
 /**
  * Each fact's stamp by the model's rule: its parent's stamp or the parent's first decision or
- * retraction, whichever is earlier; parents first (a parent is always stamped before its child).
+ * retraction, whichever is earlier; a root's (or a fact under a node that is no fact) never. Each
+ * chain is followed up to the first fact already done, then filled in on the way down, so every
+ * fact is computed once whatever the stamps say (a stamp written by hand, a merge's order).
  */
-export const stampsOf = (facts: ReadonlyArray<FactRow>): Map<number, number> => {
-  const byNode = new Map(facts.map((f) => [f.node, f]))
-  const stamp = new Map<number, number>()
-  for (const f of [...facts].sort((a, b) => a.at - b.at)) {
-    const p = f.parent === null ? undefined : byNode.get(f.parent)
-    stamp.set(f.node, p === undefined ? neverStale : Math.min(stamp.get(p.node) ?? neverStale, p.invalidated))
+export const stampsOf = (t: FactTable): Float64Array => {
+  const stamp = new Float64Array(t.parent.length).fill(Number.NaN)
+  const onPath = new Uint8Array(t.parent.length)
+  const path: Array<number> = []
+  for (let node = 0; node < t.parent.length; node++) {
+    if (t.isFact[node] === 0 || !Number.isNaN(stamp[node]!)) continue
+    let at = node
+    // Up to a root, a done fact, or a cycle (none in a graph Relay wrote; broken at the repeat).
+    while (t.isFact[at] === 1 && Number.isNaN(stamp[at]!) && onPath[at] === 0) {
+      path.push(at)
+      onPath[at] = 1
+      const up = t.parent[at]!
+      if (up < 0) break
+      at = up
+    }
+    for (let k = path.length - 1; k >= 0; k--) {
+      const f = path[k]!
+      const up = t.parent[f]!
+      onPath[f] = 0
+      stamp[f] = up < 0 || t.isFact[up] !== 1 || Number.isNaN(stamp[up]!)
+        ? neverStale
+        : Math.min(stamp[up]!, t.invalidated[up]!)
+    }
+    path.length = 0
   }
   return stamp
 }
@@ -90,7 +129,7 @@ export const stampsOf = (facts: ReadonlyArray<FactRow>): Map<number, number> => 
  * `migrationBatch` node ids, computes every stamp here, and writes those that differ in statements
  * of `migrationBatch` facts. No statement's work grows with a subtree or the graph. It only lowers
  * stamps (or fills missing ones), so it is idempotent, can stop anywhere and run again, and two
- * processes migrating at once agree. Memory: some 100 bytes a fact while it runs.
+ * processes migrating at once agree. Memory: the FactTable, ~28 bytes a node id, while it runs.
  */
 export const migrate = Effect.fn("relay/graph/migrate")(function*(statement: Statement) {
   const found = (yield* Effect.flatMap(statement(versionQuery, {}, true), decodeAll(VersionRow)))[0]?.schema ?? null
@@ -99,29 +138,40 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(statement: Sta
   if (found !== null && (typeof found !== "number" || found > schemaVersion)) {
     return (typeof found === "number" ? found : Number.NaN) satisfies GraphAccess
   }
+  // A replica refuses any write at once: before reading the whole graph, not after.
+  yield* statement("RETURN 1", {}, false)
   const top = (yield* Effect.flatMap(statement(topQuery, {}, true), decodeAll(TopRow)))[0]?.top ?? null
   if (top !== null) {
     yield* Effect.logInfo("migrating the memory to its stored form").pipe(
       Effect.annotateLogs({ from: found ?? 1, to: schemaVersion })
     )
-    const facts: Array<FactRow> = []
+    const table = factTable(top)
     for (let lo = 0; lo <= top; lo += migrationBatch) {
-      facts.push(
-        ...(yield* Effect.flatMap(
-          statement(readQuery, { lo, hi: lo + migrationBatch }, true),
-          decodeAll(FactRow)
-        ))
+      const rows = yield* Effect.flatMap(
+        statement(readQuery, { lo, hi: lo + migrationBatch }, true),
+        (rs) => decodeAll(FactRow)(rs.map(rowOf))
       )
+      for (const [node, stored, parent, invalidated] of rows) {
+        table.isFact[node] = 1
+        table.parent[node] = parent ?? -1
+        table.stored[node] = stored ?? Number.NaN
+        table.invalidated[node] = invalidated
+      }
     }
-    const stamps = stampsOf(facts)
-    const changed = facts.flatMap((f) => {
-      const s = stamps.get(f.node)!
-      return f.stored === null || f.stored > s ? [[f.node, s]] : []
-    })
-    for (let i = 0; i < changed.length; i += migrationBatch) {
-      yield* statement(writeQuery, { rows: changed.slice(i, i + migrationBatch) }, false)
+    const stamps = stampsOf(table)
+    let batch: Array<readonly [number, number]> = []
+    for (let node = 0; node <= top; node++) {
+      const s = stamps[node]!
+      const stored = table.stored[node]!
+      if (table.isFact[node] === 1 && (Number.isNaN(stored) || stored > s)) batch.push([node, s])
+      if (batch.length === migrationBatch || (node === top && batch.length > 0)) {
+        yield* statement(writeQuery, { rows: batch }, false)
+        batch = []
+      }
     }
   }
-  yield* statement(doneQuery, { schema: schemaVersion }, false)
-  return null satisfies GraphAccess
+  const done = yield* Effect.flatMap(statement(doneQuery, { schema: schemaVersion }, false), decodeAll(VersionRow))
+  const now = done[0]?.schema ?? schemaVersion
+  // A newer Relay migrated it meanwhile: from now on read only.
+  return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess
 })
