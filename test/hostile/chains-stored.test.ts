@@ -1,12 +1,11 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
-import { inject } from "vitest"
+import { Effect, Fiber } from "effect"
 import { bulkSave } from "../../src/bulk/bulkSave.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
-import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok } from "../support/runTool.js"
-import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer.js"
+import { relayTestLayer } from "../support/testLayer.js"
+import { savesElsewhere, timedIn } from "./shapeRuns.js"
 
 /**
  * Issue 22's deep shape: a 20,000-deep chain built by the bulk path (20 batches, each inheriting its
@@ -18,14 +17,7 @@ import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer
  */
 const depth = 20_000
 
-const timed = <A, E, R>(label: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const start = performance.now()
-    const a = yield* effect
-    const ms = performance.now() - start
-    console.log(`20,000-deep chain: ${label} ${ms.toFixed(0)} ms end to end (machine shared)`)
-    return a
-  })
+const timed = timedIn("20,000-deep chain")
 
 layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at its leaf", (it) => {
   it.effect(
@@ -77,18 +69,8 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
         expect(forks[2]!.fork?.siblings_total).toBe(2)
         expect(forks.map((f) => f.fact.status)).toEqual(["stale", "stale", "stale"])
 
-        const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("deep_other")))
-        const saves = yield* Effect.forkScoped(
-          Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (i) =>
-            Effect.flatMap(FactStore, (store) =>
-              store.save({
-                id: crypto.randomUUID(),
-                content: `elsewhere ${i}`,
-                writtenBy: "o",
-                sessionId: "o",
-                parentId: null
-              })).pipe(Effect.provide(other), Effect.either))
-        )
+        // Another client saving into its own graph the whole time.
+        const saves = yield* savesElsewhere(30)
 
         const state = yield* timed("current_state", ok("relay_get_current_state", { limit: 3 }))
         expect(state.facts.map((f) => f.content)).toEqual([

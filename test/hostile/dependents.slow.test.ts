@@ -1,13 +1,14 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber } from "effect"
 import { inject } from "vitest"
 import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { type CypherParams, GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ok } from "../support/runTool.js"
-import { liveLayerOn, relayTestLayer, settingsOn, testGraphName } from "../support/testLayer.js"
+import { relayTestLayer, settingsOn } from "../support/testLayer.js"
 import { deepChain, shapeStatements } from "./chainShapes.js"
+import { savesElsewhere, timedIn } from "./shapeRuns.js"
 
 /**
  * Issue 22: a decision or retraction marks each dependent once, in its own statement. At 200,000
@@ -20,13 +21,7 @@ import { deepChain, shapeStatements } from "./chainShapes.js"
 const depth = 200_000
 const { chain, shape, winner } = deepChain(depth, depth - 1, (i) => `step ${i}`)
 
-const timed = <A, E, R>(label: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const start = performance.now()
-    const a = yield* effect
-    console.log(`200,000 dependents: ${label} ${(performance.now() - start).toFixed(0)} ms end to end (machine shared)`)
-    return a
-  })
+const timed = timedIn("200,000 dependents")
 
 layer(relayTestLayer("dependents_200k"))("a retraction over 200,000 dependents", (it) => {
   it.effect(
@@ -38,18 +33,8 @@ layer(relayTestLayer("dependents_200k"))("a retraction over 200,000 dependents",
           "load",
           Effect.forEach(shapeStatements(shape), (s) => db.write(s.cypher, s.params as CypherParams), { discard: true })
         )
-        const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("dependents_other")))
-        const saves = yield* Effect.forkScoped(
-          Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) =>
-            Effect.flatMap(FactStore, (store) =>
-              store.save({
-                id: crypto.randomUUID(),
-                content: `elsewhere ${i}`,
-                writtenBy: "o",
-                sessionId: "o",
-                parentId: null
-              })).pipe(Effect.provide(other), Effect.either))
-        )
+        // Another client saving into its own graph the whole time.
+        const saves = yield* savesElsewhere(20)
         const retracted = yield* timed(
           "retract the root",
           ok("relay_retract_fact", { fact_id: chain[0]!.id, reason: "wrong from the start", retracted_by: "lead" })

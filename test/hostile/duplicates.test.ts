@@ -1,10 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
-import { inject } from "vitest"
+import { Effect, Fiber } from "effect"
 import { bulkSave } from "../../src/bulk/bulkSave.js"
-import { FactStore } from "../../src/services/FactStore.js"
 import { ok } from "../support/runTool.js"
-import { liveLayerOn, relayTestLayer, testGraphName } from "../support/testLayer.js"
+import { relayTestLayer } from "../support/testLayer.js"
+import { savesElsewhere } from "./shapeRuns.js"
 
 /**
  * One parent with 6,000 children that all say the same thing and one that differs. Conflicts and
@@ -35,18 +34,7 @@ layer(relayTestLayer("duplicates"))("6,000 duplicates and one differing child un
         const newest = saved.slice(1).reverse().slice(0, 20).map((s) => s.id)
 
         // Another client saving into its own graph the whole time.
-        const other = yield* Layer.build(liveLayerOn(inject("falkordb"), testGraphName("other")))
-        const saves = yield* Effect.forkScoped(
-          Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (i) =>
-            Effect.flatMap(FactStore, (store) =>
-              store.save({
-                id: crypto.randomUUID(),
-                content: `unrelated ${i}`,
-                writtenBy: "other",
-                sessionId: "o",
-                parentId: null
-              })).pipe(Effect.provide(other), Effect.either))
-        )
+        const saves = yield* savesElsewhere(30)
 
         const started = performance.now()
         const conflicts = yield* ok("relay_detect_conflicts", {})
