@@ -116,7 +116,7 @@ const saveChild = (revision: boolean) => {
     }] AS duplicate, ${revision ? factMap("o") : "null"} AS revised`
 }
 
-const queries = {
+export const saveQueries = {
   root: saveRoot(false),
   child: saveChild(false),
   revisedRoot: saveRoot(true),
@@ -194,8 +194,8 @@ export const save = Effect.fn("relay/factStore/save")(
     // A revision goes beside the fact it supersedes unless the caller named a parent.
     const parentId = revises !== null && input.parentId === null ? yield* parentOf(db, revises.id) : input.parentId
     const query = revises === null
-      ? (parentId === null ? queries.root : queries.child)
-      : (parentId === null ? queries.revisedRoot : queries.revisedChild)
+      ? (parentId === null ? saveQueries.root : saveQueries.child)
+      : (parentId === null ? saveQueries.revisedRoot : saveQueries.revisedChild)
     const rows = yield* db.write(query, {
       id: input.id,
       content: input.content,

@@ -1,0 +1,98 @@
+/**
+ * `npm run bench:save`: relay_save_fact's statement (a child under a generated parent) on the bench's
+ * 100k graph, beside CREATEs that add one part of it at a time, by FalkorDB's own time, then its
+ * GRAPH.PROFILE: where a save's time goes inside FalkorDB. BENCH_PORT: a FalkorDB to load into
+ * (default 6399). Not part of npm test.
+ */
+import { FalkorDB } from "falkordb"
+import { randomUUID } from "node:crypto"
+import { normaliseContent } from "../src/domain/content.js"
+import { contentKey } from "../src/domain/contentKey.js"
+import { saveQueries } from "../src/layers/factStore/saveFact.js"
+import { termCountsParams } from "../src/layers/factStore/termCounts.js"
+import { generateGraph, loadGraph } from "./graph.js"
+
+const client = await FalkorDB.connect({ socket: { host: "127.0.0.1", port: Number(process.env.BENCH_PORT ?? 6399) } })
+const name = `profile_save_${randomUUID().slice(0, 6)}`
+const g = generateGraph(100_000, Date.now() - 3_600_000)
+await loadGraph(client, name, g)
+const graph = client.selectGraph(name)
+const content = "the export job writes invoices to S3 nightly, gzip compressed, one file per tenant"
+const params = (parentId: string) => ({
+  id: randomUUID(),
+  content,
+  norm: normaliseContent(content),
+  hash: contentKey(normaliseContent(content)),
+  writtenBy: "bench",
+  sessionId: "bench:profile",
+  parentId,
+  kind: null,
+  supersedes: null,
+  reason: null,
+  shown: 5,
+  now: Date.now(),
+  bytes: content.length,
+  maxFacts: 10_000_000,
+  maxBytes: 4 * 2 ** 30,
+  ...termCountsParams(content)
+})
+const parents = [...g.leaves]
+const times = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2)
+let cached = 0
+const own = (reply: { metadata?: ReadonlyArray<string> }) => {
+  const meta = (reply.metadata ?? []).join(" ")
+  if (/Cached execution: 1/.test(meta)) cached++
+  return Number(/execution time: ([\d.]+)/.exec(meta)?.[1] ?? NaN)
+}
+// The save beside CREATEs that add, one at a time, what the save writes: where its time goes.
+const all = `id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, session_id: $sessionId, ` +
+  `kind: $kind, created_at: $now, terms: $terms, stale_at: 8640000000000000`
+const variants: Array<readonly [string, string]> = [
+  ["relay_save_fact's statement", saveQueries.child],
+  ["bare CREATE (id, content, created_at)", `CREATE (:Fact {id: $id, content: $content, created_at: $now})`],
+  ["CREATE with every stored field", `CREATE (:Fact {${all}})`],
+  ["... and its BUILDS_ON", `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p)`],
+  [
+    "... and the term counts",
+    `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p) ` +
+    `FOREACH (t IN $distinctTerms | MERGE (x:Term {term: t}) ON CREATE SET x.docs = 1 ON MATCH SET x.docs = x.docs + 1)`
+  ],
+  [
+    "... counts on a node of an unindexed label",
+    `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p) ` +
+    `FOREACH (t IN $distinctTerms | MERGE (x:Term {term: t}) MERGE (x)-[:DOCS]->(n:TermDocs) ` +
+    `ON CREATE SET n.docs = 1 ON MATCH SET n.docs = n.docs + 1)`
+  ],
+  [
+    "... term counts by UNWIND, MATCH and SET",
+    `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p) ` +
+    `WITH 1 AS one UNWIND $distinctTerms AS t MATCH (x:Term {term: t}) SET x.docs = x.docs + 1`
+  ],
+  [
+    "... term counts read, not written",
+    `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p) ` +
+    `WITH 1 AS one UNWIND $distinctTerms AS t MATCH (x:Term {term: t}) RETURN sum(x.docs) AS n`
+  ]
+]
+const samples = variants.map(() => [] as Array<number>)
+for (let i = 0; i < 200; i++) {
+  for (const [k, [, cypher]] of variants.entries()) {
+    samples[k]!.push(
+      own(await graph.query(cypher, { params: params(parents[(i * 5 + k) % parents.length]!) as never }))
+    )
+  }
+}
+console.log(`server time p50 of 200 (${cached} of ${200 * variants.length} from the plan cache):`)
+for (const [k, [label]] of variants.entries()) console.log(`  ${label.padEnd(40)} ${times(samples[k]!)} ms`)
+const profile = await client.connection.then((c) =>
+  c.sendCommand([
+    "GRAPH.PROFILE",
+    name,
+    `CYPHER ${
+      Object.entries(params(parents[7]!)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ")
+    } ${saveQueries.child}`
+  ])
+)
+console.log((profile as unknown as Array<string>).join("\n"))
+await graph.delete()
+await client.close()
