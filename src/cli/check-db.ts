@@ -41,7 +41,8 @@ const main = Effect.gen(function*() {
     const gdb = yield* GraphDatabase
     const versions = yield* gdb.versions
     const facts = yield* countFacts
-    return { versions, facts }
+    const checked = process.argv.slice(2).includes("--verify") ? yield* verifyStored(gdb) : null
+    return { versions, facts, checked }
   }).pipe(
     Effect.provide(graphStack(Layer.succeed(Settings, settings))),
     Effect.catchTag("DatabaseError", (e) =>
@@ -60,7 +61,7 @@ const main = Effect.gen(function*() {
     yield* say("reachable: no")
     return yield* started
   }
-  const { facts, versions } = started.value
+  const { checked, facts, versions } = started.value
   const joined = Option.match(wasRunning, {
     onNone: () => "yes",
     onSome: (
@@ -79,11 +80,7 @@ const main = Effect.gen(function*() {
     }`
   )
   yield* say(`graph:     ${graph} (RELAY_GRAPH), ${facts} fact${facts === 1 ? "" : "s"}`)
-  if (!process.argv.slice(2).includes("--verify")) return
-  const checked = yield* GraphDatabase.pipe(
-    Effect.flatMap((gdb) => verifyStored(gdb)),
-    Effect.provide(graphStack(Layer.succeed(Settings, settings)))
-  )
+  if (checked === null) return
   for (const d of checked.examples) {
     yield* say(`drift:     fact ${d.id} stores stale_at ${d.stored ?? "nothing"}, its edges say ${d.expected}`)
   }

@@ -31,7 +31,7 @@ import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
 import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
-import { type GraphAccess, migrate, newerSchema, type Statement } from "./schemaVersion.js"
+import { type GraphAccess, migrate, newerSchema } from "./schemaVersion.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
 import { logIfSlow } from "./slowStatements.js"
@@ -241,21 +241,43 @@ export const FalkorDbLive = Layer.scoped(
      * on its own, so a call that gives up waiting for it does not stop it for the others.
      */
     const checks = yield* SynchronizedRef.make(HashMap.empty<string, Fiber.Fiber<GraphAccess, DatabaseError>>())
-    // Each migration statement on a connection of its own, bounded like any statement.
-    const migration = (graph: string): Statement => (cypher, params, readOnly) =>
-      onConnection(true, "schema migration", (connection) =>
-        Effect.tryPromise({
-          try: () => {
-            const g = connection.db.selectGraph(graph)
-            const options = { params: params as Record<string, never>, TIMEOUT: connection.timeout.millis }
-            return readOnly ? g.roQuery<unknown>(cypher, options) : g.query<unknown>(cypher, options)
-          },
-          catch: classify
-        })).pipe(Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? []))
+    /**
+     * A statement on a graph with no schema check before it: what every statement runs once its
+     * graph is ready, and what the check's migration runs (under its own timer: the check is shared
+     * by every caller, so no one caller's budget bounds it).
+     */
+    const unchecked =
+      (graphName: string, mode: "query" | "roQuery") => (cypher: string, params: CypherParams | undefined) =>
+        withConnection((db, timeout) => {
+          const graph = db.selectGraph(graphName)
+          const options = {
+            ...(params === undefined ? {} : { params: params as Record<string, never> }),
+            TIMEOUT: timeout.millis
+          }
+          if (mode === "roQuery") return graph.roQuery<unknown>(cypher, options)
+          const { minReplicas, timeoutMillis } = replication
+          return minReplicas === 0 ?
+            graph.query<unknown>(cypher, options) :
+            graph.query<unknown>(cypher, options).then(
+              async (reply) => {
+                // WAIT counts the replicas that have this connection's last write: on the same connection.
+                await confirmReplicas(db, minReplicas, timeoutMillis)
+                return reply
+              }
+            )
+        }).pipe(
+          Effect.tap((reply) => logIfSlow(cypher, reply.metadata)),
+          Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? [])
+        )
+    const migration = (graph: string) => ({
+      read: decodingStatement(unchecked(graph, "roQuery")),
+      write: decodingStatement(unchecked(graph, "query"))
+    })
     const schemaCheck = (graph: string) =>
       onConnection(true, "schema setup", (connection) => ensureSchema(connection.db.selectGraph(graph))).pipe(
         Effect.zipRight(
           migrate(migration(graph)).pipe(
+            Effect.locally(ownQueryTimeout, true),
             // A replica refuses writes: it is read as it is (its primary's Relay migrates what it copies).
             Effect.catchIf((e) => e.reason === "refused" && /\bREADONLY\b/.test(e.detail), (e) =>
               Effect.as(
@@ -293,27 +315,7 @@ export const FalkorDbLive = Layer.scoped(
             schemaReady(graphName),
             (newer) => newer === null || mode === "roQuery" ? Effect.void : Effect.fail(newerSchema(newer))
           ),
-          withConnection((db, timeout) => {
-            const graph = db.selectGraph(graphName)
-            const options = {
-              ...(params === undefined ? {} : { params: params as Record<string, never> }),
-              TIMEOUT: timeout.millis
-            }
-            if (mode === "roQuery") return graph.roQuery<unknown>(cypher, options)
-            const { minReplicas, timeoutMillis } = replication
-            return minReplicas === 0 ?
-              graph.query<unknown>(cypher, options) :
-              graph.query<unknown>(cypher, options).then(
-                async (reply) => {
-                  // WAIT counts the replicas that have this connection's last write: on the same connection.
-                  await confirmReplicas(db, minReplicas, timeoutMillis)
-                  return reply
-                }
-              )
-          })
-        ).pipe(
-          Effect.tap((reply) => logIfSlow(cypher, reply.metadata)),
-          Effect.map((reply): ReadonlyArray<unknown> => reply.data ?? [])
+          unchecked(graphName, mode)(cypher, params)
         )
 
       return {

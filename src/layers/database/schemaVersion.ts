@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { DatabaseError } from "../../domain/errors.js"
+import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
 /**
@@ -23,13 +24,6 @@ export const newerSchema = (found: number) =>
     detail: `the graph is at schema ${found}; this Relay knows ${schemaVersion}`
   })
 
-/** A statement on the graph (the schema check's own connection handling). */
-export type Statement = (
-  cypher: string,
-  params: Record<string, unknown>,
-  readOnly: boolean
-) => Effect.Effect<ReadonlyArray<unknown>, DatabaseError>
-
 /** Facts one migration statement reads or writes: each statement's own work stays bounded. */
 export const migrationBatch = 10_000
 
@@ -50,11 +44,12 @@ const readQuery = `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $hi ` +
   `reduce(m = ${neverStale}, t IN [(f)<-[f_t:SUPERSEDES|RETRACTS]-() | f_t.created_at] | ` +
   `CASE WHEN t < m THEN t ELSE m END) AS invalidated`
 
-const FactRow = Schema.Tuple(Schema.Number, Schema.NullOr(Schema.Number), Schema.NullOr(Schema.Number), Schema.Number)
-const rowOf = (r: unknown) => {
-  const o = r as Record<string, unknown>
-  return [o["node"], o["stored"], o["parent"], o["invalidated"]]
-}
+const FactRow = Schema.Struct({
+  node: Schema.Number,
+  stored: Schema.NullOr(Schema.Number),
+  parent: Schema.NullOr(Schema.Number),
+  invalidated: Schema.Number
+})
 
 /**
  * Writes the stamps computed, each only down (a write of this version since the read may have
@@ -67,11 +62,6 @@ const writeQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS s MATCH (f) WHE
 /** Only up: a newer Relay that migrated the graph meanwhile keeps its version, and is answered. */
 const doneQuery = `${clockMerge}WITH clk WHERE coalesce(clk.schema, 0) < $schema SET clk.schema = $schema ` +
   `WITH count(*) AS set MATCH (clk:RelayClock {id: 0}) RETURN clk.schema AS schema`
-
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => (rows: ReadonlyArray<unknown>) =>
-  Schema.decodeUnknown(Schema.Array(schema))(rows).pipe(
-    Effect.mapError((e) => new DatabaseError({ reason: "refused", detail: `migration read: ${e.message}` }))
-  )
 
 /** Every fact's inputs by node id (typed arrays: some 28 bytes a node id while the migration runs). */
 export interface FactTable {
@@ -131,31 +121,27 @@ export const stampsOf = (t: FactTable): Float64Array => {
  * stamps (or fills missing ones), so it is idempotent, can stop anywhere and run again, and two
  * processes migrating at once agree. Memory: the FactTable, ~28 bytes a node id, while it runs.
  */
-export const migrate = Effect.fn("relay/graph/migrate")(function*(statement: Statement) {
-  const found = (yield* Effect.flatMap(statement(versionQuery, {}, true), decodeAll(VersionRow)))[0]?.schema ?? null
+export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<GraphDatabaseShape, "read" | "write">) {
+  const found = (yield* db.read(versionQuery, {}, VersionRow))[0]?.schema ?? null
   if (found === schemaVersion) return null satisfies GraphAccess
   // A version this Relay cannot read as a number is no version it knows: read, never written.
   if (found !== null && (typeof found !== "number" || found > schemaVersion)) {
     return (typeof found === "number" ? found : Number.NaN) satisfies GraphAccess
   }
   // A replica refuses any write at once: before reading the whole graph, not after.
-  yield* statement("RETURN 1", {}, false)
-  const top = (yield* Effect.flatMap(statement(topQuery, {}, true), decodeAll(TopRow)))[0]?.top ?? null
+  yield* db.write("RETURN 1")
+  const top = (yield* db.read(topQuery, {}, TopRow))[0]?.top ?? null
   if (top !== null) {
     yield* Effect.logInfo("migrating the memory to its stored form").pipe(
       Effect.annotateLogs({ from: found ?? 1, to: schemaVersion })
     )
     const table = factTable(top)
     for (let lo = 0; lo <= top; lo += migrationBatch) {
-      const rows = yield* Effect.flatMap(
-        statement(readQuery, { lo, hi: lo + migrationBatch }, true),
-        (rs) => decodeAll(FactRow)(rs.map(rowOf))
-      )
-      for (const [node, stored, parent, invalidated] of rows) {
-        table.isFact[node] = 1
-        table.parent[node] = parent ?? -1
-        table.stored[node] = stored ?? Number.NaN
-        table.invalidated[node] = invalidated
+      for (const r of yield* db.read(readQuery, { lo, hi: lo + migrationBatch }, FactRow)) {
+        table.isFact[r.node] = 1
+        table.parent[r.node] = r.parent ?? -1
+        table.stored[r.node] = r.stored ?? Number.NaN
+        table.invalidated[r.node] = r.invalidated
       }
     }
     const stamps = stampsOf(table)
@@ -165,13 +151,12 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(statement: Sta
       const stored = table.stored[node]!
       if (table.isFact[node] === 1 && (Number.isNaN(stored) || stored > s)) batch.push([node, s])
       if (batch.length === migrationBatch || (node === top && batch.length > 0)) {
-        yield* statement(writeQuery, { rows: batch }, false)
+        yield* db.write(writeQuery, { rows: batch })
         batch = []
       }
     }
   }
-  const done = yield* Effect.flatMap(statement(doneQuery, { schema: schemaVersion }, false), decodeAll(VersionRow))
-  const now = done[0]?.schema ?? schemaVersion
+  const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.
   return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess
 })

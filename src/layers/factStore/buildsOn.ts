@@ -8,3 +8,9 @@
 export const buildsOnClause = (a: string, b: string, as: string, carry: ReadonlyArray<string>): string =>
   `OPTIONAL MATCH (${a})-[:BUILDS_ON*1..]->(${as}_up) WHERE ${as}_up = ${b} ` +
   `WITH ${carry.join(", ")}, count(${as}_up) > 0 AS ${as} `
+
+/** Whether either of the facts bound as w and l builds on the other (bound as `related`), with `carry` carried on. */
+export const relatedClause = (carry: ReadonlyArray<string>) =>
+  buildsOnClause("w", "l", "wOnL", carry) +
+  buildsOnClause("l", "w", "lOnW", [...carry, "wOnL"]) +
+  `WITH ${carry.join(", ")}, wOnL OR lOnW AS related `

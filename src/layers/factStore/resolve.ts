@@ -6,7 +6,7 @@ import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { buildsOnClause } from "./buildsOn.js"
+import { relatedClause } from "./buildsOn.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
@@ -28,12 +28,6 @@ import { markDependents } from "./staleness.js"
  * statement that creates it), so there is one path up and the walk is linear in the depth, while
  * shortestPath's BFS costs ~25 us a level (70 ms on a 3,000-deep chain against ~5 ms).
  */
-/** Whether either of w and l builds on the other (bound as `related`), with `carry` carried on. */
-export const relatedClause = (carry: ReadonlyArray<string>) =>
-  buildsOnClause("w", "l", "wOnL", carry) +
-  buildsOnClause("l", "w", "lOnW", [...carry, "wOnL"]) +
-  `WITH ${carry.join(", ")}, wOnL OR lOnW AS related `
-
 export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
   `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +

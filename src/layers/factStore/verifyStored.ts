@@ -31,15 +31,14 @@ export interface Verified {
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
   db: GraphDatabase["Type"],
-  shown = 10,
-  from = 0
+  shown = 10
 ) {
   const { facts, top } =
     (yield* db.read("MATCH (f:Fact) RETURN max(id(f)) AS top, count(f) AS facts", {}, TopRow))[0] ??
       { facts: 0, top: null }
   const examples: Array<Drift> = []
   let drifted = 0
-  for (let lo = from; top !== null && lo <= top; lo += verifyBatch) {
+  for (let lo = 0; top !== null && lo <= top; lo += verifyBatch) {
     const rows = yield* db.read(driftQuery, { lo, hi: lo + verifyBatch }, DriftRow)
     drifted += rows.length
     examples.push(...rows.slice(0, Math.max(0, shown - examples.length)))

@@ -13,8 +13,8 @@ import type {
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockMerge } from "../database/schemaVersion.js"
+import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
-import { relatedClause } from "../factStore/resolve.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
