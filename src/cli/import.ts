@@ -40,7 +40,7 @@ const main = Effect.gen(function*() {
     const counts = yield* importText(text, { merge: values.merge })
     yield* Console.log(
       `imported into graph ${db.graphName}: ${counts.facts} fact(s), ${counts.decisions} decision(s), ` +
-        `${counts.compatible} compatible record(s), ${counts.retractions} retraction(s), ${counts.tasks} task(s), ` +
+        `${counts.compatible} compatible record(s), ${counts.retractions} retraction(s), ${counts.confirmations} confirmation(s), ${counts.tasks} task(s), ` +
         `${counts.task_notes} task note(s); ` +
         `${counts.skipped} already there`
     )

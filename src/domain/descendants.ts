@@ -1,8 +1,8 @@
 /**
- * The facts below one fact, placed in one pass over its BUILDS_ON subtree: each with its distance
- * and status, in impact order (distance, then age). The database sends only the subtree's edges
- * (node ids, stamps, whether superseded or retracted); paths are never materialised, which made impact
- * quadratic in the depth.
+ * The facts below one fact, placed in one pass over its BUILDS_ON subtree: each with its distance,
+ * in impact order (distance, then age). The database sends only the subtree's edges (node ids,
+ * stamps, the child's status flags, staleness as stored: layers/factStore/staleness.ts); paths are
+ * never materialised, which made impact quadratic in the depth.
  */
 export interface SubtreeEdge {
   /** Node ids of the graph, not fact ids: small and cheap to send. */
@@ -11,6 +11,7 @@ export interface SubtreeEdge {
   readonly createdAt: number
   readonly superseded: boolean
   readonly retracted: boolean
+  readonly stale: boolean
 }
 
 export interface Placed {
@@ -30,16 +31,8 @@ export const impactKey = (p: Placed): ImpactKey => [p.distance, p.createdAt, p.n
 
 const compareKeys = (a: ImpactKey, b: ImpactKey): number => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]
 
-/**
- * `rootTainted`: the root is superseded, retracted or stale. A dependent is stale exactly when some
- * fact above it is superseded or retracted: the root or one of its ancestors (rootTainted), or a fact
- * between the root and it. So one BFS from the root carries "something above taints" down to every child.
- */
-export const placeDescendants = (
-  root: number,
-  rootTainted: boolean,
-  edges: ReadonlyArray<SubtreeEdge>
-): Array<Placed> => {
+/** One BFS from the root gives every dependent its distance (its nearest path, in a tree its only one). */
+export const placeDescendants = (root: number, edges: ReadonlyArray<SubtreeEdge>): Array<Placed> => {
   const children = new Map<number, Array<SubtreeEdge>>()
   for (const e of edges) {
     const list = children.get(e.parent)
@@ -48,11 +41,11 @@ export const placeDescendants = (
   }
   const out: Array<Placed> = []
   const seen = new Set<number>([root])
-  let frontier: Array<{ node: number; tainted: boolean }> = [{ node: root, tainted: rootTainted }]
+  let frontier: Array<number> = [root]
   for (let distance = 1; frontier.length > 0; distance++) {
-    const next: Array<{ node: number; tainted: boolean }> = []
+    const next: Array<number> = []
     for (const at of frontier) {
-      for (const e of children.get(at.node) ?? []) {
+      for (const e of children.get(at) ?? []) {
         if (seen.has(e.child)) continue
         seen.add(e.child)
         out.push({
@@ -62,9 +55,9 @@ export const placeDescendants = (
           createdAt: e.createdAt,
           superseded: e.superseded,
           retracted: e.retracted,
-          stale: at.tainted
+          stale: e.stale
         })
-        next.push({ node: e.child, tainted: at.tainted || e.superseded || e.retracted })
+        next.push(e.child)
       }
     }
     frontier = next

@@ -23,14 +23,14 @@ export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference"
 export const FactId = Schema.compose(
   Schema.String.pipe(
     Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
-      // The rule is in the description: the pattern would cost the listing ~60 tokens a field.
+      // Not advertised: the pattern would cost the listing ~60 tokens a field, and the refusal names the rule.
       jsonSchema: {}
     })
   ),
   Schema.Lowercase
 ).pipe(
   Schema.brand("FactId"),
-  Schema.annotations({ [FactIdReference]: true, description: "Id or 8+ char prefix" })
+  Schema.annotations({ [FactIdReference]: true, description: "Id or prefix" })
 )
 export type FactId = typeof FactId.Type
 

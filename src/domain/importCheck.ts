@@ -22,6 +22,7 @@ export const checkImport = (
   const beats = new Map<string, Array<string>>()
   const retracted = new Set<string>()
   const retractionIds = new Set<string>()
+  const confirmationIds = new Set<string>()
   const tasks = new Set<string>()
   const taskNotes = new Set<string>()
   // Tasks are stamped by the process's clock and facts by the graph's, which runs ahead in a burst
@@ -100,6 +101,13 @@ export const checkImport = (
         retractionIds.add(r.id)
         break
       }
+      case "confirmation": {
+        // Whether the fact was stale then is the write statement's to check (importRecords.ts).
+        if (!exists(r.fact_id)) return fail("fact_id: no fact with that id earlier in the file or in the graph")
+        if (confirmationIds.has(r.id)) return fail("id: a confirmation with this id comes earlier in the file")
+        confirmationIds.add(r.id)
+        break
+      }
       case "task": {
         if (tasks.has(r.id)) return fail("id: a task with this id comes earlier in the file")
         const missing = r.about.find((id) => !fileFacts.has(id) && !inGraph.has(id))
@@ -166,6 +174,7 @@ export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyAr
         use(r.fact_ids[1])
         break
       case "retraction":
+      case "confirmation":
         use(r.fact_id)
         break
       case "task":

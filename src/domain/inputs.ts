@@ -102,6 +102,13 @@ export const RetractFactInput = Schema.Struct({
   request_id: Schema.optional(RequestId)
 })
 
+export const ConfirmFactInput = Schema.Struct({
+  fact_id: FactId,
+  reason: Reason,
+  confirmed_by: AgentName,
+  request_id: Schema.optional(RequestId)
+})
+
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your name; skips your facts" }),
   since: Schema.optional(IsoTimestamp.annotations({

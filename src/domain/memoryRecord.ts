@@ -77,6 +77,16 @@ export const RetractionRecord = Schema.Struct({
   reason: RetractReason
 })
 
+/** A Confirmation (relay_confirm_fact): the stale fact still held, at its stamp. */
+export const ConfirmationRecord = Schema.Struct({
+  kind: Schema.Literal("confirmation"),
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  created_at: ExactStamp,
+  fact_id: WholeId,
+  confirmed_by: AgentName,
+  reason: Reason
+})
+
 /**
  * A task as it stands, at the stamp it was posted. A claim is a lease held by an agent running
  * against the memory it was taken from: a copy has no such agent, so a claimed task is written as
@@ -120,6 +130,7 @@ export const MemoryRecord = Schema.Union(
   DecisionRecord,
   CompatibleRecord,
   RetractionRecord,
+  ConfirmationRecord,
   TaskRecord,
   TaskNoteRecord
 )
@@ -130,15 +141,26 @@ export type FactRecord = typeof FactRecord.Type
 export type DecisionRecord = typeof DecisionRecord.Type
 export type CompatibleRecord = typeof CompatibleRecord.Type
 export type RetractionRecord = typeof RetractionRecord.Type
+export type ConfirmationRecord = typeof ConfirmationRecord.Type
 
 /** Within one stamp (only a merged import can make two share one), records sort by kind, then by what they name. */
-export const kindOrder = { fact: 0, decision: 1, compatible: 2, retraction: 3, task: 4, task_note: 5 } as const
+export const kindOrder = {
+  fact: 0,
+  decision: 1,
+  compatible: 2,
+  retraction: 3,
+  task: 4,
+  task_note: 5,
+  // Last: it came after the others, and a position's kind number is kept in cursors.
+  confirmation: 6
+} as const
 export type RecordKind = keyof typeof kindOrder
 
 export const recordKey = (r: MemoryRecord): string => {
   switch (r.kind) {
     case "fact":
     case "retraction":
+    case "confirmation":
     case "task":
     case "task_note":
       return r.id
@@ -206,6 +228,15 @@ export const recordLine = (r: MemoryRecord): string => {
         created_at: r.created_at,
         fact_id: r.fact_id,
         retracted_by: r.retracted_by,
+        reason: r.reason
+      })
+    case "confirmation":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        fact_id: r.fact_id,
+        confirmed_by: r.confirmed_by,
         reason: r.reason
       })
     case "task":

@@ -80,6 +80,18 @@ export const RetractFactOutput = Schema.Struct({
   })
 })
 
+export const ConfirmFactOutput = Schema.Struct({
+  confirmation_id: Schema.String,
+  fact: Fact,
+  reason: Schema.String,
+  confirmed_by: Schema.String,
+  created_at: Schema.String,
+  already_confirmed: Schema.Boolean.annotations({
+    description: "The fact was current again already: the latest confirmation is answered"
+  }),
+  refreshed: Schema.Number.annotations({ description: "Facts below it this call made current again" })
+})
+
 export const BriefingOutput = Schema.Struct({
   as_of: Schema.String,
   since: Schema.String,

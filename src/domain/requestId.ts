@@ -19,6 +19,7 @@ const namespaces = {
   fact: "6f0d2a8e-3b1c-4e57-9a40-5c1f7d2b9e13",
   resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840",
   retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95",
+  confirmation: "5b2e8d14-6c9f-4a37-8e05-d1f3a7c6b920",
   task: "3d8f6b20-71c4-4a9e-b5d2-0e6a9c1f4b37",
   claim: "a1c5e9f3-4b72-4d8e-9f06-5b3d7e2a8c14"
 } as const
@@ -49,6 +50,10 @@ export const requestCallId = (resolvedBy: string, requestId: string): string =>
 export const requestRetractionId = (retractedBy: string, requestId: string): string =>
   derivedId(namespaces.retraction, retractedBy, requestId)
 
+/** The id of the Confirmation a confirm with this request_id makes. */
+export const requestConfirmationId = (confirmedBy: string, requestId: string): string =>
+  derivedId(namespaces.confirmation, confirmedBy, requestId)
+
 /** The id of the task a post with this request_id makes. */
 export const requestTaskId = (writtenBy: string, requestId: string): string =>
   derivedId(namespaces.task, writtenBy, requestId)
@@ -63,5 +68,7 @@ export const requestIdMessage = {
   resolve: "request_id: was already used to resolve this pair with another reason; " +
     "use a new request_id for a new call",
   retract: "request_id: was already used to retract this fact with another reason; " +
+    "use a new request_id for a new call",
+  confirm: "request_id: was already used to confirm this fact with another reason; " +
     "use a new request_id for a new call"
 } as const

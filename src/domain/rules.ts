@@ -75,3 +75,11 @@ export const briefingWindow = (
 export const briefingServed = (
   position: { readonly factAfter: number; readonly decisionAfter: number; readonly retractionAfter: number }
 ): number => Math.min(position.factAfter, position.decisionAfter, position.retractionAfter)
+
+/** What a refused relay_confirm_fact answers; see domain/model/confirm.ts. */
+export const confirmMessage = {
+  not_stale: "fact_id: the fact is not stale (nothing it builds on was superseded or retracted), so there is " +
+    "nothing to confirm",
+  decided: "fact_id: the fact is itself superseded or retracted; a confirmation only says that a stale fact " +
+    "still holds (to restore it, save it again)"
+} as const

@@ -8,7 +8,7 @@ import { type CallGate, listing } from "./mcpHandlers.js"
  * The fields that name who writes, decides or reads. Over HTTP they are the token's name: a client
  * may leave them out (the server fills them in) or send that same name; any other name is refused.
  */
-const identityFields = ["written_by", "resolved_by", "my_name", "retracted_by", "claimed_by"] as const
+const identityFields = ["written_by", "resolved_by", "my_name", "retracted_by", "confirmed_by", "claimed_by"] as const
 
 /** Fields that name the caller in a write but are filters in a read (list_tasks' claimed_by). */
 const filterFields: ReadonlyArray<string> = ["written_by", "claimed_by"]

@@ -9,6 +9,7 @@ import type {
   BulkFact,
   ClustersOptions,
   Compatibility,
+  Confirmation,
   ConflictsRequest,
   CurrentStateOptions,
   ImportantOptions,
@@ -25,6 +26,7 @@ import type {
   BulkSaved,
   Clusters,
   CompatibleRecord,
+  Confirmed,
   ConflictsPage,
   Page,
   Resolved,
@@ -85,6 +87,10 @@ export interface FactStoreShape {
   ) => Effect.Effect<CompatibleRecord, FactNotFound | InvalidResolution | InvalidInput | DatabaseError>
   /** Retracts a fact (once: a repeat answers the first retraction); its dependents turn stale. */
   readonly retract: (retraction: Retraction) => Effect.Effect<Retracted, FactNotFound | InvalidInput | DatabaseError>
+  /** Records that a stale fact still holds: it, and what builds on it through it, turn current. */
+  readonly confirm: (
+    confirmation: Confirmation
+  ) => Effect.Effect<Confirmed, FactNotFound | InvalidInput | InvalidResolution | DatabaseError>
   readonly briefing: (options: BriefingOptions) => Effect.Effect<Briefing, FactNotFound | InvalidInput | DatabaseError>
   readonly important: (options: ImportantOptions) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
   readonly search: (

@@ -24,8 +24,7 @@ const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor o
 
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description:
-    "Start each session here: what others saved and decided since your last briefing (first: 7 days), open conflicts",
+  description: "Start each session here: what others saved and decided since your last briefing, open conflicts",
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,

@@ -11,6 +11,8 @@ export const getCurrentState = defineTool({
   name: "relay_get_current_state",
   description: "Newest facts, active unless `status` says otherwise",
   annotations: readOnly("Get the current state"),
+  // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
+  unlisted: ["session_id"],
   input: CurrentStateInput,
   output: CurrentStateOutput,
   render: renderCurrentState,

@@ -1,4 +1,5 @@
 import { claimTask } from "./claimTask.js"
+import { confirmFact } from "./confirmFact.js"
 import { detectConflicts } from "./detectConflicts.js"
 import { finishTask } from "./finishTask.js"
 import { getBriefing } from "./getBriefing.js"
@@ -25,6 +26,7 @@ export const tools: ReadonlyArray<AnyTool> = [
   detectConflicts,
   resolveConflict,
   retractFact,
+  confirmFact,
   getBriefing,
   getImportantFacts,
   getClusters,

@@ -25,6 +25,8 @@ export const resolveConflict = defineTool({
     idempotentHint: true,
     openWorldHint: false
   },
+  // The first page of what it made stale is listed at the default size; relay_get_impact pages on.
+  unlisted: ["limit"],
   input: ResolveConflictInput,
   output: ResolveConflictOutput,
   render: renderResolveConflict,

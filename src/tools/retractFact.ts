@@ -19,6 +19,8 @@ export const retractFact = defineTool({
     idempotentHint: true,
     openWorldHint: false
   },
+  // The first page of what it made stale is listed at the default size; relay_get_impact pages on.
+  unlisted: ["limit"],
   input: RetractFactInput,
   output: RetractFactOutput,
   render: renderRetractFact,

@@ -31,6 +31,8 @@ export const search = defineTool({
   name: "relay_search",
   description: "Words or a question; best first, with decisions won or lost",
   annotations: readOnly("Search the memory"),
+  // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
+  unlisted: ["session_id"],
   input: SearchInput,
   output: SearchOutput,
   render: renderSearch,

@@ -14,6 +14,7 @@ import { savesElsewhere, timedIn } from "./shapeRuns.js"
  * was a walk to the root: at 20,000 deep the default reads answered `unavailable`, a save under the
  * leaf took 1.3-1.5 s, and other graphs' saves failed meanwhile. Now it is stored: the reads are
  * one hop a fact, and a retraction of the root marks the 5,000 dependents not stale already.
+ * Confirmations then bring the chain back in two calls, each one statement over its subtree.
  */
 const depth = 20_000
 
@@ -108,6 +109,30 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
         expect(leafNow.chain.map((f) => f.status)).toEqual(["stale", "stale"])
         // The conflict under a stale parent is still listed (staleness does not settle a fork).
         expect((yield* ok("relay_detect_conflicts", {})).conflicts.map((c) => c.parent.id)).toEqual([leaf])
+        expect(yield* verify).toEqual({ facts: depth + 4, drifted: 0, examples: [] })
+
+        // Step 1 still holds: it and steps 2-5,000 (and the better step 5,000) turn current; below the
+        // lost decision stays stale. Then step 5,001 still holds too: the rest of the chain turns current.
+        const top = yield* timed(
+          "confirm step 1 (a 20,000-deep subtree, one decision in it)",
+          ok("relay_confirm_fact", { fact_id: chain[1]!.id, reason: "the thread holds", confirmed_by: "lead" })
+        )
+        expect([top.fact.status, top.refreshed, top.already_confirmed]).toEqual(["active", 4_999, false])
+        const current = yield* ok("relay_get_current_state", { limit: 2 })
+        expect(current.facts.map((f) => f.content)).toEqual([
+          "step 5000, said better",
+          "step 4999 of the longest thread"
+        ])
+        const before = new Date(Date.parse(top.created_at) - 1).toISOString()
+        const then = yield* ok("relay_get_current_state", { limit: 2, as_of: before })
+        expect(then.facts).toEqual([])
+        const rest = yield* timed(
+          "confirm step 5,001",
+          ok("relay_confirm_fact", { fact_id: chain[5_001]!.id, reason: "measured again", confirmed_by: "lead" })
+        )
+        expect(rest.refreshed).toBe(depth - 5_002 + 3)
+        const leafThen = yield* ok("relay_get_context", { fact_id: forks[0]!.fact.id, limit: 2 })
+        expect(leafThen.chain.map((f) => f.status)).toEqual(["active", "active"])
         expect(yield* verify).toEqual({ facts: depth + 4, drifted: 0, examples: [] })
 
         const results = yield* Fiber.join(saves)

@@ -7,7 +7,7 @@ import { testGraphName } from "../support/testLayer.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 describe("dist/server.js over stdio", () => {
-  it("lists the fifteen tools with derived schemas and annotations", async () => {
+  it("lists the sixteen tools with derived schemas and annotations", async () => {
     const relay = await connectRelay()
     try {
       // The version a client sees is package.json's, not a literal that drifts from it.
@@ -16,6 +16,7 @@ describe("dist/server.js over stdio", () => {
       const { tools } = await relay.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual([
         "relay_claim_task",
+        "relay_confirm_fact",
         "relay_detect_conflicts",
         "relay_finish_task",
         "relay_get_briefing",
@@ -47,6 +48,7 @@ describe("dist/server.js over stdio", () => {
             "relay_save_fact",
             "relay_resolve_conflict",
             "relay_retract_fact",
+            "relay_confirm_fact",
             "relay_post_task",
             "relay_claim_task",
             "relay_finish_task"

@@ -69,7 +69,7 @@ describe("all the tools over stdio", () => {
 
   it("declares plain JSON Schema objects: no $ref, and output schemas that reject a wrong result", async () => {
     await fresh()
-    expect(mcp.tools).toHaveLength(15)
+    expect(mcp.tools).toHaveLength(16)
     for (const tool of mcp.tools) {
       expect(tool.inputSchema.type).toBe("object")
       // Left out of the listing (tokens); the decoder still refuses a field the tool does not have.
@@ -277,7 +277,8 @@ describe("all the tools over stdio", () => {
         `1: ${s(ids.samesite)} \\[stale\\] claude-desktop ${now}: "Set SameSite=strict on the refresh cookie"`
       )
     )
-    expect(fl).toHaveLength(5)
+    expect(fl[5]).toBe("One that still holds: relay_confirm_fact on it.")
+    expect(fl).toHaveLength(6)
     const again = await mcp.call("relay_resolve_conflict", {
       ...args,
       reason: "a different reason",

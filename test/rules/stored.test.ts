@@ -14,8 +14,9 @@ const memory = fc.integer({ min: 1, max: 24 }).chain((n) =>
   fc.record({
     parents: fc.array(fc.option(fc.nat(), { nil: null }), { minLength: n, maxLength: n }),
     decisions: fc.array(fc.record({ loser: fc.nat(), winner: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 6 }),
-    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 4 })
-  }).map(({ decisions, parents, retractions }): GraphModel => {
+    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 4 }),
+    confirmations: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: 2 * n }) }), { maxLength: 4 })
+  }).map(({ confirmations, decisions, parents, retractions }): GraphModel => {
     const facts = parents.map((p, i) => ({
       id: `f${i}`,
       content: `fact ${i}`,
@@ -31,15 +32,19 @@ const memory = fc.integer({ min: 1, max: 24 }).chain((n) =>
         winner: `f${d.winner % n}`,
         createdAt: later(d.loser % n, d.at)
       })),
-      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) }))
+      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) })),
+      // A quarter stamp: no tie with a fact or a decision (a confirmation covers what is stamped before it).
+      confirmations: confirmations.map((c) => ({ fact: `f${c.fact % n}`, createdAt: later(c.fact % n, c.at) - 0.25 }))
     }
   })
 )
 
+const withoutConfirmations = (model: GraphModel): GraphModel => ({ ...model, confirmations: [] })
+
 describe("stored staleness (domain/model/stored.ts)", () => {
   it.prop(
-    "one stamp answers every as_of: stale at t iff the stamp is at or before t",
-    [memory],
+    "without confirmations, one stamp answers every as_of: stale at t iff the stamp is at or before t",
+    [memory.map(withoutConfirmations)],
     ([model]) => {
       const last = 2 * model.facts.length + 2
       for (const f of model.facts) {
@@ -53,11 +58,15 @@ describe("stored staleness (domain/model/stored.ts)", () => {
   )
 
   it.prop(
-    "the local rule every write keeps: a child's stamp is what its parent passes on, a root's is never",
+    "the local rule every write keeps: an unconfirmed child's stamp is what its parent passes on, a root's is never; a confirmed one's is no earlier",
     [memory],
     ([model]) => {
+      const confirmed = new Set((model.confirmations ?? []).map((c) => c.fact))
       for (const f of model.facts) {
-        expect(staleSince(model, f.id)).toBe(f.parentId === null ? null : inheritedStaleSince(model, f.parentId))
+        const inherited = f.parentId === null ? null : inheritedStaleSince(model, f.parentId)
+        const own = staleSince(model, f.id)
+        if (!confirmed.has(f.id)) expect(own).toBe(inherited)
+        else if (own !== null) expect(inherited === null ? false : own >= inherited).toBe(true)
       }
     },
     { fastCheck: { numRuns: 300 } }
@@ -84,7 +93,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
 
   it.prop(
     "the migration computes every stamp the model gives, whatever order its node ids come in",
-    [memory, fc.array(fc.nat(), { minLength: 30, maxLength: 30 })],
+    [memory.map(withoutConfirmations), fc.array(fc.nat(), { minLength: 30, maxLength: 30 })],
     ([model, shuffle]) => {
       const n = model.facts.length
       // Node ids in any order (a merge, a stamp by hand), with gaps where other nodes sit.
@@ -102,6 +111,50 @@ describe("stored staleness (domain/model/stored.ts)", () => {
       const stamps = stampsOf(table)
       for (const f of model.facts) {
         expect(stamps[node.get(f.id)!]).toBe(staleSince(model, f.id) ?? neverStale)
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+})
+
+describe("confirmations (domain/model/status.ts, staleReasons)", () => {
+  it.prop(
+    "a confirmation covers what came before it, for the fact and what builds on it through it; a later decision counts again",
+    [memory],
+    ([model]) => {
+      const last = 3 * model.facts.length + 3
+      for (const f of model.facts) {
+        const confirmed: GraphModel = {
+          ...model,
+          confirmations: [...(model.confirmations ?? []), { fact: f.id, createdAt: last }]
+        }
+        expect(isStale(confirmed, f.id), `${f.id} confirmed after everything`).toBe(false)
+        // Below f, only a decision or retraction on f or between f and the fact still counts.
+        for (const d of model.facts) {
+          const chain: Array<string> = []
+          let up = model.facts.find((x) => x.id === d.id)!.parentId
+          while (up !== null && up !== f.id) {
+            chain.push(up)
+            up = model.facts.find((x) => x.id === up)!.parentId
+          }
+          if (up !== f.id) continue
+          const inside = new Set([f.id, ...chain])
+          const insideOnly: GraphModel = {
+            ...confirmed,
+            supersedes: confirmed.supersedes.filter((s) => inside.has(s.loser)),
+            retractions: (confirmed.retractions ?? []).filter((r) => inside.has(r.fact))
+          }
+          expect(isStale(confirmed, d.id), `${d.id} under ${f.id}`).toBe(isStale(insideOnly, d.id))
+        }
+        // A decision on f's parent after the confirmation makes f stale again.
+        if (f.parentId !== null) {
+          const after: GraphModel = {
+            ...confirmed,
+            retractions: [...(confirmed.retractions ?? []), { fact: f.parentId, createdAt: last + 1 }]
+          }
+          expect(isStale(after, f.id)).toBe(true)
+          expect(staleSince(after, f.id)).toBe(last + 1)
+        }
       }
     },
     { fastCheck: { numRuns: 300 } }

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Schema } from "effect"
 import { ErrorOutput } from "../../src/domain/outputs.js"
 import { claimTask } from "../../src/tools/claimTask.js"
+import { confirmFact } from "../../src/tools/confirmFact.js"
 import { detectConflicts } from "../../src/tools/detectConflicts.js"
 import { finishTask } from "../../src/tools/finishTask.js"
 import { getBriefing } from "../../src/tools/getBriefing.js"
@@ -31,6 +32,7 @@ export const toolOutputs = {
   relay_detect_conflicts: detectConflicts.output,
   relay_resolve_conflict: resolveConflict.output,
   relay_retract_fact: retractFact.output,
+  relay_confirm_fact: confirmFact.output,
   relay_get_briefing: getBriefing.output,
   relay_get_important_facts: getImportantFacts.output,
   relay_get_clusters: getClusters.output,

@@ -12,7 +12,7 @@ import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * Export -> import -> export gives the same bytes on generated memories (facts with any text,
- * forks, decisions, compatible records, retractions), and the import derives what was not in the
+ * forks, decisions, compatible records, retractions, confirmations), and the import derives what was not in the
  * file: statuses, open conflicts and fork marks answer as in the graph exported, and the clock
  * stamps the next write after the newest imported record.
  */
@@ -46,7 +46,9 @@ const step = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("resolve" as const), w: fc.nat(), l: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat() }) }
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat() }) },
+  // Mostly refused (the fact is not stale); when it lands, the copy must recompute the same stamps.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("confirm" as const), f: fc.nat() }) }
 )
 
 type Step = typeof step extends fc.Arbitrary<infer A> ? A : never
@@ -87,7 +89,9 @@ const writeMemory = (steps: ReadonlyArray<Step>) =>
             reason: "both",
             resolvedBy: "zed"
           })
-          : store.retract({ callId: randomUUID(), factId: pick(s.f), reason: "wrong", retractedBy: "zed" })
+          : s.kind === "retract"
+          ? store.retract({ callId: randomUUID(), factId: pick(s.f), reason: "wrong", retractedBy: "zed" })
+          : store.confirm({ callId: randomUUID(), factId: pick(s.f), reason: "still holds", confirmedBy: "zed" })
         yield* Effect.either(attempt)
       }
     }
@@ -125,7 +129,8 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         expect(second).toBe(first)
         const lines = first.trimEnd().split("\n")
         expect(lines[0]).toBe(headerLine)
-        expect(counts.facts + counts.decisions + counts.compatible + counts.retractions).toBe(lines.length - 1)
+        expect(counts.facts + counts.decisions + counts.compatible + counts.retractions + counts.confirmations)
+          .toBe(lines.length - 1)
         const original = yield* everything
         const copied = yield* onCopy(everything)
         expect(copied).toEqual(original)
@@ -203,5 +208,53 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         /^line 4: winner_fact_id and loser_fact_id/
       )
       expect((yield* Effect.flip(onCopy(importText(text, { merge: false })))).message).toMatch(/already holds facts/)
+    }))
+
+  it.effect("a confirmation travels: the copy reads the same now and as of before it; a merge older than the graph refuses it", () =>
+    Effect.gen(function*() {
+      yield* wipe
+      yield* onCopy(wipe)
+      const store = yield* FactStore
+      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+      const save = (content: string, parentId: string | null) =>
+        Effect.map(store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId }), (s) => s.fact)
+      const root = yield* save("pick a db", null)
+      const a = yield* save("postgres", root.id)
+      const b = yield* save("postgres 16", a.id)
+      yield* TestClock.adjust(5)
+      yield* store.retract({ callId: randomUUID(), factId: root.id, reason: "wrong", retractedBy: "a" })
+      yield* TestClock.adjust(5)
+      const confirmed = yield* store.confirm({ callId: randomUUID(), factId: a.id, reason: "holds", confirmedBy: "a" })
+      expect(confirmed.refreshed).toBe(1)
+      const text = yield* exportText
+      expect(text).toContain(`"kind":"confirmation"`)
+      const counts = yield* onCopy(importText(text, { merge: false }))
+      expect(counts.confirmations).toBe(1)
+      expect(yield* onCopy(exportText)).toBe(text)
+      const statuses = (asOf: number | null) =>
+        Effect.map(
+          Effect.flatMap(FactStore, (s) =>
+            s.currentState({ limit: 10, sessionId: null, statuses: null, before: null, asOf })),
+          (p) =>
+            p.items.map((f) => [f.content, f.status])
+        )
+      const earlier = confirmed.createdAt - 1
+      expect(yield* onCopy(statuses(null))).toEqual(yield* statuses(null))
+      expect(yield* onCopy(statuses(earlier))).toEqual(yield* statuses(earlier))
+      expect((yield* statuses(null)).map(([, st]) => st)).toEqual(["active", "active", "retracted"])
+      expect((yield* statuses(earlier)).map(([, st]) => st)).toEqual(["stale", "stale", "retracted"])
+      // The teammate's graph wrote after the confirmation: replayed now it would cover their change too.
+      yield* onCopy(wipe)
+      const lines = text.trimEnd().split("\n")
+      yield* onCopy(importText(lines.filter((l) => !l.includes(`"confirmation"`)).join("\n"), { merge: false }))
+      yield* TestClock.adjust(60_000)
+      yield* onCopy(
+        Effect.flatMap(
+          FactStore,
+          (s) => s.save({ id: randomUUID(), content: "later", writtenBy: "b", sessionId: "t", parentId: b.id })
+        )
+      )
+      const merged = yield* onCopy(importText(text, { merge: true }))
+      expect([merged.confirmations, merged.refused.map((r) => r.rule)]).toEqual([0, ["confirmation_before_graph"]])
     }))
 })

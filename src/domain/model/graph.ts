@@ -44,11 +44,21 @@ export interface ModelRetraction {
   readonly retractedBy?: string
 }
 
+/**
+ * A stale fact said to still hold (relay_confirm_fact): a decision or retraction above it stamped
+ * before the confirmation no longer makes it, or what builds on it through it, stale.
+ */
+export interface ModelConfirmation {
+  readonly fact: string
+  readonly createdAt: number
+}
+
 export interface GraphModel {
   readonly facts: ReadonlyArray<ModelFact>
   readonly supersedes: ReadonlyArray<ModelResolution>
   readonly compatible?: ReadonlyArray<ModelCompatible>
   readonly retractions?: ReadonlyArray<ModelRetraction>
+  readonly confirmations?: ReadonlyArray<ModelConfirmation>
 }
 
 export type Status = "active" | "superseded" | "stale" | "retracted"

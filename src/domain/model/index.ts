@@ -1,6 +1,7 @@
 /** The pure model of the contract's rules (see graph.ts): one concept a file, all of it here. */
 export * from "./briefing.js"
 export * from "./clusters.js"
+export * from "./confirm.js"
 export * from "./conflicts.js"
 export * from "./decisions.js"
 export * from "./graph.js"

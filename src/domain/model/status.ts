@@ -18,12 +18,37 @@ export const ancestors = (model: GraphModel, id: string): Array<string> => {
   return out
 }
 
-/** Stale: some ancestor is superseded or retracted. */
-export const isStale = (model: GraphModel, id: string): boolean => {
-  const superseded = supersededIds(model)
-  const retracted = retractedIds(model)
-  return ancestors(model, id).some((a) => superseded.has(a) || retracted.has(a))
+/** Every stamp of a decision or retraction on each fact (unstamped: always, -Infinity). */
+export const invalidations = (model: GraphModel): Map<string, Array<number>> => {
+  const out = new Map<string, Array<number>>()
+  const note = (id: string, at: number | undefined) => out.set(id, [...(out.get(id) ?? []), at ?? -Infinity])
+  for (const s of model.supersedes) note(s.loser, s.createdAt)
+  for (const r of model.retractions ?? []) note(r.fact, r.createdAt)
+  return out
 }
+
+/**
+ * The stamps that make a fact stale: each decision or retraction on an ancestor, unless a fact
+ * between that ancestor (excluded) and this fact (included) was confirmed after it.
+ */
+export const staleReasons = (model: GraphModel, id: string): Array<number> => {
+  const invalidated = invalidations(model)
+  const confirmed = new Map<string, number>()
+  for (const c of model.confirmations ?? []) {
+    confirmed.set(c.fact, Math.max(confirmed.get(c.fact) ?? -Infinity, c.createdAt))
+  }
+  const out: Array<number> = []
+  // The latest confirmation met walking up so far: it covers whatever was stamped before it.
+  let shield = confirmed.get(id) ?? -Infinity
+  for (const a of ancestors(model, id)) {
+    for (const at of invalidated.get(a) ?? []) if (at >= shield) out.push(at)
+    shield = Math.max(shield, confirmed.get(a) ?? -Infinity)
+  }
+  return out
+}
+
+/** Stale: some ancestor is superseded or retracted, and no confirmation since covers it. */
+export const isStale = (model: GraphModel, id: string): boolean => staleReasons(model, id).length > 0
 
 /** Precedence: retracted > superseded > stale > active. */
 export const status = (model: GraphModel, id: string): Status =>
@@ -37,7 +62,7 @@ export const status = (model: GraphModel, id: string): Status =>
 
 /**
  * The memory as it stood at `time` (as_of): what was stamped after it is invisible (facts,
- * decisions, compatible records, retractions); every rule then applies to what is left as usual.
+ * decisions, compatible records, retractions, confirmations); every rule then applies to what is left.
  */
 export const asOf = (model: GraphModel, time: number): GraphModel => {
   const seen = (x: { readonly createdAt?: number }) => x.createdAt === undefined || x.createdAt <= time
@@ -45,7 +70,8 @@ export const asOf = (model: GraphModel, time: number): GraphModel => {
     facts: model.facts.filter(seen),
     supersedes: model.supersedes.filter(seen),
     compatible: (model.compatible ?? []).filter(seen),
-    retractions: (model.retractions ?? []).filter(seen)
+    retractions: (model.retractions ?? []).filter(seen),
+    confirmations: (model.confirmations ?? []).filter(seen)
   }
 }
 

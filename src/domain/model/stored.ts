@@ -1,21 +1,17 @@
 import { byId, type GraphModel } from "./graph.js"
-import { ancestors } from "./status.js"
+import { staleReasons } from "./status.js"
 
 /**
- * What Relay stores on a fact so no read walks to the root (layers/factStore/staleness.ts keeps it).
- * A fact is stale as of `t` iff some ancestor was superseded or retracted by `t`, so one stamp says
- * it for every `t`: the earliest decision or retraction on any ancestor (null: never stale). It only
- * ever goes down, a decision on x lowers it below x alone, and a child's is its parent's or the
- * parent's own first decision or retraction, whichever is earlier: that is what every write keeps.
+ * What Relay stores on a fact so no read walks to the root (layers/factStore/staleness.ts keeps it):
+ * the earliest stamp that makes it stale now (null: not stale). Without confirmations a fact is
+ * stale as of `t` iff that stamp is at or before `t`, so one stamp answers every as_of; a decision
+ * on x lowers it below x alone, and a child's is its parent's or the parent's own first decision or
+ * retraction, whichever is earlier: that is what every write keeps. A confirmation raises it below
+ * the confirmed fact, and keeps what it was until then as a span of the past (staleness.ts).
  */
 export const staleSince = (model: GraphModel, id: string): number | null => {
-  const invalidated = invalidatedAt(model)
-  let first: number | null = null
-  for (const a of ancestors(model, id)) {
-    const at = invalidated.get(a)
-    if (at !== undefined && (first === null || at < first)) first = at
-  }
-  return first
+  const reasons = staleReasons(model, id)
+  return reasons.length === 0 ? null : Math.min(...reasons)
 }
 
 /** Each superseded or retracted fact with the stamp of its first decision or retraction (unstamped: always). */
@@ -31,7 +27,10 @@ export const invalidatedAt = (model: GraphModel): Map<string, number> => {
   return out
 }
 
-/** The local rule every stored stamp keeps (what check-db --verify checks): a child's from its parent. */
+/**
+ * The local rule every stored stamp of an unconfirmed fact keeps (what check-db --verify checks): a
+ * child's from its parent. A confirmed fact's depends on stamps above it the parent's minimum hides.
+ */
 export const inheritedStaleSince = (model: GraphModel, parentId: string): number | null => {
   const parent = byId(model).get(parentId)
   if (parent === undefined) return null

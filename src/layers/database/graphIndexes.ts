@@ -29,6 +29,8 @@ const indexes = [
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering
   // so after the first retraction (as_of statuses stayed active; found by the property test).
   index("RELATIONSHIP", "RETRACTS", "created_at"),
+  // CONFIRMS likewise (confirm.ts and the as_of reads name it).
+  index("RELATIONSHIP", "CONFIRMS", "created_at"),
   // The export's and the studio's live reads of COMPATIBLE records in write order (exportRecords.ts).
   index("RELATIONSHIP", "COMPATIBLE", "created_at"),
   // The task board (src/layers/tasks): the queue takes places by seq and expired leases by

@@ -5,6 +5,7 @@ import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
 import { graphCapacity } from "./capacity.js"
 import { compatible } from "./compatible.js"
+import { confirm } from "./confirm.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
@@ -41,6 +42,7 @@ export const makeFactStore = Effect.gen(function*() {
     resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
     compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
     retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
+    confirm: (c) => now.pipe(Effect.flatMap((now) => confirm(db, now, c))),
     briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
     important: (options) => important(db, options),
     clusters: (options) => clusters(db, options),

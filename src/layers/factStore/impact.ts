@@ -8,34 +8,33 @@ import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
 import { pageFactsQuery } from "./pageFacts.js"
-import { statusFrom, storedFields, tainting } from "./projection.js"
+import { statusFrom, storedFields } from "./projection.js"
 import { staleNow } from "./staleness.js"
 
 /**
- * The subtree below x as edges between node ids, and whether x or a fact above it is superseded or
- * retracted:
- * all impact needs to place every dependent (domain/descendants.ts). Each row is four numbers, and
- * no fact is mapped here. A later page reads the whole subtree: the order (distance, then age) is
+ * The subtree below x as edges between node ids, with each child's status flags (its staleness as
+ * stored): all impact needs to place every dependent (domain/descendants.ts). Each row is six
+ * numbers, and no fact is mapped here. A later page reads the whole subtree: the order (distance, then age) is
  * only known once every dependent is placed. The first page reads only the levels it can hold
  * (`firstPageDepth`): levels are never empty above a non-empty one, so the first `take` dependents
  * lie within `take` levels of x (a write's `stale` reply over 200,000 dependents read them all).
  */
 export const subtreeQuery = (depth: number | null) =>
   `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, ${tainting("x")} OR ${staleNow("x")} AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
-  `RETURN id(x) AS root, tainted, ` +
+  `RETURN id(x) AS root, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
-  `indegree(d, 'RETRACTS')] END) AS edges`
+  `indegree(d, 'RETRACTS'), CASE WHEN ${staleNow("d")} THEN 1 ELSE 0 END] END) AS edges`
 
 /** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
 export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take
 
 const SubtreeRow = Schema.Struct({
   root: Schema.Number,
-  tainted: Schema.Boolean,
-  /** [parent node, child node, child's created_at, SUPERSEDES into it, RETRACTS into it] */
-  edges: Schema.Array(Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number))
+  /** [parent node, child node, child's created_at, SUPERSEDES into it, RETRACTS into it, stale (1) or not] */
+  edges: Schema.Array(
+    Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
+  )
 })
 
 /** A dependent's stored fields and parent; its status comes from where it was placed. */
@@ -63,13 +62,13 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   if (found === undefined) return yield* noFactWithId(field, id)
   const placed = placeDescendants(
     found.root,
-    found.tainted,
-    found.edges.map(([parent, child, createdAt, superseded, retracted]) => ({
+    found.edges.map(([parent, child, createdAt, superseded, retracted, stale]) => ({
       parent,
       child,
       createdAt,
       superseded: superseded > 0,
-      retracted: retracted > 0
+      retracted: retracted > 0,
+      stale: stale > 0
     }))
   )
   const wanted = after(placed, cursor === null ? null : [cursor[0], cursor[1], cursor[2]], request.limit + 1)

@@ -7,30 +7,26 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
-import { staleAt } from "./staleness.js"
+import { staleBy } from "./staleness.js"
 
 /**
  * What the decision stamped `$at` on x made stale (domain/model/revision.ts, madeStale): x's subtree
- * as it stood then, and for x and each dependent whether a SUPERSEDES or RETRACTS stamped before it
- * already tainted them. When x or a fact above it was tainted before, everything below was stale
- * already and nothing is listed; otherwise a dependent was made stale unless a fact between x and it
- * was tainted before. Same shape as impact's subtree (four numbers an edge, no fact mapped), with
- * each dependent's flags now for the status it is shown with. The comprehension variables are named
- * apart (FalkorDB 4.16 binds one once a query).
+ * as it stood then, each dependent marked when it is stale as of `$at` and was not just before.
+ * The stored stamps and the spans a confirmation closed answer both times (staleness.ts), so a
+ * dependent that was current again by a confirmation, under an x already retracted, is listed too.
+ * Same shape as impact's subtree (four numbers an edge, no fact mapped), with each dependent's flags
+ * now for the status it is shown with.
  */
 export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
-  `WITH x, size([(x)<-[x_t:SUPERSEDES|RETRACTS]-(x_by) WHERE x_t.created_at < $at | 1]) > 0 OR ` +
-  `${staleAt("x")} < $at AS tainted ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
-  `RETURN id(x) AS root, tainted, ` +
+  `RETURN id(x) AS root, ` +
   `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, ` +
-  `size([(d)<-[d_t:SUPERSEDES|RETRACTS]-(d_by) WHERE d_t.created_at < $at | 1]), ` +
+  `CASE WHEN ${staleBy("d", "$at")} AND NOT ${staleBy("d", "($at - 1)")} THEN 1 ELSE 0 END, ` +
   `indegree(d, 'SUPERSEDES'), indegree(d, 'RETRACTS')] END) AS edges`
 
 const Row = Schema.Struct({
   root: Schema.Number,
-  tainted: Schema.Boolean,
-  /** [parent node, child node, child's created_at, taints before $at, SUPERSEDES now, RETRACTS now] */
+  /** [parent node, child node, child's created_at, made stale at $at (1) or not, SUPERSEDES now, RETRACTS now] */
   edges: Schema.Array(
     Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
   )
@@ -52,18 +48,19 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   const found = (yield* db.read(madeStaleQuery, { id, at }, Row))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const now = new Map(found.edges.map(([, child, , , superseded, retracted]) => [child, { superseded, retracted }]))
-  // Placed as the subtree stood just before `at`: `stale` there means it was stale already.
-  const placed: ReadonlyArray<Placed> = found.tainted ? [] : placeDescendants(
+  const made = new Set(found.edges.filter(([, , , m]) => m === 1).map(([, child]) => child))
+  // Placed (distance, order) as the subtree stood at `at`; only what this decision made stale is kept.
+  const placed: ReadonlyArray<Placed> = placeDescendants(
     found.root,
-    false,
-    found.edges.map(([parent, child, createdAt, before]) => ({
+    found.edges.map(([parent, child, createdAt]) => ({
       parent,
       child,
       createdAt,
-      superseded: before > 0,
-      retracted: false
+      superseded: false,
+      retracted: false,
+      stale: true
     }))
-  ).filter((p) => !p.stale)
+  ).filter((p) => made.has(p.node))
   const wanted = after(placed, request.cursor, request.limit + 1)
   const rows = wanted.length === 0 ?
     [] :

@@ -76,9 +76,6 @@ export const ownStatusAsOf = (v: string): string => {
   return `superseded: ${flags.superseded}, retracted: ${flags.retracted}`
 }
 
-/** Whether the fact bound as `v` makes what builds on it stale: it is superseded or retracted. */
-export const tainting = (v: string): string => `indegree(${v}, 'SUPERSEDES', 'RETRACTS') > 0`
-
 /** The status named by three flags (Cypher booleans), as `statusFrom` derives it. */
 export const statusCase = (flags: FlagExprs) =>
   `CASE WHEN ${flags.retracted} THEN 'retracted' WHEN ${flags.superseded} THEN 'superseded' ` +

@@ -3,8 +3,11 @@
  * stamp from which it is stale, or `neverStale`. The write that causes a change sets it inside its
  * own statement: a save copies it from the parent it links (`inheritedStale`), a decision, a
  * revision or a retraction lowers it on the loser's dependents (`markDependents`), reading the
- * stamp it has just written. It only goes down, so concurrent writers cannot lose each other's
- * change, and it holds the earliest stamp, so a read as of any time compares it with that time.
+ * stamp it has just written. FalkorDB runs one write statement of a graph at a time, so no writer
+ * reads a stamp another is changing. It holds the earliest stamp, so a read as of any time
+ * compares it with that time. A confirmation (confirm.ts) is the one write that raises it, below
+ * the confirmed fact only, and keeps the span it replaces, so a read as of an earlier time still
+ * sees the fact stale then.
  * A read takes `coalesce`: a fact written before it was stored (or by hand) counts as never stale
  * until the graph's migration (schemaVersion.ts) or `check-db --verify` says otherwise.
  */
@@ -18,8 +21,19 @@ export const staleAt = (v: string): string => `coalesce(${v}.stale_at, ${neverSt
 /** Stale now. */
 export const staleNow = (v: string): string => `${staleAt(v)} < ${neverStale}`
 
-/** Stale as of the stamp `t` (a parameter or a bound name). */
-export const staleBy = (v: string, t: string): string => `${staleAt(v)} <= ${t}`
+/** Comprehension variables must be unique in a query (FalkorDB 4.16 binds one name once). */
+let spanVar = 0
+
+/**
+ * Stale as of the stamp `t` (a parameter or a bound name): from its stamp on, or within one of the
+ * spans a confirmation closed (`stale_spans`, flat [from, until, ...], until excluded: the
+ * confirmation's stamp). Without a confirmation above it a fact has no spans.
+ */
+export const staleBy = (v: string, t: string): string => {
+  const i = `${v}_span${spanVar++}`
+  return `(${staleAt(v)} <= ${t} OR any(${i} IN range(0, size(coalesce(${v}.stale_spans, [])) - 2, 2) ` +
+    `WHERE ${v}.stale_spans[${i}] <= ${t} AND ${t} < ${v}.stale_spans[${i} + 1]))`
+}
 
 /**
  * What a fact saved under the fact bound as `p` stores: p's own stamp, or the first decision or

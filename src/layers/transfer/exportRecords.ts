@@ -4,6 +4,7 @@ import { FactKind } from "../../domain/fact.js"
 import {
   compareRecords,
   type CompatibleRecord,
+  type ConfirmationRecord,
   type DecisionRecord,
   type FactRecord,
   kindOrder,
@@ -24,14 +25,14 @@ import { finisher } from "../tasks/taskMap.js"
  * `npm run export`. Each page reads the next `pageSize` records of each kind and keeps the
  * `pageSize` first of them all, so no query returns more than one page per kind and memory holds at
  * most one page per kind. The range indexes on Fact.created_at, SUPERSEDES.created_at and
- * RETRACTS.created_at (and those of COMPATIBLE, Task and TaskNote) serve the lower bound.
+ * RETRACTS.created_at (and those of COMPATIBLE, CONFIRMS, Task and TaskNote) serve the lower bound.
  */
 const pageSize = 1000
 
 /** What the memory's facts are made of: the studio's live events follow these. */
 export const factKinds = ["fact", "decision", "compatible", "retraction"] as const
-/** Everything an export carries. */
-export const allKinds = [...factKinds, "task", "task_note"] as const
+/** Everything an export carries (the studio reads a confirmation's effect in statuses, not as an event). */
+export const allKinds = [...factKinds, "confirmation", "task", "task_note"] as const
 type Kind = RecordKind
 type Position = RecordPosition
 
@@ -59,6 +60,8 @@ export const queries: Record<Kind, string> = {
     `RETURN r.created_at AS created_at, [x.id, y.id] AS fact_ids, r.resolved_by AS resolved_by, r.reason AS reason`,
   retraction: `${afterPosition("MATCH (r)-[t:RETRACTS]->(f)", "r, t, f", "t.created_at", "r.id")}` +
     `RETURN r.id AS id, t.created_at AS created_at, f.id AS fact_id, r.retracted_by AS retracted_by, r.reason AS reason`,
+  confirmation: `${afterPosition("MATCH (c)-[k:CONFIRMS]->(f)", "c, k, f", "k.created_at", "c.id")}` +
+    `RETURN c.id AS id, k.created_at AS created_at, f.id AS fact_id, c.confirmed_by AS confirmed_by, c.reason AS reason`,
   // A claim is not carried (memoryRecord.ts, TaskRecord): a claimed task is written as open.
   task: `${afterPosition("MATCH (t:Task)", "t", "t.created_at", "t.id")}` +
     `RETURN t.id AS id, t.created_at AS created_at, t.written_by AS written_by, t.title AS title, ` +
@@ -100,6 +103,13 @@ const rowSchemas = {
     created_at: Stamp,
     fact_id: Schema.String,
     retracted_by: Schema.String,
+    reason: Schema.String
+  }),
+  confirmation: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    fact_id: Schema.String,
+    confirmed_by: Schema.String,
     reason: Schema.String
   }),
   task: Schema.Struct({
@@ -171,6 +181,12 @@ const readKind = (
       return db.read(queries.retraction, params, rowSchemas.retraction).pipe(
         Effect.map((rows) =>
           rows.map((r): RetractionRecord => ({ kind: "retraction", ...r, created_at: toIso(r.created_at) }))
+        )
+      )
+    case "confirmation":
+      return db.read(queries.confirmation, params, rowSchemas.confirmation).pipe(
+        Effect.map((rows) =>
+          rows.map((r): ConfirmationRecord => ({ kind: "confirmation", ...r, created_at: toIso(r.created_at) }))
         )
       )
     case "task":

@@ -3,6 +3,7 @@ import { entryParents } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
 import type {
   CompatibleRecord,
+  ConfirmationRecord,
   DecisionRecord,
   FactRecord,
   MemoryRecord,
@@ -15,6 +16,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockMerge } from "../database/schemaVersion.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
+import { confirmable, createConfirmation, recomputeBelow } from "../factStore/confirm.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -34,6 +36,7 @@ export interface ImportCounts {
   decisions: number
   compatible: number
   retractions: number
+  confirmations: number
   tasks: number
   task_notes: number
   /** Records already in the graph (merge), left as they are. */
@@ -113,6 +116,20 @@ const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, existing, CASE WHEN existing THEN NULL ELSE $createdAt END AS at ` +
   markDependents("f", "at", ["existing"]) +
   `RETURN existing, null AS rule`
+
+/**
+ * A confirmation raises the stored stamps below its fact as they stand when it is written
+ * (confirm.ts), so it is replayed only in stamp order: into a fresh graph always (records come in
+ * write order), into a merge only when nothing in the graph is stamped after it.
+ */
+const confirmationQuery = `MATCH (f:Fact {id: $factId}) OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+  `WITH f, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing, ` +
+  `${confirmable("f")} AS allowed, NOT $merge OR clk.last IS NULL OR clk.last < $createdAt AS inOrder ` +
+  `WITH f, existing, allowed, inOrder, $createdAt AS ts, NOT existing AND allowed AND inOrder AS make ` +
+  createConfirmation("$id", "$confirmedBy", "$reason") +
+  recomputeBelow(["existing", "allowed", "inOrder"]) +
+  `RETURN existing, CASE WHEN existing OR make THEN null WHEN NOT inOrder THEN 'confirmation_before_graph' ` +
+  `ELSE 'not_stale' END AS rule`
 
 /**
  * A task as the file says it stands (memoryRecord.ts, TaskRecord), with its ABOUT edges; its place
@@ -222,6 +239,7 @@ const countOf = {
   decision: "decisions",
   compatible: "compatible",
   retraction: "retractions",
+  confirmation: "confirmations",
   task: "tasks",
   task_note: "task_notes"
 } as const
@@ -230,9 +248,10 @@ const countOf = {
 const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   function*(
     db: GraphDatabase["Type"],
-    record: DecisionRecord | CompatibleRecord | RetractionRecord | TaskRecord | TaskNoteRecord,
+    record: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord | TaskRecord | TaskNoteRecord,
     line: number,
-    counts: ImportCounts
+    counts: ImportCounts,
+    merge: boolean
   ) {
     const createdAt = stamp(record.created_at)
     const rows = record.kind === "task"
@@ -254,6 +273,15 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         reason: record.reason,
         resolvedBy: record.resolved_by,
         createdAt
+      }, Outcome)
+      : record.kind === "confirmation"
+      ? yield* db.write(confirmationQuery, {
+        factId: record.fact_id,
+        id: record.id,
+        reason: record.reason,
+        confirmedBy: record.confirmed_by,
+        createdAt,
+        merge
       }, Outcome)
       : yield* db.write(retractionQuery, {
         factId: record.fact_id,
@@ -278,12 +306,13 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
 
 /** Writes the records in their order (line numbers for reports start at 2, after the header). */
 export const importRecords = Effect.fn("relay/transfer/importRecords")(
-  function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>) {
+  function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) {
     const counts: ImportCounts = {
       facts: 0,
       decisions: 0,
       compatible: 0,
       retractions: 0,
+      confirmations: 0,
       tasks: 0,
       task_notes: 0,
       skipped: 0,
@@ -307,7 +336,7 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         batch = []
       }
       if (record.kind === "task" || record.kind === "task_note") later.push([record, i + 2])
-      else if (record.kind !== "fact") yield* writeRecord(db, record, i + 2, counts)
+      else if (record.kind !== "fact") yield* writeRecord(db, record, i + 2, counts, merge)
     }
     if (batch.length > 0) yield* writeFacts(db, batch, counts)
     // A merge keeps a task the graph has as it stands, and leaves out the file's notes on it.
@@ -317,7 +346,7 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
         counts.skipped++
         continue
       }
-      const result = yield* writeRecord(db, record, line, counts)
+      const result = yield* writeRecord(db, record, line, counts, merge)
       if (record.kind !== "task") continue
       if (result === "existing") kept.add(record.id)
       else if (result === "written" && record.status === "open") queue.push(record)

@@ -35,13 +35,15 @@ const describe = (error: ParseResult.ParseError): string => {
   return field === "" ? "is not a record of a Relay export (JSON with a known kind)" : `${field}: ${first.message}`
 }
 
-/** The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact, the task tools). */
+/** The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact, confirmFact, the task tools). */
 const scannedFields = (r: MemoryRecord): ReadonlyArray<readonly [string, string | null]> => {
   switch (r.kind) {
     case "fact":
       return [["content", r.content], ["written_by", r.written_by], ["session_id", r.session_id]]
     case "retraction":
       return [["reason", r.reason], ["retracted_by", r.retracted_by]]
+    case "confirmation":
+      return [["reason", r.reason], ["confirmed_by", r.confirmed_by]]
     case "decision":
     case "compatible":
       return [["reason", r.reason], ["resolved_by", r.resolved_by]]
@@ -107,5 +109,5 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
   }
   const problem = checkImport(records, inGraph)
   if (problem !== undefined) return yield* refuse(problem.line, problem.message)
-  return yield* importRecords(db, records)
+  return yield* importRecords(db, records, options.merge)
 })

@@ -60,6 +60,14 @@ export interface Retraction {
   readonly staleLimit?: number | undefined
 }
 
+export interface Confirmation {
+  /** The Confirmation's id: the tool call's, or the one derived from the client's request_id. */
+  readonly callId: string
+  readonly factId: string
+  readonly reason: string
+  readonly confirmedBy: string
+}
+
 /**
  * Where a page of open conflicts starts: the snapshot stamp (only children and decisions stamped at
  * or before it count, so later writes cannot shift the pages), then after the parent whose key

@@ -48,6 +48,19 @@ export interface Retracted {
   readonly staleNextCursor: string | null
 }
 
+export interface Confirmed {
+  readonly id: string
+  /** The fact as it reads now (active: the confirmation covers everything above it). */
+  readonly fact: Fact
+  readonly reason: string
+  readonly confirmedBy: string
+  readonly createdAt: number
+  /** An earlier call had confirmed it (the fact was no longer stale): its record is answered. */
+  readonly alreadyConfirmed: boolean
+  /** How many facts below it this confirmation made current again. */
+  readonly refreshed: number
+}
+
 /** One page of a list and the cursor to the next, null on the last. */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>

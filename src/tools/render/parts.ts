@@ -63,6 +63,7 @@ export const staleLines = (
   on: string
 ) => [
   ...list(title, o.stale, dependent(p, on), null),
+  ...(o.stale.length === 0 ? [] : ["One that still holds: relay_confirm_fact on it."]),
   ...(o.stale_next_cursor === null ?
     [] :
     [`More stale facts: relay_get_impact on ${p.id(on)} with cursor ${quote(o.stale_next_cursor)}.`])

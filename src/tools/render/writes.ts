@@ -1,5 +1,10 @@
 import type { Fact } from "../../domain/fact.js"
-import type { ResolveConflictOutput, RetractFactOutput, SaveFactOutput } from "../../domain/outputs.js"
+import type {
+  ConfirmFactOutput,
+  ResolveConflictOutput,
+  RetractFactOutput,
+  SaveFactOutput
+} from "../../domain/outputs.js"
 import { list, type Page, quote, type Render } from "./page.js"
 import { staleLines } from "./parts.js"
 
@@ -55,4 +60,18 @@ export const renderRetractFact: Render<typeof RetractFactOutput.Type> = (o, p) =
   }`,
   `Fact: ${p.fact(o.fact)}`,
   ...staleLines(p, "Now stale (built on it), by distance", o, o.fact.id)
+]
+
+export const renderConfirmFact: Render<typeof ConfirmFactOutput.Type> = (o, p) => [
+  `${o.already_confirmed ? "Already confirmed" : "Confirmed"} by ${o.confirmed_by} ${p.when(o.created_at)} because ${
+    quote(o.reason)
+  }`,
+  `Fact: ${p.fact(o.fact)}`,
+  ...(o.already_confirmed ? [] : [
+    o.refreshed === 0
+      ? "Nothing below it turned current with it."
+      : `${o.refreshed} fact${
+        o.refreshed === 1 ? "" : "s"
+      } built on it turned current with it (relay_get_impact lists them).`
+  ])
 ]

@@ -1,0 +1,32 @@
+import { byId, type GraphModel } from "./graph.js"
+import { retractedIds, status, supersededIds } from "./status.js"
+
+/**
+ * relay_confirm_fact: a stale fact still holds. The confirmation covers every decision and
+ * retraction above the fact stamped before it, for the fact and for what builds on it through it
+ * (status.ts, staleReasons); one stamped later makes them stale again.
+ */
+
+/** Why a confirmation is refused; undefined when it may be written. */
+export type ConfirmRule = "fact_not_found" | "not_stale" | "decided"
+
+/**
+ * What a confirmation of `id` does now: writes one (the fact is stale), answers the latest one (the
+ * fact is current again already: a retry, or another agent was first), or is refused.
+ */
+export const confirmOutcome = (
+  model: GraphModel,
+  id: string
+): { readonly refused: ConfirmRule } | { readonly already: number } | "confirms" => {
+  if (!byId(model).has(id)) return { refused: "fact_not_found" }
+  if (supersededIds(model).has(id) || retractedIds(model).has(id)) return { refused: "decided" }
+  if (status(model, id) === "stale") return "confirms"
+  const last = lastConfirmation(model, id)
+  return last === null ? { refused: "not_stale" } : { already: last }
+}
+
+/** The latest confirmation of a fact, if any (what a confirmation of a fact no longer stale answers). */
+export const lastConfirmation = (model: GraphModel, id: string): number | null => {
+  const stamps = (model.confirmations ?? []).filter((c) => c.fact === id).map((c) => c.createdAt)
+  return stamps.length === 0 ? null : Math.max(...stamps)
+}
