@@ -193,6 +193,13 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       await call("relay_get_clusters", { limit: 5, facts_per_cluster: 3 }),
       ""
     )
+    const pepper = await call("relay_save_fact", {
+      content: "The hashing pepper rotates every year",
+      written_by: "bench-writer",
+      session_id: "bench",
+      parent_fact_id: (plain.structuredContent.fact as { id: string }).id,
+      kind: "detail"
+    })
     add(
       "retract a fact",
       600,
@@ -201,7 +208,17 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
         reason: "hashing moved to the token service",
         retracted_by: "bench-writer"
       }),
-      ""
+      "one dependent made stale"
+    )
+    add(
+      "confirm a stale fact",
+      300,
+      await call("relay_confirm_fact", {
+        fact_id: (pepper.structuredContent.fact as { id: string }).id,
+        reason: "the token service keeps the yearly rotation",
+        confirmed_by: "bench-writer"
+      }),
+      "it turns current again"
     )
 
     const context = await call("relay_get_context", { fact_id: parent })
