@@ -125,7 +125,16 @@ export const measureTools = async (
     const o = s.options ?? readOptions
     // Record what the app sends for one call; the floor replays it with this call's ids swapped in.
     const firstArgs = s.args(0)
-    const { result, trace } = await cx.inproc.recorder.record(() => cx.inproc.call(s.tool, firstArgs))
+    // A tool that fails at this size (clusters' WCC passes the 2 s TIMEOUT at 1M) is reported, and the rest still run.
+    const recorded = await cx.inproc.recorder.record(() => cx.inproc.call(s.tool, firstArgs)).catch((e: unknown) => ({
+      error: e instanceof Error ? e.message.split("\n")[0]! : String(e)
+    }))
+    if ("error" in recorded) {
+      out[s.tool] = { floor: recorded, inproc: recorded, e2e: recorded }
+      log(`  ${s.tool.padEnd(26)} failed (${recorded.error})`)
+      continue
+    }
+    const { result, trace } = recorded
     s.after?.(result, firstArgs)
     const recordedIds = s.ids(firstArgs)
     const recordedNew: string | undefined = s.tool === "relay_save_fact" ? savedId(result) : undefined

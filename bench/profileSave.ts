@@ -2,7 +2,7 @@
  * `npm run bench:save`: relay_save_fact's statement (a child under a generated parent) on the bench's
  * 100k graph, beside CREATEs that add one part of it at a time, by FalkorDB's own time, then its
  * GRAPH.PROFILE: where a save's time goes inside FalkorDB. BENCH_PORT: a FalkorDB to load into
- * (default 6399). Not part of npm test.
+ * (default 6399); BENCH_FACTS: the graph's size (default 100,000). Not part of npm test.
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
@@ -14,7 +14,7 @@ import { generateGraph, loadGraph } from "./graph.js"
 
 const client = await FalkorDB.connect({ socket: { host: "127.0.0.1", port: Number(process.env.BENCH_PORT ?? 6399) } })
 const name = `profile_save_${randomUUID().slice(0, 6)}`
-const g = generateGraph(100_000, Date.now() - 3_600_000)
+const g = generateGraph(Number(process.env.BENCH_FACTS ?? 100_000), Date.now() - 3_600_000)
 await loadGraph(client, name, g)
 const graph = client.selectGraph(name)
 const content = "the export job writes invoices to S3 nightly, gzip compressed, one file per tenant"

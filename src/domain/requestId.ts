@@ -70,5 +70,6 @@ export const requestIdMessage = {
   retract: "request_id: was already used to retract this fact with another reason; " +
     "use a new request_id for a new call",
   confirm: "request_id: was already used to confirm this fact with another reason; " +
-    "use a new request_id for a new call"
+    "use a new request_id for a new call",
+  confirmElsewhere: "request_id: was already used to confirm another fact; use a new request_id for a new call"
 } as const

@@ -76,10 +76,18 @@ export const briefingServed = (
   position: { readonly factAfter: number; readonly decisionAfter: number; readonly retractionAfter: number }
 ): number => Math.min(position.factAfter, position.decisionAfter, position.retractionAfter)
 
+/**
+ * How many superseded, retracted or confirmed facts may lie below a confirmed fact: its one statement
+ * walks the subtree once for each (layers/factStore/confirm.ts).
+ */
+export const confirmSpecialsCap = 64
+
 /** What a refused relay_confirm_fact answers; see domain/model/confirm.ts. */
 export const confirmMessage = {
-  not_stale: "fact_id: the fact is not stale (nothing it builds on was superseded or retracted), so there is " +
-    "nothing to confirm",
+  not_stale: "fact_id: the fact is not stale now (nothing it builds on was superseded or retracted since it was " +
+    "saved or confirmed), so there is nothing to confirm",
   decided: "fact_id: the fact is itself superseded or retracted; a confirmation only says that a stale fact " +
-    "still holds (to restore it, save it again)"
+    "still holds (to restore it, save it again)",
+  too_many: `fact_id: more than ${confirmSpecialsCap} superseded, retracted or confirmed facts build on this one, ` +
+    "more than one confirmation recomputes; nothing was written: confirm the facts further down that still hold"
 } as const

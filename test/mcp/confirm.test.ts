@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { confirmMessage } from "../../src/domain/rules.js"
+import { requestIdMessage } from "../../src/domain/requestId.js"
+import { confirmMessage, confirmSpecialsCap } from "../../src/domain/rules.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
 import { checkedCaller } from "./protocol.js"
@@ -21,7 +22,8 @@ describe("relay_confirm_fact", () => {
     (await admin.query<{ n: number }>(relay.graph, "MATCH (c:Confirmation) RETURN count(c) AS n", {}))[0]?.n
 
   beforeAll(async () => {
-    ;[relay, admin] = await Promise.all([connectRelay(), connectAdmin()])
+    // The cap test below makes ~70 writes in a row: past the default 120 calls a minute with the rest.
+    ;[relay, admin] = await Promise.all([connectRelay({ env: { RELAY_RATE_LIMIT: "100000" } }), connectAdmin()])
     mcp = await checkedCaller(relay)
   })
   afterAll(async () => {
@@ -131,5 +133,66 @@ describe("relay_confirm_fact", () => {
     expect(retry.confirmation_id).toBe(first.confirmation_id)
     expect((await mcp.fails("relay_confirm_fact", { ...args, reason: "another reason" })).code).toBe("invalid_input")
     expect(await confirmations()).toBe(before! + 1)
+    // The same request_id on another fact names another confirmation: refused, not a second record with its id.
+    const other = (await save("CI caches node_modules", { parent_fact_id: root, kind: "detail" })).fact.id
+    expect(await mcp.fails("relay_confirm_fact", { ...args, fact_id: other })).toEqual({
+      code: "invalid_input",
+      message: requestIdMessage.confirmElsewhere
+    })
+    expect(await confirmations()).toBe(before! + 1)
+  })
+
+  it("a repeated retraction, resolve or retried revision above does not undo a confirmation", async () => {
+    const root = (await save("releases are cut on Mondays")).fact.id
+    const rival = (await save("releases are cut on Fridays")).fact.id
+    const step = (await save("the changelog is generated", { parent_fact_id: root, kind: "detail" })).fact.id
+    const leaf = (await save("from conventional commits", { parent_fact_id: step, kind: "detail" })).fact.id
+    const statuses = async () => (await mcp.ok("relay_get_context", { fact_id: leaf })).chain.map((f) => f.status)
+
+    const retract = { fact_id: root, reason: "no fixed day", retracted_by: "zed" }
+    await mcp.ok("relay_retract_fact", retract)
+    await mcp.ok("relay_confirm_fact", { fact_id: step, reason: "still generated", confirmed_by: "zed" })
+    expect(await statuses()).toEqual(["retracted", "active", "active"])
+    expect((await mcp.ok("relay_retract_fact", retract)).already_retracted).toBe(true)
+    expect(await statuses()).toEqual(["retracted", "active", "active"])
+
+    const resolve = { winner_fact_id: rival, loser_fact_id: root, reason: "Friday it is", resolved_by: "zed" }
+    const decided = await mcp.ok("relay_resolve_conflict", resolve)
+    expect(await statuses()).toEqual(["retracted", "stale", "stale"]) // a new decision above: stale again
+    await mcp.ok("relay_confirm_fact", { fact_id: step, reason: "still generated", confirmed_by: "zed" })
+    expect((await mcp.ok("relay_resolve_conflict", resolve)).already_resolved).toBe(true)
+    expect(await statuses()).toEqual(["retracted", "active", "active"])
+    expect(decided.created_at).toBeDefined()
+
+    const revise = {
+      content: "the changelog is written by hand",
+      written_by: "zed",
+      session_id: "confirm",
+      supersedes: step,
+      reason: "generated notes were noise",
+      request_id: "revise-changelog-1"
+    }
+    await mcp.ok("relay_save_fact", revise)
+    expect((await statuses()).slice(2)).toEqual(["stale"])
+    await mcp.ok("relay_confirm_fact", { fact_id: leaf, reason: "commits stay conventional", confirmed_by: "zed" })
+    expect(await mcp.ok("relay_save_fact", revise)).toBeDefined() // the retry answers what landed
+    expect((await statuses()).slice(2)).toEqual(["active"])
+  })
+
+  it("refuses a confirmation over more decided facts than one statement recomputes, and writes nothing", async () => {
+    const top = (await save("the mobile app ships weekly")).fact.id
+    let parent = (await save("builds run on Bitrise", { parent_fact_id: top, kind: "detail" })).fact.id
+    const chain: Array<string> = []
+    for (let i = 0; i <= confirmSpecialsCap; i++) {
+      parent = (await save(`build step ${i}`, { parent_fact_id: parent, kind: "detail" })).fact.id
+      chain.push(parent)
+    }
+    for (const id of chain) await mcp.ok("relay_retract_fact", { fact_id: id, reason: "dropped", retracted_by: "zed" })
+    await mcp.ok("relay_retract_fact", { fact_id: top, reason: "no fixed cadence", retracted_by: "zed" })
+    const before = await confirmations()
+    const first = (await mcp.ok("relay_get_context", { fact_id: chain[0]!, limit: 2 })).chain[0]!.id
+    expect(await mcp.fails("relay_confirm_fact", { fact_id: first, reason: "still there", confirmed_by: "zed" }))
+      .toEqual({ code: "invalid_resolution", message: confirmMessage.too_many })
+    expect(await confirmations()).toBe(before)
   })
 })

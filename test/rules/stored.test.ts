@@ -4,7 +4,8 @@ import { entryParents } from "../../src/domain/batchEntry.js"
 import { asOf, type GraphModel, inheritedStaleSince, isStale, staleSince } from "../../src/domain/model/index.js"
 import { invalidatedAt } from "../../src/domain/model/stored.js"
 import { factTable, stampsOf } from "../../src/layers/database/schemaVersion.js"
-import { neverStale } from "../../src/layers/factStore/staleness.js"
+import { factMap } from "../../src/layers/factStore/projection.js"
+import { neverStale, staleBy } from "../../src/layers/factStore/staleness.js"
 
 /**
  * A memory of `n` facts stamped 1..n in order, each under an earlier one or a root, and decisions
@@ -159,4 +160,11 @@ describe("confirmations (domain/model/status.ts, staleReasons)", () => {
     },
     { fastCheck: { numRuns: 300 } }
   )
+})
+
+describe("as_of staleness in Cypher (layers/factStore/staleness.ts)", () => {
+  it("one call site builds one query text, so FalkorDB's plan cache keeps serving it", () => {
+    expect(factMap("f", true)).toBe(factMap("f", true))
+    expect(staleBy("d", "$at")).not.toBe(staleBy("d", "($at - 1)"))
+  })
 })

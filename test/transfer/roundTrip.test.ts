@@ -257,4 +257,44 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
       const merged = yield* onCopy(importText(text, { merge: true }))
       expect([merged.confirmations, merged.refused.map((r) => r.rule)]).toEqual([0, ["confirmation_before_graph"]])
     }))
+
+  it.effect("a merge leaves out a decision older than a confirmation below its loser, and reports it", () =>
+    Effect.gen(function*() {
+      yield* wipe
+      yield* onCopy(wipe)
+      const store = yield* FactStore
+      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+      const save = (content: string, parentId: string | null) =>
+        Effect.map(store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId }), (s) => s.fact)
+      const root = yield* save("pick a db", null)
+      const rival = yield* save("pick a queue", null)
+      const a = yield* save("postgres", root.id)
+      const b = yield* save("postgres 16", a.id)
+      const base = yield* exportText
+      yield* onCopy(importText(base, { merge: false }))
+      // The copy: the root retracted at T1, `a` confirmed at T3. Here: the rival beats the root at T2.
+      yield* TestClock.adjust(10)
+      yield* onCopy(
+        Effect.flatMap(
+          FactStore,
+          (s) => s.retract({ callId: randomUUID(), factId: root.id, reason: "wrong", retractedBy: "b" })
+        )
+      )
+      yield* TestClock.adjust(10)
+      yield* store.resolve({ callId: randomUUID(), winnerId: rival.id, loserId: root.id, reason: "x", resolvedBy: "a" })
+      yield* TestClock.adjust(10)
+      yield* onCopy(
+        Effect.flatMap(
+          FactStore,
+          (s) => s.confirm({ callId: randomUUID(), factId: a.id, reason: "holds", confirmedBy: "b" })
+        )
+      )
+      const merged = yield* onCopy(importText(yield* exportText, { merge: true }))
+      expect([merged.decisions, merged.refused.map((r) => r.rule)]).toEqual([0, ["before_confirmation"]])
+      const statuses = yield* onCopy(
+        Effect.flatMap(FactStore, (s) => s.currentState({ limit: 10, sessionId: null, statuses: null, before: null }))
+      )
+      expect(statuses.items.filter((f) => f.id === a.id || f.id === b.id).map((f) => f.status))
+        .toEqual(["active", "active"])
+    }))
 })

@@ -1,5 +1,7 @@
+import { confirmSpecialsCap } from "../rules.js"
 import { byId, type GraphModel } from "./graph.js"
 import { retractedIds, status, supersededIds } from "./status.js"
+import { impact } from "./walks.js"
 
 /**
  * relay_confirm_fact: a stale fact still holds. The confirmation covers every decision and
@@ -8,7 +10,7 @@ import { retractedIds, status, supersededIds } from "./status.js"
  */
 
 /** Why a confirmation is refused; undefined when it may be written. */
-export type ConfirmRule = "fact_not_found" | "not_stale" | "decided"
+export type ConfirmRule = "fact_not_found" | "not_stale" | "decided" | "too_many"
 
 /**
  * What a confirmation of `id` does now: writes one (the fact is stale), answers the latest one (the
@@ -20,7 +22,14 @@ export const confirmOutcome = (
 ): { readonly refused: ConfirmRule } | { readonly already: number } | "confirms" => {
   if (!byId(model).has(id)) return { refused: "fact_not_found" }
   if (supersededIds(model).has(id) || retractedIds(model).has(id)) return { refused: "decided" }
-  if (status(model, id) === "stale") return "confirms"
+  if (status(model, id) === "stale") {
+    // Its statement walks the subtree once per decided or confirmed fact below it: bounded.
+    const confirmed = new Set((model.confirmations ?? []).map((c) => c.fact))
+    const special = impact(model, id).filter((d) =>
+      supersededIds(model).has(d.id) || retractedIds(model).has(d.id) || confirmed.has(d.id)
+    )
+    return special.length > confirmSpecialsCap ? { refused: "too_many" } : "confirms"
+  }
   const last = lastConfirmation(model, id)
   return last === null ? { refused: "not_stale" } : { already: last }
 }

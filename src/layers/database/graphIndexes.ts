@@ -31,6 +31,8 @@ const indexes = [
   index("RELATIONSHIP", "RETRACTS", "created_at"),
   // CONFIRMS likewise (confirm.ts and the as_of reads name it).
   index("RELATIONSHIP", "CONFIRMS", "created_at"),
+  // A request_id's Confirmation, found wherever it is (confirm.ts refuses its reuse on another fact).
+  index("NODE", "Confirmation", "id"),
   // The export's and the studio's live reads of COMPATIBLE records in write order (exportRecords.ts).
   index("RELATIONSHIP", "COMPATIBLE", "created_at"),
   // The task board (src/layers/tasks): the queue takes places by seq and expired leases by

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { InvalidInput, InvalidResolution, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { confirmMessage } from "../../domain/rules.js"
+import { confirmMessage, confirmSpecialsCap } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Confirmation, Confirmed } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -18,33 +18,46 @@ import { neverStale, staleAt, staleNow } from "./staleness.js"
  * and d (excluded), unless a fact confirmed after s lies between u (excluded) and d (included).
  * Only decided or confirmed facts (`specials`) can change that, so each special's subtree is walked
  * once (a MATCH: linear, where a bound path is built whole, 2.9 s on a 20,000-deep chain) and each
- * fact gathers its specials. A fact is stamped after its parent, so among one fact's specials the
- * later created lies below. The cost is the subtree times its specials, usually one or two.
+ * fact gathers its specials. A fact is stamped after its parent, so a fact's specials sorted by
+ * created_at are its chain from f down, and one pass from the nearest up carries the latest
+ * confirmation met, as domain/model/status.ts walks. The cost is the subtree times its specials,
+ * so a confirmation with more than `confirmSpecialsCap` of them below it is refused, nothing written.
  */
+const specialsCap = confirmSpecialsCap
+
 const never = neverStale
-const below = "indegree(x, 'SUPERSEDES') + indegree(x, 'RETRACTS') + indegree(x, 'CONFIRMS') > 0"
+const special = "indegree(x, 'SUPERSEDES') + indegree(x, 'RETRACTS') + indegree(x, 'CONFIRMS') > 0"
 const ownStamps = "CASE WHEN a IS NULL THEN [] ELSE [(a)<-[a_t:SUPERSEDES|RETRACTS]-() | a_t.created_at] END"
 const lastConfirmed = "CASE WHEN a IS NULL OR a = f THEN ts ELSE " +
   "reduce(a_m = -1, a_c IN [(a)<-[a_k:CONFIRMS]-() | a_k.created_at] | CASE WHEN a_c > a_m THEN a_c ELSE a_m END) END"
-// ups: [created_at, stamps, confirmed] of each special at or above d.
-const recomputed = `reduce(d_v = ${never}, d_u IN ups | reduce(d_w = d_v, d_s IN d_u[1] | ` +
-  `CASE WHEN d_u[0] < d.created_at AND d_s < d_w AND none(d_z IN ups WHERE d_z[0] > d_u[0] AND d_z[2] > d_s) ` +
-  `THEN d_s ELSE d_w END))`
+/** The later of the shield so far (d_acc[1]) and this special's confirmation. */
+const shieldWith = "CASE WHEN ups[d_i][2] > d_acc[1] THEN ups[d_i][2] ELSE d_acc[1] END"
+// ups: [created_at, stamps, confirmed] of each special at or above d, oldest first; d_acc: [stamp, shield].
+const recomputed = `reduce(d_acc = [${never}, -1], d_i IN range(size(ups) - 1, 0, -1) | ` +
+  `CASE WHEN ups[d_i][0] >= d.created_at THEN [d_acc[0], ${shieldWith}] ELSE ` +
+  `[reduce(d_m = d_acc[0], d_s IN ups[d_i][1] | CASE WHEN d_s >= d_acc[1] AND d_s < d_m THEN d_s ELSE d_m END), ` +
+  `${shieldWith}] END)[0]`
+
+/**
+ * The decided or confirmed facts strictly below `top` (none when top is null), as `inside`, with
+ * `carry`. Read before anything is written, so a confirmation over too many is refused whole.
+ */
+export const specialsBelow = (carry: ReadonlyArray<string>): string =>
+  `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${special} ` +
+  `WITH ${carry.join(", ")}, collect(x) AS inside `
 
 /**
  * After a Confirmation of f stamped `ts` was written (`make`; nothing when not): every stamp at or
- * below f recomputed, each changed one keeping the span it closes. Goes on with `carry` and
- * `refreshed`, the facts below f it made current (not those superseded or retracted themselves).
+ * below f recomputed from f and `inside`, each changed one keeping the span it closes. Goes on with
+ * `carry` and `refreshed`, the facts below f it made current (not those superseded or retracted).
  */
 export const recomputeBelow = (carry: ReadonlyArray<string>): string => {
   const keep = ["f", ...carry, "make", "ts"].join(", ")
-  return `WITH ${keep}, CASE WHEN make THEN f ELSE null END AS top ` +
-    `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${below} ` +
-    `WITH ${keep}, CASE WHEN make THEN [f] + collect(x) ELSE [null] END AS specials ` +
+  return `WITH ${keep}, CASE WHEN make THEN [f] + inside ELSE [null] END AS specials ` +
     `UNWIND specials AS a ` +
     `WITH ${keep}, a, ${ownStamps} AS stamps, ${lastConfirmed} AS confirmed ` +
     `OPTIONAL MATCH (a)<-[:BUILDS_ON*0..]-(d) ` +
-    `WITH ${keep}, d, collect([a.created_at, stamps, confirmed]) AS ups ` +
+    `WITH ${keep}, d, list.sort(collect([a.created_at, stamps, confirmed])) AS ups ` +
     `WITH ${keep}, d, ${recomputed} AS v, ${staleAt("d")} AS old ` +
     `WITH ${keep}, d, v, old, d IS NOT NULL AND v <> old AS changed ` +
     `FOREACH (_ IN CASE WHEN changed THEN [1] ELSE [] END | ` +
@@ -66,21 +79,28 @@ export const createConfirmation = (idParam: string, byParam: string, reasonParam
 
 export const confirmQuery = `MATCH (f:Fact {id: $factId}) ` +
   `OPTIONAL MATCH (f)<-[:CONFIRMS]-(mine:Confirmation {id: $id}) ` +
-  `WITH f, mine, ${confirmable("f")} AS allowed, ` +
+  // A request_id's id names one Confirmation: used on another fact, it is refused.
+  `OPTIONAL MATCH (other:Confirmation {id: $id})-[:CONFIRMS]->(elsewhere:Fact) WHERE elsewhere <> f ` +
+  `WITH f, mine, count(other) > 0 AS reused, ${confirmable("f")} AS allowed, ` +
   `indegree(f, 'SUPERSEDES') + indegree(f, 'RETRACTS') > 0 AS decided ` +
-  `${stampClause(["f", "mine", "allowed", "decided"])} ` +
-  `WITH f, mine, decided, clk, ts, mine IS NULL AND allowed AS make ` +
+  `WITH f, mine, reused, decided, CASE WHEN mine IS NULL AND NOT reused AND allowed THEN f END AS top ` +
+  specialsBelow(["f", "mine", "reused", "decided", "top"]) +
+  `${stampClause(["f", "mine", "reused", "decided", "top", "inside"])} ` +
+  `WITH f, mine, reused, decided, inside, clk, ts, ` +
+  `top IS NOT NULL AND size(inside) <= ${specialsCap} AS make, size(inside) > ${specialsCap} AS tooMany ` +
   createConfirmation("$id", "$confirmedBy", "$reason", " SET clk.last = ts") +
-  recomputeBelow(["mine", "decided"]) +
+  recomputeBelow(["mine", "reused", "decided", "tooMany", "inside"]) +
   `OPTIONAL MATCH (f)<-[:CONFIRMS]-(c:Confirmation) ` +
-  `WITH f, mine, decided, make, refreshed, c ORDER BY c.created_at DESC ` +
-  `WITH f, decided, make, refreshed, coalesce(mine, head(collect(c))) AS c ` +
-  `RETURN make, decided, c IS NOT NULL AND c.id = $id AS mine, refreshed, c.id AS id, c.reason AS reason, ` +
-  `c.confirmed_by AS confirmed_by, c.created_at AS created_at, ${factMap("f")} AS fact`
+  `WITH f, mine, reused, decided, tooMany, make, refreshed, c ORDER BY c.created_at DESC ` +
+  `WITH f, reused, decided, tooMany, make, refreshed, coalesce(mine, head(collect(c))) AS c ` +
+  `RETURN make, decided, reused, tooMany, c IS NOT NULL AND c.id = $id AS mine, refreshed, c.id AS id, ` +
+  `c.reason AS reason, c.confirmed_by AS confirmed_by, c.created_at AS created_at, ${factMap("f")} AS fact`
 
 const Row = Schema.Struct({
   make: Schema.Boolean,
   decided: Schema.Boolean,
+  reused: Schema.Boolean,
+  tooMany: Schema.Boolean,
   mine: Schema.Boolean,
   refreshed: Schema.Number,
   id: Schema.NullOr(Schema.String),
@@ -103,6 +123,8 @@ export const confirm = Effect.fn("relay/factStore/confirm")(
     if (row === undefined) return yield* noFactWithId("fact_id", c.factId)
     // This call's (or its retry's) confirmation, or else the latest one when the fact is current already.
     const answered = row.make || row.mine
+    if (row.reused) return yield* new InvalidInput({ message: requestIdMessage.confirmElsewhere })
+    if (row.tooMany) return yield* new InvalidResolution({ message: confirmMessage.too_many })
     if (!answered && row.decided) return yield* new InvalidResolution({ message: confirmMessage.decided })
     if (row.id === null || row.reason === null || row.confirmed_by === null || row.created_at === null) {
       return yield* new InvalidResolution({ message: confirmMessage.not_stale })

@@ -37,9 +37,18 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `MERGE (w)-[r:SUPERSEDES]->(l) ` +
   `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId, ` +
   `clk.last = ts) ` +
-  `WITH w, l, existing, cycle, related ` +
+  `WITH w, l, existing, cycle, related, ts ` +
   `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
-  markDependents("l", "r.created_at", ["w", "l", "existing", "cycle", "related", "r"]) +
+  // Only when this call made the edge: a repeat marking with the first stamp would undo a confirmation since.
+  markDependents("l", "CASE WHEN r.created_at = ts THEN r.created_at END", [
+    "w",
+    "l",
+    "existing",
+    "cycle",
+    "related",
+    "r",
+    "ts"
+  ]) +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`

@@ -27,7 +27,8 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `SET clk.last = ts) ` +
   `WITH f, old ` +
   `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
-  markDependents("f", "r.created_at", ["f", "old", "r"]) +
+  // Only when this call made it: a repeat marking with the first stamp would undo a confirmation since.
+  markDependents("f", "CASE WHEN old IS NULL THEN r.created_at END", ["f", "old", "r"]) +
   `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
   `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
 

@@ -7,6 +7,7 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockField, clockRead } from "../database/schemaVersion.js"
 import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
@@ -73,13 +74,16 @@ const revisedMatch = (child: boolean) =>
     `${buildsOnClause("p", "o", "under", ["p", "o"])}WITH p, o WHERE p <> o AND NOT under ` :
     `MATCH (o:Fact {id: $supersedes}) `
 
+/** The stamp a revision marks the dependents with: none on a retry (its first try marked them; again would undo a confirmation since). */
+const revisionStamp = "CASE WHEN made THEN f.created_at END"
+
 const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +
   `ON CREATE SET rv.reason = $reason, rv.resolved_by = $writtenBy, rv.created_at = f.created_at, rv.call_id = $id `
 
 const saveRoot = (revision: boolean) =>
   revision ?
-    `${revisedMatch(false)}${createFact(["o"])} ${termCountsClause}WITH f, o ${recordRevision}` +
-    `${markDependents("o", "f.created_at", ["f", "o"])}` +
+    `${revisedMatch(false)}${createFact(["o"])} ${termCountsClause}WITH f, o, f.created_at = ts AS made ` +
+    `${recordRevision}${markDependents("o", revisionStamp, ["f", "o", "made"])}` +
     `RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
     `${factMap("o")} AS revised` :
     `${createFact([])} ${termCountsClause}RETURN ${
@@ -94,8 +98,8 @@ const saveChild = (revision: boolean) => {
     createFact(carry)
   } ${termCountsClause}` +
     `MERGE (f)-[:BUILDS_ON]->(p) ` +
-    `WITH f, ${keep} ${
-      revision ? `${recordRevision}${markDependents("o", "f.created_at", ["f", ...carry])}WITH f, ${keep} ` : ""
+    `WITH f, ${keep}${revision ? ", f.created_at = ts AS made" : ""} ${
+      revision ? `${recordRevision}${markDependents("o", revisionStamp, ["f", ...carry, "made"])}WITH f, ${keep} ` : ""
     }` +
     // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
     // from; the fact a revision supersedes is decided, not open.
@@ -154,8 +158,9 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacit
     `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
       `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
       `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, count(o) > 0 AS revised ` +
-      `OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
-      `RETURN taken, parent, revised, coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
+      `${clockRead}` +
+      `RETURN taken, parent, revised, coalesce(${clockField("facts")}, 0) AS facts, ` +
+      `coalesce(${clockField("bytes")}, 0) AS bytes`,
     { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
     DiagnosisRow
   ).pipe(

@@ -21,16 +21,15 @@ export const staleAt = (v: string): string => `coalesce(${v}.stale_at, ${neverSt
 /** Stale now. */
 export const staleNow = (v: string): string => `${staleAt(v)} < ${neverStale}`
 
-/** Comprehension variables must be unique in a query (FalkorDB 4.16 binds one name once). */
-let spanVar = 0
-
 /**
  * Stale as of the stamp `t` (a parameter or a bound name): from its stamp on, or within one of the
  * spans a confirmation closed (`stale_spans`, flat [from, until, ...], until excluded: the
- * confirmation's stamp). Without a confirmation above it a fact has no spans.
+ * confirmation's stamp). Without a confirmation above it a fact has no spans. The comprehension
+ * variable is named after `v` and `t` (FalkorDB 4.16 binds one name once a query), the same for the
+ * same call, so a query built per request keeps one text and its cached plan.
  */
 export const staleBy = (v: string, t: string): string => {
-  const i = `${v}_span${spanVar++}`
+  const i = `${v}_span_${t.replace(/\W+/g, "")}`
   return `(${staleAt(v)} <= ${t} OR any(${i} IN range(0, size(coalesce(${v}.stale_spans, [])) - 2, 2) ` +
     `WHERE ${v}.stale_spans[${i}] <= ${t} AND ${t} < ${v}.stale_spans[${i} + 1]))`
 }

@@ -11,12 +11,13 @@ import type {
   TaskNoteRecord,
   TaskRecord
 } from "../../domain/memoryRecord.js"
+import { confirmSpecialsCap } from "../../domain/rules.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockMerge } from "../database/schemaVersion.js"
+import { clockField, clockMerge, clockRead } from "../database/schemaVersion.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
-import { confirmable, createConfirmation, recomputeBelow } from "../factStore/confirm.js"
+import { confirmable, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -58,7 +59,8 @@ const createFacts = `UNWIND $rows AS r ` +
   // Stale from when the nearest ancestor outside the batch is (domain/batchEntry.ts, staleness.ts).
   `WITH count(*) AS linked ` +
   `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e:Fact {id: en[1]}) ` +
-  `WITH f, ${inheritedStale("e")} AS st SET f.stale_at = st`
+  // And the spans a confirmation closed above it: a fact merged in with an older stamp was stale then too.
+  `WITH f, e, ${inheritedStale("e")} AS st SET f.stale_at = st, f.stale_spans = e.stale_spans`
 
 /** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
 const countFacts = `${clockMerge}` +
@@ -88,15 +90,28 @@ const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegre
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
 
+/**
+ * In a merge, a decision or retraction older than a confirmation below its fact would lower stamps
+ * that confirmation raised (markDependents only lowers): such a record is left out and reported,
+ * `before_confirmation`. (In a fresh graph records come in stamp order: no confirmation is newer.)
+ */
+const shieldedBelow = (x: string, carry: ReadonlyArray<string>) =>
+  `WITH ${[...carry, x].join(", ")}, CASE WHEN $merge THEN ${x} END AS ${x}_top ` +
+  `OPTIONAL MATCH (${x}_top)<-[:BUILDS_ON*1..]-(${x}_c)<-[${x}_k:CONFIRMS]-() WHERE ${x}_k.created_at > $createdAt ` +
+  `WITH ${[...carry, x].join(", ")}, count(${x}_k) > 0 AS shielded `
+
 const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
   `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
   relatedClause(["w", "l", "existing", "cycle"]) +
-  `FOREACH (_ IN CASE WHEN NOT existing AND NOT cycle AND NOT related THEN [1] ELSE [] END | ` +
+  shieldedBelow("l", ["w", "existing", "cycle", "related"]) +
+  `WITH w, l, existing, cycle, related, shielded, NOT existing AND NOT cycle AND NOT related AND NOT shielded AS write ` +
+  `FOREACH (_ IN CASE WHEN write THEN [1] ELSE [] END | ` +
   `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(l)) ` +
-  `WITH l, existing, cycle, related, CASE WHEN NOT existing AND NOT cycle AND NOT related THEN $createdAt END AS at ` +
-  markDependents("l", "at", ["existing", "cycle", "related"]) +
-  `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' END AS rule`
+  `WITH l, existing, cycle, related, shielded, CASE WHEN write THEN $createdAt END AS at ` +
+  markDependents("l", "at", ["existing", "cycle", "related", "shielded"]) +
+  `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' ` +
+  `WHEN shielded THEN 'before_confirmation' END AS rule`
 
 const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
@@ -110,26 +125,32 @@ const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
 
 const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, indegree(f, 'RETRACTS') > 0 AS existing ` +
-  `FOREACH (_ IN CASE WHEN existing THEN [] ELSE [1] END | ` +
+  shieldedBelow("f", ["existing"]) +
+  `FOREACH (_ IN CASE WHEN existing OR shielded THEN [] ELSE [1] END | ` +
   `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt})` +
   `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
-  `WITH f, existing, CASE WHEN existing THEN NULL ELSE $createdAt END AS at ` +
-  markDependents("f", "at", ["existing"]) +
-  `RETURN existing, null AS rule`
+  `WITH f, existing, shielded, CASE WHEN existing OR shielded THEN NULL ELSE $createdAt END AS at ` +
+  markDependents("f", "at", ["existing", "shielded"]) +
+  `RETURN existing, CASE WHEN shielded AND NOT existing THEN 'before_confirmation' END AS rule`
 
 /**
  * A confirmation raises the stored stamps below its fact as they stand when it is written
  * (confirm.ts), so it is replayed only in stamp order: into a fresh graph always (records come in
  * write order), into a merge only when nothing in the graph is stamped after it.
  */
-const confirmationQuery = `MATCH (f:Fact {id: $factId}) OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
-  `WITH f, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing, ` +
-  `${confirmable("f")} AS allowed, NOT $merge OR clk.last IS NULL OR clk.last < $createdAt AS inOrder ` +
-  `WITH f, existing, allowed, inOrder, $createdAt AS ts, NOT existing AND allowed AND inOrder AS make ` +
+const confirmationQuery = `MATCH (f:Fact {id: $factId}) ${clockRead}` +
+  `WITH f, ${
+    clockField("last")
+  } AS last, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing ` +
+  `WITH f, existing, ${confirmable("f")} AS allowed, NOT $merge OR last IS NULL OR last < $createdAt AS inOrder ` +
+  `WITH f, existing, allowed, inOrder, CASE WHEN NOT existing AND allowed AND inOrder THEN f END AS top ` +
+  specialsBelow(["f", "existing", "allowed", "inOrder", "top"]) +
+  `WITH f, existing, allowed, inOrder, inside, $createdAt AS ts, ` +
+  `top IS NOT NULL AND size(inside) <= ${confirmSpecialsCap} AS make, size(inside) > ${confirmSpecialsCap} AS tooMany ` +
   createConfirmation("$id", "$confirmedBy", "$reason") +
-  recomputeBelow(["existing", "allowed", "inOrder"]) +
+  recomputeBelow(["existing", "allowed", "inOrder", "tooMany", "inside"]) +
   `RETURN existing, CASE WHEN existing OR make THEN null WHEN NOT inOrder THEN 'confirmation_before_graph' ` +
-  `ELSE 'not_stale' END AS rule`
+  `WHEN tooMany THEN 'too_many' ELSE 'not_stale' END AS rule`
 
 /**
  * A task as the file says it stands (memoryRecord.ts, TaskRecord), with its ABOUT edges; its place
@@ -264,7 +285,8 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         loserId: record.loser_id,
         reason: record.reason,
         resolvedBy: record.resolved_by,
-        createdAt
+        createdAt,
+        merge
       }, Outcome)
       : record.kind === "compatible"
       ? yield* db.write(compatibleQuery, {
@@ -288,7 +310,8 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         id: record.id,
         reason: record.reason,
         retractedBy: record.retracted_by,
-        createdAt
+        createdAt,
+        merge
       }, Outcome)
     const outcome = rows[0]
     if (outcome?.existing === true) {
