@@ -7,6 +7,7 @@ import { clockMerge } from "../database/schemaVersion.js"
  *
  *   f.terms                      the fact's ranking terms, in order, with repeats (domain/terms.ts):
  *                                a term's frequency is its count, the fact's length the list's size
+ *                                (in the fact's CREATE, saveFact.ts)
  *   (:Term {term})-[:DOCS {n}]->(itself)   how many facts hold the term, one node a term, found
  *                                through the exact-match index on Term.term (graphIndexes.ts); on an
  *                                edge, as the clock's counters (schemaVersion.ts: an update of a node
@@ -26,7 +27,7 @@ export const addDocs = (t: string, n: string): string =>
 export const docsOf = "coalesce(d.n, x.docs, 0)"
 
 export const termCountsClause = `FOREACH (_ IN CASE WHEN f.created_at = ts THEN [1] ELSE [] END | ` +
-  `SET f.terms = $terms, clk.docs = coalesce(clk.docs, 0) + 1, clk.terms = coalesce(clk.terms, 0) + size($terms)) ` +
+  `SET clk.docs = coalesce(clk.docs, 0) + 1, clk.terms = coalesce(clk.terms, 0) + size($terms)) ` +
   `FOREACH (t IN CASE WHEN f.created_at = ts THEN $distinctTerms ELSE [] END | ${addDocs("t", "1")}) `
 
 /** The parameters termCountsClause reads, for a fact of this content. */
