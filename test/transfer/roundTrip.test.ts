@@ -103,6 +103,17 @@ const everything = Effect.flatMap(FactStore, (store) =>
     conflicts: store.openConflicts({ limit: 100, after: null, children: 100, asOf: null })
   }))
 
+/** Both graphs emptied, the clock set, and a save of a fact (its id random) by "a". */
+const freshPair = Effect.gen(function*() {
+  yield* wipe
+  yield* onCopy(wipe)
+  const store = yield* FactStore
+  yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+  const save = (content: string, parentId: string | null) =>
+    Effect.map(store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId }), (s) => s.fact)
+  return { save, store }
+})
+
 const forkMarks = Effect.flatMap(
   GraphDatabase,
   (db) =>
@@ -212,12 +223,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
 
   it.effect("a confirmation travels: the copy reads the same now and as of before it; a merge older than the graph refuses it", () =>
     Effect.gen(function*() {
-      yield* wipe
-      yield* onCopy(wipe)
-      const store = yield* FactStore
-      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
-      const save = (content: string, parentId: string | null) =>
-        Effect.map(store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId }), (s) => s.fact)
+      const { save, store } = yield* freshPair
       const root = yield* save("pick a db", null)
       const a = yield* save("postgres", root.id)
       const b = yield* save("postgres 16", a.id)
@@ -260,12 +266,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
 
   it.effect("a merge leaves out a decision older than a confirmation below its loser, and reports it", () =>
     Effect.gen(function*() {
-      yield* wipe
-      yield* onCopy(wipe)
-      const store = yield* FactStore
-      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
-      const save = (content: string, parentId: string | null) =>
-        Effect.map(store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId }), (s) => s.fact)
+      const { save, store } = yield* freshPair
       const root = yield* save("pick a db", null)
       const rival = yield* save("pick a queue", null)
       const a = yield* save("postgres", root.id)
