@@ -5,6 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { McpSession } from "./mcpSession.js"
+import { playConfirm } from "./playConfirm.js"
 import { playDecisions } from "./playDecide.js"
 import { makeStage } from "./playKit.js"
 import { playReads } from "./playReads.js"
@@ -21,6 +22,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   const stage = makeStage(session, style)
   const decided = yield* playDecisions(stage)
   yield* playReads(stage, decided)
+  yield* playConfirm(stage)
   yield* playTasks(stage)
   const finished = yield* Clock.currentTimeMillis
   return { calls: stage.calls(), millis: finished - started } satisfies PlayResult

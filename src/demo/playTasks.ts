@@ -1,5 +1,5 @@
 /**
- * Step 11 of the demo: two assistants race for one task through the real MCP session; exactly one
+ * Step 12 of the demo: two assistants race for one task through the real MCP session; exactly one
  * wins, and the other is told who holds it and until when. Then a destructive task waits for a
  * person: nobody can claim it until it is approved, and the demo approves it through the code path
  * of `npm run task -- approve` itself (src/cli/taskCommand.ts), as a person would in their shell.
@@ -18,7 +18,7 @@ const claimOf = (stage: Stage, step: string, args: Record<string, unknown>) =>
 
 export const playTasks = Effect.fn("relay/demo/playTasks")(function*(stage: Stage) {
   const { call, heading, out, style } = stage
-  yield* heading(11, "two assistants race for one task; a destructive one waits for a person", "relay_claim_task")
+  yield* heading(12, "two assistants race for one task; a destructive one waits for a person", "relay_claim_task")
   const step = "racing for a task"
   const posted = yield* call(step, "relay_post_task", {
     title: "Fix the flaky login test",

@@ -199,3 +199,14 @@ export const compatibleArguments = (ids: ReadonlyMap<string, string>): Record<st
   reason: storyCompatible.reason,
   resolved_by: storyCompatible.resolvedBy
 })
+
+/**
+ * After the decision: the CSRF guard on the refresh endpoint holds whatever stores the token, so
+ * claude-desktop confirms it; it and the rotation built on it read as current again.
+ */
+export const storyConfirmation = {
+  fact: "csrf",
+  reason: "The refresh endpoint still reads a cookie, wherever the token lives",
+  confirmedBy: "claude-desktop",
+  refreshed: ["rotation"]
+} as const

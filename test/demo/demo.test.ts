@@ -102,6 +102,9 @@ describe("npm run demo", () => {
       expect(out).toContain(
         "★ \"Key refresh tokens in Redis by user id with a 14-day TTL\" revises ✗ \"Key refresh tokens in Redis by user id with a 30-day TTL\""
       )
+      // A stale fact that still holds is confirmed: it and what builds on it read as current again.
+      expect(out).toContain("✓ \"Guard the refresh endpoint with SameSite=Strict and a CSRF token\" holds again")
+      expect(out).toContain("current again with it: \"Rotate the refresh cookie on every use\"")
       // Two assistants race for one task: one holds it, the other is told who; a destructive task waits for a person.
       expect(out).toMatch(/✓ (cursor|zed) holds "Fix the flaky login test" \(fencing token 1\)/)
       expect(out).toMatch(/✗ the other: already_claimed: task_id: claimed by (cursor|zed) until/)
