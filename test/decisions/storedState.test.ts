@@ -95,61 +95,6 @@ it.live(
   60_000
 )
 
-it.live(
-  "a schema-2 graph keeps its counters on nodes: the first write of schema 3 makes the edges from them",
-  () =>
-    Effect.gen(function*() {
-      const graph = testGraphName("counters")
-      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
-      yield* Effect.provide(buildMemory, stackOn(graph))
-      // As a schema-2 Relay left it: the clock's and each term's counts on the nodes.
-      yield* Effect.promise(() =>
-        raw(
-          graph,
-          "MATCH (c:RelayClock)-[k:CLOCK]->(c) SET c.last = k.last, c.facts = k.facts, c.bytes = k.bytes, " +
-            "c.docs = k.docs, c.terms = k.terms, c.schema = 2 DELETE k"
-        )
-      )
-      yield* Effect.promise(() => raw(graph, "MATCH (t:Term)-[d:DOCS]->(t) SET t.docs = d.n DELETE d"))
-      const node = (yield* Effect.promise(() =>
-        raw(
-          graph,
-          "MATCH (c:RelayClock), (t:Term {term: 'postgr'}) RETURN c.last AS last, c.facts AS facts, t.docs AS docs"
-        )
-      )).data?.[0] as { last: number; facts: number; docs: number }
-      expect(node.facts).toBe(9)
-      const saved = yield* Effect.provide(
-        Effect.flatMap(
-          FactStore,
-          (store) =>
-            store.save({
-              id: randomUUID(),
-              content: "postgres 17 next",
-              writtenBy: "w",
-              sessionId: "s",
-              parentId: null
-            })
-        ),
-        stackOn(graph)
-      )
-      const edges = (yield* Effect.promise(() =>
-        raw(
-          graph,
-          "MATCH (c:RelayClock)-[k:CLOCK]->(c), (t:Term {term: 'postgr'})-[d:DOCS]->(t) " +
-            "RETURN c.schema AS schema, k.last AS last, k.facts AS facts, d.n AS docs"
-        )
-      )).data?.[0] as { schema: number; last: number; facts: number; docs: number }
-      expect(edges).toEqual({
-        schema: schemaVersion,
-        last: Date.parse(saved.fact.created_at),
-        facts: 10,
-        docs: node.docs + 1
-      })
-      expect(edges.last).toBeGreaterThan(node.last)
-    }).pipe(Effect.scoped),
-  60_000
-)
-
 it.live("verify names a stamp changed by hand, and a stamp left out", () =>
   Effect.gen(function*() {
     const graph = testGraphName("verify")

@@ -5,33 +5,15 @@ import { neverStale } from "../factStore/staleness.js"
 
 /**
  * What a graph's data means is versioned: `schema` on its RelayClock node. 1 (or none): staleness
- * derived at read time; 2: every fact stores `stale_at` (layers/factStore/staleness.ts); 3: the
- * clock's and the search terms' counters live on edges (below). A graph that starts here gets the
- * version with its clock node; an older one is migrated the first time a process of this version
- * uses it (every statement of that process waits for it); a newer one (a later Relay wrote it) is
- * read but never written by this process.
+ * derived at read time; 2: every fact stores `stale_at` (layers/factStore/staleness.ts). A graph
+ * that starts here gets the version with its clock node; an older one is migrated the first time a
+ * process of this version uses it (every statement of that process waits for it); a newer one (a
+ * later Relay wrote it) is read but never written by this process.
  */
-export const schemaVersion = 3
+export const schemaVersion = 2
 
-/**
- * The clock every stamping write merges, bound as `clk`: a self-loop CLOCK edge of the RelayClock
- * node, which holds `last` (the last stamp), `facts`, `bytes`, `docs` and `terms`. On an edge, not
- * the node: FalkorDB 4.16 makes the first update of an existing node's property after any node was
- * created cost time in proportion to the graph's nodes (36 ms at 2M, in every save), an edge
- * property's ~0.1 ms at any size. The edge is made by the first write of this version, with the
- * values an older Relay left on the node; a new graph is born at this version.
- */
-export const clockMerge = `MERGE (clk_node:RelayClock {id: 0}) ON CREATE SET clk_node.schema = ${schemaVersion} ` +
-  `MERGE (clk_node)-[clk:CLOCK]->(clk_node) ON CREATE SET clk.last = clk_node.last, clk.facts = clk_node.facts, ` +
-  `clk.bytes = clk_node.bytes, clk.docs = clk_node.docs, clk.terms = clk_node.terms `
-
-/** The clock for a read, writing nothing: `clockField` reads what a write of this version or an older one left. */
-export const clockRead =
-  `OPTIONAL MATCH (clk_node:RelayClock {id: 0}) OPTIONAL MATCH (clk_node)-[clk:CLOCK]->(clk_node) `
-
-/** One of the clock's values after `clockRead`. */
-export const clockField = (field: "last" | "facts" | "bytes" | "docs" | "terms"): string =>
-  `coalesce(clk.${field}, clk_node.${field})`
+/** The clock node every stamping write merges; a new graph is born at this version. */
+export const clockMerge = `MERGE (clk:RelayClock {id: 0}) ON CREATE SET clk.schema = ${schemaVersion} `
 
 /** What the schema check leaves a graph as: written to (null), or only read: the newer version it found. */
 export type GraphAccess = number | null
@@ -78,8 +60,7 @@ const writeQuery = `UNWIND $rows AS r WITH r[0] AS node, r[1] AS s MATCH (f) WHE
   `WITH f, s WHERE f.stale_at IS NULL OR f.stale_at > s SET f.stale_at = s`
 
 /** Only up: a newer Relay that migrated the graph meanwhile keeps its version, and is answered. */
-const doneQuery = `${clockMerge}WITH clk_node WHERE coalesce(clk_node.schema, 0) < $schema ` +
-  `SET clk_node.schema = $schema ` +
+const doneQuery = `${clockMerge}WITH clk WHERE coalesce(clk.schema, 0) < $schema SET clk.schema = $schema ` +
   `WITH count(*) AS set MATCH (clk:RelayClock {id: 0}) RETURN clk.schema AS schema`
 
 /** Every fact's inputs by node id (typed arrays: some 28 bytes a node id while the migration runs). */
@@ -149,8 +130,7 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
   }
   // A replica refuses any write at once: before reading the whole graph, not after.
   yield* db.write("RETURN 1")
-  // From 2 to 3 nothing is read: the clock's edge is made by doneQuery's merge (clockMerge).
-  const top = found !== null && found >= 2 ? null : (yield* db.read(topQuery, {}, TopRow))[0]?.top ?? null
+  const top = (yield* db.read(topQuery, {}, TopRow))[0]?.top ?? null
   if (top !== null) {
     yield* Effect.logInfo("migrating the memory to its stored form").pipe(
       Effect.annotateLogs({ from: found ?? 1, to: schemaVersion })

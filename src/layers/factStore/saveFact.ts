@@ -7,7 +7,6 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockField, clockRead } from "../database/schemaVersion.js"
 import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
@@ -161,9 +160,8 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacit
     `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
       `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
       `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, count(o) > 0 AS revised ` +
-      `${clockRead}` +
-      `RETURN taken, parent, revised, coalesce(${clockField("facts")}, 0) AS facts, ` +
-      `coalesce(${clockField("bytes")}, 0) AS bytes`,
+      `OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+      `RETURN taken, parent, revised, coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
     { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
     DiagnosisRow
   ).pipe(

@@ -14,7 +14,7 @@ import type {
 import { confirmSpecialsCap } from "../../domain/rules.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockField, clockMerge, clockRead } from "../database/schemaVersion.js"
+import { clockMerge } from "../database/schemaVersion.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
@@ -138,10 +138,8 @@ const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
  * (confirm.ts), so it is replayed only in stamp order: into a fresh graph always (records come in
  * write order), into a merge only when nothing in the graph is stamped after it.
  */
-const confirmationQuery = `MATCH (f:Fact {id: $factId}) ${clockRead}` +
-  `WITH f, ${
-    clockField("last")
-  } AS last, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing ` +
+const confirmationQuery = `MATCH (f:Fact {id: $factId}) OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+  `WITH f, clk.last AS last, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing ` +
   `WITH f, existing, ${confirmable("f")} AS allowed, NOT $merge OR last IS NULL OR last < $createdAt AS inOrder ` +
   `WITH f, existing, allowed, inOrder, CASE WHEN NOT existing AND allowed AND inOrder THEN f END AS top ` +
   specialsBelow(["f", "existing", "allowed", "inOrder", "top"]) +
