@@ -193,18 +193,19 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       await call("relay_get_clusters", { limit: 5, facts_per_cluster: 3 }),
       ""
     )
+    const plainId = (plain.structuredContent.fact as { id: string }).id
     const pepper = await call("relay_save_fact", {
       content: "The hashing pepper rotates every year",
       written_by: "bench-writer",
       session_id: "bench",
-      parent_fact_id: (plain.structuredContent.fact as { id: string }).id,
+      parent_fact_id: plainId,
       kind: "detail"
     })
     add(
       "retract a fact",
       600,
       await call("relay_retract_fact", {
-        fact_id: (plain.structuredContent.fact as { id: string }).id,
+        fact_id: plainId,
         reason: "hashing moved to the token service",
         retracted_by: "bench-writer"
       }),

@@ -21,13 +21,13 @@ export const confirmOutcome = (
   id: string
 ): { readonly refused: ConfirmRule } | { readonly already: number } | "confirms" => {
   if (!byId(model).has(id)) return { refused: "fact_not_found" }
-  if (supersededIds(model).has(id) || retractedIds(model).has(id)) return { refused: "decided" }
+  const superseded = supersededIds(model)
+  const retracted = retractedIds(model)
+  if (superseded.has(id) || retracted.has(id)) return { refused: "decided" }
   if (status(model, id) === "stale") {
     // Its statement walks the subtree once per decided or confirmed fact below it: bounded.
     const confirmed = new Set((model.confirmations ?? []).map((c) => c.fact))
-    const special = impact(model, id).filter((d) =>
-      supersededIds(model).has(d.id) || retractedIds(model).has(d.id) || confirmed.has(d.id)
-    )
+    const special = impact(model, id).filter((d) => superseded.has(d.id) || retracted.has(d.id) || confirmed.has(d.id))
     return special.length > confirmSpecialsCap ? { refused: "too_many" } : "confirms"
   }
   const last = lastConfirmation(model, id)

@@ -71,6 +71,13 @@ export const recomputeBelow = (carry: ReadonlyArray<string>): string => {
 export const confirmable = (f: string): string =>
   `${staleNow(f)} AND indegree(${f}, 'SUPERSEDES') + indegree(${f}, 'RETRACTS') = 0`
 
+/**
+ * Whether the confirmation is written (`make`: a fact to confirm, as `top`, with few enough specials
+ * `inside` it) or refused for too many (`tooMany`): the one place the cap is applied.
+ */
+export const confirmGate = `top IS NOT NULL AND size(inside) <= ${specialsCap} AS make, ` +
+  `size(inside) > ${specialsCap} AS tooMany `
+
 /** Creates the Confirmation of f stamped `ts` when `make`. */
 export const createConfirmation = (idParam: string, byParam: string, reasonParam: string, then = "") =>
   `FOREACH (_ IN CASE WHEN make THEN [1] ELSE [] END | ` +
@@ -87,7 +94,7 @@ export const confirmQuery = `MATCH (f:Fact {id: $factId}) ` +
   specialsBelow(["f", "mine", "reused", "decided", "top"]) +
   `${stampClause(["f", "mine", "reused", "decided", "top", "inside"])} ` +
   `WITH f, mine, reused, decided, inside, clk, ts, ` +
-  `top IS NOT NULL AND size(inside) <= ${specialsCap} AS make, size(inside) > ${specialsCap} AS tooMany ` +
+  confirmGate +
   createConfirmation("$id", "$confirmedBy", "$reason", " SET clk.last = ts") +
   recomputeBelow(["mine", "reused", "decided", "tooMany", "inside"]) +
   `OPTIONAL MATCH (f)<-[:CONFIRMS]-(c:Confirmation) ` +

@@ -11,13 +11,12 @@ import type {
   TaskNoteRecord,
   TaskRecord
 } from "../../domain/memoryRecord.js"
-import { confirmSpecialsCap } from "../../domain/rules.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockMerge } from "../database/schemaVersion.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
-import { confirmable, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
+import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -144,7 +143,7 @@ const confirmationQuery = `MATCH (f:Fact {id: $factId}) OPTIONAL MATCH (clk:Rela
   `WITH f, existing, allowed, inOrder, CASE WHEN NOT existing AND allowed AND inOrder THEN f END AS top ` +
   specialsBelow(["f", "existing", "allowed", "inOrder", "top"]) +
   `WITH f, existing, allowed, inOrder, inside, $createdAt AS ts, ` +
-  `top IS NOT NULL AND size(inside) <= ${confirmSpecialsCap} AS make, size(inside) > ${confirmSpecialsCap} AS tooMany ` +
+  confirmGate +
   createConfirmation("$id", "$confirmedBy", "$reason") +
   recomputeBelow(["existing", "allowed", "inOrder", "tooMany", "inside"]) +
   `RETURN existing, CASE WHEN existing OR make THEN null WHEN NOT inOrder THEN 'confirmation_before_graph' ` +
