@@ -13,7 +13,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
 import { relayStack } from "../src/layers/assembly/stacks.js"
-import { schemaVersion } from "../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../src/layers/database/schemaVersion.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
 import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
 import { FactStore } from "../src/services/FactStore.js"
@@ -166,7 +166,7 @@ const main = async () => {
       )
       const last = Math.max(rows[rows.length - 1]!.created_at, ...edges.map((e) => e.t))
       yield* Effect.promise(() =>
-        graph.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last, c.schema = ${schemaVersion}`, {
+        graph.query(clockSetQuery({ last: "$last" }, true), {
           params: { last }
         })
       )

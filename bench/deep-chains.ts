@@ -15,7 +15,7 @@ import { Effect, Schema } from "effect"
 import type { Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../src/domain/chainPaging.js"
-import { schemaVersion } from "../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../src/layers/database/schemaVersion.js"
 import { markDependentsOfRows } from "../src/layers/factStore/staleness.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { createBuildsOn, createFacts, storedFact } from "./bulkLoad.js"
@@ -56,7 +56,7 @@ const addShapes = async (g: Graph, start: number) => {
       `WITH l AS x, $at AS at ${markDependentsOfRows}`,
     { params: { w: winner.id, l: chain[1000]!.id, at: winner.created_at } }
   )
-  await g.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last, c.schema = ${schemaVersion}`, {
+  await g.query(clockSetQuery({ last: "$last" }, true), {
     params: { last: winner.created_at + 1 }
   })
   return { leaf: chain[DEPTH - 1]!.id, chainRoot: chain[0]!.id, wideRoot: wideRoot.id }

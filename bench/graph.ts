@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
 import { ensureSchema } from "../src/layers/database/graphIndexes.js"
-import { schemaVersion } from "../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../src/layers/database/schemaVersion.js"
 import { neverStale } from "../src/layers/factStore/staleness.js"
 import {
   batches,
@@ -216,7 +216,7 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
   await markForks(graph, [...g.forked])
   await createBuildsOn(graph, g.buildsOn)
   await createSupersedes(graph, g.supersedes)
-  await graph.query(`MERGE (c:RelayClock {id: 0}) SET c.last = $last, c.schema = ${schemaVersion}`, {
+  await graph.query(clockSetQuery({ last: "$last" }, true), {
     params: { last: g.lastStamp }
   })
 }

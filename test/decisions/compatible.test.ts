@@ -285,7 +285,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     const retract = async (id: string) =>
       (await admin.query<{ at: number }>(
         relay.graph,
-        "MATCH (clk:RelayClock {id: 0}), (f:Fact {id: $id}) WITH clk, f, clk.last + 1 AS at SET clk.last = at " +
+        "MATCH (:RelayClock {id: 0})-[clk:CLOCK]->(), (f:Fact {id: $id}) WITH clk, f, clk.last + 1 AS at SET clk.last = at " +
           "CREATE (:Retraction {id: $rid, reason: 'wrong', retracted_by: 'lead', created_at: at})-[:RETRACTS]->(f) RETURN at",
         { id, rid: randomUUID() }
       ))[0]!.at

@@ -95,6 +95,94 @@ it.live(
   60_000
 )
 
+const saveOne = (graph: string, content: string) =>
+  Effect.provide(
+    Effect.flatMap(
+      FactStore,
+      (store) => store.save({ id: randomUUID(), content, writtenBy: "w", sessionId: "s", parentId: null })
+    ),
+    stackOn(graph)
+  )
+
+const clockOf = (graph: string) =>
+  Effect.promise(() =>
+    raw(
+      graph,
+      "MATCH (c:RelayClock) OPTIONAL MATCH (c)-[k:CLOCK]->(c) " +
+        "RETURN c.schema AS schema, c.facts AS nodeFacts, collect(k.last) AS last, collect(k.facts) AS facts"
+    )
+  ).pipe(
+    Effect.map((r) => r.data?.[0] as { schema: number; nodeFacts: number; last: Array<number>; facts: Array<number> })
+  )
+
+it.live(
+  "a schema-2 graph keeps its counters on nodes: schema 3's first write counts there once and makes the edge the next one counts on",
+  () =>
+    Effect.gen(function*() {
+      const graph = testGraphName("counters")
+      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      yield* Effect.provide(buildMemory, stackOn(graph))
+      // As a schema-2 Relay left it: the clock's and each term's counts on the nodes.
+      yield* Effect.promise(() =>
+        raw(
+          graph,
+          "MATCH (c:RelayClock)-[k:CLOCK]->(c) SET c.last = k.last, c.facts = k.facts, c.bytes = k.bytes, " +
+            "c.docs = k.docs, c.terms = k.terms, c.schema = 2 DELETE k"
+        )
+      )
+      yield* Effect.promise(() => raw(graph, "MATCH (t:Term)-[d:DOCS]->(t) SET t.docs = d.n DELETE d"))
+      const node = (yield* Effect.promise(() =>
+        raw(
+          graph,
+          "MATCH (c:RelayClock), (t:Term {term: 'postgr'}) RETURN c.last AS last, c.facts AS facts, t.docs AS docs"
+        )
+      )).data?.[0] as { last: number; facts: number; docs: number }
+      expect(node.facts).toBe(9)
+      const first = yield* saveOne(graph, "postgres 17 next")
+      expect(yield* clockOf(graph)).toEqual({ schema: schemaVersion, nodeFacts: 10, last: [], facts: [] })
+      const second = yield* saveOne(graph, "postgres 18 later")
+      expect(yield* clockOf(graph)).toEqual({
+        schema: schemaVersion,
+        nodeFacts: 10,
+        last: [Date.parse(second.fact.created_at)],
+        facts: [11]
+      })
+      expect(Date.parse(second.fact.created_at)).toBeGreaterThan(Date.parse(first.fact.created_at))
+      expect(Date.parse(first.fact.created_at)).toBeGreaterThan(node.last)
+      const docs = (yield* Effect.promise(() =>
+        raw(graph, "MATCH (t:Term {term: 'postgr'})-[d:DOCS]->(t) RETURN collect(d.n) AS n")
+      )).data?.[0] as { n: Array<number> }
+      expect(docs.n).toEqual([node.docs + 2])
+    }).pipe(Effect.scoped),
+  60_000
+)
+
+it.live(
+  "two CLOCK edges (none is ever made twice; were one made) are read as one clock: a save lands once and both move on",
+  () =>
+    Effect.gen(function*() {
+      const graph = testGraphName("twoclocks")
+      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      yield* Effect.provide(buildMemory, stackOn(graph))
+      yield* saveOne(graph, "the edge is made")
+      yield* Effect.promise(() =>
+        raw(graph, "MATCH (c:RelayClock)-[k:CLOCK]->(c) CREATE (c)-[:CLOCK {last: k.last - 5, facts: 3}]->(c)")
+      )
+      const before = yield* clockOf(graph)
+      expect([...before.facts].sort()).toEqual([10, 3].sort())
+      const saved = yield* saveOne(graph, "one fact, however many clocks")
+      const after = yield* clockOf(graph)
+      expect(after.facts).toEqual([11, 11])
+      expect(after.last).toEqual([Date.parse(saved.fact.created_at), Date.parse(saved.fact.created_at)])
+      expect(Date.parse(saved.fact.created_at)).toBeGreaterThan(Math.max(...before.last))
+      const count = (yield* Effect.promise(() =>
+        raw(graph, "MATCH (f:Fact {content: 'one fact, however many clocks'}) RETURN count(f) AS n")
+      )).data?.[0] as { n: number }
+      expect(count.n).toBe(1)
+    }).pipe(Effect.scoped),
+  60_000
+)
+
 it.live("verify names a stamp changed by hand, and a stamp left out", () =>
   Effect.gen(function*() {
     const graph = testGraphName("verify")

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { batches, createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
-import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
 import { markDependentsOfRows } from "../../src/layers/factStore/staleness.js"
 
 /**
@@ -63,8 +63,10 @@ export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: R
       params: { edges, at: shape.lastStamp }
     })),
     {
-      cypher:
-        `MERGE (c:RelayClock {id: 0}) WITH c SET c.schema = ${schemaVersion}, c.last = CASE WHEN c.last IS NULL OR c.last < $last THEN $last ELSE c.last END`,
+      cypher: clockSetQuery(
+        { last: "CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END" },
+        true
+      ),
       params: { last: shape.lastStamp }
     }
   ]

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { resolutionMessage } from "../../src/domain/rules.js"
+import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { relayTestLayer } from "../support/testLayer.js"
@@ -33,7 +34,7 @@ const buildLattice = Effect.gen(function*() {
       `CREATE (w)-[:SUPERSEDES {reason: 'lattice', resolved_by: 'lattice', created_at: 5000, call_id: 'lattice'}]->(l)`,
     { edges }
   )
-  yield* db.write(`MERGE (c:RelayClock {id: 0}) SET c.last = 5000`)
+  yield* db.write(clockSetQuery({ last: "5000" }))
   const count = yield* db.read(
     `MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n`,
     {},

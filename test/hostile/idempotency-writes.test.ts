@@ -48,8 +48,10 @@ const footprint = async (graph: string) => ({
   buildsOn: await countIn(graph, "MATCH ()-[r:BUILDS_ON]->() RETURN count(r) AS n"),
   supersedes: await countIn(graph, "MATCH ()-[r:SUPERSEDES]->() RETURN count(r) AS n"),
   forkMarks: await countIn(graph, "MATCH (m:ForkMark) RETURN count(m) AS n"),
-  clock: (await admin.query<{ last: number | null }>(graph, "MATCH (c:RelayClock) RETURN c.last AS last"))[0]?.last ??
-    null
+  clock:
+    (await admin.query<{ last: number | null }>(graph, "MATCH (:RelayClock)-[c:CLOCK]->() RETURN c.last AS last"))[0]
+      ?.last ??
+      null
 })
 
 const save = (args: Record<string, unknown>) =>

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { normaliseContent } from "../../src/domain/content.js"
+import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
 import type { ToolCallResult } from "../support/mcpClient.js"
 import type { Admin } from "../support/proof.js"
 
@@ -67,7 +68,7 @@ export const writeFacts = async (
   const last = options.first + options.count - 1
   await admin.query(
     graph,
-    "MERGE (clk:RelayClock {id: 0}) SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END",
+    clockSetQuery({ last: "CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END" }),
     { last }
   )
   return built

@@ -134,9 +134,11 @@ describe("relay_search answers natural questions", () => {
 
   it("keeps term counts on write, once per fact even when a save is retried", async () => {
     const docs = async (term: string) =>
-      (await admin.query<{ n: number | null }>(relay.graph, "OPTIONAL MATCH (t:Term {term: $t}) RETURN t.docs AS n", {
-        t: term
-      }))[0]?.n ?? 0
+      (await admin.query<{ n: number | null }>(
+        relay.graph,
+        "OPTIONAL MATCH (t:Term {term: $t})-[d:DOCS]->(t) RETURN d.n AS n",
+        { t: term }
+      ))[0]?.n ?? 0
     // "token" is in auth (tokens), refresh (tokens) and refreshTtl (token): stems meet.
     expect(await docs("token")).toBe(3)
     const save = {
@@ -152,7 +154,7 @@ describe("relay_search answers natural questions", () => {
     expect(await docs("token")).toBe(4)
     const [row] = await admin.query<{ terms: Array<string>; docs: number }>(
       relay.graph,
-      "MATCH (f:Fact {id: $id}), (c:RelayClock) RETURN f.terms AS terms, c.docs AS docs",
+      "MATCH (f:Fact {id: $id}), (:RelayClock)-[c:CLOCK]->() RETURN f.terms AS terms, c.docs AS docs",
       { id: a.fact.id }
     )
     expect(row?.terms).toEqual(["zeppelin", "token", "zeppelin", "shap"])

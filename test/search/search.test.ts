@@ -345,7 +345,8 @@ describe("relay_search over stdio", () => {
         "MATCH (n) OPTIONAL MATCH (n)-[r]->() WITH n, count(r) AS rs RETURN count(n) AS n, sum(rs) AS e, " +
           "sum(size(keys(n))) AS p"
       )
-    const clock = () => admin.query<{ last: number }>(relay.graph, "MATCH (c:RelayClock) RETURN c.last AS last")
+    const clock = () =>
+      admin.query<{ last: number }>(relay.graph, "MATCH (:RelayClock)-[c:CLOCK]->() RETURN c.last AS last")
     const before = [await shape(), await clock()]
     await mcp.ok("relay_search", { query: "refresh", status: "any" })
     await mcp.ok("relay_search", { query: "%kafke% | pgboun*", written_by: "zed" })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
+import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
@@ -61,7 +62,7 @@ describe("thread scope", () => {
     await load([...big, ...hugeFacts], [...edges, ...hugeEdges])
     // The root's children differ: it is forked, as a save would have marked it.
     await admin.query(relay.graph, "MATCH (p:Fact {id: $id}) CREATE (:ForkMark)-[:MARKS]->(p)", { id: root.id })
-    await admin.query(relay.graph, "MERGE (c:RelayClock {id: 0}) SET c.last = $last", { last: at })
+    await admin.query(relay.graph, clockSetQuery({ last: "$last" }), { last: at })
     // A small thread through the tools, saying the same words, with a fork of its own.
     const save = async (content: string, parent?: string) =>
       (await mcp.ok("relay_save_fact", {

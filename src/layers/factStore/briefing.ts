@@ -4,7 +4,7 @@ import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { IsoFromStamp, Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockMerge } from "../database/schemaVersion.js"
+import { clockBind, clockVars, clockWrite } from "../database/schemaVersion.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
@@ -14,18 +14,18 @@ import { threadMembers } from "./threadScope.js"
  * last stamp, so every write that commits after this statement is stamped strictly after as_of.
  * That is what lets a caller chain briefings (since = previous as_of) and see everything once.
  */
-export const fenceQuery = `${clockMerge}` +
-  `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
-  `SET clk.last = asOf RETURN asOf`
+export const fenceQuery = `${clockBind([])}` +
+  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
+  `${clockWrite({ last: "asOf" })}RETURN asOf`
 
 /**
  * The fence of an automatic briefing, with the reader's cursor read in the same statement: a cursor
  * is only ever set to a position at or before some earlier fence, so it is read here at or before
  * this as_of, and (as writes run one at a time) no other session can move it in between.
  */
-export const trackedFenceQuery = `${clockMerge}` +
-  `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
-  `SET clk.last = asOf ` +
+export const trackedFenceQuery = `${clockBind([])}` +
+  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
+  clockWrite({ last: "asOf" }) +
   `WITH asOf OPTIONAL MATCH (c:BriefingCursor {name: $reader}) RETURN asOf, c.as_of AS cursor`
 
 /**

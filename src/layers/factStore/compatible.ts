@@ -5,6 +5,7 @@ import { compatibleMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Compatibility, CompatibleRecord } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockWrite } from "../database/schemaVersion.js"
 import { foundIds } from "./foundIds.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 
@@ -36,8 +37,9 @@ export const compatibleQuery = pairFlags +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (siblings AND NOT decided) THEN [1] ELSE [] END | ` +
   `MERGE (x)-[r:COMPATIBLE]->(y) ` +
-  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId, ` +
-  `clk.last = ts) ` +
+  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
+  // Only the MERGE that makes the record uses the stamp (writes run one at a time: `existing` holds).
+  clockWrite({ last: "ts" }, "NOT existing AND siblings AND NOT decided") +
   `WITH x, y, existing, decided, siblings ` +
   // By type(), not (x)-[r:COMPATIBLE]->(y): a statement planned while the graph had no COMPATIBLE edge
   // (before this MERGE made the type, or a cached plan from then) finds nothing with the typed pattern.

@@ -5,6 +5,7 @@ import { confirmMessage, confirmSpecialsCap } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Confirmation, Confirmed } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockVars, clockWrite } from "../database/schemaVersion.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { neverStale, staleAt, staleNow } from "./staleness.js"
 
@@ -93,9 +94,10 @@ export const confirmQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, mine, reused, decided, CASE WHEN mine IS NULL AND NOT reused AND allowed THEN f END AS top ` +
   specialsBelow(["f", "mine", "reused", "decided", "top"]) +
   `${stampClause(["f", "mine", "reused", "decided", "top", "inside"])} ` +
-  `WITH f, mine, reused, decided, inside, clk, ts, ` +
+  `WITH f, mine, reused, decided, inside, ${clockVars}, ts, ` +
   confirmGate +
-  createConfirmation("$id", "$confirmedBy", "$reason", " SET clk.last = ts") +
+  createConfirmation("$id", "$confirmedBy", "$reason") +
+  clockWrite({ last: "ts" }, "make") +
   recomputeBelow(["mine", "reused", "decided", "tooMany", "inside"]) +
   `OPTIONAL MATCH (f)<-[:CONFIRMS]-(c:Confirmation) ` +
   `WITH f, mine, reused, decided, tooMany, make, refreshed, c ORDER BY c.created_at DESC ` +

@@ -4,6 +4,7 @@ import { currentBudget, fitting, replyBudgetBytes } from "../../domain/paging.js
 import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockRead } from "../database/schemaVersion.js"
 import { childMap } from "./childMap.js"
 import { oneHop, oneHopMatch } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
@@ -75,8 +76,8 @@ const threadParents = `UNWIND $thread AS tid MATCH (p) WHERE id(p) = tid AND ind
  * times before).
  */
 export const openConflictsQuery = (scoped = false) =>
-  `MATCH (clk:RelayClock {id: 0}) ` +
-  `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < clk.last THEN $asOf ELSE clk.last END) AS snap ` +
+  `${clockRead([])}WITH clk.last AS last ` +
+  `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < last THEN $asOf ELSE last END) AS snap ` +
   `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
   `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
   // A one-hop path, its end unlabelled (MARKS reaches facts only): see oneHopMatch.

@@ -1,5 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockRead } from "../database/schemaVersion.js"
+import { docsOf } from "./termCounts.js"
 
 /**
  * Matching and ranking by the terms each fact keeps (termCounts.ts), as Cypher over a list of
@@ -33,9 +35,9 @@ export const bm25Of = (ts: string) =>
 const WeightRow = Schema.Struct({ term: Schema.String, docs: Schema.Number, n: Schema.Number, len: Schema.Number })
 
 /** The document counts of the query's terms (through Term.term's index) and the whole memory's, in one read. */
-export const weightsQuery =
-  `OPTIONAL MATCH (c:RelayClock {id: 0}) WITH coalesce(c.docs, 0) AS n, coalesce(c.terms, 0) AS len ` +
-  `UNWIND $terms AS term OPTIONAL MATCH (x:Term {term: term}) RETURN term, coalesce(x.docs, 0) AS docs, n, len`
+export const weightsQuery = `${clockRead([])}WITH coalesce(clk.docs, 0) AS n, coalesce(clk.terms, 0) AS len ` +
+  `UNWIND $terms AS term OPTIONAL MATCH (x:Term {term: term}) ` +
+  `RETURN term, ${docsOf} AS docs, n, len`
 
 /** BM25's idf: ln(1 + (N - df + 0.5) / (df + 0.5)), never negative. */
 export const idf = (n: number, df: number): number => Math.log(1 + (Math.max(n - df, 0) + 0.5) / (df + 0.5))

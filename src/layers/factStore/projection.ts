@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Fact, type FactStatus } from "../../domain/fact.js"
 import { IsoFromStamp } from "../../domain/time.js"
-import { clockMerge } from "../database/schemaVersion.js"
+import { clockBind, clockVars } from "../database/schemaVersion.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { staleBy, staleNow } from "./staleness.js"
 
@@ -163,10 +163,9 @@ export const stampOf = (fact: { readonly created_at: string }): number => Date.p
 /**
  * The commit-order stamp: the later of the Clock's now and just past the graph's last stamp.
  * FalkorDB runs one write statement at a time per graph, so stamps taken inside the statement
- * follow commit order and never repeat. Binds `clk` and `ts`; carries the listed variables.
+ * follow commit order and never repeat. Binds the clock (clockVars) and `ts`; carries the listed
+ * variables. The statement records the stamp with `clockWrite({ last: "ts" }, when)`.
  */
-export const stampClause = (carry: ReadonlyArray<string>): string => {
-  const keep = [...carry, "clk"].join(", ")
-  return `${clockMerge}` +
-    `WITH ${keep}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS ts`
-}
+export const stampClause = (carry: ReadonlyArray<string>): string =>
+  `${clockBind(carry)}WITH ${[...carry, clockVars].join(", ")}, ` +
+  `CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS ts`

@@ -6,6 +6,7 @@ import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockWrite } from "../database/schemaVersion.js"
 import { relatedClause } from "./buildsOn.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
@@ -35,8 +36,9 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
   `${stampClause(["w", "l", "existing", "cycle", "related"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (NOT cycle AND NOT related) THEN [1] ELSE [] END | ` +
   `MERGE (w)-[r:SUPERSEDES]->(l) ` +
-  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId, ` +
-  `clk.last = ts) ` +
+  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
+  // Only the MERGE that makes the edge uses the stamp (writes run one at a time: `existing` holds).
+  clockWrite({ last: "ts" }, "NOT existing AND NOT cycle AND NOT related") +
   `WITH w, l, existing, cycle, related, ts ` +
   `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
   // Only when this call made the edge: a repeat marking with the first stamp would undo a confirmation since.

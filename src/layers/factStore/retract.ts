@@ -5,6 +5,7 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { Stamp } from "../../domain/time.js"
 import type { Retracted, Retraction } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockWrite } from "../database/schemaVersion.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { markDependents } from "./staleness.js"
@@ -23,8 +24,8 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, head(collect(old)) AS old ` +
   `${stampClause(["f", "old"])} ` +
   `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | ` +
-  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: ts})-[:RETRACTS {created_at: ts}]->(f) ` +
-  `SET clk.last = ts) ` +
+  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: ts})-[:RETRACTS {created_at: ts}]->(f)) ` +
+  clockWrite({ last: "ts" }, "old IS NULL") +
   `WITH f, old ` +
   `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
   // Only when this call made it: a repeat marking with the first stamp would undo a confirmation since.

@@ -7,13 +7,14 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockRead, clockVars, clockWrite } from "../database/schemaVersion.js"
 import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { madeStale } from "./madeStale.js"
 import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
 import { inheritedStale, markDependents, neverStale } from "./staleness.js"
-import { termCountsClause, termCountsParams } from "./termCounts.js"
+import { termClockValues, termCountsClause, termCountsParams } from "./termCounts.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -59,9 +60,14 @@ const createFact = (carry: ReadonlyArray<string>) => {
     `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
     `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
     `session_id: $sessionId, kind: $kind, created_at: ts, stale_at: ${child ? "inherited" : neverStale}, ` +
-    `terms: $terms}) ` +
-    `SET clk.last = ts, clk.facts = coalesce(clk.facts, 0) + 1, clk.bytes = coalesce(clk.bytes, 0) + $bytes) ` +
-    `WITH ${[...kept, "clk", "ts"].join(", ")} MATCH (f:Fact {id: $id})`
+    `terms: $terms})) ` +
+    clockWrite({
+      last: "ts",
+      facts: "coalesce(clk.facts, 0) + 1",
+      bytes: "coalesce(clk.bytes, 0) + $bytes",
+      ...termClockValues
+    }, "earlier IS NULL") +
+    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id})`
 }
 
 /**
@@ -160,7 +166,7 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacit
     `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
       `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
       `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, count(o) > 0 AS revised ` +
-      `OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+      `${clockRead(["taken", "parent", "revised"])}` +
       `RETURN taken, parent, revised, coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
     { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
     DiagnosisRow

@@ -6,10 +6,10 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockMerge } from "../database/schemaVersion.js"
+import { clockBind, clockRead, clockVars, clockWrite } from "../database/schemaVersion.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { inheritedStale, neverStale } from "./staleness.js"
-import { addTermCountsParams } from "./termCounts.js"
+import { addDocs, addTermCountsParams } from "./termCounts.js"
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
@@ -27,13 +27,17 @@ import { addTermCountsParams } from "./termCounts.js"
 export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0]}) ` +
   `WITH c, e WHERE (c[1] AND e IS NULL) OR (NOT c[1] AND e IS NOT NULL) ` +
   `WITH count(*) AS passed WHERE passed = size($check) ` +
-  `${clockMerge}` +
-  `WITH clk, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
+  `${clockBind([])}` +
+  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
   // The batch must fit the graph's capacity (capacity.ts), checked and counted as a save does.
   `WHERE coalesce(clk.facts, 0) + size($rows) <= $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes ` +
-  `SET clk.last = base + size($rows) - 1, ` +
-  `clk.facts = coalesce(clk.facts, 0) + size($rows), clk.bytes = coalesce(clk.bytes, 0) + $bytes, ` +
-  `clk.docs = coalesce(clk.docs, 0) + $docs, clk.terms = coalesce(clk.terms, 0) + $terms ` +
+  clockWrite({
+    last: "base + size($rows) - 1",
+    facts: "coalesce(clk.facts, 0) + size($rows)",
+    bytes: "coalesce(clk.bytes, 0) + $bytes",
+    docs: "coalesce(clk.docs, 0) + $docs",
+    terms: "coalesce(clk.terms, 0) + $terms"
+  }) +
   `WITH base UNWIND $rows AS r ` +
   `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
   `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms, stale_at: ${neverStale}}) ` +
@@ -51,18 +55,17 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `CREATE (c)-[:BUILDS_ON]->(p) SET c.stale_at = st ` +
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
-  `FOREACH (t IN $counts | MERGE (x:Term {term: t[0]}) ON CREATE SET x.docs = t[1] ON MATCH SET x.docs = x.docs + t[1]) ` +
+  `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
   // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
   `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegree(p, 'MARKS') = 0 ` +
   `WITH p, [(p)<-[:BUILDS_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
   `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
   `FOREACH (_ IN CASE WHEN any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
   `WITH count(*) AS marked ` +
-  `MATCH (clk:RelayClock {id: 0}) RETURN clk.last - size($rows) + 1 AS base`
+  `${clockRead([])}RETURN clk.last - size($rows) + 1 AS base`
 
 /** What the graph holds now, as its capacity counts it (capacity.ts). */
-const heldQuery =
-  `OPTIONAL MATCH (clk:RelayClock {id: 0}) RETURN coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`
+const heldQuery = `${clockRead([])}RETURN coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`
 const HeldRow = Schema.Struct({ facts: Schema.Number, bytes: Schema.Number })
 
 /** What is stored under an id a batch names: the fact a request_id made before, to compare. */

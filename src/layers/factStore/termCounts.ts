@@ -1,4 +1,5 @@
 import { distinctTerms, termsOf } from "../../domain/terms.js"
+import { clockSetQuery } from "../database/schemaVersion.js"
 
 /**
  * What BM25 needs, kept on write (the full-text index's own score is a count of matched terms,
@@ -7,18 +8,39 @@ import { distinctTerms, termsOf } from "../../domain/terms.js"
  *   f.terms                      the fact's ranking terms, in order, with repeats (domain/terms.ts):
  *                                a term's frequency is its count, the fact's length the list's size
  *                                (in the fact's CREATE, saveFact.ts)
- *   (:Term {term, docs})         how many facts hold the term, one node a term, found through the
- *                                exact-match index on Term.term (graphIndexes.ts)
- *   (:RelayClock {id: 0}).docs   how many facts have terms; .terms how many terms they hold in all
+ *   (:Term {term})-[:DOCS {n}]->(itself)   how many facts hold the term, one node a term, found
+ *                                through the exact-match index on Term.term (graphIndexes.ts); on an
+ *                                edge, as the clock's counters (schemaVersion.ts: an update of a node
+ *                                costs with the graph's size), `docs` on the node what an older Relay left
+ *   the clock's .docs            how many facts have terms; .terms how many terms they hold in all
  *
  * Written by the statement that creates the fact, only when it creates it (a retry that finds the
  * fact already there counts nothing twice): `f.created_at = ts` holds only for a fact this
  * statement stamped. Writes run one at a time per graph, so the counts are exact.
  */
-export const termCountsClause = `FOREACH (_ IN CASE WHEN f.created_at = ts THEN [1] ELSE [] END | ` +
-  `SET clk.docs = coalesce(clk.docs, 0) + 1, clk.terms = coalesce(clk.terms, 0) + size($terms)) ` +
-  `FOREACH (t IN CASE WHEN f.created_at = ts THEN $distinctTerms ELSE [] END | ` +
-  `MERGE (x:Term {term: t}) ON CREATE SET x.docs = 1 ON MATCH SET x.docs = x.docs + 1) `
+/**
+ * Adds `n` to the count of facts holding the term `t` (its DOCS edge starts from what the node held).
+ * Only inside a FOREACH, one term an iteration, and never with ON CREATE / ON MATCH: see clockWrite.
+ */
+export const addDocs = (t: string, n: string): string =>
+  `MERGE (x:Term {term: ${t}}) MERGE (x)-[d:DOCS]->(x) SET d.n = coalesce(d.n, x.docs, 0) + ${n}`
+
+/**
+ * How many facts hold the term bound as `x` (0: none), one value however many DOCS edges it has. By
+ * type(): a typed pattern in a plan cached before the type existed finds nothing (schemaVersion.ts).
+ */
+export const docsOf = "coalesce(head([(x)-[x_d]->(x) WHERE type(x_d) = 'DOCS' | x_d.n]), x.docs, 0)"
+
+/** The clock's term counts (schemaVersion.ts clockWrite) after a save that created its fact. */
+export const termClockValues = {
+  docs: "coalesce(clk.docs, 0) + 1",
+  terms: "coalesce(clk.terms, 0) + size($terms)"
+} as const
+
+/** Each distinct term's count, when this statement stamped the fact it binds as `f`. */
+export const termCountsClause = `FOREACH (t IN CASE WHEN f.created_at = ts THEN $distinctTerms ELSE [] END | ${
+  addDocs("t", "1")
+}) `
 
 /** The parameters termCountsClause reads, for a fact of this content. */
 export const termCountsParams = (content: string) => {
@@ -30,10 +52,8 @@ export const termCountsParams = (content: string) => {
  * The same counts for facts written in bulk (import, benchmarks) with their `terms` already set:
  * `$counts` is [term, facts holding it] pairs, `$docs` the facts, `$terms` their terms in all.
  */
-export const addTermCountsQuery =
-  `UNWIND $counts AS c MERGE (x:Term {term: c[0]}) ON CREATE SET x.docs = c[1] ON MATCH SET x.docs = x.docs + c[1] ` +
-  `WITH count(*) AS counted MERGE (k:RelayClock {id: 0}) ` +
-  `SET k.docs = coalesce(k.docs, 0) + $docs, k.terms = coalesce(k.terms, 0) + $terms`
+export const addTermCountsQuery = `FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) WITH 1 AS one ` +
+  clockSetQuery({ docs: "coalesce(clk.docs, 0) + $docs", terms: "coalesce(clk.terms, 0) + $terms" })
 
 /** addTermCountsQuery's parameters for facts with these terms. */
 export const addTermCountsParams = (termLists: ReadonlyArray<ReadonlyArray<string>>) => {

@@ -13,7 +13,7 @@ import type {
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockMerge } from "../database/schemaVersion.js"
+import { clockRead, clockSetQuery } from "../database/schemaVersion.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
@@ -62,8 +62,7 @@ const createFacts = `UNWIND $rows AS r ` +
   `WITH f, e, ${inheritedStale("e")} AS st SET f.stale_at = st, f.stale_spans = e.stale_spans`
 
 /** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
-const countFacts = `${clockMerge}` +
-  `SET clk.facts = coalesce(clk.facts, 0) + $facts, clk.bytes = coalesce(clk.bytes, 0) + $bytes`
+const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", bytes: "coalesce(clk.bytes, 0) + $bytes" })
 
 /**
  * A parent is marked a fork as a save marks it (saveFact.ts): when a new child says something else
@@ -137,7 +136,7 @@ const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
  * (confirm.ts), so it is replayed only in stamp order: into a fresh graph always (records come in
  * write order), into a merge only when nothing in the graph is stamped after it.
  */
-const confirmationQuery = `MATCH (f:Fact {id: $factId}) OPTIONAL MATCH (clk:RelayClock {id: 0}) ` +
+const confirmationQuery = `MATCH (f:Fact {id: $factId}) ${clockRead(["f"])}` +
   `WITH f, clk.last AS last, size([(f)<-[:CONFIRMS]-(f_old:Confirmation {id: $id}) | 1]) > 0 AS existing ` +
   `WITH f, existing, ${confirmable("f")} AS allowed, NOT $merge OR last IS NULL OR last < $createdAt AS inOrder ` +
   `WITH f, existing, allowed, inOrder, CASE WHEN NOT existing AND allowed AND inOrder THEN f END AS top ` +
@@ -182,8 +181,9 @@ const queuedAt = (t: TaskRecord): string =>
   [t.created_at, t.decided_at ?? "", t.last_finish?.created_at ?? ""].reduce((a, b) => (a > b ? a : b))
 
 /** The Relay clock moves past the newest stamp imported, so every later write is stamped after it. */
-const moveClock = `${clockMerge}` +
-  `SET clk.last = CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END`
+const moveClock = clockSetQuery({
+  last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
+})
 
 const Outcome = Schema.Struct({ existing: Schema.Boolean, rule: Schema.NullOr(Schema.String) })
 const IdRow = Schema.Struct({ id: Schema.String })
