@@ -1,6 +1,7 @@
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
 import { termsOf } from "../src/domain/terms.js"
+import { forkBatch, forkTopQuery, rewindQuery } from "../src/layers/factStore/forkWindow.js"
 import { markDependentsOfRows, neverStale } from "../src/layers/factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
 
@@ -97,7 +98,15 @@ export const createSupersedes = async (graph: Graph, edges: ReadonlyArray<Supers
   }
 }
 
-/** As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark. */
+/** Each ForkMark's window from its edges (forkWindow.ts), as the writes that made the graph would have left it open or closed now. */
+export const rewindForks = async (graph: Graph) => {
+  const top = ((await graph.roQuery(forkTopQuery)).data?.[0] as { top: number | null } | undefined)?.top ?? null
+  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) {
+    await graph.query(rewindQuery, { params: { lo, hi: lo + forkBatch } })
+  }
+}
+
+/** As relay_save_fact leaves them: a parent whose children differ after normalising has a ForkMark (rewindForks sets its window). */
 export const markForks = async (graph: Graph, parents: ReadonlyArray<string>) => {
   for (const ids of batches(parents, batch)) {
     await graph.query(`UNWIND $ids AS id MATCH (p:Fact {id: id}) CREATE (:ForkMark)-[:MARKS]->(p)`, {

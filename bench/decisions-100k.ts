@@ -13,13 +13,21 @@ import { Effect, Layer, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomBytes, randomUUID } from "node:crypto"
 import { relayStack } from "../src/layers/assembly/stacks.js"
-import { clockSetQuery } from "../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../src/layers/database/clock.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
 import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
 import { startServer } from "../test/support/falkordbServer.js"
-import { createBuildsOn, createFacts, createSupersedes, markForks, type StoredFact, storedFact } from "./bulkLoad.js"
+import {
+  createBuildsOn,
+  createFacts,
+  createSupersedes,
+  markForks,
+  rewindForks,
+  type StoredFact,
+  storedFact
+} from "./bulkLoad.js"
 
 const N = Number(process.env.BENCH_FACTS ?? 100_000)
 const RUNS = 15
@@ -170,6 +178,7 @@ const main = async () => {
           params: { last }
         })
       )
+      yield* Effect.promise(() => rewindForks(graph))
       const counts = yield* Effect.promise(() =>
         graph.roQuery<{ facts: number }>("MATCH (f:Fact) RETURN count(f) AS facts")
       )

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
+import { clockSetQuery } from "../src/layers/database/clock.js"
 import { ensureSchema } from "../src/layers/database/graphIndexes.js"
-import { clockSetQuery } from "../src/layers/database/schemaVersion.js"
 import { neverStale } from "../src/layers/factStore/staleness.js"
 import {
   batches,
@@ -9,6 +9,7 @@ import {
   createFacts,
   createSupersedes,
   markForks,
+  rewindForks,
   type StoredFact,
   storedFact,
   type Supersedes
@@ -219,6 +220,7 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
   await graph.query(clockSetQuery({ last: "$last" }, true), {
     params: { last: g.lastStamp }
   })
+  await rewindForks(graph)
 }
 
 /**
@@ -239,7 +241,7 @@ export const makeForkPairs = async (client: FalkorDB, name: string, count: numbe
   for (const rows of batches(pairs, 2000)) {
     await graph.query(
       `UNWIND $rows AS r ` +
-        `CREATE (:ForkMark)-[:MARKS]->(p:Fact {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at, stale_at: $never}) ` +
+        `CREATE (:ForkMark)-[:MARKS {opened: $at + 2, closed: -1}]->(p:Fact {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at, stale_at: $never}) ` +
         `CREATE (w:Fact {id: r.w, content: 'Use Redis streams', norm: 'use redis streams', written_by: 'cursor', session_id: 'bench:forks', created_at: $at + 1, stale_at: $never})-[:BUILDS_ON]->(p) ` +
         `CREATE (l:Fact {id: r.l, content: 'Use Kafka', norm: 'use kafka', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 2, stale_at: $never})-[:BUILDS_ON]->(p) ` +
         `CREATE (:Fact {id: r.c, content: 'Kafka topic per tenant', norm: 'kafka topic per tenant', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 3, stale_at: $never})-[:BUILDS_ON]->(l)`,

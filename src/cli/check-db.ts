@@ -84,6 +84,20 @@ const main = Effect.gen(function*() {
   for (const d of checked.examples) {
     yield* say(`drift:     fact ${d.id} stores stale_at ${d.stored ?? "nothing"}, its edges say ${d.expected}`)
   }
+  for (const d of checked.forkExamples) {
+    yield* say(
+      `drift:     fork under ${d.id} stores opened ${d.opened ?? "nothing"}, its children say ${
+        d.open ? "open" : "closed"
+      }`
+    )
+  }
+  if (checked.forksDrifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.forksDrifted} of ${checked.forks} forks store a window their children do not give; ` +
+        `report it with this output`,
+      exitCode: 1
+    })
+  }
   if (checked.drifted > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.drifted} of ${checked.facts} facts store a staleness their edges do not give; ` +
@@ -91,7 +105,9 @@ const main = Effect.gen(function*() {
       exitCode: 1
     })
   }
-  yield* say(`verify:    ${checked.facts} facts, each stored staleness agrees with its edges`)
+  yield* say(
+    `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its edges`
+  )
 }).pipe(Effect.provide(SettingsLive))
 
 runCli(main)

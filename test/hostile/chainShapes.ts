@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { batches, createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
-import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../../src/layers/database/clock.js"
 import { markDependentsOfRows } from "../../src/layers/factStore/staleness.js"
 
 /**

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { resolutionMessage } from "../../src/domain/rules.js"
-import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../../src/layers/database/clock.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { relayTestLayer } from "../support/testLayer.js"

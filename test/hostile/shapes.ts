@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { normaliseContent } from "../../src/domain/content.js"
-import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../../src/layers/database/clock.js"
 import type { ToolCallResult } from "../support/mcpClient.js"
 import type { Admin } from "../support/proof.js"
 
@@ -63,7 +63,11 @@ export const writeFacts = async (
     )
   }
   if (options.parent !== null && new Set(built.map((b) => normaliseContent(b.content))).size > 1) {
-    await admin.query(graph, "MATCH (p:Fact {id: $parent}) MERGE (:ForkMark)-[:MARKS]->(p)", { parent: options.parent })
+    await admin.query(
+      graph,
+      "MATCH (p:Fact {id: $parent}) MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = coalesce(m.opened, 0), m.closed = coalesce(m.closed, -1)",
+      { parent: options.parent }
+    )
   }
   const last = options.first + options.count - 1
   await admin.query(

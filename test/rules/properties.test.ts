@@ -12,6 +12,7 @@ import {
   revisionMessage
 } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
+import { neverClosed, notOpen } from "../../src/layers/factStore/forkWindow.js"
 import {
   type Briefing,
   type BriefingAfter,
@@ -589,6 +590,24 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         Rules.openConflicts(then).map((c) => [c.parent, c.children, c.children.length])
       )
       for (const c of past) for (const f of [c.parent, ...c.children]) expect(f.status).toBe(Rules.status(then, f.id))
+    }
+    // Each fork's stored window (forkWindow.ts) is the model's, and every parent with an open pair
+    // at some stamp has one that admits that stamp.
+    const windows = yield* db.read(
+      "MATCH (:ForkMark)-[m:MARKS]->(p) RETURN p.id AS id, m.opened AS opened, m.closed AS closed",
+      {},
+      Schema.Struct({ id: Schema.String, opened: Schema.Number, closed: Schema.Number })
+    )
+    const stored = new Map(windows.map((w) => [w.id, {
+      opened: w.opened === notOpen ? null : w.opened,
+      closed: w.closed === neverClosed ? null : w.closed
+    }]))
+    for (const [id, w] of stored) expect(w, `the window of ${id}`).toEqual(Rules.forkWindow(model, id))
+    for (const t of pastStamps) {
+      for (const c of Rules.openConflicts(Rules.asOf(model, t))) {
+        const w = stored.get(c.parent)
+        expect(w !== undefined && Rules.windowAdmits(w, t), `${c.parent} open at ${t}`).toBe(true)
+      }
     }
     // Law: a loser is never shown as an open child.
     for (const r of accepted) expect(conflicts.some((c) => ids(c.children).includes(r.loser))).toBe(false)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
-import { clockSetQuery } from "../../src/layers/database/schemaVersion.js"
+import { clockSetQuery } from "../../src/layers/database/clock.js"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { type Admin, connectAdmin } from "../support/proof.js"
@@ -61,7 +61,11 @@ describe("thread scope", () => {
     huge = hugeFacts[5]!.id
     await load([...big, ...hugeFacts], [...edges, ...hugeEdges])
     // The root's children differ: it is forked, as a save would have marked it.
-    await admin.query(relay.graph, "MATCH (p:Fact {id: $id}) CREATE (:ForkMark)-[:MARKS]->(p)", { id: root.id })
+    await admin.query(
+      relay.graph,
+      "MATCH (p:Fact {id: $id}) CREATE (:ForkMark)-[:MARKS {opened: 0, closed: -1}]->(p)",
+      { id: root.id }
+    )
     await admin.query(relay.graph, clockSetQuery({ last: "$last" }), { last: at })
     // A small thread through the tools, saying the same words, with a fork of its own.
     const save = async (content: string, parent?: string) =>

@@ -25,6 +25,9 @@ const indexes = [
   // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).
   index("NODE", "Term", "term"),
   index("RELATIONSHIP", "SUPERSEDES", "created_at"),
+  // Each forked parent's window (layers/factStore/forkWindow.ts): the open conflicts start there.
+  index("RELATIONSHIP", "MARKS", "opened"),
+  index("RELATIONSHIP", "MARKS", "closed"),
   // Also makes the RETRACTS type exist before any query is compiled: FalkorDB 4.16 caches a plan that
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering
   // so after the first retraction (as_of statuses stayed active; found by the property test).

@@ -5,7 +5,8 @@ import { compatibleMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Compatibility, CompatibleRecord } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockWrite } from "../database/schemaVersion.js"
+import { clockWrite } from "../database/clock.js"
+import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 
@@ -40,10 +41,13 @@ export const compatibleQuery = pairFlags +
   `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
   // Only the MERGE that makes the record uses the stamp (writes run one at a time: `existing` holds).
   clockWrite({ last: "ts" }, "NOT existing AND siblings AND NOT decided") +
-  `WITH x, y, existing, decided, siblings ` +
+  `WITH x, y, existing, decided, siblings, ts ` +
   // By type(), not (x)-[r:COMPATIBLE]->(y): a statement planned while the graph had no COMPATIBLE edge
   // (before this MERGE made the type, or a cached plan from then) finds nothing with the typed pattern.
   `OPTIONAL MATCH (x)-[r]->(y) WHERE type(r) = 'COMPATIBLE' ` +
+  // The pair is no longer open: their parent's window may end here (forkWindow.ts).
+  `WITH x, y, existing, decided, siblings, r, ts OPTIONAL MATCH (x)-[:BUILDS_ON]->(xp) ` +
+  settleFork("xp", "ts", "r.created_at = ts", ["x", "y", "existing", "decided", "siblings", "r", "ts"]) +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, decided, siblings, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at, ${factMap("x")} AS x, ${factMap("y")} AS y`
 

@@ -5,7 +5,7 @@ import { confirmMessage, confirmSpecialsCap } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Confirmation, Confirmed } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockVars, clockWrite } from "../database/schemaVersion.js"
+import { clockVars, clockWrite } from "../database/clock.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { neverStale, staleAt, staleNow } from "./staleness.js"
 

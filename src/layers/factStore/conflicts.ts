@@ -4,9 +4,10 @@ import { currentBudget, fitting, replyBudgetBytes } from "../../domain/paging.js
 import { conflictChildrenShown } from "../../domain/rules.js"
 import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockRead } from "../database/schemaVersion.js"
+import { clockRead } from "../database/clock.js"
 import { childMap } from "./childMap.js"
-import { oneHop, oneHopMatch } from "./oneHop.js"
+import { admits } from "./forkWindow.js"
+import { oneHop } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
 import { staleBy } from "./staleness.js"
 import { threadMembers } from "./threadScope.js"
@@ -44,7 +45,6 @@ const parentMapAt = (v: string) =>
   `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${supersededAt(v)}, ` +
   `retracted: ${retractedAt(v)}, stale: ${staleBy(v, "snap")}}`
 
-const marked = oneHopMatch({ from: "fm", dir: "out", type: "MARKS", path: "fm_p", to: "p" })
 /** A parent's children that take part, as a list: a MATCH and collect() grouped 9,300 rows by (snap, late, lateOut, p) at 100k (43 ms). */
 const openChildren = oneHop({
   from: "p",
@@ -80,8 +80,8 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < last THEN $asOf ELSE last END) AS snap ` +
   `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
   `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
-  // A one-hop path, its end unlabelled (MARKS reaches facts only): see oneHopMatch.
-  (scoped ? threadParents : `MATCH (fm:ForkMark) MATCH ${marked.pattern} WHERE ${marked.hop} `) +
+  // Only the parents whose window admits the snapshot (forkWindow.ts): open now or closed since.
+  (scoped ? threadParents : `MATCH (:ForkMark)-[fw_m:MARKS]->(p) WHERE ${admits("fw_m", "snap")} `) +
   `WITH DISTINCT snap, late, lateOut, p ` +
   `WITH snap, late, lateOut, p, ${openChildren} AS open ` +
   `WITH snap, late, lateOut, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
@@ -107,7 +107,9 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH snap, late, lateOut, p, key, total, k ORDER BY key DESC, k.created_at DESC ` +
   `WITH snap, late, lateOut, p, key, total, collect(k)[0..$children] AS kids ` +
   `WITH snap, key, total, kids, ${parentMapAt("p")} AS parent ` +
-  `RETURN snap, key, total, parent, [x IN kids | ${childMap("x", "parent", "false", "false")}] AS children ` +
+  `RETURN snap, key, total, parent, [x IN kids | ${
+    childMap("x", "parent", "false", "false", staleBy("x", "snap"))
+  }] AS children ` +
   `ORDER BY key DESC`
 
 const Row = Schema.Struct({

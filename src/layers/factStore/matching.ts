@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockRead } from "../database/schemaVersion.js"
+import { clockRead } from "../database/clock.js"
 import { docsOf } from "./termCounts.js"
 
 /**

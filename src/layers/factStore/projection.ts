@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Fact, type FactStatus } from "../../domain/fact.js"
 import { IsoFromStamp } from "../../domain/time.js"
-import { clockBind, clockVars } from "../database/schemaVersion.js"
+import { clockBind, clockVars } from "../database/clock.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { staleBy, staleNow } from "./staleness.js"
 

@@ -6,8 +6,9 @@ import { resolutionMessage } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockWrite } from "../database/schemaVersion.js"
+import { clockWrite } from "../database/clock.js"
 import { relatedClause } from "./buildsOn.js"
+import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
@@ -51,6 +52,9 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
     "r",
     "ts"
   ]) +
+  // The loser leaves its parent's pairs: that parent's window may end here (forkWindow.ts).
+  `OPTIONAL MATCH (l)-[:BUILDS_ON]->(lp) ` +
+  settleFork("lp", "ts", "r.created_at = ts", ["w", "l", "existing", "cycle", "related", "r", "ts"]) +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`

@@ -5,7 +5,8 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { Stamp } from "../../domain/time.js"
 import type { Retracted, Retraction } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockWrite } from "../database/schemaVersion.js"
+import { clockWrite } from "../database/clock.js"
+import { settleFork } from "./forkWindow.js"
 import { impact } from "./impact.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { markDependents } from "./staleness.js"
@@ -30,6 +31,9 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
   // Only when this call made it: a repeat marking with the first stamp would undo a confirmation since.
   markDependents("f", "CASE WHEN old IS NULL THEN r.created_at END", ["f", "old", "r"]) +
+  // The fact leaves its parent's pairs: that parent's window may end here (forkWindow.ts).
+  `OPTIONAL MATCH (f)-[:BUILDS_ON]->(fp) ` +
+  settleFork("fp", "r.created_at", "old IS NULL", ["f", "old", "r"]) +
   `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
   `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
 

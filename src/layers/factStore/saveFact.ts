@@ -7,10 +7,11 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockRead, clockVars, clockWrite } from "../database/schemaVersion.js"
+import { clockRead, clockVars, clockWrite } from "../database/clock.js"
 import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
+import { markFork, settleFork } from "./forkWindow.js"
 import { madeStale } from "./madeStale.js"
 import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
 import { inheritedStale, markDependents, neverStale } from "./staleness.js"
@@ -41,10 +42,10 @@ const sameOrNew = (carry: ReadonlyArray<string>) =>
  * fact that already landed (`earlier`) and answers it instead of writing it twice.
  *
  * When the new fact forks (a sibling disagrees with it), the parent is marked by a separate
- * `(:ForkMark)-[:MARKS]->(parent)` (made once, by MERGE), so no Fact is ever changed. It records
- * structure, not a status: facts are never deleted, so a fork once made stays a fork pair forever,
- * while whether it is still open is computed from SUPERSEDES edges at read time. It lets
- * relay_detect_conflicts start from the forked parents instead of scanning every fact.
+ * `(:ForkMark)-[:MARKS]->(parent)` (made once, by MERGE), so no Fact is ever changed. Its edge keeps
+ * the parent's window (forkWindow.ts: since when it is open, when it last closed), which the writes
+ * that open or end pairs keep in their statements, so relay_detect_conflicts starts from the parents
+ * open at its snapshot instead of every fork; which pairs are open it still decides at read time.
  */
 const createFact = (carry: ReadonlyArray<string>) => {
   // A child is stale from when its parent is (staleness.ts), read here, in the statement that links them.
@@ -106,21 +107,30 @@ const saveChild = (revision: boolean) => {
     createFact(carry)
   } ${termCountsClause}` +
     `MERGE (f)-[:BUILDS_ON]->(p) ` +
-    `WITH f, ${keep}${revision ? ", f.created_at = ts AS made" : ""} ${
-      revision ? `${recordRevision}${markDependents("o", revisionStamp, ["f", ...carry, "made"])}WITH f, ${keep} ` : ""
+    `WITH f, ${keep}, f.created_at = ts AS made ${
+      revision
+        ? `${recordRevision}${markDependents("o", revisionStamp, ["f", ...carry, "made"])}WITH f, ${keep}, made `
+        : ""
     }` +
     // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
     // from; the fact a revision supersedes is decided, not open.
     `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +
     `${revision ? " AND s <> o" : ""} ` +
-    `WITH f, ${keep}, s ORDER BY s.created_at ` +
+    `WITH f, ${keep}, made, s ORDER BY s.created_at ` +
     // Node references and their norms only: just the shown siblings and the duplicate are mapped.
-    `WITH f, ${keep}, collect(s) AS siblings ` +
+    `WITH f, ${keep}, made, collect(s) AS siblings ` +
     // A detail disagrees with nothing, and nothing disagrees with a detail (domain/model/conflicts.ts).
-    `WITH f, ${keep}, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
+    `WITH f, ${keep}, made, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
     `coalesce(x.kind, '') <> 'detail'] AS differing, ` +
     `[x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
-    `FOREACH (_ IN CASE WHEN size(differing) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
+    markFork("differing", "made") +
+    // The fact a revision supersedes leaves its parent's pairs: that parent's window may end here.
+    `${
+      revision ?
+        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON]->(q) ` +
+        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) :
+        ""
+    }` +
     `WITH f, ${revision ? "o, " : ""}differing, same, ${factMap("p")} AS parent ` +
     `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
     `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${

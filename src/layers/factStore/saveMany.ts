@@ -6,8 +6,9 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockBind, clockRead, clockVars, clockWrite } from "../database/schemaVersion.js"
+import { clockBind, clockRead, clockVars, clockWrite } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
+import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { addDocs, addTermCountsParams } from "./termCounts.js"
 
@@ -57,10 +58,13 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
   // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
-  `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegree(p, 'MARKS') = 0 ` +
+  `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
   `WITH p, [(p)<-[:BUILDS_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
   `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
-  `FOREACH (_ IN CASE WHEN any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | MERGE (:ForkMark)-[:MARKS]->(p)) ` +
+  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | ` +
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}) ` +
+  // A batch only adds children: a window opens, at the batch's first stamp at the latest (forkWindow.ts).
+  `WITH p ${settleFork("p", "$now", "true", [])}` +
   `WITH count(*) AS marked ` +
   `${clockRead([])}RETURN clk.last - size($rows) + 1 AS base`
 

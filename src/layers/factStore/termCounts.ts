@@ -1,5 +1,5 @@
 import { distinctTerms, termsOf } from "../../domain/terms.js"
-import { clockSetQuery } from "../database/schemaVersion.js"
+import { clockSetQuery } from "../database/clock.js"
 
 /**
  * What BM25 needs, kept on write (the full-text index's own score is a count of matched terms,

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { type ForkDrift, forkDrift } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
 /**
@@ -7,7 +8,8 @@ import { inheritedStale, neverStale } from "./staleness.js"
  * (domain/model/stored.ts). The stamp obeys one local rule, a root's is never and a child's is its
  * parent's inherited one, and every write keeps it inside its own statement; so checking the rule
  * fact by fact (a confirmed fact's only as a floor: a confirmation drops stamps the parent's hides), with the parent read in the same statement, checks every stamp against the whole
- * chain above it, in bounded batches of node ids, while others write.
+ * chain above it, in bounded batches of node ids, while others write. Each fork's window likewise
+ * (forkWindow.ts): whether it says open against the parent's pairs now.
  */
 export const verifyBatch = 10_000
 
@@ -28,6 +30,10 @@ export interface Verified {
   readonly drifted: number
   /** The first drifted facts found (at most `shown`). */
   readonly examples: ReadonlyArray<Drift>
+  /** Forked parents, and the first (at most `shown`) whose window says open where they are not, or the reverse. */
+  readonly forks: number
+  readonly forksDrifted: number
+  readonly forkExamples: ReadonlyArray<ForkDrift>
 }
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
@@ -44,5 +50,13 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     drifted += rows.length
     examples.push(...rows.slice(0, Math.max(0, shown - examples.length)))
   }
-  return { facts, drifted, examples } satisfies Verified
+  const forks = yield* forkDrift(db)
+  return {
+    facts,
+    drifted,
+    examples,
+    forks: forks.forks,
+    forksDrifted: forks.drifted.length,
+    forkExamples: forks.drifted.slice(0, shown)
+  } satisfies Verified
 })

@@ -13,10 +13,11 @@ import type {
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockRead, clockSetQuery } from "../database/schemaVersion.js"
+import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
+import { neverClosed, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -84,7 +85,8 @@ const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegre
   `[i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[size(norms) - 1]] AS back ` +
   `WHERE size(off) > 0 AND ` +
   `any(i IN range(0, size(norms) - 1) WHERE fresh[i] AND (i >= off[0] OR i <= back[size(back) - 1])) ` +
-  `MERGE (:ForkMark)-[:MARKS]->(p)`
+  // Open since forever until the import ends and rewindForks reads every window from the edges.
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = coalesce(m.opened, 0), m.closed = coalesce(m.closed, ${neverClosed})`
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
 
@@ -377,7 +379,10 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
     for (let i = 0; i < order.length; i += factBatchSize) {
       yield* db.write(queueTasks, { ids: order.slice(i, i + factBatchSize).map(([, id]) => id) })
     }
-    if (records.length > 0) yield* db.write(moveClock, { newest })
+    if (records.length > 0) {
+      yield* db.write(moveClock, { newest })
+      yield* rewindForks(db)
+    }
     return counts
   }
 )

@@ -1,0 +1,116 @@
+import { Effect, Schema } from "effect"
+import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import { clockRead } from "../database/clock.js"
+import { neverStale } from "./staleness.js"
+
+/**
+ * Each forked parent's window (domain/model/forks.ts), kept on its MARKS edge by the write that
+ * changes it, in the same statement: `opened`, the stamp its current open stretch began
+ * (`notOpen` when it has no open pair now), and `closed`, the stamp its last stretch ended
+ * (`neverClosed`). Every edge has both, so the range indexes on them (graphIndexes.ts) serve the
+ * read's two tests (`admits`): the open conflicts start from the parents open now or closed since
+ * the snapshot, never from every fork. A write can only make a window admit more than the rule
+ * says (a migration's or an import's windows do), never less, so a read that then decides exactly
+ * stays exact; check-db --verify checks that `opened` says whether a parent is open now.
+ */
+export const notOpen = neverStale
+export const neverClosed = -1
+
+/** Whether the MARKS edge bound as `m` lets a read at the snapshot `snap` consider its parent. */
+export const admits = (m: string, snap: string): string => `(${m}.opened <= ${snap} OR ${m}.closed > ${snap})`
+
+/** A child of a parent takes part now: no detail, neither superseded nor retracted (as conflicts.ts, at now). */
+const takesPart = (c: string) =>
+  `coalesce(${c}.kind, '') <> 'detail' AND indegree(${c}, 'SUPERSEDES') = 0 AND indegree(${c}, 'RETRACTS') = 0`
+
+/**
+ * Binds `fw_open`: whether the parent bound as `p` has an open pair now (domain/model/conflicts.ts),
+ * carrying `carry`. The children that take part differ in (n² - Σ g²) / 2 pairs, g the sizes of the
+ * groups of one normalised text (counted on the sorted texts), and each COMPATIBLE record joins one
+ * such pair: an open pair is left iff the pairs outnumber the records. Linear in the children and
+ * their records (6,000 duplicates and one differing child: no pairing), but for the sort.
+ */
+const openNow = (p: string, carry: ReadonlyArray<string>): string => {
+  const keep = [...carry, p].join(", ")
+  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
+    `WITH ${keep}, fw_kids, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_kids | fw_k.norm]) | ` +
+    `CASE WHEN fw_t = fw_acc[0] THEN [fw_t, fw_acc[1] + 1, fw_acc[2] + 2 * fw_acc[1] + 1] ` +
+    `ELSE [fw_t, 1, fw_acc[2] + 1] END)[2] AS fw_sq ` +
+    // One row a child (a comprehension inside reduce() over the children miscounts in FalkorDB 4.16).
+    `UNWIND CASE WHEN size(fw_kids) = 0 THEN [null] ELSE fw_kids END AS fw_k ` +
+    `WITH ${keep}, fw_kids, fw_sq, size([fw_b IN [(fw_k)-[fw_r]-(fw_y) WHERE type(fw_r) = 'COMPATIBLE' | fw_y] ` +
+    `WHERE ${takesPart("fw_b")} AND fw_b.norm <> fw_k.norm]) AS fw_kc ` +
+    `WITH ${keep}, size(fw_kids) AS fw_n, fw_sq, sum(fw_kc) AS fw_cc ` +
+    `WITH ${keep}, fw_n * fw_n - fw_sq > fw_cc AS fw_open `
+}
+
+/**
+ * After a write stamped `at` that may have ended pairs under the parent bound as `p` (null: none),
+ * when `when` holds: its window as the model keeps it. Still open: unchanged; open until now: ended
+ * at `at`; open again (a revision's new fact): from `at`. A parent without a MARKS edge never had an
+ * open pair (the save that made the first differing pair made the edge). Carries `carry`.
+ */
+export const settleFork = (p: string, at: string, when: string, carry: ReadonlyArray<string>): string =>
+  `${openNow(p, carry)}` +
+  `OPTIONAL MATCH (${p})<-[fw_m:MARKS]-(:ForkMark) ` +
+  `WITH ${[...carry, p].join(", ")}, fw_open, collect(fw_m) AS fw_ms ` +
+  `FOREACH (fw_e IN CASE WHEN ${when} THEN fw_ms ELSE [] END | SET fw_e.closed = CASE WHEN NOT fw_open AND ` +
+  `coalesce(fw_e.opened, ${notOpen}) < ${notOpen} THEN ${at} ELSE coalesce(fw_e.closed, ${neverClosed}) END) ` +
+  `FOREACH (fw_e IN CASE WHEN ${when} THEN fw_ms ELSE [] END | SET fw_e.opened = CASE WHEN NOT fw_open ` +
+  `THEN ${notOpen} WHEN coalesce(fw_e.opened, ${notOpen}) < ${notOpen} THEN fw_e.opened ELSE ${at} END) `
+
+/**
+ * A save's mark, made or kept when the new child (stamped `f.created_at`, made by this statement
+ * when `made`) differs from a sibling: it opens a stretch when one of those siblings is not
+ * superseded (retracted ones are not among them), unless one is open already. It ends none.
+ */
+export const markFork = (differing: string, made: string): string =>
+  `FOREACH (_ IN CASE WHEN size(${differing}) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[fw_m:MARKS]->(p) ` +
+  `SET fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
+  `any(x IN ${differing} WHERE indegree(x, 'SUPERSEDES') = 0) AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} ` +
+  `THEN f.created_at ELSE coalesce(fw_m.opened, ${notOpen}) END) `
+
+/**
+ * Windows from what the edges say now, for graphs whose history this process did not write (a
+ * migration, an import): open now, open since forever (0); closed now, closed at the graph's last
+ * stamp at the latest. Both admit every snapshot the true window admits, and more: the read decides.
+ * One statement a `forkBatch` of ForkMark node ids.
+ */
+export const rewindQuery = `${clockRead([])}WITH coalesce(clk.last, 0) AS last ` +
+  `MATCH (fm:ForkMark) WHERE id(fm) >= $lo AND id(fm) < $hi MATCH (fm)-[m:MARKS]->(p) ` +
+  openNow("p", ["last", "m"]) +
+  `SET m.opened = CASE WHEN fw_open THEN 0 ELSE ${notOpen} END, ` +
+  `m.closed = CASE WHEN fw_open OR coalesce(m.closed, ${neverClosed}) > last THEN coalesce(m.closed, ${neverClosed}) ` +
+  `ELSE last END`
+
+/** What check-db --verify reports of a fork: a window that says open where the parent is not, or the reverse. */
+const driftQuery = `MATCH (fm:ForkMark) WHERE id(fm) >= $lo AND id(fm) < $hi MATCH (fm)-[m:MARKS]->(p) ` +
+  openNow("p", ["m"]) +
+  `WITH m, p, fw_open WHERE m.opened IS NULL OR m.closed IS NULL OR (m.opened < ${notOpen}) <> fw_open ` +
+  `RETURN p.id AS id, m.opened AS opened, fw_open AS open`
+
+export const forkBatch = 10_000
+
+const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number), forks: Schema.Number })
+export const forkTopQuery = "MATCH (fm:ForkMark) RETURN max(id(fm)) AS top, count(fm) AS forks"
+
+/** Every ForkMark's window from its edges now (rewindQuery), in bounded statements. */
+export const rewindForks = Effect.fn("relay/factStore/rewindForks")(function*(
+  db: Pick<GraphDatabaseShape, "read" | "write">
+) {
+  const top = (yield* db.read(forkTopQuery, {}, TopRow))[0]?.top ?? null
+  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) yield* db.write(rewindQuery, { lo, hi: lo + forkBatch })
+})
+
+const DriftRow = Schema.Struct({ id: Schema.String, opened: Schema.NullOr(Schema.Number), open: Schema.Boolean })
+export type ForkDrift = typeof DriftRow.Type
+
+/** The forks whose window disagrees with their parent's pairs now, and how many forks there are. */
+export const forkDrift = Effect.fn("relay/factStore/forkDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {
+  const { forks, top } = (yield* db.read(forkTopQuery, {}, TopRow))[0] ?? { forks: 0, top: null }
+  const drifted: Array<ForkDrift> = []
+  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) {
+    drifted.push(...(yield* db.read(driftQuery, { lo, hi: lo + forkBatch }, DriftRow)))
+  }
+  return { forks, drifted }
+})
