@@ -79,9 +79,9 @@ export const openConflictsQuery = (scoped = false) =>
   `${clockRead([])}WITH clk.last AS last ` +
   `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < last THEN $asOf ELSE last END) AS snap ` +
   `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
-  `OPTIONAL MATCH (lx:Retraction)-[:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
+  `OPTIONAL MATCH ()-[lx:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
   // Only the parents whose window admits the snapshot (forkWindow.ts): open now or closed since.
-  (scoped ? threadParents : `MATCH (:ForkMark)-[fw_m:MARKS]->(p) WHERE ${admits("fw_m", "snap")} `) +
+  (scoped ? threadParents : `MATCH ()-[fw_m:MARKS]->(p) WHERE ${admits("fw_m", "snap")} `) +
   `WITH DISTINCT snap, late, lateOut, p ` +
   `WITH snap, late, lateOut, p, ${openChildren} AS open ` +
   `WITH snap, late, lateOut, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
