@@ -1,72 +1,99 @@
 import { Effect, Schema } from "effect"
 import { chooseClusters, clusterFactBudget } from "../../domain/clusters.js"
 import type { Fact } from "../../domain/fact.js"
+import { components, pageRank } from "../../domain/graphRank.js"
 import { currentBudget, encodeCursor, fitting, page, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, ClustersOptions, ImportantOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { readConflictsIn } from "./conflicts.js"
-import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
+import { type GraphShape, readShape } from "./graphShape.js"
+import { FactFromRow, factMap, stampOf } from "./projection.js"
 
-/**
- * PageRank over BUILDS_ON (new → old), so rank gathers on the facts later work rests on; ties: older
- * first. A retracted fact keeps its place in the rank of others but is not listed. Pages go by keyset on (rank, created_at): rank is the score in whole 1e-12 units, because
- * a score sent back as text loses its last bits and would not compare equal to itself.
- */
-export const importantQuery = `CALL algo.pageRank('Fact', 'BUILDS_ON') YIELD node, score ` +
-  `WITH node, score, toInteger(round(score * 1000000000000)) AS rank ` +
-  `WHERE (rank < $rank OR (rank = $rank AND node.created_at > $at)) AND indegree(node, 'RETRACTS') = 0 ` +
-  `WITH node, score, rank ORDER BY rank DESC, node.created_at ASC LIMIT $limit ` +
-  `RETURN ${factMap("node")} AS fact, score, rank`
+/** Rank as a keyset key: the score in whole 1e-12 units (a score sent back as text loses its last bits and would not compare equal to itself). */
+const rankOf = (score: number): number => Math.round(score * 1_000_000_000_000)
 
-const ImportantRow = Schema.Struct({ fact: FactFromRow, score: Schema.Number, rank: Schema.Number })
+/** Facts by node id, in the order asked (unlabelled, so the id is sought: see currentState.ts). */
+export const factsByNodeQuery = `UNWIND $nodes AS n MATCH (f) WHERE id(f) = n RETURN n, ${factMap("f")} AS fact`
+const NodeFactRow = Schema.Struct({ n: Schema.Number, fact: FactFromRow })
 
-export const important = (
-  db: GraphDatabase["Type"],
-  options: ImportantOptions
-) =>
-  db.read(importantQuery, {
-    limit: options.limit + 1,
-    rank: options.after?.[0] ?? Number.MAX_SAFE_INTEGER,
-    at: options.after?.[1] ?? 0
-  }, ImportantRow).pipe(
-    Effect.zip(currentBudget()),
-    Effect.map(([rows, budget]): Page<{ fact: Fact; score: number }> => {
-      const cut = page(rows, options.limit, (r) => [r.rank, stampOf(r.fact)], budget)
-      return { items: cut.items.map((r) => ({ fact: r.fact, score: r.score })), next_cursor: cut.next_cursor }
-    })
+const factsByNode = (db: GraphDatabase["Type"], nodes: ReadonlyArray<number>) =>
+  nodes.length === 0 ? Effect.succeed(new Map<number, Fact>()) : Effect.map(
+    db.read(factsByNodeQuery, { nodes }, NodeFactRow),
+    (rows) => new Map(rows.map((r) => [r.n, r.fact]))
   )
 
 /**
- * Connected components over BUILDS_ON and SUPERSEDES, direction ignored. The first statement sizes
- * every component and lists its ids oldest first (cheap: no fact is mapped); the clusters that fit
- * the answer are chosen here (domain/clusters.ts), and only their facts are read in full.
- * Each component sorts its own [created_at, id] pairs (stamps are unique, so the pairs order by
- * age): one ORDER BY over every fact would keep all their records, about half the query's server
- * time at 100k. A component's ids come as one comma-joined string (ids hold no comma), split only
- * for the clusters chosen: as a list, every id of the memory would be a string to decode, most of
- * relay_get_clusters' CPU at 100k.
+ * PageRank over BUILDS_ON (domain/graphRank.ts) on the shape read in bounded statements; ties: older
+ * first. A retracted fact keeps its place in the rank of others but is not listed. Pages go by keyset
+ * on (rank, created_at).
  */
-export const clusterSizesQuery =
-  `CALL algo.WCC({nodeLabels: ['Fact'], relationshipTypes: ['BUILDS_ON', 'SUPERSEDES']}) ` +
-  `YIELD node, componentId ` +
-  `WITH componentId, collect([node.created_at, node.id]) AS members, ` +
-  `collect(CASE WHEN indegree(node, 'MARKS') > 0 THEN id(node) END) AS marked ` +
-  `WITH list.sort(members) AS sorted, marked ` +
-  `RETURN size(sorted) AS size, sorted[0][0] AS first, sorted[-1][0] AS last, marked, ` +
-  `string.join([m IN sorted[0..$cap] | m[1]], ',') AS ids`
-
-const ClusterSizesRow = Schema.Struct({
-  size: Schema.Number,
-  first: Schema.Number,
-  last: Schema.Number,
-  /** Node ids of its forked parents (a ForkMark points at them). */
-  marked: Schema.Array(Schema.Number),
-  ids: Schema.String
+export const important = Effect.fn("relay/factStore/important")(function*(
+  db: GraphDatabase["Type"],
+  options: ImportantOptions
+) {
+  const shape = yield* readShape(db)
+  const scores = pageRank(shape.parent)
+  const afterRank = options.after?.[0] ?? Number.MAX_SAFE_INTEGER
+  const afterAt = options.after?.[1] ?? 0
+  const candidates: Array<number> = []
+  for (let v = 0; v < scores.length; v++) {
+    if (shape.retracted[v] === 1) continue
+    const rank = rankOf(scores[v]!)
+    if (rank < afterRank || (rank === afterRank && shape.createdAt[v]! > afterAt)) candidates.push(v)
+  }
+  const top = candidates
+    .sort((a, b) => rankOf(scores[b]!) - rankOf(scores[a]!) || shape.createdAt[a]! - shape.createdAt[b]!)
+    .slice(0, options.limit + 1)
+  const facts = yield* factsByNode(db, top.map((v) => shape.node[v]!))
+  const rows = top.flatMap((v) => {
+    const fact = facts.get(shape.node[v]!)
+    return fact === undefined ? [] : [{ fact, score: scores[v]!, rank: rankOf(scores[v]!) }]
+  })
+  const budget = yield* currentBudget()
+  const cut = page(rows, options.limit, (r) => [r.rank, stampOf(r.fact)], budget)
+  const result: Page<{ fact: Fact; score: number }> = {
+    items: cut.items.map((r) => ({ fact: r.fact, score: r.score })),
+    next_cursor: cut.next_cursor
+  }
+  return result
 })
 
+/** One component: its size, first and last stamps, forked parents, and up to `cap` members oldest first (node ids). */
+interface Component {
+  readonly size: number
+  readonly first: number
+  readonly last: number
+  readonly marked: Array<number>
+  readonly members: Array<number>
+  readonly known: number
+}
+
+/**
+ * Connected components over BUILDS_ON and SUPERSEDES, direction ignored (domain/graphRank.ts), on
+ * the shape read in bounded statements; each with its members oldest first, at most `cap` kept.
+ */
+const componentsOf = (shape: GraphShape, cap: number): Array<Component> => {
+  const rep = components(shape.parent, shape.supersedes)
+  const order = Array.from(shape.node.keys()).sort((a, b) => shape.createdAt[a]! - shape.createdAt[b]!)
+  const byRep = new Map<
+    number,
+    { size: number; first: number; last: number; marked: Array<number>; members: Array<number> }
+  >()
+  for (const v of order) {
+    const at = shape.createdAt[v]!
+    const c = byRep.get(rep[v]!) ?? { size: 0, first: at, last: at, marked: [], members: [] }
+    c.size++
+    c.last = at
+    if (shape.marked[v] === 1) c.marked.push(shape.node[v]!)
+    if (c.members.length < cap) c.members.push(shape.node[v]!)
+    byRep.set(rep[v]!, c)
+  }
+  return [...byRep.values()].map((c) => ({ ...c, known: Math.min(c.size, cap) }))
+}
+
 /** The texts of the clusters' oldest facts (one read for the page). */
-const labelsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, f.content AS content`
-const LabelRow = Schema.Struct({ id: Schema.String, content: Schema.String })
+const labelsQuery = `UNWIND $nodes AS n MATCH (f) WHERE id(f) = n RETURN n, f.id AS id, f.content AS content`
+const LabelRow = Schema.Struct({ n: Schema.Number, id: Schema.String, content: Schema.String })
 
 /** How long a cluster's label is: its oldest fact's text, cut. */
 export const clusterLabelLength = 80
@@ -82,8 +109,6 @@ const NodeIdRow = Schema.Struct({ n: Schema.Number, id: Schema.String })
 
 const factBatch = 200
 
-export const factsByIdQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN ${factMap("f")} AS fact`
-
 /**
  * One page of clusters: the clusters after `after` that fit the budget of facts and the reply's byte
  * budget, whole clusters only, except that a first cluster too large for the bytes shows the oldest
@@ -96,10 +121,7 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
 ) {
   const budget = yield* currentBudget()
   const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
-  const all = (yield* db.read(clusterSizesQuery, { cap }, ClusterSizesRow)).map((c) => ({
-    ...c,
-    known: Math.min(c.size, cap)
-  }))
+  const all = componentsOf(yield* readShape(db), cap)
   const after = options.after ?? null
   const chosen = chooseClusters(all, {
     limit: options.limit,
@@ -109,22 +131,21 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   })
   // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
   // facts fill a reply long before the 2,000 that the fact budget allows.
-  const idsOf = chosen.map((c) => c.ids.split(",").slice(0, c.take))
+  const idsOf = chosen.map((c) => c.members.slice(0, c.take))
   const ids = idsOf.flat()
-  const byId = new Map<string, Fact>()
+  const byId = new Map<number, Fact>()
   let cost = 0
   for (let i = 0; i < ids.length && cost <= budget; i += factBatch) {
-    const rows = yield* db.read(factsByIdQuery, { ids: ids.slice(i, i + factBatch) }, FactColumn)
-    for (const { fact } of rows) {
-      byId.set(fact.id, fact)
+    for (const [n, fact] of yield* factsByNode(db, ids.slice(i, i + factBatch))) {
+      byId.set(n, fact)
       cost += replyCost(fact) + 1
     }
   }
   // The page's labels and open conflicts: the oldest facts' texts, and which forked parents of the
   // chosen clusters have an open conflict (the conflicts query over just those parents).
-  const roots = chosen.map((c) => c.ids.split(",", 1)[0]!)
+  const roots = chosen.map((c) => c.members[0]!)
   const labels = new Map(
-    (roots.length === 0 ? [] : yield* db.read(labelsQuery, { ids: roots }, LabelRow)).map((r) => [r.id, r.content])
+    (roots.length === 0 ? [] : yield* db.read(labelsQuery, { nodes: roots }, LabelRow)).map((r) => [r.n, r])
   )
   const marked = chosen.flatMap((c) => c.marked)
   const open = new Set(
@@ -143,8 +164,8 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   const shaped = chosen.map((c, i): Cluster => ({
     id: skipped + i + 1,
     size: c.size,
-    label: cutLabel(labels.get(roots[i]!) ?? ""),
-    thread: roots[i]!,
+    label: cutLabel(labels.get(roots[i]!)?.content ?? ""),
+    thread: labels.get(roots[i]!)?.id ?? "",
     lastActivity: c.last,
     openConflicts: c.marked.filter((n) => open.has(markedIds.get(n) ?? "")).length,
     facts: idsOf[i]!.flatMap((id) => {
