@@ -286,7 +286,7 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
       (await admin.query<{ at: number }>(
         relay.graph,
         "MATCH (:RelayClock {id: 0})-[clk:CLOCK]->(), (f:Fact {id: $id}) WITH clk, f, clk.last + 1 AS at SET clk.last = at " +
-          "CREATE (:Retraction {id: $rid, reason: 'wrong', retracted_by: 'lead', created_at: at})-[:RETRACTS]->(f) RETURN at",
+          "CREATE (:Retraction {id: $rid, reason: 'wrong', retracted_by: 'lead', created_at: at})-[:RETRACTS {created_at: at}]->(f) RETURN at",
         { id, rid: randomUUID() }
       ))[0]!.at
     const at = await retract(r.id)
