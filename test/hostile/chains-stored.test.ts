@@ -102,6 +102,19 @@ layer(relayTestLayer("deep_stored"))("a 20,000-deep chain with three forks at it
           examples: [],
           forksDrifted: 0
         })
+        // Read in batches of 20,000 facts (graphShape.ts): this graph takes two.
+        const clusters = yield* timed(
+          "clusters",
+          ok("relay_get_clusters", { limit: 1, facts_per_cluster: 1 })
+        )
+        expect([clusters.total_clusters, clusters.clusters[0]!.size]).toEqual([1, depth + 4])
+        const important = yield* timed("important facts", ok("relay_get_important_facts", { limit: 2 }))
+        // Step 4,999 has two children (step 5,000 and its revision): in a chain this long, rank gathers
+        // there more than at the root, where what flows up has long been damped to the same level.
+        expect(important.facts.map((f) => f.fact.content)).toEqual([
+          "step 4999 of the longest thread",
+          "step 4998 of the longest thread"
+        ])
 
         const retracted = yield* timed(
           "retract the root",

@@ -31,7 +31,7 @@ export const important = Effect.fn("relay/factStore/important")(function*(
   db: GraphDatabase["Type"],
   options: ImportantOptions
 ) {
-  const shape = yield* readShape(db)
+  const shape = yield* readShape(db, { retracted: true })
   const scores = pageRank(shape.parent)
   const afterRank = options.after?.[0] ?? Number.MAX_SAFE_INTEGER
   const afterAt = options.after?.[1] ?? 0
@@ -121,7 +121,7 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
 ) {
   const budget = yield* currentBudget()
   const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
-  const all = componentsOf(yield* readShape(db), cap)
+  const all = componentsOf(yield* readShape(db, { supersedes: true, marked: true }), cap)
   const after = options.after ?? null
   const chosen = chooseClusters(all, {
     limit: options.limit,
