@@ -1,7 +1,7 @@
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
 import { termsOf } from "../src/domain/terms.js"
-import { forkBatch, forkTopQuery, rewindQuery } from "../src/layers/factStore/forkWindow.js"
+import { forkBatch, lastStampQuery, rewindQuery } from "../src/layers/factStore/forkWindow.js"
 import { markDependentsOfRows, neverStale } from "../src/layers/factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
 
@@ -100,9 +100,13 @@ export const createSupersedes = async (graph: Graph, edges: ReadonlyArray<Supers
 
 /** Each ForkMark's window from its edges (forkWindow.ts), as the writes that made the graph would have left it open or closed now. */
 export const rewindForks = async (graph: Graph) => {
-  const top = ((await graph.roQuery(forkTopQuery)).data?.[0] as { top: number | null } | undefined)?.top ?? null
-  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) {
-    await graph.query(rewindQuery, { params: { lo, hi: lo + forkBatch } })
+  const last = ((await graph.roQuery(lastStampQuery)).data?.[0] as { last: number | null } | undefined)?.last ?? 0
+  for (let after = -1;;) {
+    const row = (await graph.query(rewindQuery, { params: { after, last } })).data?.[0] as
+      | { last: number | null; n: number }
+      | undefined
+    if (row === undefined || row.last === null || row.n < forkBatch) return
+    after = row.last
   }
 }
 

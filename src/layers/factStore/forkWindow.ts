@@ -70,47 +70,68 @@ export const markFork = (differing: string, made: string): string =>
   `any(x IN ${differing} WHERE indegree(x, 'SUPERSEDES') = 0) AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} ` +
   `THEN f.created_at ELSE coalesce(fw_m.opened, ${notOpen}) END) `
 
-/**
- * Windows from what the edges say now, for graphs whose history this process did not write (a
- * migration, an import): open now, open since forever (0); closed now, closed at the graph's last
- * stamp at the latest. Both admit every snapshot the true window admits, and more: the read decides.
- * One statement a `forkBatch` of ForkMark node ids.
- */
-export const rewindQuery = `${clockRead([])}WITH coalesce(clk.last, 0) AS last ` +
-  `MATCH (fm:ForkMark) WHERE id(fm) >= $lo AND id(fm) < $hi MATCH (fm)-[m:MARKS]->(p) ` +
-  openNow("p", ["last", "m"]) +
-  `SET m.opened = CASE WHEN fw_open THEN 0 ELSE ${notOpen} END, ` +
-  `m.closed = CASE WHEN fw_open OR coalesce(m.closed, ${neverClosed}) > last THEN coalesce(m.closed, ${neverClosed}) ` +
-  `ELSE last END`
-
-/** What check-db --verify reports of a fork: a window that says open where the parent is not, or the reverse. */
-const driftQuery = `MATCH (fm:ForkMark) WHERE id(fm) >= $lo AND id(fm) < $hi MATCH (fm)-[m:MARKS]->(p) ` +
-  openNow("p", ["m"]) +
-  `WITH m, p, fw_open WHERE m.opened IS NULL OR m.closed IS NULL OR (m.opened < ${notOpen}) <> fw_open ` +
-  `RETURN p.id AS id, m.opened AS opened, fw_open AS open`
-
 export const forkBatch = 10_000
 
-const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number), forks: Schema.Number })
-export const forkTopQuery = "MATCH (fm:ForkMark) RETURN max(id(fm)) AS top, count(fm) AS forks"
+/**
+ * Windows from what the edges say now, for graphs whose history this process did not write (a
+ * migration, an import): open now, open since forever (0); closed now, closed at `$last` (the
+ * graph's last stamp, read first) at the latest. Both admit every snapshot the true window admits,
+ * and more: the read decides. One statement the next `forkBatch` ForkMarks after `$after`, in id
+ * order (their own label's scan, whatever other nodes sit between their ids); it returns the last.
+ */
+export const rewindQuery = `MATCH (fm:ForkMark) WHERE id(fm) > $after WITH fm LIMIT ${forkBatch} ` +
+  `MATCH (fm)-[m:MARKS]->(p) ` +
+  openNow("p", ["fm", "m"]) +
+  `SET m.opened = CASE WHEN fw_open THEN 0 ELSE ${notOpen} END, ` +
+  `m.closed = CASE WHEN fw_open OR coalesce(m.closed, ${neverClosed}) > $last THEN coalesce(m.closed, ${neverClosed}) ` +
+  `ELSE $last END ` +
+  `RETURN max(id(fm)) AS last, count(*) AS n`
+
+/** What check-db --verify reports of a fork: a window missing, or saying open where the parent is not, or the reverse. */
+const driftQuery = `MATCH (fm:ForkMark) WHERE id(fm) > $after WITH fm LIMIT ${forkBatch} ` +
+  `MATCH (fm)-[m:MARKS]->(p) ` +
+  openNow("p", ["fm", "m"]) +
+  `RETURN max(id(fm)) AS last, count(*) AS n, collect(CASE WHEN m.opened IS NULL OR m.closed IS NULL OR ` +
+  `(m.opened < ${notOpen}) <> fw_open THEN [p.id, m.opened, fw_open] END) AS drifted`
+
+const BatchRow = Schema.Struct({ last: Schema.NullOr(Schema.Number), n: Schema.Number })
+const LastRow = Schema.Struct({ last: Schema.NullOr(Schema.Number) })
+export const lastStampQuery = `${clockRead([])}RETURN clk.last AS last`
 
 /** Every ForkMark's window from its edges now (rewindQuery), in bounded statements. */
 export const rewindForks = Effect.fn("relay/factStore/rewindForks")(function*(
   db: Pick<GraphDatabaseShape, "read" | "write">
 ) {
-  const top = (yield* db.read(forkTopQuery, {}, TopRow))[0]?.top ?? null
-  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) yield* db.write(rewindQuery, { lo, hi: lo + forkBatch })
+  const last = (yield* db.read(lastStampQuery, {}, LastRow))[0]?.last ?? 0
+  for (let after = -1;;) {
+    const row = (yield* db.write(rewindQuery, { after, last }, BatchRow))[0]
+    if (row === undefined || row.last === null || row.n < forkBatch) return
+    after = row.last
+  }
 })
 
-const DriftRow = Schema.Struct({ id: Schema.String, opened: Schema.NullOr(Schema.Number), open: Schema.Boolean })
-export type ForkDrift = typeof DriftRow.Type
+const DriftRow = Schema.Struct({
+  last: Schema.NullOr(Schema.Number),
+  n: Schema.Number,
+  drifted: Schema.Array(Schema.Tuple(Schema.String, Schema.NullOr(Schema.Number), Schema.Boolean))
+})
+export interface ForkDrift {
+  readonly id: string
+  readonly opened: number | null
+  readonly open: boolean
+}
 
 /** The forks whose window disagrees with their parent's pairs now, and how many forks there are. */
 export const forkDrift = Effect.fn("relay/factStore/forkDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {
-  const { forks, top } = (yield* db.read(forkTopQuery, {}, TopRow))[0] ?? { forks: 0, top: null }
   const drifted: Array<ForkDrift> = []
-  for (let lo = 0; top !== null && lo <= top; lo += forkBatch) {
-    drifted.push(...(yield* db.read(driftQuery, { lo, hi: lo + forkBatch }, DriftRow)))
+  let forks = 0
+  for (let after = -1;;) {
+    const row = (yield* db.read(driftQuery, { after }, DriftRow))[0]
+    if (row === undefined || row.last === null) break
+    forks += row.n
+    drifted.push(...row.drifted.map(([id, opened, open]) => ({ id, opened, open })))
+    if (row.n < forkBatch) break
+    after = row.last
   }
   return { forks, drifted }
 })

@@ -35,15 +35,20 @@ export const important = Effect.fn("relay/factStore/important")(function*(
   const scores = pageRank(shape.parent)
   const afterRank = options.after?.[0] ?? Number.MAX_SAFE_INTEGER
   const afterAt = options.after?.[1] ?? 0
-  const candidates: Array<number> = []
+  // The page's best by one pass (a sort of every fact cost ~0.4 s at 1M): a short list kept in order.
+  const before = (a: number, b: number) =>
+    rankOf(scores[a]!) - rankOf(scores[b]!) || shape.createdAt[b]! - shape.createdAt[a]! // > 0: a first
+  const top: Array<number> = []
   for (let v = 0; v < scores.length; v++) {
     if (shape.retracted[v] === 1) continue
     const rank = rankOf(scores[v]!)
-    if (rank < afterRank || (rank === afterRank && shape.createdAt[v]! > afterAt)) candidates.push(v)
+    if (!(rank < afterRank || (rank === afterRank && shape.createdAt[v]! > afterAt))) continue
+    if (top.length > options.limit && before(v, top[top.length - 1]!) <= 0) continue
+    let at = top.length
+    while (at > 0 && before(v, top[at - 1]!) > 0) at--
+    top.splice(at, 0, v)
+    if (top.length > options.limit + 1) top.pop()
   }
-  const top = candidates
-    .sort((a, b) => rankOf(scores[b]!) - rankOf(scores[a]!) || shape.createdAt[a]! - shape.createdAt[b]!)
-    .slice(0, options.limit + 1)
   const facts = yield* factsByNode(db, top.map((v) => shape.node[v]!))
   const rows = top.flatMap((v) => {
     const fact = facts.get(shape.node[v]!)
@@ -58,37 +63,47 @@ export const important = Effect.fn("relay/factStore/important")(function*(
   return result
 })
 
-/** One component: its size, first and last stamps, forked parents, and up to `cap` members oldest first (node ids). */
+/** One component: its representative, size, first and last stamps, and forked parents (node ids). */
 interface Component {
+  readonly rep: number
   readonly size: number
   readonly first: number
   readonly last: number
   readonly marked: Array<number>
-  readonly members: Array<number>
   readonly known: number
 }
 
 /**
  * Connected components over BUILDS_ON and SUPERSEDES, direction ignored (domain/graphRank.ts), on
- * the shape read in bounded statements; each with its members oldest first, at most `cap` kept.
+ * the shape read in bounded statements: one pass, no sort of every fact (~0.4 s at 1M).
  */
-const componentsOf = (shape: GraphShape, cap: number): Array<Component> => {
-  const rep = components(shape.parent, shape.supersedes)
-  const order = Array.from(shape.node.keys()).sort((a, b) => shape.createdAt[a]! - shape.createdAt[b]!)
-  const byRep = new Map<
-    number,
-    { size: number; first: number; last: number; marked: Array<number>; members: Array<number> }
-  >()
-  for (const v of order) {
+const componentsOf = (shape: GraphShape, rep: Int32Array, cap: number): Array<Component> => {
+  const byRep = new Map<number, { size: number; first: number; last: number; marked: Array<number> }>()
+  for (let v = 0; v < rep.length; v++) {
     const at = shape.createdAt[v]!
-    const c = byRep.get(rep[v]!) ?? { size: 0, first: at, last: at, marked: [], members: [] }
+    const c = byRep.get(rep[v]!)
+    if (c === undefined) {
+      byRep.set(rep[v]!, { size: 1, first: at, last: at, marked: shape.marked[v] === 1 ? [shape.node[v]!] : [] })
+      continue
+    }
     c.size++
-    c.last = at
+    if (at < c.first) c.first = at
+    if (at > c.last) c.last = at
     if (shape.marked[v] === 1) c.marked.push(shape.node[v]!)
-    if (c.members.length < cap) c.members.push(shape.node[v]!)
-    byRep.set(rep[v]!, c)
   }
-  return [...byRep.values()].map((c) => ({ ...c, known: Math.min(c.size, cap) }))
+  return [...byRep].map(([r, c]) => ({ rep: r, ...c, known: Math.min(c.size, cap) }))
+}
+
+/** The chosen components' node ids, oldest first, at most `cap` each. */
+const membersOf = (shape: GraphShape, rep: Int32Array, chosen: ReadonlyArray<number>, cap: number) => {
+  const wanted = new Map(chosen.map((r) => [r, [] as Array<number>]))
+  for (let v = 0; v < rep.length; v++) wanted.get(rep[v]!)?.push(v)
+  return new Map(
+    [...wanted].map(([r, vs]) => [
+      r,
+      vs.sort((a, b) => shape.createdAt[a]! - shape.createdAt[b]!).slice(0, cap).map((v) => shape.node[v]!)
+    ])
+  )
 }
 
 /** The texts of the clusters' oldest facts (one read for the page). */
@@ -121,7 +136,9 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
 ) {
   const budget = yield* currentBudget()
   const cap = Math.min(options.factsPerCluster ?? clusterFactBudget, clusterFactBudget)
-  const all = componentsOf(yield* readShape(db, { supersedes: true, marked: true }), cap)
+  const shape = yield* readShape(db, { supersedes: true, marked: true })
+  const rep = components(shape.parent, shape.supersedes)
+  const all = componentsOf(shape, rep, cap)
   const after = options.after ?? null
   const chosen = chooseClusters(all, {
     limit: options.limit,
@@ -131,7 +148,8 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   })
   // Facts are read in batches, oldest cluster order first, until the reply budget is spent: long
   // facts fill a reply long before the 2,000 that the fact budget allows.
-  const idsOf = chosen.map((c) => c.members.slice(0, c.take))
+  const members = membersOf(shape, rep, chosen.map((c) => c.rep), cap)
+  const idsOf = chosen.map((c) => members.get(c.rep)!.slice(0, c.take))
   const ids = idsOf.flat()
   const byId = new Map<number, Fact>()
   let cost = 0
@@ -143,7 +161,7 @@ export const clusters = Effect.fn("relay/factStore/clusters")(function*(
   }
   // The page's labels and open conflicts: the oldest facts' texts, and which forked parents of the
   // chosen clusters have an open conflict (the conflicts query over just those parents).
-  const roots = chosen.map((c) => c.members[0]!)
+  const roots = chosen.map((c) => members.get(c.rep)![0]!)
   const labels = new Map(
     (roots.length === 0 ? [] : yield* db.read(labelsQuery, { nodes: roots }, LabelRow)).map((r) => [r.n, r])
   )

@@ -17,7 +17,7 @@ import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
-import { neverClosed, rewindForks } from "../factStore/forkWindow.js"
+import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 
@@ -77,7 +77,7 @@ const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", byt
  * here it counts, so an imported revision of a sibling may mark a parent its save did not. The mark
  * only says where the conflicts read starts: what is open is the same.)
  */
-const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegree(p, 'MARKS') = 0 ` +
+const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
   `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
   `WITH p, c ORDER BY c.created_at, c.id ` +
   `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
@@ -85,8 +85,11 @@ const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) WHERE indegre
   `[i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[size(norms) - 1]] AS back ` +
   `WHERE size(off) > 0 AND ` +
   `any(i IN range(0, size(norms) - 1) WHERE fresh[i] AND (i >= off[0] OR i <= back[size(back) - 1])) ` +
-  // Open since forever until the import ends and rewindForks reads every window from the edges.
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = coalesce(m.opened, 0), m.closed = coalesce(m.closed, ${neverClosed})`
+  // Open since forever (an existing window too, closed or not) until rewindForks reads every window
+  // from the edges: a conflict the batch opens under a parent decided before is never hidden meanwhile,
+  // nor when the import stops before its end.
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} ` +
+  `THEN m.opened ELSE 0 END, m.closed = coalesce(m.closed, ${neverClosed})`
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
 
@@ -326,8 +329,17 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   }
 )
 
-/** Writes the records in their order (line numbers for reports start at 2, after the header). */
-export const importRecords = Effect.fn("relay/transfer/importRecords")(
+/**
+ * Writes the records in their order (line numbers for reports start at 2, after the header), then
+ * reads every fork's window from the edges (forkWindow.ts), even when a write failed partway: a
+ * window the import left wide open is only ever too wide, and this narrows it again.
+ */
+export const importRecords = (db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) =>
+  writeRecords(db, records, merge).pipe(
+    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db)))
+  )
+
+const writeRecords = Effect.fn("relay/transfer/importRecords")(
   function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) {
     const counts: ImportCounts = {
       facts: 0,
@@ -379,10 +391,7 @@ export const importRecords = Effect.fn("relay/transfer/importRecords")(
     for (let i = 0; i < order.length; i += factBatchSize) {
       yield* db.write(queueTasks, { ids: order.slice(i, i + factBatchSize).map(([, id]) => id) })
     }
-    if (records.length > 0) {
-      yield* db.write(moveClock, { newest })
-      yield* rewindForks(db)
-    }
+    if (records.length > 0) yield* db.write(moveClock, { newest })
     return counts
   }
 )
