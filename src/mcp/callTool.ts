@@ -157,7 +157,7 @@ export const callTool = (tool: AnyTool, args: unknown) =>
     decodeInput(tool, args).pipe(
       Effect.flatMap(resolveFactIdPrefixes(tool)),
       Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
-      applyPolicies,
+      (call) => applyPolicies(call, tool.wholeGraph === true),
       Effect.provideService(ToolCall, { id: randomUUID(), afterReply }),
       Effect.flatMap(encodeOutput(tool)),
       Effect.flatMap(({ encoded, output }) =>

@@ -9,7 +9,7 @@ import { withCallBudget } from "./timeout.js"
  * costs nothing), then retry of transient database failures, all inside one time budget.
  * Redaction happens at the MCP edge, where failures become contract codes.
  */
-export const applyPolicies = <A, R>(call: Effect.Effect<A, ToolError, R>) =>
+export const applyPolicies = <A, R>(call: Effect.Effect<A, ToolError, R>, wholeGraph = false) =>
   Effect.flatMap(RateLimiter, (limiter) => limiter.take).pipe(
-    Effect.zipRight(withCallBudget(retryTransient(call)))
+    Effect.zipRight(withCallBudget(retryTransient(call), wholeGraph))
   )

@@ -67,3 +67,6 @@ export const ownQueryTimeout: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(t
  * the caller gave up. 2 s leaves half a second of the 2.5 s call budget for the reply.
  */
 export const queryTimeout = Duration.seconds(2)
+
+/** The connection's own timer on one query when `ownQueryTimeout` holds: a whole-graph tool's are shorter (policies/timeout.ts). */
+export const statementTimeout: FiberRef.FiberRef<Duration.Duration> = FiberRef.unsafeMake(queryTimeout)

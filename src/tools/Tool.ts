@@ -32,6 +32,8 @@ export interface Tool<I, IE, O, OE> {
   /** The reply's text: the output for a model to read; structuredContent (the output encoded) stays the source of truth. */
   readonly render: Render<O>
   readonly handler: (input: I) => Effect.Effect<O, ToolError, ToolContext>
+  /** It reads the whole graph in bounded statements, so its call may run for seconds (policies/timeout.ts). */
+  readonly wholeGraph?: boolean
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

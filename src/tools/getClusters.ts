@@ -11,6 +11,7 @@ export const getClusters = defineTool({
   name: "relay_get_clusters",
   description: "Threads of facts linked by building on or superseding, largest first",
   annotations: readOnly("Get the clusters"),
+  wholeGraph: true,
   input: ClustersInput,
   output: ClustersOutput,
   render: renderClusters,

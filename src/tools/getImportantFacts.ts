@@ -10,6 +10,7 @@ export const getImportantFacts = defineTool({
   name: "relay_get_important_facts",
   description: "Facts most built on (PageRank), highest first",
   annotations: readOnly("Get the important facts"),
+  wholeGraph: true,
   input: ImportantFactsInput,
   output: ImportantFactsOutput,
   render: renderImportantFacts,

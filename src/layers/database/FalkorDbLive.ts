@@ -25,7 +25,7 @@ import {
   Database,
   type GraphDatabaseShape,
   ownQueryTimeout,
-  queryTimeout
+  statementTimeout
 } from "../../services/GraphDatabase.js"
 import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
@@ -195,7 +195,7 @@ export const FalkorDbLive = Layer.scoped(
     )
 
     /**
-     * `use` on a connection of the pool, held until it ends; bounded by `queryTimeout` when `timed`.
+     * `use` on a connection of the pool, held until it ends; bounded by `statementTimeout` (queryTimeout unless a whole-graph tool set it) when `timed`.
      * A statement cut short (its own timeout, or the call's budget interrupting it) leaves its
      * connection suspect (a paused server, a half-open socket that would never report an error):
      * the pool closes it rather than lend it again.
@@ -204,18 +204,27 @@ export const FalkorDbLive = Layer.scoped(
       timed: boolean,
       what: string,
       use: (connection: Connection) => Effect.Effect<A, DatabaseError>
-    ): Effect.Effect<A, DatabaseError> =>
-      Effect.scoped(Effect.flatMap(checkout, ({ connection, drop }) => {
-        const used = use(connection).pipe(
+    ): Effect.Effect<A, DatabaseError> => {
+      const run = Effect.scoped(Effect.flatMap(checkout, ({ connection, drop }) =>
+        use(connection).pipe(
           Effect.tapError((e) => e.reason === "over_timeout_cap" ? drop : Effect.void),
           Effect.onInterrupt(() => drop)
+        ))).pipe(
+          Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size }),
+          Effect.catchTag(
+            "StaleConnection",
+            () =>
+              Effect.fail(new DatabaseError({ reason: "unreachable", detail: "every pooled connection was closed" }))
+          )
         )
-        return timed ? Effect.timeoutFail(used, { duration: queryTimeout, onTimeout: timedOut(what) }) : used
-      })).pipe(
-        Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size }),
-        Effect.catchTag("StaleConnection", () =>
-          Effect.fail(new DatabaseError({ reason: "unreachable", detail: "every pooled connection was closed" })))
-      )
+      // The timer covers getting a connection too: to a paused server a new one hangs in its connect.
+      return timed ?
+        Effect.flatMap(
+          FiberRef.get(statementTimeout),
+          (duration) => Effect.timeoutFail(run, { duration, onTimeout: timedOut(what) })
+        ) :
+        run
+    }
 
     /** A driver call on a pooled connection; inside a tool call the call's budget is its timer (`ownQueryTimeout`). */
     const withConnection = <A>(use: (db: FalkorDB, timeout: ServerTimeout) => Promise<A>) =>
