@@ -21,6 +21,13 @@ const raw = (graph: string, cypher: string, params: Record<string, unknown> = {}
   withRawDatabase((db) => db.selectGraph(graph).query(cypher, { params: params as never }))
 const dropped = (graph: string) => withRawDatabase((db) => db.selectGraph(graph).delete().catch(() => undefined))
 
+/** A graph of this test's own, dropped when the test ends. */
+const ownGraph = (name: string) =>
+  Effect.tap(
+    Effect.sync(() => testGraphName(name)),
+    (graph) => Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+  )
+
 /**
  * A memory with every way to be stale: root <- a <- b <- c, a superseded by its sibling a2 (so b
  * and c stale), c2 saved under b after that (stale at birth), d retracted with e under it, and a
@@ -67,8 +74,7 @@ it.live(
   "an older graph is migrated on first use: the same statuses at every time, and verify finds no drift",
   () =>
     Effect.gen(function*() {
-      const graph = testGraphName("migrate")
-      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const graph = yield* ownGraph("migrate")
       const before = yield* Effect.provide(
         Effect.zipRight(buildMemory, statusesEverywhere),
         stackOn(graph)
@@ -119,8 +125,7 @@ it.live(
   "a schema-2 graph keeps its counters on nodes: schema 3's first write counts there once and makes the edge the next one counts on",
   () =>
     Effect.gen(function*() {
-      const graph = testGraphName("counters")
-      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const graph = yield* ownGraph("counters")
       yield* Effect.provide(buildMemory, stackOn(graph))
       // As a schema-2 Relay left it: the clock's and each term's counts on the nodes.
       yield* Effect.promise(() =>
@@ -161,8 +166,7 @@ it.live(
   "two CLOCK edges (none is ever made twice; were one made) are read as one clock: a save lands once and both move on",
   () =>
     Effect.gen(function*() {
-      const graph = testGraphName("twoclocks")
-      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const graph = yield* ownGraph("twoclocks")
       yield* Effect.provide(buildMemory, stackOn(graph))
       yield* saveOne(graph, "the edge is made")
       yield* Effect.promise(() =>
@@ -185,8 +189,7 @@ it.live(
 
 it.live("verify names a stamp changed by hand, and a stamp left out", () =>
   Effect.gen(function*() {
-    const graph = testGraphName("verify")
-    yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+    const graph = yield* ownGraph("verify")
     const stack = stackOn(graph)
     const memory = yield* Effect.provide(buildMemory, stack)
     const verify = Effect.provide(Effect.flatMap(GraphDatabase, (db) => verifyStored(db)), stack)
@@ -206,8 +209,7 @@ it.live(
   "a graph a newer Relay wrote is read, never written: one clear sentence, nothing written",
   () =>
     Effect.gen(function*() {
-      const graph = testGraphName("newer")
-      yield* Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
+      const graph = yield* ownGraph("newer")
       const memory = yield* Effect.provide(buildMemory, stackOn(graph))
       yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) SET c.schema = $v", { v: schemaVersion + 1 }))
       yield* Effect.provide(
