@@ -118,9 +118,14 @@ const runSeed = async (seed: number) => {
     const master = await team.master()
     const [host, port] = (master ?? "").split(":")
     const db = await FalkorDB.connect({ socket: { host: host!, port: Number(port) }, password: team.password })
+    // A master without the graph (no promotion in time, the restarted empty primary still master)
+    // reads as nothing found, so the assertions below say what was lost and when the promotion came.
     const rows = await db.selectGraph("relay_ws_team").roQuery<{ content: string; n: number }>(
       "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
-    )
+    ).catch((e: unknown) => {
+      if (/empty key/i.test(String(e))) return { data: [] }
+      throw e
+    })
     await db.close()
     const found = new Map((rows.data ?? []).map((r) => [r.content, r.n]))
     const acked = outcomes.filter((o) => o.acked)
