@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { FactContent } from "../../src/domain/content.js"
 import { headerLine } from "../../src/domain/memoryRecord.js"
 import { findSecretKind } from "../../src/domain/secretRules.js"
+import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { exportText, importText } from "../../src/layers/transfer/transferText.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
@@ -219,6 +220,50 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         /^line 4: winner_fact_id and loser_fact_id/
       )
       expect((yield* Effect.flip(onCopy(importText(text, { merge: false })))).message).toMatch(/already holds facts/)
+    }))
+
+  it.effect("a merge that adds a differing child under a decided fork reopens its conflict, and every window agrees", () =>
+    Effect.gen(function*() {
+      yield* wipe
+      yield* onCopy(wipe)
+      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00.000Z"))
+      const save = (content: string, parentId: string | null) =>
+        Effect.flatMap(
+          FactStore,
+          (s) => s.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId })
+        )
+      const root = yield* save("pick a db", null)
+      yield* TestClock.adjust(5)
+      const postgres = yield* save("postgres", root.fact.id)
+      yield* TestClock.adjust(5)
+      const mysql = yield* save("mysql", root.fact.id)
+      // The copy decides the fork: its window closes there.
+      yield* onCopy(importText(yield* exportText, { merge: false }))
+      yield* TestClock.adjust(5)
+      yield* onCopy(Effect.flatMap(FactStore, (s) =>
+        s.resolve({
+          callId: randomUUID(),
+          winnerId: postgres.fact.id,
+          loserId: mysql.fact.id,
+          reason: "team knows it",
+          resolvedBy: "b"
+        })))
+      const open = Effect.flatMap(
+        FactStore,
+        (s) => s.openConflicts({ limit: 10, after: null, children: 10, asOf: null })
+      )
+      expect((yield* onCopy(open)).conflicts).toEqual([])
+      // Here a third choice lands under the root; merged into the copy, it disagrees with the winner.
+      yield* TestClock.adjust(5)
+      const sqlite = yield* save("sqlite", root.fact.id)
+      const merged = yield* onCopy(importText(yield* exportText, { merge: true }))
+      expect(merged.facts).toBe(1)
+      const reopened = (yield* onCopy(open)).conflicts
+      expect(reopened.map((c) => [c.parent.id, c.children.map((f) => f.id)])).toEqual([
+        [root.fact.id, [sqlite.fact.id, postgres.fact.id]]
+      ])
+      const verified = yield* onCopy(Effect.flatMap(GraphDatabase, (db) => verifyStored(db)))
+      expect([verified.forks, verified.forksDrifted]).toEqual([1, 0])
     }))
 
   it.effect("a confirmation travels: the copy reads the same now and as of before it; a merge older than the graph refuses it", () =>
