@@ -49,8 +49,9 @@ const retractedQuery = `MATCH (x:Retraction) WHERE id(x) > $after WITH x LIMIT $
 const markedQuery = `MATCH (x:ForkMark) WHERE id(x) > $after WITH x LIMIT ${shapeBatch} ` +
   `OPTIONAL MATCH (x)-[:MARKS]->(f) RETURN id(x) AS a, id(f) AS b`
 
-/** Every [a, b] of a keyset query, `shapeBatch` keys at a time. */
 const KeyRow = Schema.Struct({ a: Schema.Number, b: Schema.NullOr(Schema.Number) })
+
+/** Every [a, b] of a keyset query, `shapeBatch` keys at a time. */
 const keyset = (db: GraphDatabase["Type"], query: string) =>
   Effect.gen(function*() {
     const out: Array<readonly [number, number]> = []
