@@ -68,6 +68,14 @@ class StaleConnection extends Schema.TaggedError<StaleConnection>()("StaleConnec
 
 const closeQuietly = (c: Connection) => Effect.promise(() => c.db.close().catch(() => undefined))
 
+/**
+ * What a shared fiber ended with, without its FiberRefs: Fiber.join hands the joiner the fiber's
+ * FiberRefs, the context of the call that forked it included, so every statement after the
+ * graph's first took that first call's context (a save after a prefix lookup got that call's
+ * ToolCall id, the id of the fact it built on).
+ */
+const outcomeOf = <A, E>(fiber: Fiber.Fiber<A, E>): Effect.Effect<A, E> => Effect.flatten(Fiber.await(fiber))
+
 export const FalkorDbLive = Layer.scoped(
   Database,
   Effect.gen(function*() {
@@ -182,7 +190,7 @@ export const FalkorDbLive = Layer.scoped(
           held
         ))
       ),
-      Effect.flatMap(Fiber.join),
+      Effect.flatMap(outcomeOf),
       Effect.flatMap((item): Effect.Effect<Checkout, DatabaseError | StaleConnection, Scope.Scope> =>
         Either.match(item, {
           onLeft: Effect.fail,
@@ -304,7 +312,7 @@ export const FalkorDbLive = Layer.scoped(
     const schemaReady = (graph: string): Effect.Effect<GraphAccess, DatabaseError> =>
       Effect.flatMap(SynchronizedRef.get(checks), (running) =>
         Option.match(HashMap.get(running, graph), {
-          onSome: Fiber.join,
+          onSome: outcomeOf,
           onNone: () =>
             SynchronizedRef.modifyEffect(checks, (now) =>
               Option.match(HashMap.get(now, graph), {
@@ -314,7 +322,7 @@ export const FalkorDbLive = Layer.scoped(
                     Effect.forkIn(schemaCheck(graph), scope),
                     (fiber) => [fiber, HashMap.set(now, graph, fiber)] as const
                   )
-              })).pipe(Effect.flatMap(Fiber.join))
+              })).pipe(Effect.flatMap(outcomeOf))
         }))
 
     const graph = (graphName: string): GraphDatabaseShape => {
