@@ -9,14 +9,18 @@
  * Two readings of every reply are counted, because clients differ in what they hand the model:
  * - text: the reply's text content block (Claude.ai, ChatGPT and most clients give the model this);
  * - json: JSON.stringify(structuredContent) (Claude Code hands the model only this whenever
- *   structuredContent is present: anthropics/claude-code issues 55677 and 79944).
+ *   structuredContent is present: anthropics/claude-code issues 55677 and 79944), in the default
+ *   compact form (`--full`: RELAY_STRUCTURED_CONTENT=full's whole ids and stamps instead).
+ * `--show` prints each reply's text, `--json` its structuredContent.
  * tools/list is counted as names, descriptions and input schemas (JSON), what a model is shown of a tool.
  */
+import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { randomBytes } from "node:crypto"
 import { resolveArguments, saveArguments, storyFacts } from "../src/demo/story.js"
 import { callTool, type ToolResult } from "../src/mcp/callTool.js"
 import { listing } from "../src/mcp/mcpHandlers.js"
+import { jsonForm } from "../src/mcp/replyForm.js"
 import { tools } from "../src/tools/registry.js"
 import { bareClient, openDatabase } from "./db.js"
 import { type GeneratedGraph, generateGraph, loadGraph } from "./graph.js"
@@ -60,8 +64,11 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
   const { runtime } = recordedRelay(db, name)
   const byName = new Map(tools.map((t) => [t.name, t]))
   const call = async (tool: string, args: Record<string, unknown>) => {
-    const r = await runtime.runPromise(callTool(byName.get(tool)!, args))
-    if (r.isError === true) throw new Error(`${tool}: ${textOf(r)}`)
+    // What a client is sent under RELAY_STRUCTURED_CONTENT (compact unless --full).
+    const r = await runtime.runPromise(
+      Effect.locally(callTool(byName.get(tool)!, args), jsonForm, process.argv.includes("--full") ? "full" : "compact")
+    )
+    if (r.isError === true) throw new Error(`${tool}: ${textOf(r)} ${JSON.stringify(args)}`)
     return r
   }
   const rows: Array<Row> = []
@@ -74,7 +81,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       json: countTokens(JSON.stringify(r.structuredContent)),
       note
     })
-    samples[what] = textOf(r)
+    samples[what] = process.argv.includes("--json") ? JSON.stringify(r.structuredContent, null, 1) : textOf(r)
   }
   try {
     const chainDepth = 20
@@ -249,14 +256,14 @@ export const printTable = (rows: ReadonlyArray<Row>) => {
   }
   console.log(
     "\ntokens: o200k (gpt-tokenizer). text = the reply's text block; json = JSON.stringify(structuredContent)," +
-      " which Claude Code gives the model instead of the text.\ntools/list = names, descriptions and input schemas as JSON (the same in both columns)."
+      " which Claude Code gives the model instead of the text (compact form unless --full).\ntools/list = names, descriptions and input schemas as JSON (the same in both columns)."
   )
 }
 
 if (process.argv[1]?.endsWith("tokens.ts") === true) {
   const { rows, samples } = await measureAll()
   printTable(rows)
-  if (process.argv.includes("--show")) {
+  if (process.argv.includes("--show") || process.argv.includes("--json")) {
     for (const [what, text] of Object.entries(samples)) console.log(`\n=== ${what} (text) ===\n${text}`)
   }
 }

@@ -39,7 +39,8 @@ export const connectServer = Effect.fn("relay/demo/connectServer")(function*(com
   const transport = new StdioClientTransport({
     command: command.nodePath,
     args: [command.serverPath],
-    env: command.env,
+    // The demo checks each step against whole ids and stamps, so it asks for the full JSON.
+    env: { ...command.env, RELAY_STRUCTURED_CONTENT: "full" },
     stderr: "pipe"
   })
   transport.stderr?.on("data", (chunk: Buffer) => {

@@ -24,7 +24,7 @@ interface Session {
  */
 export const makeSessions = Effect.gen(function*() {
   const settings = yield* Settings
-  const form = { structured: yield* structuredContentSetting }
+  const form = { json: yield* structuredContentSetting }
   const { storeFor } = yield* WorkspaceStores
   // A token's bucket outlives its sessions: closing and reopening a session must not refill it.
   const limiterFor = yield* Effect.cachedFunction((_tokenId: string) => makeRateLimiter(settings.rateLimitPerMinute))

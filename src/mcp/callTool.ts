@@ -1,4 +1,4 @@
-import { Cause, Clock, Effect, Exit, Option, ParseResult, Ref, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, FiberRef, Option, ParseResult, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
@@ -9,7 +9,9 @@ import { retryTransient } from "../policies/retry.js"
 import { withCallBudget } from "../policies/timeout.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
-import { renderResult } from "./render.js"
+import { compactReply } from "./compactJson.js"
+import { pageFor, renderResult } from "./render.js"
+import { jsonForm } from "./replyForm.js"
 
 export interface ToolResult {
   readonly [k: string]: unknown
@@ -161,11 +163,14 @@ export const callTool = (tool: AnyTool, args: unknown) =>
       Effect.provideService(ToolCall, { id: randomUUID(), afterReply }),
       Effect.flatMap(encodeOutput(tool)),
       Effect.flatMap(({ encoded, output }) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          boundedReply(tool.name, {
-            content: [{ type: "text", text: renderResult(tool, output, now) }],
-            structuredContent: encoded
-          }))
+        Effect.flatMap(Effect.zip(Clock.currentTimeMillis, FiberRef.get(jsonForm)), ([now, json]) => {
+          // The JSON's Page is its own: the text's marks the facts it has written out.
+          const text = renderResult(tool, output, now)
+          return boundedReply(tool.name, {
+            content: [{ type: "text", text }],
+            structuredContent: json === "compact" ? compactReply(encoded, pageFor(output, now)) : encoded
+          })
+        })
       ),
       Effect.tap((result) => result.isError === true ? Effect.void : runAfterReply(afterReply)),
       Effect.exit,

@@ -8,7 +8,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Exit, Runtime } from "effect"
+import { Effect, Exit, Runtime } from "effect"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -26,7 +26,7 @@ import {
   resourceListing,
   resourceTemplates
 } from "./promptsAndResources.js"
-import { inForm, listedInForm, type ReplyForm } from "./replyForm.js"
+import { inForm, jsonForm, listedInForm, type ReplyForm } from "./replyForm.js"
 import { invalidParams, refuseListCursor } from "./rpcErrors.js"
 
 export const serverInfo = { name: "relay", version: packageVersion }
@@ -85,16 +85,19 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
   return (program) => runExit(program).then(Exit.getOrElse(() => failure("internal", internalMessage)))
 }
 
-export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { structured: true }): Server => {
+export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions })
   const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
-  const invoke = (tool: AnyTool, args: unknown): Promise<ToolResult> => {
-    if (gate === undefined) return run(callTool(tool, args))
+  const invoke = (tool: AnyTool, args: unknown, json: "compact" | "full" = "full"): Promise<ToolResult> => {
+    const call = (admitted: unknown) => run(Effect.locally(callTool(tool, admitted), jsonForm, json))
+    if (gate === undefined) return call(args)
     const admitted = gate.admit(tool, args)
-    return "refused" in admitted ? Promise.resolve(admitted.refused) : run(callTool(tool, admitted.args))
+    return "refused" in admitted ? Promise.resolve(admitted.refused) : call(admitted.args)
   }
+  /** tools/call answers in the configured form; prompts and resources read the full one. */
+  const toolJson = form.json === "compact" ? "compact" : "full"
   const calls: Calls = { invoke, refuse: (what, message) => run(callRefused(what, message)), self: gate?.self }
   const prompts = promptListing(gate?.self)
   const resources = resourceListing(gate?.self)
@@ -106,7 +109,7 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
   server.setRequestHandler(ListToolsRequestSchema, (request) => listed(request.params, { tools }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name)
-    if (tool !== undefined) return invoke(tool, request.params.arguments).then(sent)
+    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson).then(sent)
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
     return run(callUnknownTool(request.params.name)).then((refused) => {

@@ -1,28 +1,48 @@
-import { Config } from "effect"
+import { Config, FiberRef } from "effect"
 import type { ToolResult } from "./callTool.js"
+import { compactSchema } from "./compactJson.js"
 
 /**
- * RELAY_STRUCTURED_CONTENT=false: tools/list leaves out `outputSchema` and results leave out
- * `structuredContent`. Some clients (Claude Code) hand the model only structuredContent when it is
- * there: JSON with whole ids and stamps, 3-50x the tokens of the compact text (npm run bench:tokens).
- * Without it they read the text, which carries every id (short), status and cursor a model needs.
+ * What a result's structuredContent holds:
+ * - `compact` (the default): the reply's data as the text gives it, short ids and ages, with what the
+ *   text leaves unsaid left out too (mcp/compactJson.ts). Some clients (Claude Code) hand the model
+ *   only structuredContent when it is there, so it is paid like the text (npm run bench:tokens).
+ * - `full`: whole ids, ISO stamps and every field, for programs that keep what they read.
+ * - `none`: tools/list leaves out `outputSchema` and results leave out structuredContent.
  */
-export const structuredContentSetting = Config.boolean("RELAY_STRUCTURED_CONTENT").pipe(Config.withDefault(true))
+export type JsonForm = "compact" | "full" | "none"
+
+/** RELAY_STRUCTURED_CONTENT: compact, full, or false for none (true, the old default, is full). */
+export const structuredContentSetting: Config.Config<JsonForm> = Config.literal(
+  "compact",
+  "full",
+  "none",
+  "true",
+  "false"
+)("RELAY_STRUCTURED_CONTENT").pipe(
+  Config.withDefault("compact" as const),
+  Config.map((value): JsonForm => value === "true" ? "full" : value === "false" ? "none" : value)
+)
+
+/** The form callTool encodes structuredContent in: full unless the MCP server says otherwise (resources read whole ids). */
+export const jsonForm = FiberRef.unsafeMake<JsonForm>("full")
 
 export interface ReplyForm {
-  readonly structured: boolean
+  readonly json: JsonForm
 }
 
 /** A tool result as a client of this form is sent it. */
 export const inForm = (form: ReplyForm) => (result: ToolResult): ToolResult | Omit<ToolResult, "structuredContent"> => {
-  if (form.structured) return result
+  if (form.json !== "none") return result
   const { structuredContent: _, ...text } = result
   return text
 }
 
 /** A listing entry as a client of this form is shown it. */
 export const listedInForm = <T extends { readonly outputSchema?: unknown }>(form: ReplyForm, tool: T) => {
-  if (form.structured) return tool
-  const { outputSchema: _, ...rest } = tool
-  return rest
+  if (form.json === "full") return tool
+  const { outputSchema, ...rest } = tool
+  return form.json === "none" || outputSchema === undefined
+    ? rest
+    : { ...rest, outputSchema: compactSchema(outputSchema as Record<string, unknown>) }
 }

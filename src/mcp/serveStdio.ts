@@ -22,7 +22,7 @@ export const serveStdio = Effect.gen(function*() {
   // callTool maps every failure itself; a call that still fails was interrupted at shutdown.
   const run: CallRunner = (program) => runCall(program).catch((): ToolResult => failure("internal", internalMessage))
   const closed = yield* Deferred.make<void>()
-  const server = makeRelayServer(run, undefined, { structured: yield* structuredContentSetting })
+  const server = makeRelayServer(run, undefined, { json: yield* structuredContentSetting })
 
   const finish = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
   server.onclose = finish

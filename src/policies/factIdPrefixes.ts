@@ -91,7 +91,11 @@ export const resolveFactIdPrefixes = (tool: AnyTool) =>
         if (ids.length > 1) {
           return Effect.fail(
             new InvalidInput({
-              message: `${where}: more than one fact has an id starting with that; give more characters or the whole id`
+              // The ids are Relay's own, not the caller's text: the compact JSON has only short ids, so
+              // the refusal hands over the whole ones to choose from.
+              message: `${where}: more than one fact has an id starting with that (${ids.slice(0, 2).join(", ")}${
+                ids.length > 2 ? " and more" : ""
+              }); give more characters or the whole id`
             })
           )
         }

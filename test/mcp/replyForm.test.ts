@@ -1,3 +1,4 @@
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 
@@ -43,16 +44,135 @@ describe("RELAY_STRUCTURED_CONTENT=false", () => {
   })
 })
 
-describe("RELAY_STRUCTURED_CONTENT left unset", () => {
-  it("lists an outputSchema for every tool and sends structuredContent", async () => {
-    const relay = await connectRelay()
-    try {
+describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
+  let relay: RelayClient
+  beforeAll(async () => {
+    relay = await connectRelay({ env: { RELAY_STRUCTURED_CONTENT: undefined } })
+  }, 30_000)
+  afterAll(() => relay.close())
+
+  const json = (r: object) => (r as { structuredContent: Record<string, unknown> }).structuredContent
+  const keysIn = (v: unknown): Set<string> => {
+    const keys = new Set<string>()
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) x.forEach(walk)
+      else if (typeof x === "object" && x !== null) {
+        for (const [k, y] of Object.entries(x)) {
+          keys.add(k)
+          walk(y)
+        }
+      }
+    }
+    walk(v)
+    return keys
+  }
+
+  it(
+    "lists compact outputSchemas, and every reply checks against its tool's (the SDK client validates each)",
+    async () => {
       const { tools } = await relay.client.listTools()
       expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true)
-      const r = await relay.client.callTool({ name: "relay_get_current_state", arguments: {} })
-      expect(r.structuredContent).toEqual({ facts: [], next_cursor: null })
-    } finally {
-      await relay.close()
-    }
-  }, 30_000)
+      const schemaKeys = keysIn(tools.map((t) => t.outputSchema))
+      expect(schemaKeys.has("age")).toBe(true)
+      for (const gone of ["created_at", "session_id", "score", "required"]) {
+        expect(schemaKeys.has(gone), gone).toBe(
+          false
+        )
+      }
+      const ajv = new AjvJsonSchemaValidator()
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = await relay.client.callTool({ name, arguments: args })
+        const tool = tools.find((t) => t.name === name)!
+        const verdict = ajv.getValidator(tool.outputSchema as never)(r.structuredContent)
+        expect(verdict.valid, `${name}: ${verdict.errorMessage}`).toBe(true)
+        expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy()
+        return json(r)
+      }
+      const empty = await call("relay_get_current_state", {})
+      // A reply's own lists stay, empty or not; a null cursor is left out.
+      expect(empty).toEqual({ facts: [] })
+
+      const who = { written_by: "cursor", session_id: "compact-1" }
+      const root = (await call("relay_save_fact", { content: "Auth uses refresh tokens", ...who })).fact as Record<
+        string,
+        unknown
+      >
+      // Short id, age, no session, no null parent, no active status.
+      expect(root).toEqual({
+        id: expect.stringMatching(/^[0-9a-f]{8}$/),
+        content: "Auth uses refresh tokens",
+        written_by: "cursor",
+        age: "just now"
+      })
+      const a = await call("relay_save_fact", {
+        content: "Keep them in cookies",
+        parent_fact_id: root.id,
+        kind: "choice",
+        ...who
+      })
+      expect((a.fact as { parent_id: string }).parent_id).toBe(root.id)
+      const b = await call("relay_save_fact", {
+        content: "Keep them in Redis",
+        parent_fact_id: root.id,
+        kind: "choice",
+        ...who
+      })
+      const fork = b.fork as { parent_id: string; siblings: Array<{ id: string }> }
+      expect(fork.parent_id).toBe(root.id)
+      expect(fork.siblings.map((s) => s.id)).toEqual([(a.fact as { id: string }).id])
+      expect("duplicate_of" in b).toBe(false)
+
+      // The short ids go back in as they are.
+      const aId = (a.fact as { id: string }).id
+      const bId = (b.fact as { id: string }).id
+      const deep = await call("relay_save_fact", {
+        content: "Redis keys expire after 30 days",
+        parent_fact_id: bId,
+        kind: "detail",
+        ...who
+      })
+      const context = await call("relay_get_context", { fact_id: (deep.fact as { id: string }).id })
+      const chain = context.chain as Array<Record<string, unknown>>
+      expect(chain.map((f) => f.id)).toEqual([root.id, bId, (deep.fact as { id: string }).id])
+      // A chain's items after the first leave out the parent: it is the item before.
+      expect(chain.map((f) => "parent_id" in f)).toEqual([false, false, false])
+
+      const search = await call("relay_search", { query: "refresh tokens" })
+      const hit = (search.hits as Array<Record<string, unknown>>)[0]!
+      expect(Object.keys(hit)).toEqual(["fact"])
+
+      const resolved = await call("relay_resolve_conflict", {
+        winner_fact_id: bId,
+        loser_fact_id: aId,
+        reason: "instant revocation",
+        resolved_by: "cursor"
+      })
+      expect((resolved.loser as { status: string }).status).toBe("superseded")
+      const briefing = await call("relay_get_briefing", { my_name: "zed", since: "2020-01-01T00:00:00Z" })
+      expect(keysIn(briefing).has("session_id")).toBe(false)
+      expect(typeof briefing.as_of).toBe("string")
+      for (const name of ["relay_detect_conflicts", "relay_get_important_facts", "relay_get_clusters"]) {
+        await call(
+          name,
+          {}
+        )
+      }
+      await call("relay_get_impact", { fact_id: root.id })
+      const task = await call("relay_post_task", {
+        title: "Rotate the signing key",
+        written_by: "cursor",
+        about: [bId]
+      })
+      // A task's id stays whole (task tools take whole ids); the facts it is about are short.
+      expect((task.task as { id: string }).id).toMatch(/^[0-9a-f-]{36}$/)
+      expect((task.task as { about: Array<string> }).about).toEqual([bId])
+      const retracted = await call("relay_retract_fact", {
+        fact_id: (deep.fact as { id: string }).id,
+        reason: "moved",
+        retracted_by: "cursor"
+      })
+      expect(retracted.retraction_id).toMatch(/^[0-9a-f-]{36}$/)
+    },
+    30_000
+  )
 })

@@ -10,17 +10,24 @@ export type { ToolCallResult } from "./toolOutputs.js"
 
 export { serverEntry }
 
-/** The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB, and nothing else of ours. */
-export const falkordbEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+/**
+ * The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB. Its
+ * structuredContent is the full form (whole ids and stamps), which the tests decode with the output
+ * Schemas; test/mcp/compactJson.test.ts covers the compact default.
+ */
+export const falkordbEnv = (extra: Record<string, string | undefined> = {}): Record<string, string> => {
   const { host, password, port } = inject("falkordb")
-  return {
+  const env: Record<string, string | undefined> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/tmp",
     FALKORDB_HOST: host,
     FALKORDB_PORT: String(port),
     FALKORDB_PASSWORD: password,
+    RELAY_STRUCTURED_CONTENT: "full",
     ...extra
   }
+  // An extra set to undefined leaves the variable out (a test of a default).
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined))
 }
 
 export interface RelayClient {
@@ -38,7 +45,7 @@ export interface RelayClient {
  * would. The server talks to this run's FalkorDB in a graph of its own (or the one given).
  */
 export const connectRelay = async (
-  options: { graph?: string; env?: Record<string, string>; name?: string } = {}
+  options: { graph?: string; env?: Record<string, string | undefined>; name?: string } = {}
 ): Promise<RelayClient> => {
   const graph = options.graph ?? testGraphName("mcp")
   const env = falkordbEnv({ RELAY_GRAPH: graph, ...options.env })

@@ -35,6 +35,7 @@ beforeAll(async () => {
     FALKORDB_PORT: String(server.port),
     FALKORDB_PASSWORD: server.password,
     RELAY_TOKEN_GRAPH: uniqueName("relay_tokens_outage"),
+    RELAY_STRUCTURED_CONTENT: "full",
     // The token is asked about on every request here; a token checked within the window skips the
     // database and meets the outage in its tool call instead (an `unavailable` result).
     RELAY_HTTP_TOKEN_RECHECK_MS: "0"

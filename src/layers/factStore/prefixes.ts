@@ -2,14 +2,15 @@ import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 
 /**
- * The ids that start with each prefix, at most two each (two already make a prefix ambiguous).
+ * The ids that start with each prefix, at most three each (two make a prefix ambiguous; a third
+ * tells the refusal there are more than the two it names).
  * A range over the id index, not STARTS WITH: FalkorDB 4.16 plans STARTS WITH as a label scan and
  * the range as an index scan. Ids are lower-case hex and dashes, all below "g", so every id with
  * the prefix p lies in [p, p + "g").
  */
 export const prefixQuery = `UNWIND $prefixes AS p ` +
   `OPTIONAL MATCH (f:Fact) WHERE f.id >= p AND f.id < p + 'g' ` +
-  `WITH p, collect(f.id) AS ids RETURN p AS prefix, ids[..2] AS ids`
+  `WITH p, collect(f.id) AS ids RETURN p AS prefix, ids[..3] AS ids`
 
 const PrefixRow = Schema.Struct({ prefix: Schema.String, ids: Schema.Array(Schema.String) })
 
