@@ -109,3 +109,23 @@ describe("briefings in team mode", () => {
     expect(outputOf(ro).new_facts.length).toBeGreaterThan(0)
   })
 })
+
+describe("short ids in team mode", () => {
+  // A workspace's graph has no warm-up: its first statement comes from a call, whose context every
+  // later call once took after its own first statement (see test/tools/callContext.test.ts).
+  it("a save naming its parent by short id, from another member of the workspace, gets an id of its own", async () => {
+    const first = await a.call("relay_save_fact", { content: "Deploys go through the merge queue", session_id: "s2" })
+    expect(first.isError, first.content[0]?.text).toBeFalsy()
+    const root = outputOf(first).fact.id
+    const child = await b.call("relay_save_fact", {
+      content: "The queue runs the slow tests",
+      session_id: "s2",
+      parent_fact_id: root.slice(0, 8),
+      kind: "detail"
+    })
+    expect(child.isError, child.content[0]?.text).toBeFalsy()
+    const saved = outputOf(child).fact
+    expect(saved.parent_id).toBe(root)
+    expect(saved.id).not.toBe(root)
+  })
+})
