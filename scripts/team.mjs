@@ -71,8 +71,13 @@ export const ask = (port, password, command) =>
       )
   )
 
+/** The last lines each process wrote (sentinels log their +sdown, +try-failover, -failover-abort-*). */
+const tails = new Map()
+
 const launch = (bin, args, ready, what) => {
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
+  tails.set(what, "")
+  child.stdout.on("data", (chunk) => tails.set(what, ((tails.get(what) ?? "") + chunk.toString()).slice(-3000)))
   return waitFor(child, ready, what).then(() => child)
 }
 
@@ -142,11 +147,12 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
         `dir ${data(`sentinel-${i}`)}`,
         `sentinel monitor relay 127.0.0.1 ${ports.primary} 2`,
         `sentinel auth-pass relay ${password}`,
-        // Down after 1 s without a reply. failover-timeout also spaces out a failover that must start
-        // again (a split vote waits twice it), so it is kept short: on loopback a promotion takes well
-        // under a second.
-        "sentinel down-after-milliseconds relay 1000",
-        "sentinel failover-timeout relay 2000",
+        // Down after 2 s without a reply: on a loaded 2-core machine a server busy replaying writes
+        // can miss a 1 s window, and a replica marked down is no candidate for promotion (CI runs saw
+        // no promotion within 30 s). failover-timeout also spaces out a failover that must start
+        // again (a split vote waits twice it), so it is kept short.
+        "sentinel down-after-milliseconds relay 2000",
+        "sentinel failover-timeout relay 3000",
         "sentinel parallel-syncs relay 1"
       ].join("\n") + "\n"
     )
@@ -188,6 +194,8 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
       const args = Array.isArray(reply) ? [...own, "--replicaof", String(reply[0]), String(reply[1])] : argsOf[role]
       processes[role] = await launch(bin, args, /Ready to accept connections/i, role)
     },
+    /** The last lines each process wrote, by role (the sentinels as "sentinel <port>"). */
+    logs: () => Object.fromEntries(tails),
     /** The master the sentinels name now ("host:port"), or null. */
     master: async () => {
       const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])

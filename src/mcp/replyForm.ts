@@ -1,4 +1,4 @@
-import { Config, FiberRef } from "effect"
+import { Config, ConfigError, Either, FiberRef } from "effect"
 import type { ToolResult } from "./callTool.js"
 import { compactSchema } from "./compactJson.js"
 
@@ -12,16 +12,24 @@ import { compactSchema } from "./compactJson.js"
  */
 export type JsonForm = "compact" | "full" | "none"
 
-/** RELAY_STRUCTURED_CONTENT: compact, full, or false for none (true, the old default, is full). */
-export const structuredContentSetting: Config.Config<JsonForm> = Config.literal(
-  "compact",
-  "full",
-  "none",
-  "true",
-  "false"
-)("RELAY_STRUCTURED_CONTENT").pipe(
-  Config.withDefault("compact" as const),
-  Config.map((value): JsonForm => value === "true" ? "full" : value === "false" ? "none" : value)
+const formNames = new Map<string, JsonForm>([
+  ["compact", "compact"],
+  ["full", "full"],
+  ["none", "none"],
+  // What the old boolean setting took: on is the full JSON it meant, off is none.
+  ...["true", "yes", "on", "1"].map((v): [string, JsonForm] => [v, "full"]),
+  ...["false", "no", "off", "0"].map((v): [string, JsonForm] => [v, "none"])
+])
+
+/** RELAY_STRUCTURED_CONTENT: compact (the default), full or none, in any case; the old boolean's values still work. */
+export const structuredContentSetting: Config.Config<JsonForm> = Config.string("RELAY_STRUCTURED_CONTENT").pipe(
+  Config.withDefault("compact"),
+  Config.mapOrFail((raw) => {
+    const form = formNames.get(raw.trim().toLowerCase())
+    return form === undefined
+      ? Either.left(ConfigError.InvalidData(["RELAY_STRUCTURED_CONTENT"], "must be compact, full or none (false)"))
+      : Either.right(form)
+  })
 )
 
 /** The form callTool encodes structuredContent in: full unless the MCP server says otherwise (resources read whole ids). */

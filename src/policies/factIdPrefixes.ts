@@ -70,7 +70,8 @@ const shortIdsIn = (record: Record<string, unknown>, fields: ReferenceFields): A
  * call's fields and list items, so each tool (and each tool added later whose fields use the FactId
  * Schema) takes the short ids replies show. A whole id passes untouched (the tool answers
  * fact_not_found itself); a prefix no fact has is fact_not_found, one that two facts share is
- * invalid_input, both naming the field (and the item of a list) and never echoing it.
+ * invalid_input, both naming the field (and the item of a list); the second also names the whole
+ * ids it could mean (Relay's ids, not the caller's text), the first echoes nothing.
  */
 export const resolveFactIdPrefixes = (tool: AnyTool) =>
 (

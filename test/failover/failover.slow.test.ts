@@ -15,6 +15,7 @@ interface Team {
   readonly kill: (role: "primary" | "replica") => Promise<void>
   readonly restart: (role: "primary" | "replica") => Promise<void>
   readonly master: () => Promise<string | null>
+  readonly logs: () => Record<string, string>
   readonly stop: () => Promise<unknown>
 }
 const teamModule = new URL("../../scripts/team.mjs", import.meta.url).href
@@ -50,7 +51,9 @@ const runSeed = async (seed: number) => {
       HOME: process.env.HOME ?? "/tmp",
       ...team.env,
       RELAY_HTTP_PORT: "0",
-      RELAY_RATE_LIMIT: "100000"
+      RELAY_RATE_LIMIT: "100000",
+      // The replies are decoded with the output Schemas: the full JSON.
+      RELAY_STRUCTURED_CONTENT: "full"
     }
     // On a loaded machine a connect can time out: try again, as a person at the CLI would.
     const token = async (name: string, tries = 3): Promise<string> => {
@@ -94,7 +97,16 @@ const runSeed = async (seed: number) => {
     const started = Date.now()
     const writers = [0, 1, 2, 3].map(writer)
     // The kill falls at a seeded moment 0.5-2.5 s into steady writing (after the first acknowledged write).
-    while (!outcomes.some((o) => o.acked)) await sleep(50)
+    // Bounded: a run whose every write fails says why instead of waiting for the test's timeout.
+    const waitSince = Date.now()
+    while (!outcomes.some((o) => o.acked)) {
+      if (Date.now() - waitSince > 30_000) {
+        stopAt = Date.now()
+        await Promise.all(writers)
+        throw new Error(`no write acknowledged in 30 s: ${outcomes[0]?.error}`)
+      }
+      await sleep(50)
+    }
     await sleep(500 + random() * 2000)
     killedAt = Date.now()
     await team.kill("primary")
@@ -154,6 +166,14 @@ const runSeed = async (seed: number) => {
       }, {}))
     }
     process.stderr.write(`failover ${JSON.stringify(result)}\n`)
+    if (!result.newMaster || result.lost > 0 || result.duplicated > 0) {
+      // What the sentinels saw (sdown, votes, aborted failovers), so a failure in CI says why.
+      for (const [what, tail] of Object.entries(team.logs())) {
+        if (what.startsWith("sentinel")) {
+          process.stderr.write(`--- ${what}\n${tail.split("\n").slice(-25).join("\n")}\n`)
+        }
+      }
+    }
     return result
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))

@@ -76,7 +76,7 @@ describe("fact-id prefixes as input, over stdio", () => {
     expect(text).not.toContain(child.id)
   })
 
-  it("a prefix two facts share is invalid_input naming the field, never echoing it; nothing is written", async () => {
+  it("a prefix two facts share is invalid_input naming the field and the whole ids to choose from; nothing is written", async () => {
     const before = await facts()
     for (
       const [tool, args, field] of [

@@ -74,11 +74,14 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
       expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true)
       const schemaKeys = keysIn(tools.map((t) => t.outputSchema))
       expect(schemaKeys.has("age")).toBe(true)
-      for (const gone of ["created_at", "session_id", "score", "required"]) {
-        expect(schemaKeys.has(gone), gone).toBe(
-          false
-        )
-      }
+      for (const gone of ["created_at", "session_id", "score"]) expect(schemaKeys.has(gone), gone).toBe(false)
+      // The reply's own fields stay required; below them nothing is (items leave out nulls and falses).
+      const branches = (t: (typeof tools)[number]) =>
+        ((t.outputSchema as { anyOf?: Array<Record<string, unknown>> }).anyOf ?? [t.outputSchema]) as Array<
+          Record<string, unknown>
+        >
+      expect(tools.every((t) => branches(t).some((b) => Array.isArray(b.required)))).toBe(true)
+      expect(keysIn(tools.flatMap((t) => branches(t).map((b) => b.properties))).has("required")).toBe(false)
       const ajv = new AjvJsonSchemaValidator()
       const call = async (name: string, args: Record<string, unknown>) => {
         const r = await relay.client.callTool({ name, arguments: args })
@@ -89,8 +92,8 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
         return json(r)
       }
       const empty = await call("relay_get_current_state", {})
-      // A reply's own lists stay, empty or not; a null cursor is left out.
-      expect(empty).toEqual({ facts: [] })
+      // A reply's own fields all stay, an empty list and a null cursor too.
+      expect(empty).toEqual({ facts: [], next_cursor: null })
 
       const who = { written_by: "cursor", session_id: "compact-1" }
       const root = (await call("relay_save_fact", { content: "Auth uses refresh tokens", ...who })).fact as Record<
@@ -120,7 +123,7 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
       const fork = b.fork as { parent_id: string; siblings: Array<{ id: string }> }
       expect(fork.parent_id).toBe(root.id)
       expect(fork.siblings.map((s) => s.id)).toEqual([(a.fact as { id: string }).id])
-      expect("duplicate_of" in b).toBe(false)
+      expect(b.duplicate_of).toBeNull()
 
       // The short ids go back in as they are.
       const aId = (a.fact as { id: string }).id
@@ -166,6 +169,12 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
       // A task's id stays whole (task tools take whole ids); the facts it is about are short.
       expect((task.task as { id: string }).id).toMatch(/^[0-9a-f-]{36}$/)
       expect((task.task as { about: Array<string> }).about).toEqual([bId])
+      // Nothing to claim is said (task: null), not an empty object; inside the task, falses are left out.
+      const claimed = await call("relay_claim_task", { claimed_by: "zed", task_id: (task.task as { id: string }).id })
+      expect(claimed.heartbeat).toBe(false)
+      expect("needs_approval" in (claimed.task as object)).toBe(false)
+      const none = await call("relay_claim_task", { claimed_by: "zed" })
+      expect(none).toEqual({ task: null, fencing_token: null, lease_expires_at: null, heartbeat: false })
       const retracted = await call("relay_retract_fact", {
         fact_id: (deep.fact as { id: string }).id,
         reason: "moved",

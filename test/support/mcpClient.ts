@@ -13,7 +13,7 @@ export { serverEntry }
 /**
  * The environment that points a spawned Relay (or its token CLI) at this run's FalkorDB. Its
  * structuredContent is the full form (whole ids and stamps), which the tests decode with the output
- * Schemas; test/mcp/compactJson.test.ts covers the compact default.
+ * Schemas; test/mcp/replyForm.test.ts covers the compact default.
  */
 export const falkordbEnv = (extra: Record<string, string | undefined> = {}): Record<string, string> => {
   const { host, password, port } = inject("falkordb")

@@ -25,6 +25,7 @@ import {
   Database,
   type GraphDatabaseShape,
   ownQueryTimeout,
+  queryTimeout,
   statementTimeout
 } from "../../services/GraphDatabase.js"
 import { decodingStatement } from "./decodeRows.js"
@@ -319,7 +320,8 @@ export const FalkorDbLive = Layer.scoped(
                 onSome: (fiber) => Effect.succeed([fiber, now] as const),
                 onNone: () =>
                   Effect.map(
-                    Effect.forkIn(schemaCheck(graph), scope),
+                    // Shared by every caller: on the usual statement timer, whatever the first caller's.
+                    Effect.forkIn(Effect.locally(schemaCheck(graph), statementTimeout, queryTimeout), scope),
                     (fiber) => [fiber, HashMap.set(now, graph, fiber)] as const
                   )
               })).pipe(Effect.flatMap(outcomeOf))
