@@ -93,7 +93,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       const r = await call("relay_save_fact", saveArguments(fact, ids))
       ids.set(fact.key, (r.structuredContent.fact as { id: string }).id)
     }
-    await call("relay_resolve_conflict", resolveArguments(ids))
+    const resolved = await call("relay_resolve_conflict", resolveArguments(ids))
     let parent: string | undefined
     for (let i = 0; i < chainDepth; i++) {
       const r = await call("relay_save_fact", {
@@ -228,6 +228,31 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       }),
       "it turns current again"
     )
+
+    add("resolve a conflict", 600, resolved, "the story's decision")
+    const posted = await call("relay_post_task", {
+      title: "Rotate the refresh-token signing key",
+      written_by: "bench-writer",
+      detail: "The old key leaked into a CI log; rotate it and revoke tokens it signed",
+      about: [ids.get("redis")!]
+    })
+    add("post a task", 600, posted, "about one fact")
+    const task = (posted.structuredContent.task as { id: string }).id
+    const claimed = await call("relay_claim_task", { claimed_by: "bench-worker", task_id: task })
+    add("claim a task", 600, claimed, "by id")
+    add(
+      "finish a task",
+      600,
+      await call("relay_finish_task", {
+        task_id: task,
+        claimed_by: "bench-worker",
+        fencing_token: claimed.structuredContent.fencing_token,
+        outcome: "failed",
+        note: "the key service was down; retry after 14:00"
+      }),
+      "failed with a note"
+    )
+    add("list tasks", 2500, await call("relay_list_tasks", {}), "default page")
 
     const context = await call("relay_get_context", { fact_id: parent })
     add(

@@ -12,6 +12,7 @@ import type { AnyTool } from "../tools/Tool.js"
 import { compactReply } from "./compactJson.js"
 import { pageFor, renderResult } from "./render.js"
 import { jsonForm } from "./replyForm.js"
+import { ShortIds } from "./shortIds.js"
 
 export interface ToolResult {
   readonly [k: string]: unknown
@@ -164,11 +165,12 @@ export const callTool = (tool: AnyTool, args: unknown) =>
       Effect.flatMap(encodeOutput(tool)),
       Effect.flatMap(({ encoded, output }) =>
         Effect.flatMap(Effect.zip(Clock.currentTimeMillis, FiberRef.get(jsonForm)), ([now, json]) => {
-          // The JSON's Page is its own: the text's marks the facts it has written out.
-          const text = renderResult(tool, output, now)
+          // One set of short ids for both; the JSON's Page is its own (the text's marks the facts it has written out).
+          const ids = ShortIds.in(output)
+          const text = renderResult(tool, output, now, pageFor(output, now, ids))
           return boundedReply(tool.name, {
             content: [{ type: "text", text }],
-            structuredContent: json === "compact" ? compactReply(encoded, pageFor(output, now)) : encoded
+            structuredContent: json === "compact" ? compactReply(encoded, pageFor(output, now, ids)) : encoded
           })
         })
       ),

@@ -13,5 +13,5 @@ export const untrustedHeader =
 export const renderResult = (tool: AnyTool, output: unknown, now: number, page = pageFor(output, now)): string =>
   [untrustedHeader, ...tool.render(output, page)].join("\n")
 
-/** The Page one reply is written on: its text, and its compact JSON (mcp/compactJson.ts). */
-export const pageFor = (output: unknown, now: number): Page => new Page(ShortIds.in(output), now)
+/** A Page for one reply: its text's, or its compact JSON's (mcp/compactJson.ts), on the reply's one set of short ids. */
+export const pageFor = (output: unknown, now: number, ids = ShortIds.in(output)): Page => new Page(ids, now)
