@@ -29,7 +29,7 @@ const keysIn = (v: unknown, into = new Set<string>()): Set<string> => {
 describe("compact JSON against its listed outputSchema", () => {
   for (const tool of tools) {
     const listed = listedInForm({ json: "compact" }, listing.find((l) => l.name === tool.name)!)
-    const validate = ajv.getValidator(listed.outputSchema as never)
+    const validate = ajv.getValidator((listed as { outputSchema?: unknown }).outputSchema as never)
     const output = Arbitrary.make(tool.output as Schema.Schema<unknown>)
     it.prop(
       `${tool.name}: every generated reply validates, carries no created_at, session_id or score, and is no longer than the full JSON`,

@@ -10,18 +10,22 @@ import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
  * threadScope.ts, at most its bound), found from the facts through their ABOUT edges, so a thread's
  * list costs the thread's size. The fact node is unlabelled so FalkorDB seeks each id (currentState.ts).
  */
-const candidates = (scoped: boolean) =>
+const candidates = (scoped: boolean, windowed: boolean) =>
   scoped ?
     `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` :
-    `MATCH (t:Task) `
+    `MATCH (t:Task) ${windowed ? "WHERE $from IS NULL OR t.created_at >= $from " : ""}`
 
-const filtered = (scoped: boolean) =>
-  `${candidates(scoped)}WITH t, ${shownStatus("t")} AS shown ` +
+const filtered = (scoped: boolean, windowed = false) =>
+  `${candidates(scoped, windowed)}WITH t, ${shownStatus("t")} AS shown ` +
   `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) `
 
-/** A page newest first, keyset on (created_at, id). */
+/**
+ * A page newest first, keyset on (created_at, id). Unscoped, it reads a window of the created_at
+ * index (`$from` on; null: all of it), so a page of a large board touches the window, not every task
+ * (50,000 tasks: every list read and sorted them all, 50 ms).
+ */
 const pageQuery = (scoped: boolean) =>
-  `${filtered(scoped)} AND ($status IS NULL OR shown = $status) ` +
+  `${filtered(scoped, true)} AND ($status IS NULL OR shown = $status) ` +
   `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
   `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
   `RETURN ${taskMap("t")} AS task`
@@ -36,23 +40,37 @@ const queries = {
 
 const TotalRow = Schema.Struct({ status: Schema.String, n: Schema.Number })
 
+const firstSpan = 60 * 60 * 1000
+
 export const list = Effect.fn("relay/tasks/list")(
   function*(db: GraphDatabase["Type"], now: number, r: TaskListRequest) {
     const members = r.thread === null ? null : yield* threadMembers(db, r.thread, null)
     const q = members === null ? queries.all : queries.thread
     const params = { now, claimedBy: r.claimedBy, members }
-    const [rows, totals] = yield* Effect.all([
+    const totals = yield* db.read(q.totals, params, TotalRow)
+    const counts = Object.fromEntries(taskStatuses.map((st) => [st, 0])) as Record<string, number>
+    for (const t of totals) counts[t.status] = t.n
+    const eligible = r.status === null ? totals.reduce((sum, t) => sum + t.n, 0) : counts[r.status] ?? 0
+    const read = (from: number | null) =>
       db.read(q.page, {
         ...params,
         status: r.status,
         afterAt: r.after?.[0] ?? null,
         afterId: r.after?.[1] ?? null,
-        take: r.limit + 1
-      }, TaskColumn),
-      db.read(q.totals, params, TotalRow)
-    ])
-    const counts = Object.fromEntries(taskStatuses.map((s) => [s, 0])) as Record<string, number>
-    for (const t of totals) counts[t.status] = t.n
+        take: r.limit + 1,
+        from
+      }, TaskColumn)
+    // A first page with more tasks to show than it holds: an hour's window first, sixteen times wider
+    // each time the page is not full. More than `limit` tasks passed the totals, so the window that
+    // holds them all fills it: only the last read can be of everything, each other is a sixteenth of
+    // the next at most. (Writes between the two reads could leave it short: past the epoch, it stops.)
+    // A later page, or a list that fits one page, reads everything once.
+    const widening = (span: number): ReturnType<typeof read> =>
+      now - span <= 0 ? read(null) : Effect.flatMap(
+        read(now - span),
+        (rows) => rows.length > r.limit ? Effect.succeed(rows) : widening(span * 16)
+      )
+    const rows = yield* (members === null && r.after === null && eligible > r.limit ? widening(firstSpan) : read(null))
     return {
       tasks: rows.slice(0, r.limit).map((row) => row.task),
       more: rows.length > r.limit,

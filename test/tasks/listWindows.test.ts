@@ -1,0 +1,68 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { ok } from "../support/runTool.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+/**
+ * relay_list_tasks reads a first page from a window of the created_at index that widens sixteen
+ * times at a step (layers/tasks/list.ts). On a board whose tasks lie minutes to months apart, every
+ * page of every filter must still be the next tasks newest first, each once, with totals whole.
+ */
+layer(relayTestLayer("task_windows"))("relay_list_tasks over widening windows", (it) => {
+  it.effect("pages newest first through gaps of minutes to months, with and without a status filter", () =>
+    Effect.gen(function*() {
+      const start = Date.parse("2026-01-01T00:00:00Z")
+      yield* TestClock.setTime(start)
+      // Gaps from a minute to 60 days: windows of 1 h, 16 h, 256 h... each meet a different share.
+      const gaps = [60_000, 3_600_000 * 5, 86_400_000 * 2, 60_000, 86_400_000 * 60, 3_600_000, 120_000]
+      const posted: Array<{ id: string; at: number }> = []
+      for (let i = 0; i < 21; i++) {
+        const task = yield* ok("relay_post_task", { title: `task ${i}`, written_by: "ann" })
+        posted.push({ id: task.task.id, at: Date.parse(task.task.created_at) })
+        yield* TestClock.adjust(gaps[i % gaps.length]!)
+      }
+      // Three of them claimed (one of those lease runs out below), one done.
+      const claim = (i: number, lease: number) =>
+        ok("relay_claim_task", { claimed_by: "bob", task_id: posted[i]!.id, lease_seconds: lease })
+      const held = yield* claim(3, 3600)
+      yield* claim(10, 3600)
+      yield* claim(17, 60)
+      yield* ok("relay_finish_task", {
+        task_id: posted[3]!.id,
+        claimed_by: "bob",
+        fencing_token: held.fencing_token!,
+        outcome: "done"
+      })
+      yield* TestClock.adjust(120_000)
+
+      const newestFirst = [...posted].sort((a, b) => b.at - a.at || (b.id < a.id ? -1 : 1)).map((t) => t.id)
+      const expected: Record<string, ReadonlyArray<string>> = {
+        all: newestFirst,
+        open: newestFirst.filter((id) => id !== posted[3]!.id && id !== posted[10]!.id),
+        claimed: [posted[10]!.id],
+        done: [posted[3]!.id]
+      }
+      for (const [status, want] of Object.entries(expected)) {
+        for (const limit of [1, 3, 20]) {
+          const seen: Array<string> = []
+          let cursor: string | null = null
+          for (let pages = 0; pages < 30; pages++) {
+            const page: { tasks: ReadonlyArray<{ id: string }>; totals: unknown; next_cursor: string | null } =
+              yield* ok(
+                "relay_list_tasks",
+                {
+                  limit,
+                  ...(status === "all" ? {} : { status }),
+                  ...(cursor === null ? {} : { cursor })
+                }
+              )
+            expect(page.totals).toEqual({ open: 19, claimed: 1, done: 1, failed: 0, awaiting_approval: 0, rejected: 0 })
+            seen.push(...page.tasks.map((t) => t.id))
+            cursor = page.next_cursor
+            if (cursor === null) break
+          }
+          expect(seen, `${status}, limit ${limit}`).toEqual(want)
+        }
+      }
+    }))
+})
