@@ -65,4 +65,20 @@ layer(relayTestLayer("task_windows"))("relay_list_tasks over widening windows", 
         }
       }
     }))
+
+  it.effect("tasks stamped after the reader's now (an import, another clock) still come first", () =>
+    Effect.gen(function*() {
+      const start = Date.parse("2027-03-01T00:00:00Z")
+      yield* TestClock.setTime(start)
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        ids.push((yield* ok("relay_post_task", { title: `later ${i}`, written_by: "ann" })).task.id)
+        yield* TestClock.adjust(86_400_000)
+      }
+      // The reader's clock is ten days behind every one of them.
+      yield* TestClock.setTime(start - 10 * 86_400_000)
+      const first = yield* ok("relay_list_tasks", { limit: 2 })
+      expect(first.tasks.map((t) => t.id)).toEqual([ids[4], ids[3]])
+      expect(first.next_cursor).not.toBeNull()
+    }))
 })

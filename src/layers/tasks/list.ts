@@ -13,19 +13,20 @@ import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
 const candidates = (scoped: boolean, windowed: boolean) =>
   scoped ?
     `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` :
-    `MATCH (t:Task) ${windowed ? "WHERE $from IS NULL OR t.created_at >= $from " : ""}`
+    // A bare range, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
+    `MATCH (t:Task) ${windowed ? "WHERE t.created_at >= $from " : ""}`
 
 const filtered = (scoped: boolean, windowed = false) =>
   `${candidates(scoped, windowed)}WITH t, ${shownStatus("t")} AS shown ` +
   `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) `
 
 /**
- * A page newest first, keyset on (created_at, id). Unscoped, it reads a window of the created_at
- * index (`$from` on; null: all of it), so a page of a large board touches the window, not every task
+ * A page newest first, keyset on (created_at, id). Windowed (unscoped only), it reads the
+ * created_at index from `$from` on, so a page of a large board touches the window, not every task
  * (50,000 tasks: every list read and sorted them all, 50 ms).
  */
-const pageQuery = (scoped: boolean) =>
-  `${filtered(scoped, true)} AND ($status IS NULL OR shown = $status) ` +
+const pageQuery = (scoped: boolean, windowed: boolean) =>
+  `${filtered(scoped, windowed)} AND ($status IS NULL OR shown = $status) ` +
   `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
   `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
   `RETURN ${taskMap("t")} AS task`
@@ -34,8 +35,8 @@ const pageQuery = (scoped: boolean) =>
 const totalsQuery = (scoped: boolean) => `${filtered(scoped)} RETURN shown AS status, count(t) AS n`
 
 const queries = {
-  all: { page: pageQuery(false), totals: totalsQuery(false) },
-  thread: { page: pageQuery(true), totals: totalsQuery(true) }
+  all: { page: pageQuery(false, false), window: pageQuery(false, true), totals: totalsQuery(false) },
+  thread: { page: pageQuery(true, false), totals: totalsQuery(true) }
 }
 
 const TotalRow = Schema.Struct({ status: Schema.String, n: Schema.Number })
@@ -52,7 +53,7 @@ export const list = Effect.fn("relay/tasks/list")(
     for (const t of totals) counts[t.status] = t.n
     const eligible = r.status === null ? totals.reduce((sum, t) => sum + t.n, 0) : counts[r.status] ?? 0
     const read = (from: number | null) =>
-      db.read(q.page, {
+      db.read(from === null ? q.page : queries.all.window, {
         ...params,
         status: r.status,
         afterAt: r.after?.[0] ?? null,
