@@ -107,6 +107,24 @@ describe("fact-id prefixes as input, over stdio", () => {
     expect(await facts()).toBe(before)
   })
 
+  it("a prefix three facts share names two of them and says there are more", async () => {
+    const triplets = ["c", "d", "e"].map((x) => `fedcba09-0000-4000-8000-${x}00000000000`)
+    await admin.query(
+      relay.graph,
+      "UNWIND $ids AS id CREATE (:Fact {id: id, content: 'triplet ' + id, norm: 'triplet ' + id, written_by: 'x', session_id: 's', created_at: 6})",
+      { ids: triplets }
+    )
+    const error = await mcp.fails("relay_get_context", { fact_id: "fedcba09" })
+    expect(error.code).toBe("invalid_input")
+    const named =
+      /^fact_id: more than one fact has an id starting with that \((\S+), (\S+) and more\); give more characters or the whole id$/
+        .exec(error.message)
+    expect(named, error.message).not.toBeNull()
+    // Two of the three, in whatever order the index gives them.
+    expect(triplets).toEqual(expect.arrayContaining([named![1], named![2]]))
+    expect(named![1]).not.toBe(named![2])
+  })
+
   it("a prefix no fact has is fact_not_found naming the field; too short or not hex is invalid_input", async () => {
     const before = await facts()
     const missing = await mcp.fails("relay_save_fact", {
