@@ -11,7 +11,12 @@ import { randomUUID } from "node:crypto"
 import { queueQuery } from "../src/layers/tasks/claim.js"
 import { bareClient, openDatabase, relayEnv } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
-import { stdioClient } from "./relay.js"
+import { stdioClient, type StdioRelay } from "./relay.js"
+
+interface Claimed {
+  readonly task: { readonly id: string }
+  readonly fencing_token: number
+}
 
 const facts = Number(process.env.FACTS ?? 100_000)
 const tasks = Number(process.env.TASKS ?? 10_000)
@@ -79,55 +84,52 @@ try {
   )
 
   const relays = [first, ...(await Promise.all([1, 2, 3].map(() => stdioClient(relayEnv(db, graphName)))))]
-  const claimed = new Map<string, number>()
-  let claims = 0
-  const stopAt = performance.now() + seconds * 1000
-  const started = performance.now()
-  await Promise.all(relays.flatMap((r, p) =>
-    [0, 1, 2, 3, 4].map(async (a) => {
-      while (performance.now() < stopAt) {
-        const c = await r.call("relay_claim_task", { claimed_by: `p${p}a${a}` })
-        if (c.task === null) break
-        claims++
-        claimed.set(c.task.id, (claimed.get(c.task.id) ?? 0) + 1)
-        await r.call("relay_finish_task", {
-          task_id: c.task.id,
-          claimed_by: `p${p}a${a}`,
-          fencing_token: c.fencing_token!,
-          outcome: "done"
-        })
-      }
-    })
-  ))
-  const elapsed = (performance.now() - started) / 1000
-  const doubles = [...claimed.values()].filter((n) => n > 1).length
-  console.log(
-    `4 processes x 5 agents, claim+finish: ${claims} claims in ${elapsed.toFixed(1)} s = ${
-      (claims / elapsed).toFixed(0)
-    } claims/s; tasks claimed twice: ${doubles}`
+  /**
+   * 4 processes x 5 agents claim from the queue for `seconds`, each agent doing `after` with what it
+   * took; prints claims/s and how many tasks were claimed twice.
+   */
+  const race = async (
+    label: string,
+    prefix: string,
+    after: (r: StdioRelay, by: string, c: Claimed) => Promise<unknown>
+  ) => {
+    const claimed = new Map<string, number>()
+    let claims = 0
+    const stopAt = performance.now() + seconds * 1000
+    const started = performance.now()
+    await Promise.all(relays.flatMap((r, p) =>
+      [0, 1, 2, 3, 4].map(async (a) => {
+        const by = `${prefix}${p}a${a}`
+        while (performance.now() < stopAt) {
+          const c = await r.call("relay_claim_task", { claimed_by: by })
+          if (c.task === null) break
+          claims++
+          claimed.set(c.task.id, (claimed.get(c.task.id) ?? 0) + 1)
+          await after(r, by, c as Claimed)
+        }
+      })
+    ))
+    const elapsed = (performance.now() - started) / 1000
+    console.log(
+      `4 processes x 5 agents, ${label}: ${claims} claims in ${elapsed.toFixed(1)} s = ${
+        (claims / elapsed).toFixed(0)
+      } claims/s; tasks claimed twice: ${[...claimed.values()].filter((n) => n > 1).length}`
+    )
+  }
+  await race(
+    "claim+finish",
+    "p",
+    (r, by, c) =>
+      r.call("relay_finish_task", {
+        task_id: c.task.id,
+        claimed_by: by,
+        fencing_token: c.fencing_token,
+        outcome: "done"
+      })
   )
-  // Claims alone (what the issue's 500/s names): each agent takes task after task from the queue
-  // and keeps them, so every call is a compare-and-set on the queue's head.
-  const taken = new Map<string, number>()
-  let claimsOnly = 0
-  const stopClaims = performance.now() + seconds * 1000
-  const startedClaims = performance.now()
-  await Promise.all(relays.flatMap((r, p) =>
-    [0, 1, 2, 3, 4].map(async (a) => {
-      while (performance.now() < stopClaims) {
-        const c = await r.call("relay_claim_task", { claimed_by: `q${p}a${a}` })
-        if (c.task === null) break
-        claimsOnly++
-        taken.set(c.task.id, (taken.get(c.task.id) ?? 0) + 1)
-      }
-    })
-  ))
-  const claimSeconds = (performance.now() - startedClaims) / 1000
-  console.log(
-    `4 processes x 5 agents, claims alone: ${claimsOnly} claims in ${claimSeconds.toFixed(1)} s = ${
-      (claimsOnly / claimSeconds).toFixed(0)
-    } claims/s; tasks claimed twice: ${[...taken.values()].filter((n) => n > 1).length}`
-  )
+  // Claims alone (what the issue's 500/s names): each agent keeps what it takes, so every call is a
+  // compare-and-set on the queue's head.
+  await race("claims alone", "q", () => Promise.resolve())
   // PROFILE runs the statement: it claims one task of what remains.
   const profile = await graph.profile(
     `CYPHER claimId='${randomUUID()}' by='profiler' lease=1000 now=${Date.now()} window=64 ${queueQuery}`
