@@ -25,8 +25,9 @@ const leftOut = (key: string, value: unknown, top: boolean): boolean =>
  * of the text (Claude Code): the same reply with what the text leaves unsaid left out too. Fact ids
  * are the reply's short ids (inputs take them back); `created_at` becomes `age`, as the text writes
  * it; inside an item a null, a false, an empty list and an `active` status are left out (the reply's
- * own fields all stay), and everywhere a fact's `session_id` and a ranking's `score`; a chain's items after the first leave out the parent (the item before). Whole ids
- * and stamps: RELAY_STRUCTURED_CONTENT=full.
+ * own fields all stay), and everywhere a fact's `session_id` and a ranking's `score`; a chain's
+ * items after the first leave out the parent (the item before). Whole ids and stamps:
+ * RELAY_STRUCTURED_CONTENT=full.
  */
 export const compactReply = (encoded: Node, page: Page): Node => {
   const walk = (value: unknown, key: string, top: boolean): unknown => {

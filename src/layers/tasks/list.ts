@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { taskStatuses } from "../../domain/tasks.js"
+import { type TaskStatus, taskStatuses } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { TaskListRequest, TaskTotals } from "../../services/TaskStore.js"
 import { threadMembers } from "../factStore/threadScope.js"
@@ -61,17 +61,15 @@ export const list = Effect.fn("relay/tasks/list")(
     const totals = yield* (board
       ? db.read(boardTotalsQuery, { now, statuses: taskStatuses }, TotalRow)
       : db.read(q.totals, params, TotalRow))
-    const counts = Object.fromEntries(taskStatuses.map((st) => [st, 0])) as Record<string, number>
-    for (const t of totals) counts[t.status] = t.n
+    const counts = Object.fromEntries(taskStatuses.map((st) => [st, 0])) as Record<TaskStatus, number>
+    for (const t of totals) counts[t.status as TaskStatus] = t.n
     if (board) {
       // A claim whose lease ran out reads as open (shownStatus).
       const expired = totals.find((t) => t.status === "expired")?.n ?? 0
-      counts.claimed = (counts.claimed ?? 0) - expired
-      counts.open = (counts.open ?? 0) + expired
+      counts.claimed -= expired
+      counts.open += expired
     }
-    const eligible = r.status === null
-      ? taskStatuses.reduce((sum, st) => sum + (counts[st] ?? 0), 0)
-      : counts[r.status] ?? 0
+    const eligible = r.status === null ? taskStatuses.reduce((sum, st) => sum + counts[st], 0) : counts[r.status]
     const read = (from: number | null) =>
       db.read(from === null ? q.page : queries.all.window, {
         ...params,
