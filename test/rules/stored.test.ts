@@ -64,7 +64,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
     ([model]) => {
       const confirmed = new Set((model.confirmations ?? []).map((c) => c.fact))
       for (const f of model.facts) {
-        const inherited = f.parentId === null ? null : inheritedStaleSince(model, f.parentId)
+        const inherited = f.parentId === null ? null : inheritedStaleSince(model, [f.parentId])
         const own = staleSince(model, f.id)
         if (!confirmed.has(f.id)) expect(own).toBe(inherited)
         else if (own !== null) expect(inherited === null ? false : own >= inherited).toBe(true)

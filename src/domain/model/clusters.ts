@@ -1,4 +1,4 @@
-import type { GraphModel, ModelFact } from "./graph.js"
+import { type GraphModel, type ModelFact, parentsOf } from "./graph.js"
 
 /**
  * Connected components over BUILDS_ON and SUPERSEDES, direction ignored: largest first, ties by the
@@ -16,7 +16,7 @@ export const clusters = (model: GraphModel): Array<Array<string>> => {
     if (!parent.has(a) || !parent.has(b)) return
     parent.set(find(a), find(b))
   }
-  for (const f of model.facts) if (f.parentId !== null) union(f.id, f.parentId)
+  for (const f of model.facts) for (const p of parentsOf(f)) union(f.id, p)
   for (const r of model.supersedes) union(r.winner, r.loser)
   const groups = new Map<string, Array<ModelFact>>()
   for (const f of model.facts) {

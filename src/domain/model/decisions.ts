@@ -1,5 +1,5 @@
 import type { CompatibleRule, ResolutionRule } from "../rules.js"
-import { byId, type GraphModel, pairKey } from "./graph.js"
+import { byId, type GraphModel, pairKey, parentsOf } from "./graph.js"
 import { ancestors } from "./status.js"
 
 /** Whether a decision may be recorded: a supersede (resolution) or a compatible record. */
@@ -42,8 +42,9 @@ export const compatibleViolation = (model: GraphModel, x: string, y: string): Co
   if (x === y) return "same_fact"
   if (!facts.has(x) || !facts.has(y)) return "fact_not_found"
   if ((model.compatible ?? []).some((c) => pairKey(c.a, c.b) === pairKey(x, y))) return undefined
-  const px = facts.get(x)!.parentId
-  if (px === null || px !== facts.get(y)!.parentId) return "not_siblings"
+  // Siblings: they build on a fact in common (either may build on others too).
+  const py = parentsOf(facts.get(y))
+  if (!parentsOf(facts.get(x)).some((p) => py.includes(p))) return "not_siblings"
   if (supersedesPath(model, x, y) || supersedesPath(model, y, x)) return "already_superseded"
   return undefined
 }

@@ -11,7 +11,10 @@ export type ModelKind = "detail" | "choice"
 export interface ModelFact {
   readonly id: string
   readonly content: string
+  /** The first fact it builds on (null: a root). */
   readonly parentId: string | null
+  /** The facts it also builds on (builds_on names up to 8): a fact may merge as well as fork. */
+  readonly alsoBuildsOn?: ReadonlyArray<string>
   /** Strictly increasing in commit order, as Relay stamps it. */
   readonly createdAt: number
   /** Only briefings read it (a reader does not see its own writes). */
@@ -72,13 +75,19 @@ export const normaliseContent = (content: string): string =>
 
 export const byId = (model: GraphModel): Map<string, ModelFact> => new Map(model.facts.map((f) => [f.id, f]))
 
+/** Every fact `f` builds on, the first parent first; none for a root. */
+export const parentsOf = (f: ModelFact | undefined): ReadonlyArray<string> =>
+  f === undefined || f.parentId === null ? [] : [f.parentId, ...(f.alsoBuildsOn ?? [])]
+
+/** The facts that build on each fact: a fact with several parents is a child of each. */
 export const childrenOf = (model: GraphModel): Map<string, Array<ModelFact>> => {
   const children = new Map<string, Array<ModelFact>>()
   for (const f of model.facts) {
-    if (f.parentId === null) continue
-    const list = children.get(f.parentId) ?? []
-    list.push(f)
-    children.set(f.parentId, list)
+    for (const p of parentsOf(f)) {
+      const list = children.get(p) ?? []
+      list.push(f)
+      children.set(p, list)
+    }
   }
   return children
 }

@@ -1,4 +1,4 @@
-import { byId, type GraphModel, type ModelFact } from "./graph.js"
+import { byId, type GraphModel, type ModelFact, parentsOf } from "./graph.js"
 import { ancestors, asOf, isStale, status } from "./status.js"
 import { impact } from "./walks.js"
 
@@ -11,25 +11,32 @@ import { impact } from "./walks.js"
 /** Why a revision is refused: the fact to supersede or the given parent is missing, or the parent builds on the old fact. */
 export type RevisionRule = "supersedes_not_found" | "parent_not_found" | "parent_builds_on_revised"
 
-/** The parent the new fact goes under: the one given, else the revised fact's own (null: a root). */
+/** The parent the new fact goes under: the one given, else the revised fact's first (null: a root). */
 export const revisionParent = (
   model: GraphModel,
   revised: string,
   parentId: string | null | undefined
 ): string | null => parentId ?? byId(model).get(revised)?.parentId ?? null
 
+/** What the new fact builds on: the facts given, else every fact the revised one builds on (none: a root). */
+export const revisionParents = (
+  model: GraphModel,
+  revised: string,
+  given: ReadonlyArray<string> | null | undefined
+): ReadonlyArray<string> => given ?? parentsOf(byId(model).get(revised))
+
 /** Whether the revision may be written now; undefined when it may. */
 export const revisionViolation = (
   model: GraphModel,
   revised: string,
-  parentId: string | null | undefined
+  parentId: string | ReadonlyArray<string> | null | undefined
 ): RevisionRule | undefined => {
   const facts = byId(model)
   if (!facts.has(revised)) return "supersedes_not_found"
-  if (parentId === null || parentId === undefined) return undefined
-  if (!facts.has(parentId)) return "parent_not_found"
+  const given = parentId === null || parentId === undefined ? [] : typeof parentId === "string" ? [parentId] : parentId
+  if (given.some((p) => !facts.has(p))) return "parent_not_found"
   // Under the old fact (or what builds on it) the new one would build on what it overturns.
-  if (parentId === revised || ancestors(model, parentId).includes(revised)) return "parent_builds_on_revised"
+  if (given.some((p) => p === revised || ancestors(model, p).includes(revised))) return "parent_builds_on_revised"
   return undefined
 }
 

@@ -1,7 +1,7 @@
 import { forkSiblingsShown } from "../rules.js"
 import { disagree } from "./conflicts.js"
 import type { GraphModel, ModelKind } from "./graph.js"
-import { normaliseContent } from "./graph.js"
+import { normaliseContent, parentsOf } from "./graph.js"
 import { retractedIds } from "./status.js"
 
 /**
@@ -21,7 +21,7 @@ export const saveOutcome = (
   if (parentId === null) return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null }
   const retracted = retractedIds(model)
   const siblings = model.facts
-    .filter((f) => f.parentId === parentId && !retracted.has(f.id) && f.id !== revised)
+    .filter((f) => parentsOf(f).includes(parentId) && !retracted.has(f.id) && f.id !== revised)
     .sort((x, y) => x.createdAt - y.createdAt)
   const self = { id: "", content, parentId, createdAt: 0, kind }
   const differing = siblings.filter((s) => disagree(self, s)).map((s) => s.id)
@@ -32,3 +32,16 @@ export const saveOutcome = (
     duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
   }
 }
+
+/**
+ * A save under several parents (builds_on) reports each parent apart, in the order given: a fact
+ * is a sibling of every other child of each parent it builds on, and may fork or repeat under each.
+ */
+export const saveOutcomes = (
+  model: GraphModel,
+  parentIds: ReadonlyArray<string>,
+  content: string,
+  kind: ModelKind | null = null,
+  revised: string | null = null
+): Array<{ parent: string; forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null }> =>
+  parentIds.map((parent) => ({ parent, ...saveOutcome(model, parent, content, kind, revised) }))

@@ -1,4 +1,4 @@
-import { byId, type GraphModel, type Status } from "./graph.js"
+import { byId, type GraphModel, parentsOf, type Status } from "./graph.js"
 
 /** A fact's status, and the memory as it stood at a time (as_of). */
 
@@ -6,14 +6,22 @@ export const supersededIds = (model: GraphModel): Set<string> => new Set(model.s
 
 export const retractedIds = (model: GraphModel): Set<string> => new Set((model.retractions ?? []).map((r) => r.fact))
 
-/** Ancestors through BUILDS_ON, nearest first. */
+/**
+ * Ancestors through BUILDS_ON, every parent followed, each once: nearest first (by the fewest
+ * steps up), ties oldest first. On a chain: parent, grandparent, ... to the root.
+ */
 export const ancestors = (model: GraphModel, id: string): Array<string> => {
   const facts = byId(model)
+  const seen = new Set([id])
   const out: Array<string> = []
-  let parent = facts.get(id)?.parentId ?? null
-  while (parent !== null && !out.includes(parent)) {
-    out.push(parent)
-    parent = facts.get(parent)?.parentId ?? null
+  let level = [id]
+  while (level.length > 0) {
+    const next = [...new Set(level.flatMap((f) => parentsOf(facts.get(f))))]
+      .filter((p) => !seen.has(p))
+      .sort((x, y) => (facts.get(x)?.createdAt ?? 0) - (facts.get(y)?.createdAt ?? 0))
+    for (const p of next) seen.add(p)
+    out.push(...next)
+    level = next
   }
   return out
 }
@@ -28,23 +36,50 @@ export const invalidations = (model: GraphModel): Map<string, Array<number>> => 
 }
 
 /**
- * The stamps that make a fact stale: each decision or retraction on an ancestor, unless a fact
- * between that ancestor (excluded) and this fact (included) was confirmed after it.
+ * The stamps that make a fact stale. Through each fact it builds on: every decision or retraction
+ * on that parent, and every stamp that makes the parent stale; of those, the ones at or after the
+ * fact's own latest confirmation (a confirmation covers what was stamped before it). So a stamp
+ * on an ancestor counts when some path up to it passes no fact confirmed after it. Each fact's set
+ * is computed once a call, parents before children (models are built by appending: nothing is cached).
  */
-export const staleReasons = (model: GraphModel, id: string): Array<number> => {
+export const staleReasons = (model: GraphModel, id: string): ReadonlyArray<number> => reasonTable(model).get(id) ?? []
+
+const reasonTable = (model: GraphModel): Map<string, ReadonlyArray<number>> => {
+  const facts = byId(model)
   const invalidated = invalidations(model)
   const confirmed = new Map<string, number>()
   for (const c of model.confirmations ?? []) {
     confirmed.set(c.fact, Math.max(confirmed.get(c.fact) ?? -Infinity, c.createdAt))
   }
-  const out: Array<number> = []
-  // The latest confirmation met walking up so far: it covers whatever was stamped before it.
-  let shield = confirmed.get(id) ?? -Infinity
-  for (const a of ancestors(model, id)) {
-    for (const at of invalidated.get(a) ?? []) if (at >= shield) out.push(at)
-    shield = Math.max(shield, confirmed.get(a) ?? -Infinity)
+  const table = new Map<string, ReadonlyArray<number>>()
+  // Depth first without recursion (a chain may be deep): a fact is done once its parents are.
+  const onStack = new Set<string>()
+  for (const start of model.facts) {
+    const stack = [start.id]
+    while (stack.length > 0) {
+      const f = stack[stack.length - 1]!
+      if (table.has(f)) {
+        stack.pop()
+        continue
+      }
+      // A cycle (none in a graph Relay writes) is broken at the repeat: that parent counts for nothing.
+      const pending = parentsOf(facts.get(f)).filter((p) => facts.has(p) && !table.has(p) && !onStack.has(p))
+      if (pending.length > 0 && !onStack.has(f)) {
+        onStack.add(f)
+        stack.push(...pending)
+        continue
+      }
+      onStack.delete(f)
+      stack.pop()
+      const shield = confirmed.get(f) ?? -Infinity
+      const out = new Set<number>()
+      for (const p of parentsOf(facts.get(f))) {
+        for (const at of [...(invalidated.get(p) ?? []), ...(table.get(p) ?? [])]) if (at >= shield) out.add(at)
+      }
+      table.set(f, [...out])
+    }
   }
-  return out
+  return table
 }
 
 /** Stale: some ancestor is superseded or retracted, and no confirmation since covers it. */

@@ -29,12 +29,16 @@ export const invalidatedAt = (model: GraphModel): Map<string, number> => {
 
 /**
  * The local rule every stored stamp of an unconfirmed fact keeps (what check-db --verify checks): a
- * child's from its parent. A confirmed fact's depends on stamps above it the parent's minimum hides.
+ * child's is the earliest over the facts it builds on of each one's own stamp and the first decision
+ * or retraction on it. A confirmed fact's depends on stamps above it the parents' minimums hide.
  */
-export const inheritedStaleSince = (model: GraphModel, parentId: string): number | null => {
-  const parent = byId(model).get(parentId)
-  if (parent === undefined) return null
-  const own = invalidatedAt(model).get(parentId)
-  const above = staleSince(model, parentId)
-  return own === undefined ? above : above === null ? own : Math.min(own, above)
+export const inheritedStaleSince = (model: GraphModel, parentIds: ReadonlyArray<string>): number | null => {
+  const facts = byId(model)
+  const invalidated = invalidatedAt(model)
+  const stamps = parentIds.filter((p) => facts.has(p)).flatMap((p) => {
+    const own = invalidated.get(p)
+    const above = staleSince(model, p)
+    return [...(own === undefined ? [] : [own]), ...(above === null ? [] : [above])]
+  })
+  return stamps.length === 0 ? null : Math.min(...stamps)
 }

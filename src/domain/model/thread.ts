@@ -1,4 +1,4 @@
-import type { GraphModel } from "./graph.js"
+import { type GraphModel, parentsOf } from "./graph.js"
 
 /**
  * A thread: the facts connected to `id` through BUILDS_ON, either direction (SUPERSEDES does not
@@ -11,9 +11,11 @@ export const thread = (model: GraphModel, id: string): Set<string> => {
   const link = (a: string, b: string) => near.set(a, [...(near.get(a) ?? []), b])
   const known = new Set(model.facts.map((f) => f.id))
   for (const f of model.facts) {
-    if (f.parentId !== null && known.has(f.parentId)) {
-      link(f.id, f.parentId)
-      link(f.parentId, f.id)
+    for (const p of parentsOf(f)) {
+      if (known.has(p)) {
+        link(f.id, p)
+        link(p, f.id)
+      }
     }
   }
   const seen = new Set([id])

@@ -1,0 +1,191 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import {
+  ancestors,
+  asOf,
+  clusters,
+  compatibleViolation,
+  type GraphModel,
+  impact,
+  inheritedStaleSince,
+  isStale,
+  type ModelFact,
+  openConflicts,
+  parentsOf,
+  revisionParents,
+  revisionViolation,
+  saveOutcomes,
+  staleReasons,
+  staleSince,
+  thread
+} from "../../src/domain/model/index.js"
+
+/**
+ * The pure model with facts that build on several parents (issue 23, item 3): staleness flows down
+ * every parent, a confirmation covers what came before it along every path through the confirmed
+ * fact, and forks, threads and clusters count every parent. Held here to an oracle spelled apart
+ * from status.ts: it enumerates the paths up (small graphs only).
+ */
+
+/** A memory of `n` facts stamped 1..n, each on up to 3 earlier facts, with decisions, retractions and confirmations among them. */
+const memory = fc.integer({ min: 1, max: 16 }).chain((n) =>
+  fc.record({
+    parents: fc.array(fc.array(fc.nat(), { maxLength: 3 }), { minLength: n, maxLength: n }),
+    decisions: fc.array(fc.record({ loser: fc.nat(), winner: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 5 }),
+    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 3 }),
+    confirmations: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: 2 * n }) }), { maxLength: 4 })
+  }).map(({ confirmations, decisions, parents, retractions }): GraphModel => {
+    const facts = parents.map((ps, i): ModelFact => {
+      const ids = i === 0 ? [] : [...new Set(ps.map((p) => `f${p % i}`))]
+      return {
+        id: `f${i}`,
+        content: `fact ${i % 3}`,
+        parentId: ids[0] ?? null,
+        ...(ids.length > 1 ? { alsoBuildsOn: ids.slice(1) } : {}),
+        createdAt: i + 1
+      }
+    })
+    const later = (i: number, at: number) => i + 1 + at + 0.5
+    return {
+      facts,
+      supersedes: decisions.map((d) => ({
+        loser: `f${d.loser % n}`,
+        winner: `f${d.winner % n}`,
+        createdAt: later(d.loser % n, d.at)
+      })),
+      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) })),
+      confirmations: confirmations.map((c) => ({ fact: `f${c.fact % n}`, createdAt: later(c.fact % n, c.at) - 0.25 }))
+    }
+  })
+)
+
+/** Every path up from `id` (the fact first), by enumeration. */
+const pathsUp = (model: GraphModel, id: string): Array<Array<string>> => {
+  const facts = new Map(model.facts.map((f) => [f.id, f]))
+  const ps = parentsOf(facts.get(id))
+  return ps.length === 0 ? [[id]] : [[id], ...ps.flatMap((p) => pathsUp(model, p).map((up) => [id, ...up]))]
+}
+
+/** The rule as the issue states it, path by path: a stamp on an ancestor counts when some path up to it passes no fact confirmed after it. */
+const staleByPaths = (model: GraphModel, id: string): Set<number> => {
+  const latest = (f: string) =>
+    Math.max(-Infinity, ...(model.confirmations ?? []).filter((c) => c.fact === f).map((c) => c.createdAt))
+  const stamps = (f: string) => [
+    ...model.supersedes.filter((s) => s.loser === f).map((s) => s.createdAt ?? -Infinity),
+    ...(model.retractions ?? []).filter((r) => r.fact === f).map((r) => r.createdAt)
+  ]
+  const out = new Set<number>()
+  for (const path of pathsUp(model, id)) {
+    if (path.length < 2) continue
+    const top = path[path.length - 1]!
+    const below = path.slice(0, -1)
+    for (const t of stamps(top)) if (below.every((f) => latest(f) <= t)) out.add(t)
+  }
+  return out
+}
+
+describe("facts on several parents: staleness (domain/model/status.ts)", () => {
+  it.prop(
+    "a fact's stale reasons are exactly the stamps some path up lets through",
+    [memory],
+    ([model]) => {
+      for (const f of model.facts) {
+        expect(new Set(staleReasons(model, f.id)), f.id).toEqual(staleByPaths(model, f.id))
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.prop(
+    "without confirmations one stored stamp answers every as_of, and it is the earliest its parents pass on",
+    [memory.map((m) => ({ ...m, confirmations: [] }))],
+    ([model]) => {
+      const last = 2 * model.facts.length + 2
+      for (const f of model.facts) {
+        const since = staleSince(model, f.id)
+        expect(since).toBe(inheritedStaleSince(model, parentsOf(f)))
+        for (let t = f.createdAt; t <= last; t += 0.5) {
+          expect(isStale(asOf(model, t), f.id)).toBe(since !== null && since <= t)
+        }
+      }
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "ancestors and impact see each fact once, however many paths lead to it",
+    [memory],
+    ([model]) => {
+      for (const f of model.facts) {
+        const up = ancestors(model, f.id)
+        expect(new Set(up).size).toBe(up.length)
+        expect(new Set(up)).toEqual(new Set(pathsUp(model, f.id).flatMap((p) => p.slice(1))))
+        const down = impact(model, f.id).map((d) => d.id)
+        expect(new Set(down).size).toBe(down.length)
+        for (const d of down) expect(ancestors(model, d)).toContain(f.id)
+      }
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+})
+
+describe("facts on several parents: a worked example", () => {
+  // Postgres and Redis decided apart; the session store builds on both.
+  const base: GraphModel = {
+    facts: [
+      { id: "db", content: "Use Postgres 16", parentId: null, createdAt: 1 },
+      { id: "cache", content: "Use Redis for caching", parentId: null, createdAt: 2 },
+      {
+        id: "sessions",
+        content: "Sessions in Redis, users in Postgres",
+        parentId: "db",
+        alsoBuildsOn: ["cache"],
+        createdAt: 3
+      },
+      { id: "pool", content: "Pool size 20", parentId: "db", createdAt: 4, kind: "choice" },
+      { id: "ttl", content: "Session TTL 30 min", parentId: "sessions", createdAt: 5 },
+      { id: "memcached", content: "Use Memcached for caching", parentId: null, createdAt: 6 }
+    ],
+    supersedes: []
+  }
+
+  it("overturning either parent makes the merge and what builds on it stale; a confirmation lifts only what came before it", () => {
+    const overturned: GraphModel = { ...base, supersedes: [{ winner: "memcached", loser: "cache", createdAt: 7 }] }
+    expect(isStale(overturned, "sessions")).toBe(true)
+    expect(isStale(overturned, "ttl")).toBe(true)
+    expect(isStale(overturned, "pool")).toBe(false)
+    const confirmed: GraphModel = { ...overturned, confirmations: [{ fact: "sessions", createdAt: 8 }] }
+    expect(isStale(confirmed, "sessions")).toBe(false)
+    expect(isStale(confirmed, "ttl")).toBe(false)
+    // The other parent retracted after the confirmation: stale again, through it.
+    const later: GraphModel = { ...confirmed, retractions: [{ fact: "db", createdAt: 9 }] }
+    expect(staleSince(later, "ttl")).toBe(9)
+  })
+
+  it("the merge is a sibling under each parent: it forks with a differing choice under either", () => {
+    const [underDb, underCache] = saveOutcomes(base, ["db", "cache"], "Sessions in Postgres", "choice")
+    expect(underDb).toMatchObject({ parent: "db", forkSiblings: ["sessions", "pool"], siblingsTotal: 2 })
+    expect(underCache).toMatchObject({ parent: "cache", forkSiblings: ["sessions"], siblingsTotal: 1 })
+    const withMerge: GraphModel = {
+      ...base,
+      facts: [...base.facts, {
+        id: "s2",
+        content: "Sessions in Postgres",
+        parentId: "cache",
+        createdAt: 7,
+        kind: "choice"
+      }]
+    }
+    expect(openConflicts(withMerge).find((c) => c.parent === "cache")?.children).toEqual(["s2", "sessions"])
+    expect(compatibleViolation(withMerge, "s2", "sessions")).toBeUndefined()
+    expect(compatibleViolation(withMerge, "s2", "pool")).toBe("not_siblings")
+  })
+
+  it("threads and clusters join through every parent; a revision keeps every parent unless given", () => {
+    expect(thread(base, "db")).toEqual(new Set(["db", "cache", "sessions", "pool", "ttl"]))
+    expect(clusters(base)[0]).toEqual(["db", "cache", "sessions", "pool", "ttl"])
+    expect(revisionParents(base, "sessions", null)).toEqual(["db", "cache"])
+    expect(revisionViolation(base, "sessions", ["cache", "ttl"])).toBe("parent_builds_on_revised")
+    expect(revisionViolation(base, "sessions", ["cache", "db"])).toBeUndefined()
+  })
+})
