@@ -5,6 +5,7 @@ import {
   asOf,
   clusters,
   compatibleViolation,
+  context,
   type GraphModel,
   impact,
   inheritedStaleSince,
@@ -187,5 +188,33 @@ describe("facts on several parents: a worked example", () => {
     expect(revisionParents(base, "sessions", null)).toEqual(["db", "cache"])
     expect(revisionViolation(base, "sessions", ["cache", "ttl"])).toBe("parent_builds_on_revised")
     expect(revisionViolation(base, "sessions", ["cache", "db"])).toBeUndefined()
+  })
+})
+
+describe("facts on several parents: edge cases the review found", () => {
+  const dag: GraphModel = {
+    facts: [
+      { id: "a", content: "Use A", parentId: null, createdAt: 1 },
+      { id: "b", content: "Use B", parentId: "a", createdAt: 2 },
+      { id: "f", content: "Use F", parentId: "a", alsoBuildsOn: ["b", "a"], createdAt: 3 },
+      { id: "g", content: "Use G", parentId: "a", createdAt: 4 }
+    ],
+    supersedes: []
+  }
+
+  it("context lists each fact after all it builds on; a parent named twice counts once", () => {
+    expect(context(dag, "f")).toEqual(["a", "b", "f"])
+    expect(parentsOf(dag.facts[2])).toEqual(["a", "b"])
+    expect(openConflicts(dag).find((c) => c.parent === "a")?.children).toEqual(["g", "f", "b"])
+  })
+
+  it("a confirmation stamped with a decision does not cover it (a stamp counts from the confirmation's own on)", () => {
+    const tied: GraphModel = {
+      ...dag,
+      retractions: [{ fact: "b", createdAt: 5 }],
+      confirmations: [{ fact: "f", createdAt: 5 }]
+    }
+    expect(isStale(tied, "f")).toBe(true)
+    expect(isStale({ ...tied, confirmations: [{ fact: "f", createdAt: 6 }] }, "f")).toBe(false)
   })
 })

@@ -75,9 +75,9 @@ export const normaliseContent = (content: string): string =>
 
 export const byId = (model: GraphModel): Map<string, ModelFact> => new Map(model.facts.map((f) => [f.id, f]))
 
-/** Every fact `f` builds on, the first parent first; none for a root. */
+/** Every fact `f` builds on, each once, the first parent first; none for a root. */
 export const parentsOf = (f: ModelFact | undefined): ReadonlyArray<string> =>
-  f === undefined || f.parentId === null ? [] : [f.parentId, ...(f.alsoBuildsOn ?? [])]
+  f === undefined || f.parentId === null ? [] : [...new Set([f.parentId, ...(f.alsoBuildsOn ?? [])])]
 
 /** The facts that build on each fact: a fact with several parents is a child of each. */
 export const childrenOf = (model: GraphModel): Map<string, Array<ModelFact>> => {

@@ -1,4 +1,4 @@
-import { childrenOf, type GraphModel } from "./graph.js"
+import { byId, childrenOf, type GraphModel } from "./graph.js"
 import { ancestors } from "./status.js"
 
 /** Descendants through BUILDS_ON with their distance (1 = direct child), by distance then age. */
@@ -24,5 +24,13 @@ export const impact = (model: GraphModel, id: string): Array<{ id: string; dista
     .map(({ distance, id }) => ({ id, distance }))
 }
 
-/** The chain from the root down to the fact, the fact last. */
-export const context = (model: GraphModel, id: string): Array<string> => [...ancestors(model, id)].reverse().concat(id)
+/**
+ * What the fact stands on, oldest first, the fact last: on a chain, the root down to the fact. A
+ * parent is older than what builds on it, so on several parents too each fact comes after all it builds on.
+ */
+export const context = (model: GraphModel, id: string): Array<string> => {
+  const facts = byId(model)
+  return ancestors(model, id)
+    .sort((x, y) => (facts.get(x)?.createdAt ?? 0) - (facts.get(y)?.createdAt ?? 0))
+    .concat(id)
+}
