@@ -22,3 +22,14 @@ export const mirrorDriftQuery = `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $
   `WITH f, [(f)-[:BUILDS_ON]->(p) | id(p)] AS ups, [(f)<-[:SUPPORTS]-(q) | id(q)] AS downs ` +
   `WITH f, size([x IN ups WHERE NOT x IN downs]) + size([x IN downs WHERE NOT x IN ups]) AS n ` +
   `WHERE n > 0 RETURN n, f.id AS id`
+
+/**
+ * A breadth-first walk down from the fact bound as `x`, at most `levels` deep, as `edges`: one
+ * `row` (over the edge's parent `p` and child `d`) per dependent, each once, at its shortest
+ * distance, kept where `where` holds. In a CALL {} ending in collect, so the row goes on when x has
+ * no dependents (algo.BFS then yields no row at all). Carries x and edges on.
+ */
+export const walkDown = (x: string, levels: number, p: string, d: string, row: string, where?: string): string =>
+  `CALL { WITH ${x} CALL algo.BFS(${x}, ${levels}, 'SUPPORTS') YIELD edges UNWIND edges AS ${x}_e ` +
+  `WITH startNode(${x}_e) AS ${p}, endNode(${x}_e) AS ${d}${where === undefined ? "" : ` WHERE ${where}`} ` +
+  `RETURN collect(${row}) AS edges } `
