@@ -50,7 +50,7 @@ export const createFactsCypher =
 
 /** Links each [child, parent] in `$edges` with BUILDS_ON. */
 export const createBuildsOnCypher =
-  `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(c)`
+  `UNWIND $edges AS e MATCH (c:Fact {id: e[0]}), (p:Fact {id: e[1]}) CREATE (c)-[:BUILDS_ON]->(p)`
 
 export const createFacts = async (graph: Graph, facts: ReadonlyArray<StoredFact>) => {
   for (const rows of batches(facts, batch)) {

@@ -242,9 +242,9 @@ export const makeForkPairs = async (client: FalkorDB, name: string, count: numbe
     await graph.query(
       `UNWIND $rows AS r ` +
         `CREATE (:ForkMark)-[:MARKS {opened: $at + 2, closed: -1}]->(p:Fact {id: r.p, content: 'Choose a queue for area ' + toString(r.i), norm: 'choose a queue for area ' + toString(r.i), written_by: 'bench', session_id: 'bench:forks', created_at: $at, stale_at: $never}) ` +
-        `CREATE (w:Fact {id: r.w, content: 'Use Redis streams', norm: 'use redis streams', written_by: 'cursor', session_id: 'bench:forks', created_at: $at + 1, stale_at: $never})-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(w) ` +
-        `CREATE (l:Fact {id: r.l, content: 'Use Kafka', norm: 'use kafka', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 2, stale_at: $never})-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(l) ` +
-        `CREATE (kc:Fact {id: r.c, content: 'Kafka topic per tenant', norm: 'kafka topic per tenant', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 3, stale_at: $never})-[:BUILDS_ON]->(l), (l)-[:SUPPORTS]->(kc)`,
+        `CREATE (w:Fact {id: r.w, content: 'Use Redis streams', norm: 'use redis streams', written_by: 'cursor', session_id: 'bench:forks', created_at: $at + 1, stale_at: $never})-[:BUILDS_ON]->(p) ` +
+        `CREATE (l:Fact {id: r.l, content: 'Use Kafka', norm: 'use kafka', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 2, stale_at: $never})-[:BUILDS_ON]->(p) ` +
+        `CREATE (:Fact {id: r.c, content: 'Kafka topic per tenant', norm: 'kafka topic per tenant', written_by: 'codex-cli', session_id: 'bench:forks', created_at: $at + 3, stale_at: $never})-[:BUILDS_ON]->(l)`,
       { params: { rows: rows as never, at, never: neverStale } }
     )
   }

@@ -55,10 +55,6 @@ const variants: Array<readonly [string, string]> = [
   ["CREATE with every stored field", `CREATE (:Fact {${all}})`],
   ["... and its BUILDS_ON", `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p)`],
   [
-    "... and its SUPPORTS mirror",
-    `MATCH (p:Fact {id: $parentId}) CREATE (f:Fact {${all}})-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(f)`
-  ],
-  [
     "... and the term counts on the Term nodes",
     `MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${all}})-[:BUILDS_ON]->(p) ` +
     `FOREACH (t IN $distinctTerms | MERGE (x:Term {term: t}) ON CREATE SET x.docs = 1 ON MATCH SET x.docs = x.docs + 1)`

@@ -85,7 +85,6 @@ it.live(
       // As a Relay before issue 22 left it: no stamp on any fact, no version on the graph.
       yield* Effect.promise(() => raw(graph, "MATCH (f:Fact) REMOVE f.stale_at"))
       yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) REMOVE c.schema"))
-      yield* Effect.promise(() => raw(graph, "MATCH ()-[s:SUPPORTS]->() DELETE s"))
       const after = yield* Effect.provide(
         Effect.gen(function*() {
           const statuses = yield* statusesEverywhere
@@ -95,14 +94,7 @@ it.live(
         stackOn(graph)
       )
       expect(after.statuses).toEqual(before)
-      expect(after.verified).toMatchObject({ facts: 9, drifted: 0, examples: [], forksDrifted: 0, mirrorsDrifted: 0 })
-      const mirrors = yield* Effect.promise(() =>
-        raw(
-          graph,
-          "MATCH (c)-[:BUILDS_ON]->(p) RETURN count(c) AS edges, sum(size([(p)-[:SUPPORTS]->(c) | 1])) AS mirrored"
-        )
-      )
-      expect(mirrors.data?.[0]).toEqual({ edges: 8, mirrored: 8 })
+      expect(after.verified).toMatchObject({ facts: 9, drifted: 0, examples: [], forksDrifted: 0 })
       const version = yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) RETURN c.schema AS v"))
       expect(version.data).toEqual([{ v: schemaVersion }])
     }).pipe(Effect.scoped),
@@ -211,20 +203,6 @@ it.live("verify names a stamp changed by hand, and a stamp left out", () =>
     expect(found.drifted).toBe(2)
     expect(found.examples.map((d) => d.id).sort()).toEqual([memory.a2.id, memory.c.id].sort())
     expect(found.examples.find((d) => d.id === memory.a2.id)?.stored).toBeNull()
-    expect(found.mirrorsDrifted).toBe(0)
-    // A mirror gone (a walk down would miss c) and one made by hand where no BUILDS_ON is.
-    yield* Effect.promise(() =>
-      raw(graph, "MATCH (:Fact)-[s:SUPPORTS]->(f:Fact {id: $id}) DELETE s", { id: memory.c.id })
-    )
-    yield* Effect.promise(() =>
-      raw(graph, "MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) CREATE (x)-[:SUPPORTS]->(y)", {
-        x: memory.c.id,
-        y: memory.a2.id
-      })
-    )
-    const mirrors = yield* verify
-    expect(mirrors.mirrorsDrifted).toBe(2)
-    expect(mirrors.mirrorExamples).toEqual(expect.arrayContaining([memory.c.id, memory.a2.id]))
   }).pipe(Effect.scoped), 60_000)
 
 it.live(

@@ -51,31 +51,6 @@ export const wideRoot = (width: number, content: (i: number) => string, start = 
   return { root, children, shape }
 }
 
-/**
- * A ladder: a root, then `levels` levels of two facts, each building on both facts of the level
- * above (the first level on the root), so 2^levels paths lead down from the root to each fact of
- * the last level. (A shape relay_save_fact cannot make yet: facts on several parents, issue 23.)
- */
-export const ladder = (levels: number, start = Date.parse("2026-07-01T00:00:00Z")) => {
-  const root = make(-1, start, () => "the root the ladder stands on")
-  const rungs = Array.from(
-    { length: levels },
-    (_, l) =>
-      [
-        make(2 * l, start + 1 + 2 * l, (i) => `rung ${l} left ${i}`),
-        make(2 * l + 1, start + 2 + 2 * l, (i) => `rung ${l} right ${i}`)
-      ] as const
-  )
-  const above = (l: number) => (l === 0 ? [root] : rungs[l - 1]!)
-  const shape: Shape = {
-    facts: [root, ...rungs.flat()],
-    links: rungs.flatMap((rung, l) => rung.flatMap((f) => [...new Set(above(l))].map((p) => [f.id, p.id] as const))),
-    supersedes: [],
-    lastStamp: start + 2 * levels + 1
-  }
-  return { root, rungs, shape }
-}
-
 /** The statements that write a shape, in order, each with its parameters (batches of 1,000). */
 export const shapeStatements = (shape: Shape): Array<{ cypher: string; params: Record<string, unknown> }> => {
   return [

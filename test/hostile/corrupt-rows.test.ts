@@ -25,10 +25,7 @@ const writeFact = (fields: Record<string, string | number | null>, parentId?: st
     const params = Object.fromEntries(set)
     return parentId === undefined
       ? db.write(`CREATE (:Fact {${props}})`, params)
-      : db.write(`MATCH (p:Fact {id: $parentId}) CREATE (f:Fact {${props}})-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(f)`, {
-        ...params,
-        parentId
-      })
+      : db.write(`MATCH (p:Fact {id: $parentId}) CREATE (:Fact {${props}})-[:BUILDS_ON]->(p)`, { ...params, parentId })
   })
 
 const fact = (session: string, changes: Record<string, string | number | null> = {}) => ({

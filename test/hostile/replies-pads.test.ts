@@ -137,7 +137,7 @@ describe("facts padded with DEL, tag and C1 characters", () => {
         relay.graph,
         i === 0
           ? "CREATE (:Fact {id: $id, content: $c, norm: $c, written_by: 'w', session_id: 's', created_at: $at})"
-          : "MATCH (p:Fact {id: $parent}) CREATE (f:Fact {id: $id, content: $c, norm: $c, written_by: 'w', session_id: 's', created_at: $at})-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(f)",
+          : "MATCH (p:Fact {id: $parent}) CREATE (:Fact {id: $id, content: $c, norm: $c, written_by: 'w', session_id: 's', created_at: $at})-[:BUILDS_ON]->(p)",
         { id, c: `step ${i}`, at: base + i, parent: chain[i - 1] ?? null }
       )
       chain.push(id)

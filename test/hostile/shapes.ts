@@ -58,7 +58,7 @@ export const writeFacts = async (
       graph,
       options.parent === null
         ? `UNWIND $rows AS r ${create}`
-        : `MATCH (p:Fact {id: $parent}) UNWIND $rows AS r ${create} CREATE (c)-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(c)`,
+        : `MATCH (p:Fact {id: $parent}) UNWIND $rows AS r ${create} CREATE (c)-[:BUILDS_ON]->(p)`,
       { rows, parent: options.parent }
     )
   }

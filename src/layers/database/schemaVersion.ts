@@ -4,7 +4,6 @@ import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
 import { rewindForks } from "../factStore/forkWindow.js"
-import { mirrorRangeQuery } from "../factStore/supports.js"
 import { schemaVersion } from "./version.js"
 
 export { schemaVersion }
@@ -110,19 +109,6 @@ export const stampsOf = (t: FactTable): Float64Array => {
 }
 
 /**
- * Gives every BUILDS_ON its SUPPORTS mirror (supports.ts), in statements of `migrationBatch` node
- * ids. It only adds a missing mirror, so it is idempotent and may stop anywhere and run again.
- */
-const mirrorBuildsOn = Effect.fn("relay/graph/mirrorBuildsOn")(
-  function*(db: Pick<GraphDatabaseShape, "read" | "write">) {
-    const top = (yield* db.read(topQuery, {}, TopRow))[0]?.top ?? null
-    for (let lo = 0; top !== null && lo <= top; lo += migrationBatch) {
-      yield* db.write(mirrorRangeQuery, { lo, hi: lo + migrationBatch })
-    }
-  }
-)
-
-/**
  * Brings an older graph to `schemaVersion`: reads every fact's inputs in statements of
  * `migrationBatch` node ids, computes every stamp here, and writes those that differ in statements
  * of `migrationBatch` facts. No statement's work grows with a subtree or the graph. It only lowers
@@ -167,7 +153,6 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
     }
   }
   if (found === null || found < 4) yield* rewindForks(db)
-  if (found === null || found < 5) yield* mirrorBuildsOn(db)
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.
   return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess

@@ -9,12 +9,10 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
-import { allLevels, staleNow } from "./staleness.js"
-import { walkDown } from "./supports.js"
+import { staleNow } from "./staleness.js"
 
 /**
- * The subtree below x as edges between node ids (a breadth-first tree: each dependent once, under
- * a parent at its shortest distance, however many facts it builds on), with each child's status flags (its staleness as
+ * The subtree below x as edges between node ids, with each child's status flags (its staleness as
  * stored): all impact needs to place every dependent (domain/descendants.ts). Each row is six
  * numbers, and no fact is mapped here. A later page reads the whole subtree: the order (distance, then age) is
  * only known once every dependent is placed. The first page reads only the levels it can hold
@@ -22,16 +20,11 @@ import { walkDown } from "./supports.js"
  * lie within `take` levels of x (a write's `stale` reply over 200,000 dependents read them all).
  */
 export const subtreeQuery = (depth: number | null) =>
-  `MATCH (x:Fact {id: $id}) ${
-    walkDown(
-      "x",
-      depth ?? allLevels,
-      "p",
-      "d",
-      `[id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
-        `indegree(d, 'RETRACTS'), CASE WHEN ${staleNow("d")} THEN 1 ELSE 0 END]`
-    )
-  }RETURN id(x) AS root, edges`
+  `MATCH (x:Fact {id: $id}) ` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
+  `RETURN id(x) AS root, ` +
+  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
+  `indegree(d, 'RETRACTS'), CASE WHEN ${staleNow("d")} THEN 1 ELSE 0 END] END) AS edges`
 
 /** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
 export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take

@@ -7,30 +7,22 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
-import { allLevels, staleBy } from "./staleness.js"
-import { walkDown } from "./supports.js"
+import { staleBy } from "./staleness.js"
 
 /**
  * What the decision stamped `$at` on x made stale (domain/model/revision.ts, madeStale): x's subtree
- * as it stood then (a dependent is newer than all it builds on, so the breadth-first tree cut at
- * $at is the subtree's then), each dependent marked when it is stale as of `$at` and was not just before.
+ * as it stood then, each dependent marked when it is stale as of `$at` and was not just before.
  * The stored stamps and the spans a confirmation closed answer both times (staleness.ts), so a
  * dependent that was current again by a confirmation, under an x already retracted, is listed too.
  * Same shape as impact's subtree (four numbers an edge, no fact mapped), with each dependent's flags
  * now for the status it is shown with.
  */
-export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ${
-  walkDown(
-    "x",
-    allLevels,
-    "p",
-    "d",
-    `[id(p), id(d), d.created_at, ` +
-      `CASE WHEN ${staleBy("d", "$at")} AND NOT ${staleBy("d", "($at - 1)")} THEN 1 ELSE 0 END, ` +
-      `indegree(d, 'SUPERSEDES'), indegree(d, 'RETRACTS')]`,
-    "d.created_at <= $at"
-  )
-}RETURN id(x) AS root, edges`
+export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
+  `RETURN id(x) AS root, ` +
+  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, ` +
+  `CASE WHEN ${staleBy("d", "$at")} AND NOT ${staleBy("d", "($at - 1)")} THEN 1 ELSE 0 END, ` +
+  `indegree(d, 'SUPERSEDES'), indegree(d, 'RETRACTS')] END) AS edges`
 
 const Row = Schema.Struct({
   root: Schema.Number,

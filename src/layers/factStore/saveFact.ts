@@ -106,7 +106,7 @@ const saveChild = (revision: boolean) => {
   return `${revision ? revisedMatch(true) : "MATCH (p:Fact {id: $parentId}) "}${
     createFact(carry)
   } ${termCountsClause}` +
-    `MERGE (f)-[:BUILDS_ON]->(p) MERGE (p)-[:SUPPORTS]->(f) ` +
+    `MERGE (f)-[:BUILDS_ON]->(p) ` +
     `WITH f, ${keep}, f.created_at = ts AS made ${
       revision
         ? `${recordRevision}${markDependents("o", revisionStamp, ["f", ...carry, "made"])}WITH f, ${keep}, made `

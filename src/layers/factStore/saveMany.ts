@@ -53,7 +53,7 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   } END) AS outerStale ` +
   `UNWIND $links AS l WITH made[l[0]] AS c, CASE WHEN l[1] >= 0 THEN made[l[1]] ELSE outer[l[2]] END AS p, ` +
   `CASE WHEN l[3] >= 0 THEN outerStale[l[3]] ELSE ${neverStale} END AS st ` +
-  `CREATE (c)-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(c) SET c.stale_at = st ` +
+  `CREATE (c)-[:BUILDS_ON]->(p) SET c.stale_at = st ` +
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +

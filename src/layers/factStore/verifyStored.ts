@@ -2,7 +2,6 @@ import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { type ForkDrift, forkDrift } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
-import { mirrorDriftQuery } from "./supports.js"
 
 /**
  * `check-db --verify`: every fact's stored `stale_at` against what its edges say now
@@ -10,8 +9,7 @@ import { mirrorDriftQuery } from "./supports.js"
  * parent's inherited one, and every write keeps it inside its own statement; so checking the rule
  * fact by fact (a confirmed fact's only as a floor: a confirmation drops stamps the parent's hides), with the parent read in the same statement, checks every stamp against the whole
  * chain above it, in bounded batches of node ids, while others write. Each fork's window likewise
- * (forkWindow.ts): whether it says open against the parent's pairs now. And each BUILDS_ON's
- * SUPPORTS mirror (supports.ts): a walk down misses a fact whose mirror is gone.
+ * (forkWindow.ts): whether it says open against the parent's pairs now.
  */
 export const verifyBatch = 10_000
 
@@ -36,12 +34,7 @@ export interface Verified {
   readonly forks: number
   readonly forksDrifted: number
   readonly forkExamples: ReadonlyArray<ForkDrift>
-  /** BUILDS_ON edges without their SUPPORTS mirror, or the reverse; the first facts with one (at most `shown`). */
-  readonly mirrorsDrifted: number
-  readonly mirrorExamples: ReadonlyArray<string>
 }
-
-const MirrorRow = Schema.Struct({ n: Schema.Number, id: Schema.String })
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
   db: GraphDatabase["Type"],
@@ -51,16 +44,11 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     (yield* db.read("MATCH (f:Fact) RETURN max(id(f)) AS top, count(f) AS facts", {}, TopRow))[0] ??
       { facts: 0, top: null }
   const examples: Array<Drift> = []
-  const mirrorExamples: Array<string> = []
   let drifted = 0
-  let mirrorsDrifted = 0
   for (let lo = 0; top !== null && lo <= top; lo += verifyBatch) {
     const rows = yield* db.read(driftQuery, { lo, hi: lo + verifyBatch }, DriftRow)
     drifted += rows.length
     examples.push(...rows.slice(0, Math.max(0, shown - examples.length)))
-    const mirrors = yield* db.read(mirrorDriftQuery, { lo, hi: lo + verifyBatch }, MirrorRow)
-    mirrorsDrifted += mirrors.reduce((sum, r) => sum + r.n, 0)
-    mirrorExamples.push(...mirrors.slice(0, Math.max(0, shown - mirrorExamples.length)).map((r) => r.id))
   }
   const forks = yield* forkDrift(db)
   return {
@@ -69,8 +57,6 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     examples,
     forks: forks.forks,
     forksDrifted: forks.drifted.length,
-    forkExamples: forks.drifted.slice(0, shown),
-    mirrorsDrifted,
-    mirrorExamples
+    forkExamples: forks.drifted.slice(0, shown)
   } satisfies Verified
 })

@@ -55,7 +55,7 @@ const createFacts = `UNWIND $rows AS r ` +
   `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
-  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p), (p)-[:SUPPORTS]->(f) ` +
+  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
   // Stale from when the nearest ancestor outside the batch is (domain/batchEntry.ts, staleness.ts).
   `WITH count(*) AS linked ` +
   `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e:Fact {id: en[1]}) ` +
