@@ -37,7 +37,8 @@ const memory = fc.integer({ min: 1, max: 16 }).chain((n) =>
     confirmations: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: 2 * n }) }), { maxLength: 4 })
   }).map(({ confirmations, decisions, parents, retractions }): GraphModel => {
     const facts = parents.map((ps, i): ModelFact => {
-      const ids = i === 0 ? [] : [...new Set(ps.map((p) => `f${p % i}`))]
+      // Repeats kept (a parent named twice counts once), so the rules see them as a caller sends them.
+      const ids = i === 0 ? [] : ps.map((p) => `f${p % i}`)
       return {
         id: `f${i}`,
         content: `fact ${i % 3}`,
@@ -114,16 +115,29 @@ describe("facts on several parents: staleness (domain/model/status.ts)", () => {
   )
 
   it.prop(
-    "ancestors and impact see each fact once, however many paths lead to it",
+    "ancestors and impact see each fact once, at its fewest steps, nearest first, however many paths lead to it",
     [memory],
     ([model]) => {
+      const created = new Map(model.facts.map((f) => [f.id, f.createdAt]))
       for (const f of model.facts) {
-        const up = ancestors(model, f.id)
-        expect(new Set(up).size).toBe(up.length)
-        expect(new Set(up)).toEqual(new Set(pathsUp(model, f.id).flatMap((p) => p.slice(1))))
-        const down = impact(model, f.id).map((d) => d.id)
-        expect(new Set(down).size).toBe(down.length)
-        for (const d of down) expect(ancestors(model, d)).toContain(f.id)
+        // From the enumerated paths: each fact above f at the fewest steps any path takes.
+        const steps = new Map<string, number>()
+        for (const path of pathsUp(model, f.id)) {
+          path.forEach((a, k) => k > 0 && steps.set(a, Math.min(steps.get(a) ?? Infinity, k)))
+        }
+        expect(ancestors(model, f.id)).toEqual(
+          [...steps.keys()].sort((x, y) => steps.get(x)! - steps.get(y)! || created.get(x)! - created.get(y)!)
+        )
+        // Down: every fact with a path up to f, once, at the fewest steps of those paths.
+        const expected = model.facts.flatMap((d) => {
+          const k = Math.min(
+            ...pathsUp(model, d.id).flatMap((p) => (p.indexOf(f.id) > 0 ? [p.indexOf(f.id)] : []))
+          )
+          return Number.isFinite(k) ? [{ id: d.id, distance: k }] : []
+        })
+        expect(impact(model, f.id)).toEqual(
+          expected.sort((x, y) => x.distance - y.distance || created.get(x.id)! - created.get(y.id)!)
+        )
       }
     },
     { fastCheck: { numRuns: 200 } }
