@@ -1,5 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
 import {
   ancestors,
   asOf,
@@ -10,7 +9,6 @@ import {
   impact,
   inheritedStaleSince,
   isStale,
-  type ModelFact,
   openConflicts,
   parentsOf,
   revisionParents,
@@ -20,6 +18,7 @@ import {
   staleSince,
   thread
 } from "../../src/domain/model/index.js"
+import { memoryArb } from "../support/memoryArb.js"
 
 /**
  * The pure model with facts that build on several parents (issue 23, item 3): staleness flows down
@@ -28,38 +27,8 @@ import {
  * from status.ts: it enumerates the paths up (small graphs only).
  */
 
-/** A memory of `n` facts stamped 1..n, each on up to 3 earlier facts, with decisions, retractions and confirmations among them. */
-const memory = fc.integer({ min: 1, max: 16 }).chain((n) =>
-  fc.record({
-    parents: fc.array(fc.array(fc.nat(), { maxLength: 3 }), { minLength: n, maxLength: n }),
-    decisions: fc.array(fc.record({ loser: fc.nat(), winner: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 5 }),
-    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 3 }),
-    confirmations: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: 2 * n }) }), { maxLength: 4 })
-  }).map(({ confirmations, decisions, parents, retractions }): GraphModel => {
-    const facts = parents.map((ps, i): ModelFact => {
-      // Repeats kept (a parent named twice counts once), so the rules see them as a caller sends them.
-      const ids = i === 0 ? [] : ps.map((p) => `f${p % i}`)
-      return {
-        id: `f${i}`,
-        content: `fact ${i % 3}`,
-        parentId: ids[0] ?? null,
-        ...(ids.length > 1 ? { alsoBuildsOn: ids.slice(1) } : {}),
-        createdAt: i + 1
-      }
-    })
-    const later = (i: number, at: number) => i + 1 + at + 0.5
-    return {
-      facts,
-      supersedes: decisions.map((d) => ({
-        loser: `f${d.loser % n}`,
-        winner: `f${d.winner % n}`,
-        createdAt: later(d.loser % n, d.at)
-      })),
-      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) })),
-      confirmations: confirmations.map((c) => ({ fact: `f${c.fact % n}`, createdAt: later(c.fact % n, c.at) - 0.25 }))
-    }
-  })
-)
+/** Up to 3 parents a fact (a parent may be named twice), up to 16 facts: few enough to enumerate every path. */
+const memory = memoryArb(16, 3)
 
 /** Every path up from `id` (the fact first), by enumeration. */
 const pathsUp = (model: GraphModel, id: string): Array<Array<string>> => {

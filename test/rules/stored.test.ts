@@ -6,39 +6,10 @@ import { invalidatedAt } from "../../src/domain/model/stored.js"
 import { factTable, stampsOf } from "../../src/layers/database/schemaVersion.js"
 import { factMap } from "../../src/layers/factStore/projection.js"
 import { neverStale, staleBy } from "../../src/layers/factStore/staleness.js"
+import { memoryArb } from "../support/memoryArb.js"
 
-/**
- * A memory of `n` facts stamped 1..n in order, each under an earlier one or a root, and decisions
- * and retractions stamped among and after them (a fact before anything about it).
- */
-const memory = fc.integer({ min: 1, max: 24 }).chain((n) =>
-  fc.record({
-    parents: fc.array(fc.option(fc.nat(), { nil: null }), { minLength: n, maxLength: n }),
-    decisions: fc.array(fc.record({ loser: fc.nat(), winner: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 6 }),
-    retractions: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: n }) }), { maxLength: 4 }),
-    confirmations: fc.array(fc.record({ fact: fc.nat(), at: fc.nat({ max: 2 * n }) }), { maxLength: 4 })
-  }).map(({ confirmations, decisions, parents, retractions }): GraphModel => {
-    const facts = parents.map((p, i) => ({
-      id: `f${i}`,
-      content: `fact ${i}`,
-      parentId: p === null || i === 0 ? null : `f${p % i}`,
-      createdAt: i + 1
-    }))
-    // After the fact it is about, among later facts or after them all (half stamps: no tie with a fact).
-    const later = (i: number, at: number) => i + 1 + at + 0.5
-    return {
-      facts,
-      supersedes: decisions.map((d) => ({
-        loser: `f${d.loser % n}`,
-        winner: `f${d.winner % n}`,
-        createdAt: later(d.loser % n, d.at)
-      })),
-      retractions: retractions.map((r) => ({ fact: `f${r.fact % n}`, createdAt: later(r.fact % n, r.at) })),
-      // A quarter stamp: no tie with a fact or a decision (a confirmation covers what is stamped before it).
-      confirmations: confirmations.map((c) => ({ fact: `f${c.fact % n}`, createdAt: later(c.fact % n, c.at) - 0.25 }))
-    }
-  })
-)
+/** One parent a fact at most (the stamps a save keeps), up to 24 facts. */
+const memory = memoryArb(24, 1)
 
 const withoutConfirmations = (model: GraphModel): GraphModel => ({ ...model, confirmations: [] })
 
