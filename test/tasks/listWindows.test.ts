@@ -4,8 +4,9 @@ import { ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 /**
- * relay_list_tasks reads a first page from a window of the created_at index that widens sixteen
- * times at a step (layers/tasks/list.ts). On a board whose tasks lie minutes to months apart, every
+ * relay_list_tasks reads each page of the whole board from a window of the created_at index that
+ * ends at the page's anchor (now, or the cursor's stamp) and widens sixteen times at a step
+ * (layers/tasks/list.ts). On a board whose tasks lie minutes to months apart, every
  * page of every filter must still be the next tasks newest first, each once, with totals whole.
  */
 layer(relayTestLayer("task_windows"))("relay_list_tasks over widening windows", (it) => {

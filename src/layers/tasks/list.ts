@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { type TaskStatus, taskStatuses } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { TaskListRequest, TaskTotals } from "../../services/TaskStore.js"
+import { neverStale } from "../factStore/staleness.js"
 import { threadMembers } from "../factStore/threadScope.js"
 import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
 
@@ -14,7 +15,7 @@ const candidates = (scoped: boolean, windowed: boolean) =>
   scoped ?
     `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` :
     // A bare range, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
-    `MATCH (t:Task) ${windowed ? "WHERE t.created_at >= $from " : ""}`
+    `MATCH (t:Task) ${windowed ? "WHERE t.created_at >= $from AND t.created_at <= $to " : ""}`
 
 const filtered = (scoped: boolean, windowed = false) =>
   `${candidates(scoped, windowed)}WITH t, ${shownStatus("t")} AS shown ` +
@@ -22,8 +23,8 @@ const filtered = (scoped: boolean, windowed = false) =>
 
 /**
  * A page newest first, keyset on (created_at, id). Windowed (unscoped only), it reads the
- * created_at index from `$from` on, so a page of a large board touches the window, not every task
- * (50,000 tasks: every list read and sorted them all, 50 ms).
+ * created_at index from `$from` to `$to`, so a page of a large board touches the window, not every
+ * task (50,000 tasks: every list read and sorted them all, 50 ms).
  */
 const pageQuery = (scoped: boolean, windowed: boolean) =>
   `${filtered(scoped, windowed)} AND ($status IS NULL OR shown = $status) ` +
@@ -77,21 +78,24 @@ export const list = Effect.fn("relay/tasks/list")(
         afterAt: r.after?.[0] ?? null,
         afterId: r.after?.[1] ?? null,
         take: r.limit + 1,
-        from
+        from,
+        // A later page's window ends at its cursor: what is newer was shown already.
+        to: r.after?.[0] ?? neverStale
       }, TaskColumn)
-    // A first page with more tasks to show than it holds: an hour's window first, sixteen times wider
-    // each time the page is not full. More than `limit` tasks passed the totals, so the window that
-    // holds them all fills it: only the last read can be of everything, each other is a sixteenth of
-    // the next at most. (Writes between the two reads could leave it short: past the epoch, it stops.)
-    // A later page, or a list that fits one page, reads everything once; a list of nothing, nothing.
+    // A page of the whole board that may not hold all it could show: an hour's window before its
+    // anchor (now for a first page, the cursor's stamp for a later one) first, sixteen times wider
+    // each time the page is not full, until the window reaches the epoch and reads all that is left.
+    // Each read is a sixteenth of the next at most, so the reads cost about what the last one does.
+    // A first page that holds its whole list reads everything once; a list of nothing, nothing.
+    const anchor = r.after?.[0] ?? now
     const widening = (span: number): ReturnType<typeof read> =>
-      now - span <= 0 ? read(null) : Effect.flatMap(
-        read(now - span),
+      anchor - span <= 0 ? read(null) : Effect.flatMap(
+        read(anchor - span),
         (rows) => rows.length > r.limit ? Effect.succeed(rows) : widening(span * 16)
       )
     const rows = eligible === 0 ?
       [] :
-      yield* (members === null && r.after === null && eligible > r.limit ? widening(firstSpan) : read(null))
+      yield* (members === null && (r.after !== null || eligible > r.limit) ? widening(firstSpan) : read(null))
     return {
       tasks: rows.slice(0, r.limit).map((row) => row.task),
       more: rows.length > r.limit,
