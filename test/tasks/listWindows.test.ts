@@ -65,6 +65,27 @@ layer(relayTestLayer("task_windows"))("relay_list_tasks over widening windows", 
           expect(seen, `${status}, limit ${limit}`).toEqual(want)
         }
       }
+
+      // One agent's tasks (read from the holder index): the three bob claimed, the lapsed one open.
+      const bobs = newestFirst.filter((id) => [3, 10, 17].some((i) => posted[i]!.id === id))
+      for (const limit of [1, 3]) {
+        const seen: Array<string> = []
+        let cursor: string | null = null
+        for (let pages = 0; pages < 10; pages++) {
+          const page: { tasks: ReadonlyArray<{ id: string }>; totals: unknown; next_cursor: string | null } = yield* ok(
+            "relay_list_tasks",
+            { limit, claimed_by: "bob", ...(cursor === null ? {} : { cursor }) }
+          )
+          expect(page.totals).toEqual({ open: 1, claimed: 1, done: 1, failed: 0, awaiting_approval: 0, rejected: 0 })
+          seen.push(...page.tasks.map((t) => t.id))
+          cursor = page.next_cursor
+          if (cursor === null) break
+        }
+        expect(seen, `bob, limit ${limit}`).toEqual(bobs)
+      }
+      const anns = yield* ok("relay_list_tasks", { claimed_by: "ann" })
+      expect(anns.tasks).toEqual([])
+      expect(Object.values(anns.totals as Record<string, number>).every((n) => n === 0)).toBe(true)
     }))
 
   it.effect("tasks stamped after the reader's now (an import, another clock) still come first", () =>

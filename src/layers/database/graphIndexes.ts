@@ -46,6 +46,8 @@ const indexes = [
   index("NODE", "Task", "claim_id"),
   index("NODE", "Task", "created_at"),
   index("NODE", "Task", "status"),
+  // relay_list_tasks with claimed_by reads only that agent's tasks (layers/tasks/list.ts).
+  index("NODE", "Task", "holder"),
   index("NODE", "TaskNote", "created_at"),
   index("NODE", "TaskQueue", "key"),
   index("RELATIONSHIP", "ABOUT", "created_at"),

@@ -11,14 +11,16 @@ import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
  * threadScope.ts, at most its bound), found from the facts through their ABOUT edges, so a thread's
  * list costs the thread's size. The fact node is unlabelled so FalkorDB seeks each id (currentState.ts).
  */
-const candidates = (scoped: boolean, windowed: boolean) =>
+const candidates = (scoped: boolean, windowed: boolean, byHolder: boolean) =>
   scoped ?
     `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` :
-    // A bare range, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
+    // Bare comparisons, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
+    byHolder ?
+    `MATCH (t:Task) WHERE t.holder = $claimedBy ` :
     `MATCH (t:Task) ${windowed ? "WHERE t.created_at >= $from AND t.created_at <= $to " : ""}`
 
-const filtered = (scoped: boolean, windowed = false) =>
-  `${candidates(scoped, windowed)}WITH t, ${shownStatus("t")} AS shown ` +
+const filtered = (scoped: boolean, windowed = false, byHolder = false) =>
+  `${candidates(scoped, windowed, byHolder)}WITH t, ${shownStatus("t")} AS shown ` +
   `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) `
 
 /**
@@ -26,14 +28,15 @@ const filtered = (scoped: boolean, windowed = false) =>
  * created_at index from `$from` to `$to`, so a page of a large board touches the window, not every
  * task (50,000 tasks: every list read and sorted them all, 50 ms).
  */
-const pageQuery = (scoped: boolean, windowed: boolean) =>
-  `${filtered(scoped, windowed)} AND ($status IS NULL OR shown = $status) ` +
+const pageQuery = (scoped: boolean, windowed: boolean, byHolder = false) =>
+  `${filtered(scoped, windowed, byHolder)} AND ($status IS NULL OR shown = $status) ` +
   `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
   `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
   `RETURN ${taskMap("t")} AS task`
 
 /** How many tasks of each status pass the other filters. */
-const totalsQuery = (scoped: boolean) => `${filtered(scoped)} RETURN shown AS status, count(t) AS n`
+const totalsQuery = (scoped: boolean, byHolder = false) =>
+  `${filtered(scoped, false, byHolder)} RETURN shown AS status, count(t) AS n`
 
 /**
  * The whole board's totals with no filter, from the status index, one status at a time, and the
@@ -46,7 +49,9 @@ const boardTotalsQuery = `UNWIND $statuses AS s MATCH (t:Task) WHERE t.status = 
 
 const queries = {
   all: { page: pageQuery(false, false), window: pageQuery(false, true), totals: totalsQuery(false) },
-  thread: { page: pageQuery(true, false), totals: totalsQuery(true) }
+  thread: { page: pageQuery(true, false), totals: totalsQuery(true) },
+  // One agent's tasks from the holder index: that agent's share of the board, not all of it.
+  holder: { page: pageQuery(false, false, true), totals: totalsQuery(false, true) }
 }
 
 const TotalRow = Schema.Struct({ status: Schema.String, n: Schema.Number })
@@ -56,7 +61,7 @@ const firstSpan = 60 * 60 * 1000
 export const list = Effect.fn("relay/tasks/list")(
   function*(db: GraphDatabase["Type"], now: number, r: TaskListRequest) {
     const members = r.thread === null ? null : yield* threadMembers(db, r.thread, null)
-    const q = members === null ? queries.all : queries.thread
+    const q = members !== null ? queries.thread : r.claimedBy !== null ? queries.holder : queries.all
     const params = { now, claimedBy: r.claimedBy, members }
     const board = members === null && r.claimedBy === null
     const totals = yield* (board
@@ -95,7 +100,7 @@ export const list = Effect.fn("relay/tasks/list")(
       )
     const rows = eligible === 0 ?
       [] :
-      yield* (members === null && (r.after !== null || eligible > r.limit) ? widening(firstSpan) : read(null))
+      yield* (board && (r.after !== null || eligible > r.limit) ? widening(firstSpan) : read(null))
     return {
       tasks: rows.slice(0, r.limit).map((row) => row.task),
       more: rows.length > r.limit,
