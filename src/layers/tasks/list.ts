@@ -98,12 +98,14 @@ export const list = Effect.fn("relay/tasks/list")(
       }, TaskColumn)
     // A page of the whole board that may not hold all it could show: an hour's window before its
     // anchor (now for a first page, the cursor's stamp for a later one) first, sixteen times wider
-    // each time the page is not full, until the window reaches the epoch and reads all that is left.
-    // Each read is a sixteenth of the next at most, so the reads cost about what the last one does.
-    // A first page that holds its whole list reads everything once; a list of nothing, nothing.
+    // each time the page is not full; past the epoch, the rest of the index before the anchor. A
+    // first page holds more than a page (the totals say so), so its windows stop once one holds
+    // them. A later page may be the last, whose windows never fill: only pages of every status take
+    // them (each task in a window counts toward the page); a later page of one status reads its
+    // list whole, once, as a list that fits one page does. A list of nothing reads nothing.
     const anchor = r.after?.[0] ?? now
     const widening = (span: number): ReturnType<typeof read> =>
-      anchor - span <= 0 ? read(null) : Effect.flatMap(
+      anchor - span <= 0 ? read(-neverStale) : Effect.flatMap(
         read(anchor - span),
         (rows) => rows.length > r.limit ? Effect.succeed(rows) : widening(span * 16)
       )
@@ -111,7 +113,7 @@ export const list = Effect.fn("relay/tasks/list")(
       [] :
       board && r.status !== null && r.status !== "open" && eligible <= fewByStatus ?
       yield* read(null, "status") :
-      yield* (board && (r.after !== null || eligible > r.limit) ? widening(firstSpan) : read(null))
+      yield* (board && eligible > r.limit && (r.after === null || r.status === null) ? widening(firstSpan) : read(null))
     return {
       tasks: rows.slice(0, r.limit).map((row) => row.task),
       more: rows.length > r.limit,
