@@ -13,7 +13,8 @@ import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
  * members' node ids, from threadScope.ts, at most its bound, through their ABOUT edges; the fact
  * node is unlabelled so FalkorDB seeks each id, as currentState.ts does).
  */
-type Source = "all" | "window" | "holder" | "status" | "thread"
+const sources = ["all", "window", "holder", "status", "thread"] as const
+type Source = typeof sources[number]
 
 // Bare comparisons, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
 const candidates: Record<Source, string> = {
@@ -51,9 +52,7 @@ const boardTotalsQuery = `UNWIND $statuses AS s MATCH (t:Task) WHERE t.status = 
   `UNION ALL MATCH (t:Task) WHERE t.lease_until <= $now AND t.status = 'claimed' ` +
   `RETURN 'expired' AS status, count(t) AS n`
 
-const pages = Object.fromEntries(
-  (["all", "window", "holder", "status", "thread"] as const).map((source) => [source, pageQuery(source)])
-) as Record<Source, string>
+const pages = Object.fromEntries(sources.map((source) => [source, pageQuery(source)])) as Record<Source, string>
 const totals = { all: totalsQuery("all"), holder: totalsQuery("holder"), thread: totalsQuery("thread") }
 
 /**
@@ -85,14 +84,14 @@ export const list = Effect.fn("relay/tasks/list")(
       counts.open += expired
     }
     const eligible = r.status === null ? taskStatuses.reduce((sum, st) => sum + counts[st], 0) : counts[r.status]
-    const read = (from: number | null, whole: Source = source) =>
-      db.read(pages[from === null ? whole : "window"], {
+    const read = (from: Source, window: number | null = null) =>
+      db.read(pages[from], {
         ...params,
         status: r.status,
         afterAt: r.after?.[0] ?? null,
         afterId: r.after?.[1] ?? null,
         take: r.limit + 1,
-        from,
+        from: window,
         // A later page's window ends at its cursor: what is newer was shown already.
         to: r.after?.[0] ?? neverStale
       }, TaskColumn)
@@ -105,15 +104,15 @@ export const list = Effect.fn("relay/tasks/list")(
     // list whole, once, as a list that fits one page does. A list of nothing reads nothing.
     const anchor = r.after?.[0] ?? now
     const widening = (span: number): ReturnType<typeof read> =>
-      anchor - span <= 0 ? read(-neverStale) : Effect.flatMap(
-        read(anchor - span),
+      anchor - span <= 0 ? read("window", -neverStale) : Effect.flatMap(
+        read("window", anchor - span),
         (rows) => rows.length > r.limit ? Effect.succeed(rows) : widening(span * 16)
       )
-    const rows = eligible === 0 ?
-      [] :
-      board && r.status !== null && r.status !== "open" && eligible <= fewByStatus ?
-      yield* read(null, "status") :
-      yield* (board && eligible > r.limit && (r.after === null || r.status === null) ? widening(firstSpan) : read(null))
+    const byStatus = board && r.status !== null && r.status !== "open" && eligible <= fewByStatus
+    const widens = board && eligible > r.limit && (r.after === null || r.status === null)
+    const rows = eligible === 0
+      ? []
+      : yield* (byStatus ? read("status") : widens ? widening(firstSpan) : read(source))
     return {
       tasks: rows.slice(0, r.limit).map((row) => row.task),
       more: rows.length > r.limit,
