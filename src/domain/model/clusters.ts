@@ -1,8 +1,9 @@
-import { type GraphModel, type ModelFact, parentsOf } from "./graph.js"
+import type { GraphModel, ModelFact } from "./graph.js"
 
 /**
- * Connected components over BUILDS_ON and SUPERSEDES, direction ignored: largest first, ties by the
- * oldest fact; each component's facts oldest first.
+ * Connected components over first parents (`parentId`) and SUPERSEDES, direction ignored: largest
+ * first, ties by the oldest fact; each component's facts oldest first. Extra parents join nothing,
+ * as in threads (thread.ts): a dependency on another line of conversation does not merge the two.
  */
 export const clusters = (model: GraphModel): Array<Array<string>> => {
   const parent = new Map(model.facts.map((f) => [f.id, f.id]))
@@ -16,7 +17,7 @@ export const clusters = (model: GraphModel): Array<Array<string>> => {
     if (!parent.has(a) || !parent.has(b)) return
     parent.set(find(a), find(b))
   }
-  for (const f of model.facts) for (const p of parentsOf(f)) union(f.id, p)
+  for (const f of model.facts) if (f.parentId !== null) union(f.id, f.parentId)
   for (const r of model.supersedes) union(r.winner, r.loser)
   const groups = new Map<string, Array<ModelFact>>()
   for (const f of model.facts) {

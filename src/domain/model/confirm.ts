@@ -5,8 +5,9 @@ import { impact } from "./walks.js"
 
 /**
  * relay_confirm_fact: a stale fact still holds. The confirmation covers every decision and
- * retraction above the fact stamped before it, for the fact and for what builds on it through it
- * (status.ts, staleReasons); one stamped later makes them stale again.
+ * retraction above the fact stamped before it, for the fact and for what builds on it through it,
+ * but not through a merge already saved, which stood on more than this fact (status.ts,
+ * staleReasons); one stamped later makes them stale again.
  */
 
 /** Why a confirmation is refused; undefined when it may be written. */

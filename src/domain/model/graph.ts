@@ -49,7 +49,8 @@ export interface ModelRetraction {
 
 /**
  * A stale fact said to still hold (relay_confirm_fact): a decision or retraction above it stamped
- * before the confirmation no longer makes it, or what builds on it through it, stale.
+ * before the confirmation no longer makes it, or what builds on it through it, stale; through a
+ * merge saved before the confirmation it still does (status.ts, staleReasons).
  */
 export interface ModelConfirmation {
   readonly fact: string

@@ -36,34 +36,42 @@ export const invalidations = (model: GraphModel): Map<string, Array<number>> => 
 }
 
 /**
- * The stamps that make a fact stale. Through each fact it builds on: every decision or retraction
- * on that parent, and every stamp that makes the parent stale; of those, the ones at or after the
- * fact's own latest confirmation (a confirmation covers what was stamped before it). So a stamp
- * on an ancestor counts when some path up to it passes no fact confirmed after it. Each fact's set
- * is computed once a call, parents before children (models are built by appending: nothing is cached).
+ * The stamps that make a fact stale: each decision or retraction stamped s on an ancestor u that
+ * some path from u down to the fact lets through. A confirmation stamped after s, of a fact x on
+ * the path below u (the fact itself included), blocks s there, unless a merge (a fact on two or
+ * more parents) lies below x on the path, down to the fact, saved at or before the confirmation:
+ * that merge stood on more than x when x was confirmed, so x's confirmation does not vouch for it
+ * (it needs its own); a merge saved later takes its parents' state like any fact. Without merges:
+ * a stamp counts when some path up to it passes no fact confirmed after it. Each fact's set is
+ * computed once a call, parents before children (models are built by appending: nothing is cached).
  */
 export const staleReasons = (model: GraphModel, id: string): ReadonlyArray<number> => reasonTable(model).get(id) ?? []
 
 const reasonTable = (model: GraphModel): Map<string, ReadonlyArray<number>> => {
   const facts = byId(model)
   const invalidated = invalidations(model)
-  const confirmed = new Map<string, number>()
-  for (const c of model.confirmations ?? []) {
-    confirmed.set(c.fact, Math.max(confirmed.get(c.fact) ?? -Infinity, c.createdAt))
-  }
-  const table = new Map<string, ReadonlyArray<number>>()
+  const confirmed = new Map<string, Array<number>>()
+  for (const c of model.confirmations ?? []) confirmed.set(c.fact, [...(confirmed.get(c.fact) ?? []), c.createdAt])
+  // Per fact: each stamp above it with its blocker, the smallest confirmation still blocking it
+  // along the path up (Infinity: none, the stamp counts). Down a path a merge drops the blockers at
+  // or after its save (dropping the smallest drops all) and a confirmation adds one; both keep
+  // blockers in order, so of several paths the one with the largest blocker lets the stamp through
+  // if any does: it is the one kept.
+  const blockers = new Map<string, Map<number, number>>()
   // Depth first without recursion (a chain may be deep): a fact is done once its parents are.
   const onStack = new Set<string>()
   for (const start of model.facts) {
     const stack = [start.id]
     while (stack.length > 0) {
       const f = stack[stack.length - 1]!
-      if (table.has(f)) {
+      if (blockers.has(f)) {
         stack.pop()
         continue
       }
+      const fact = facts.get(f)
+      const parents = parentsOf(fact)
       // A cycle (none in a graph Relay writes) is broken at the repeat: that parent counts for nothing.
-      const pending = parentsOf(facts.get(f)).filter((p) => facts.has(p) && !table.has(p) && !onStack.has(p))
+      const pending = parents.filter((p) => facts.has(p) && !blockers.has(p) && !onStack.has(p))
       if (pending.length > 0 && !onStack.has(f)) {
         onStack.add(f)
         stack.push(...pending)
@@ -71,15 +79,24 @@ const reasonTable = (model: GraphModel): Map<string, ReadonlyArray<number>> => {
       }
       onStack.delete(f)
       stack.pop()
-      const shield = confirmed.get(f) ?? -Infinity
-      const out = new Set<number>()
-      for (const p of parentsOf(facts.get(f))) {
-        for (const at of [...(invalidated.get(p) ?? []), ...(table.get(p) ?? [])]) if (at >= shield) out.add(at)
+      const state = new Map<number, number>()
+      const keep = (s: number, b: number) => state.set(s, Math.max(state.get(s) ?? -Infinity, b))
+      for (const p of parents) {
+        for (const s of invalidated.get(p) ?? []) keep(s, Infinity)
+        for (const [s, b] of blockers.get(p) ?? []) keep(s, b)
       }
-      table.set(f, [...out])
+      const merge = parents.length >= 2
+      const own = confirmed.get(f) ?? []
+      for (const [s, b] of state) {
+        const left = merge && b >= fact!.createdAt ? Infinity : b
+        state.set(s, Math.min(left, ...own.filter((c) => c > s)))
+      }
+      blockers.set(f, state)
     }
   }
-  return table
+  return new Map(
+    [...blockers].map(([f, state]) => [f, [...state].filter(([, b]) => b === Infinity).map(([s]) => s)])
+  )
 }
 
 /** Stale: some ancestor is superseded or retracted, and no confirmation since covers it. */

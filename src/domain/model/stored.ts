@@ -6,8 +6,9 @@ import { staleReasons } from "./status.js"
  * the earliest stamp that makes it stale now (null: not stale). Without confirmations a fact is
  * stale as of `t` iff that stamp is at or before `t`, so one stamp answers every as_of; a decision
  * on x lowers it below x alone, and a child's is its parent's or the parent's own first decision or
- * retraction, whichever is earlier: that is what every write keeps. A confirmation raises it below
- * the confirmed fact, and keeps what it was until then as a span of the past (staleness.ts).
+ * retraction, whichever is earlier: that is what every write keeps. A confirmation raises it on
+ * the confirmed fact and what builds on it, except through a merge already saved (that one stood on
+ * more than the confirmed fact), and keeps what it was until then as a span of the past (staleness.ts).
  */
 export const staleSince = (model: GraphModel, id: string): number | null => {
   const reasons = staleReasons(model, id)
@@ -28,9 +29,12 @@ export const invalidatedAt = (model: GraphModel): Map<string, number> => {
 }
 
 /**
- * The local rule every stored stamp of an unconfirmed fact keeps (what check-db --verify checks): a
- * child's is the earliest over the facts it builds on of each one's own stamp and the first decision
- * or retraction on it. A confirmed fact's depends on stamps above it the parents' minimums hide.
+ * The local rule (what check-db --verify checks): an unconfirmed fact's stamp is the earliest over
+ * the facts it builds on of each one's own stamp and the first decision or retraction on it. Except
+ * for a merge (two or more parents) saved before a confirmation of a fact above it: that
+ * confirmation may have raised its parents' stamps without vouching for the merge, so the merge's
+ * stamp is at or before this one, not always equal to it. A confirmed fact's depends on stamps above
+ * it the parents' minimums hide: on one parent it is no earlier than this, a merge's may be.
  */
 export const inheritedStaleSince = (model: GraphModel, parentIds: ReadonlyArray<string>): number | null => {
   const facts = byId(model)

@@ -1,9 +1,11 @@
-import { type GraphModel, parentsOf } from "./graph.js"
+import type { GraphModel } from "./graph.js"
 
 /**
- * A thread: the facts connected to `id` through BUILDS_ON, either direction (SUPERSEDES does not
- * join threads), `id` included; empty when there is no such fact. As of a time: apply `asOf` to the
- * model first, then take the thread.
+ * A thread: the facts connected to `id` through first parents (`parentId`), either direction, `id`
+ * included; empty when there is no such fact. A thread is one line of conversation: a fact that also
+ * builds on another thread's fact depends on it (staleness, context, impact) but does not join the
+ * two, else threads would grow without bound; nor does SUPERSEDES join threads. As of a time: apply
+ * `asOf` to the model first, then take the thread.
  */
 export const thread = (model: GraphModel, id: string): Set<string> => {
   if (!model.facts.some((f) => f.id === id)) return new Set()
@@ -11,11 +13,9 @@ export const thread = (model: GraphModel, id: string): Set<string> => {
   const link = (a: string, b: string) => near.set(a, [...(near.get(a) ?? []), b])
   const known = new Set(model.facts.map((f) => f.id))
   for (const f of model.facts) {
-    for (const p of parentsOf(f)) {
-      if (known.has(p)) {
-        link(f.id, p)
-        link(p, f.id)
-      }
+    if (f.parentId !== null && known.has(f.parentId)) {
+      link(f.id, f.parentId)
+      link(f.parentId, f.id)
     }
   }
   const seen = new Set([id])
