@@ -77,7 +77,7 @@ const tails = new Map()
 const launch = (bin, args, ready, what) => {
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
   tails.set(what, "")
-  child.stdout.on("data", (chunk) => tails.set(what, ((tails.get(what) ?? "") + chunk.toString()).slice(-3000)))
+  child.stdout.on("data", (chunk) => tails.set(what, ((tails.get(what) ?? "") + chunk.toString()).slice(-8000)))
   return waitFor(child, ready, what).then(() => child)
 }
 
@@ -158,6 +158,22 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
     )
     return launch(sentinel.bin, [conf, ...sentinel.args], /\+monitor master/, `sentinel ${port}`)
   }))
+  // A sentinel learns the replicas from the master's INFO (then every 10 s) and the other sentinels
+  // from their hellos (every 2 s): killed before that, the master has no replica any sentinel may
+  // promote ("-failover-abort-no-good-slave" until the test gave up, once in CI). Ready means every
+  // sentinel knows both replicas, up, and both other sentinels.
+  const known = async (port) => {
+    const master = await ask(port, null, ["SENTINEL", "MASTER", "relay"])
+    const replicas = await ask(port, null, ["SENTINEL", "REPLICAS", "relay"])
+    const field = (pairs, key) => Array.isArray(pairs) ? pairs[pairs.indexOf(key) + 1] : undefined
+    return Array.isArray(replicas) && replicas.length === 2 &&
+      replicas.every((r) => field(r, "flags") === "slave") &&
+      Number(field(master, "num-other-sentinels")) === 2
+  }
+  for (let i = 0; !(await Promise.all(ports.sentinels.map(known))).every(Boolean); i++) {
+    if (i >= 200) throw new Error("the sentinels did not learn the replicas and each other within 20 s")
+    await sleep(100)
+  }
   const all = () => [processes.primary, processes.replica, processes.replica2, ...processes.sentinels]
   const stopOne = (child) =>
     new Promise((resolve) => {
@@ -196,6 +212,11 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
     },
     /** The last lines each process wrote, by role (the sentinels as "sentinel <port>"). */
     logs: () => Object.fromEntries(tails),
+    /**
+     * What the first sentinel knows of each replica (flags such as s_down, master-link-down-time,
+     * info-refresh, last-ok-ping-reply), for saying why a failover found "no good slave".
+     */
+    replicasSeen: () => ask(ports.sentinels[0], null, ["SENTINEL", "REPLICAS", "relay"]),
     /** The master the sentinels name now ("host:port"), or null. */
     master: async () => {
       const reply = await ask(ports.sentinels[0], null, ["SENTINEL", "get-master-addr-by-name", "relay"])

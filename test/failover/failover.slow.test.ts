@@ -15,6 +15,7 @@ interface Team {
   readonly kill: (role: "primary" | "replica") => Promise<void>
   readonly restart: (role: "primary" | "replica") => Promise<void>
   readonly master: () => Promise<string | null>
+  readonly replicasSeen: () => Promise<unknown>
   readonly logs: () => Record<string, string>
   readonly stop: () => Promise<unknown>
 }
@@ -116,6 +117,8 @@ const runSeed = async (seed: number) => {
     const replicas = [team.ports.replica, team.ports.replica2].map((p) => `127.0.0.1:${p}`)
     while (!replicas.includes((await team.master()) ?? "") && Date.now() - killedAt < 30_000) await sleep(100)
     const promotedAfterMs = Date.now() - killedAt
+    // Read before the restart changes it: why the sentinels found no replica fit to promote.
+    const replicasSeen = replicas.includes((await team.master()) ?? "") ? null : await team.replicasSeen()
     await team.restart("primary")
     // Write on until 5 s after the first success after the kill, or 20 s at most.
     for (;;) {
@@ -168,10 +171,9 @@ const runSeed = async (seed: number) => {
     process.stderr.write(`failover ${JSON.stringify(result)}\n`)
     if (!result.newMaster || result.lost > 0 || result.duplicated > 0) {
       // What the sentinels saw (sdown, votes, aborted failovers), so a failure in CI says why.
+      process.stderr.write(`--- replicas as the first sentinel saw them\n${JSON.stringify(replicasSeen)}\n`)
       for (const [what, tail] of Object.entries(team.logs())) {
-        if (what.startsWith("sentinel")) {
-          process.stderr.write(`--- ${what}\n${tail.split("\n").slice(-25).join("\n")}\n`)
-        }
+        process.stderr.write(`--- ${what}\n${tail.split("\n").slice(-40).join("\n")}\n`)
       }
     }
     return result
