@@ -38,8 +38,23 @@ export const resolutionMessage = {
 export const revisionMessage = {
   parent_builds_on_revised: "parent_fact_id: is the fact named in supersedes or builds on it; a revision cannot " +
     "build on what it overturns (leave parent_fact_id out to save it beside that fact)",
+  builds_on_revised: "builds_on: names the fact in supersedes or a fact that builds on it; a revision cannot " +
+    "build on what it overturns (leave builds_on out to save it beside that fact)",
   reason_needed: "reason: required with supersedes",
   reason_alone: "reason: only taken with supersedes"
+} as const
+
+/**
+ * How many extra-parent (builds_on after the first) hops a fact may sit below any fact: walks down
+ * unroll that many rounds (layers/factStore/walkDown.ts), so a save past it is refused.
+ */
+export const mergeDepthCap = 4
+
+/** The refusals of `builds_on` (several parents, domain/model/graph.ts). */
+export const buildsOnMessage = {
+  both: "builds_on: give either parent_fact_id (one fact) or builds_on (up to 8), not both",
+  too_deep: `builds_on: this fact would sit more than ${mergeDepthCap} merges deep (a fact of builds_on after the first is ` +
+    "itself on merges that deep); save it on its first fact only, or on facts fewer merges deep"
 } as const
 
 /** How many children of one forked parent a page of conflicts shows; the rest follow on the next page. */

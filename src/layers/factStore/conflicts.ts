@@ -49,7 +49,8 @@ const parentMapAt = (v: string) =>
 const openChildren = oneHop({
   from: "p",
   dir: "in",
-  type: "BUILDS_ON",
+  // A fact on several parents is a child of each (builds_on).
+  type: "BUILDS_ON|ALSO_ON",
   path: "p_c",
   to: "p_child",
   where: openChild("p_child"),

@@ -32,7 +32,7 @@ const takesPart = (c: string) =>
  */
 const openNow = (p: string, carry: ReadonlyArray<string>): string => {
   const keep = [...carry, p].join(", ")
-  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
+  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON|ALSO_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
     `WITH ${keep}, fw_kids, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_kids | fw_k.norm]) | ` +
     `CASE WHEN fw_t = fw_acc[0] THEN [fw_t, fw_acc[1] + 1, fw_acc[2] + 2 * fw_acc[1] + 1] ` +
     `ELSE [fw_t, 1, fw_acc[2] + 1] END)[2] AS fw_sq ` +

@@ -1,3 +1,5 @@
+import { factsBelow } from "./walkDown.js"
+
 /**
  * Staleness stored on write (domain/model/stored.ts, staleSince): every fact holds `stale_at`, the
  * stamp from which it is stale, or `neverStale`. The write that causes a change sets it inside its
@@ -55,10 +57,12 @@ export const markDependents = (x: string, at: string, carry: ReadonlyArray<strin
   // A WITH first, so it may follow a write; x and a bare name `at` go on with the carried names.
   const kept = [...new Set([...carry, x])]
   const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
-  return `WITH ${into.join(", ")} OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${
-    staleAt(`${x}_dep`)
-  } > ${at} ` +
-    `SET ${x}_dep.stale_at = ${at} WITH ${kept.join(", ")}, count(${x}_dep) AS ${x}_marked `
+  return `WITH ${into.join(", ")} ${factsBelow(x, `${x}_below`, into)}` +
+    `UNWIND CASE WHEN size(${x}_below) = 0 THEN [null] ELSE ${x}_below END AS ${x}_dep ` +
+    // No WHERE: a row filtered away would end the statement when every dependent was stale already.
+    `FOREACH (_ IN CASE WHEN ${x}_dep IS NOT NULL AND ${staleAt(`${x}_dep`)} > ${at} THEN [1] ELSE [] END | ` +
+    `SET ${x}_dep.stale_at = ${at}) ` +
+    `WITH ${kept.join(", ")}, count(DISTINCT ${x}_dep) AS ${x}_marked `
 }
 
 /**

@@ -1,0 +1,96 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { failed, ok } from "../support/runTool.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+const save = (content: string, extra: Record<string, unknown> = {}) =>
+  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra })
+
+/** relay_save_fact with builds_on (issue 23, item 3): one fact on several parents. */
+layer(relayTestLayer("merges"))("a save on several parents", (it) => {
+  it.effect("links every parent, forks and repeats under each, and inherits the earliest staleness", () =>
+    Effect.gen(function*() {
+      const db = yield* save("Jobs run on Postgres")
+      const workers = yield* save("Workers are stateless")
+      const a = yield* save("Lease jobs with SKIP LOCKED", { parent_fact_id: db.fact.id })
+      const b = yield* save("Workers poll every second", { parent_fact_id: workers.fact.id, kind: "choice" })
+      const m = yield* save("Lease jobs with advisory locks", {
+        builds_on: [db.fact.id, workers.fact.id, db.fact.id]
+      })
+      expect(m.fact.parent_id).toBe(db.fact.id)
+      expect(m.fork!.siblings.map((s) => s.id)).toEqual([a.fact.id])
+      expect(m.also_under!.map((u) => [u.parent_id, u.siblings.map((s) => s.id)])).toEqual([
+        [workers.fact.id, [b.fact.id]]
+      ])
+      // A later child of the second parent sees the merge as a sibling; a repeat is a duplicate there.
+      const again = yield* save("lease jobs with ADVISORY locks", { parent_fact_id: workers.fact.id })
+      expect(again.duplicate_of!.id).toBe(m.fact.id)
+      // Superseding the second parent makes the merge stale.
+      yield* save("Workers keep a local cache", { supersedes: workers.fact.id, reason: "cache needed" })
+      const state = yield* ok("relay_get_current_state", { status: "stale" })
+      expect(state.facts.map((f) => f.id)).toContain(m.fact.id)
+      // A fact saved on the merge and a fresh root inherits the merge's staleness.
+      const fresh = yield* save("Queues are named per tenant")
+      const below = yield* save("Advisory lock keys are per tenant", { builds_on: [fresh.fact.id, m.fact.id] })
+      expect(below.fact.status).toBe("stale")
+    }))
+
+  it.effect("refuses both parent forms, unknown parents and too many, writing nothing", () =>
+    Effect.gen(function*() {
+      const r = yield* save("A root")
+      const both = yield* failed("relay_save_fact", {
+        content: "x",
+        written_by: "w",
+        session_id: "s",
+        parent_fact_id: r.fact.id,
+        builds_on: [r.fact.id]
+      })
+      expect(both.code).toBe("invalid_input")
+      expect(both.message).toContain("builds_on")
+      const missing = yield* failed("relay_save_fact", {
+        content: "y",
+        written_by: "w",
+        session_id: "s",
+        builds_on: [r.fact.id, "3f1c1a52-2b7a-4a53-9f57-0d7d0f0f0f0f"]
+      })
+      expect(missing.code, missing.message).toBe("fact_not_found")
+      expect(missing.message).toContain("builds_on")
+      const nine = yield* failed("relay_save_fact", {
+        content: "z",
+        written_by: "w",
+        session_id: "s",
+        builds_on: Array.from({ length: 9 }, () => r.fact.id)
+      })
+      expect(nine.code).toBe("invalid_input")
+      const state = yield* ok("relay_get_current_state", { limit: 100 })
+      expect(state.facts.map((f) => f.content)).not.toContain("y")
+    }))
+
+  it.effect("a ladder of merges: every fact below a decision goes stale, and a save past the merge depth is refused", () =>
+    Effect.gen(function*() {
+      // Each level builds on both facts of the level above: 2^levels paths, few facts.
+      const top = yield* save("ladder top")
+      let level = [top.fact.id, (yield* save("ladder side", { parent_fact_id: top.fact.id })).fact.id]
+      const all: Array<string> = [...level]
+      for (let i = 0; i < 4; i++) {
+        const left = yield* save(`left ${i}`, { builds_on: [level[0]!, level[1]!], kind: "detail" })
+        const right = yield* save(`right ${i}`, { builds_on: [level[1]!, level[0]!], kind: "detail" })
+        level = [left.fact.id, right.fact.id]
+        all.push(...level)
+      }
+      const tooDeep = yield* failed("relay_save_fact", {
+        content: "one more rung",
+        written_by: "w",
+        session_id: "s",
+        builds_on: [level[0]!, level[1]!]
+      })
+      expect(tooDeep.code).toBe("invalid_input")
+      expect(tooDeep.message).toContain("merges deep")
+      // On its first parent alone it may still be saved.
+      yield* save("one more rung", { parent_fact_id: level[0]! })
+      yield* ok("relay_retract_fact", { fact_id: top.fact.id, reason: "wrong", retracted_by: "w" })
+      const stale = yield* ok("relay_get_current_state", { status: "stale", limit: 100 })
+      const staleIds = new Set(stale.facts.map((f) => f.id))
+      for (const id of all.slice(1)) expect(staleIds.has(id), id).toBe(true)
+    }))
+})
