@@ -53,7 +53,8 @@ export const mergeDepthCap = 4
 /** The refusals of `builds_on` (several parents, domain/model/graph.ts). */
 export const buildsOnMessage = {
   both: "builds_on: give either parent_fact_id (one fact) or builds_on (up to 8), not both",
-  too_deep: `builds_on: this fact would sit more than ${mergeDepthCap} merges deep (a fact of builds_on after the first is ` +
+  too_deep:
+    `builds_on: this fact would sit more than ${mergeDepthCap} merges deep (a fact of builds_on after the first is ` +
     "itself on merges that deep); save it on its first fact only, or on facts fewer merges deep"
 } as const
 

@@ -50,7 +50,9 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
     `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
     `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
     `session_id: $sessionId, kind: $kind, created_at: ts, stale_at: ${child ? "inherited" : neverStale}, ` +
-    `terms: $terms${merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`}})) ` +
+    `terms: $terms${
+      merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`
+    }})) ` +
     clockWrite({
       last: "ts",
       facts: "coalesce(clk.facts, 0) + 1",

@@ -17,9 +17,9 @@ import { markFork, settleFork } from "./forkWindow.js"
 import { madeStale } from "./madeStale.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
 import { mergeQueries } from "./saveMerge.js"
-import { mergeRounds } from "./walkDown.js"
 import { markDependents } from "./staleness.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
+import { mergeRounds } from "./walkDown.js"
 
 /**
  * A revision (domain/model/revision.ts) matches the fact it supersedes as `o` and, in the same

@@ -35,7 +35,9 @@ const mergeDepth = `reduce(dm = coalesce(head(ups).merge_depth, 0), q IN tail(up
 const saveMerged = (revision: boolean) => {
   const carry = revision ? ["ups", "depth", "o", "inherited", "p"] : ["ups", "depth", "inherited", "p"]
   const keep = revision ? "ups, o" : "ups"
-  return `${matchParents(revision)}${createFact(carry, { props: "merge_of: $id, merge_depth: depth" })} ${termCountsClause}` +
+  return `${matchParents(revision)}${
+    createFact(carry, { props: "merge_of: $id, merge_depth: depth" })
+  } ${termCountsClause}` +
     `MERGE (f)-[:BUILDS_ON]->(p) ` +
     `WITH f, ${keep}, f.created_at = ts AS made ` +
     `UNWIND tail(ups) AS q MERGE (f)-[:ALSO_ON]->(q) ` +
