@@ -1,4 +1,4 @@
-import { factsBelow } from "./walkDown.js"
+import { hubsOf, throughMerges } from "./walkDown.js"
 
 /**
  * Staleness stored on write (domain/model/stored.ts, staleSince): every fact holds `stale_at`, the
@@ -57,12 +57,19 @@ export const markDependents = (x: string, at: string, carry: ReadonlyArray<strin
   // A WITH first, so it may follow a write; x and a bare name `at` go on with the carried names.
   const kept = [...new Set([...carry, x])]
   const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
-  return `WITH ${into.join(", ")} ${factsBelow(x, `${x}_below`, into)}` +
-    `UNWIND CASE WHEN size(${x}_below) = 0 THEN [null] ELSE ${x}_below END AS ${x}_dep ` +
-    // No WHERE: a row filtered away would end the statement when every dependent was stale already.
-    `FOREACH (_ IN CASE WHEN ${x}_dep IS NOT NULL AND ${staleAt(`${x}_dep`)} > ${at} THEN [1] ELSE [] END | ` +
-    `SET ${x}_dep.stale_at = ${at}) ` +
-    `WITH ${kept.join(", ")}, count(DISTINCT ${x}_dep) AS ${x}_marked `
+  const mark = (d: string) =>
+    `FOREACH (_ IN CASE WHEN ${d} IS NOT NULL AND ${
+      staleAt(d)
+    } > ${at} THEN [1] ELSE [] END | SET ${d}.stale_at = ${at}) `
+  // The first parents' subtree in one streaming walk (no WHERE: it also gathers the merges below),
+  // then what builds on it through extra parents, usually nothing.
+  return `WITH ${into.join(", ")} OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${x}_dep) ${mark(`${x}_dep`)}` +
+    `WITH ${into.join(", ")}, count(${x}_dep) AS ${x}_tree, ${hubsOf(`${x}_dep`)} + ` +
+    `CASE WHEN indegree(${x}, 'ALSO_ON') > 0 THEN [${x}] ELSE [] END AS ${x}_hubs ` +
+    throughMerges(`${x}_hubs`, `${x}_more`, [...into, `${x}_tree`]) +
+    `UNWIND CASE WHEN size(${x}_more) = 0 THEN [null] ELSE ${x}_more END AS ${x}_dep2 ${mark(`${x}_dep2`)}` +
+    `WITH ${kept.join(", ")}, ${x}_tree, count(DISTINCT ${x}_dep2) AS ${x}_more2 ` +
+    `WITH ${kept.join(", ")}, ${x}_tree + ${x}_more2 AS ${x}_marked `
 }
 
 /**

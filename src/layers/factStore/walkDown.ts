@@ -11,28 +11,28 @@ import { mergeDepthCap } from "../../domain/rules.js"
  */
 export const mergeRounds = mergeDepthCap
 
+/** Collects, of the facts bound as `d` over rows, those some fact names as an extra parent. */
+export const hubsOf = (d: string): string => `collect(CASE WHEN indegree(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
+
 /**
- * Binds `out`: the facts below the fact bound as `x` (x excluded), a fact possibly more than once,
- * with `carry` carried on. One row in, one row out: each aggregation groups on the carried names and
- * the lists so far, over as many rows as there are merges reached (a big list grouped over many
- * rows would be quadratic).
+ * Binds `out`: the facts reached through extra parents from the list `hubs` (the facts of a first
+ * BUILDS_ON walk that some fact names as an extra parent), round after round, a fact possibly more
+ * than once and possibly one the first walk had. Each round is a subquery on the last round's
+ * merges alone, ending in an aggregation: one row even when there are none, at the cost of an empty
+ * UNWIND (no big list is grouped over many rows, which would be quadratic). Carries `carry`.
  */
-export const factsBelow = (x: string, out: string, carry: ReadonlyArray<string>): string => {
+export const throughMerges = (hubs: string, out: string, carry: ReadonlyArray<string>): string => {
   const v = (name: string, k: number) => `${out}_${name}${k}`
-  const lists = (k: number) => Array.from({ length: k }, (_, i) => v("s", i))
-  const keep = (k: number) => [...carry, ...lists(k)].join(", ")
-  const orNull = (list: string) => `CASE WHEN size(${list}) = 0 THEN [null] ELSE ${list} END`
-  const hubs = (d: string) => `collect(CASE WHEN indegree(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
-  let q = `OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${v("d", 0)}) ` +
-    `WITH ${carry.join(", ")}, collect(${v("d", 0)}) AS ${v("s", 0)}, ${hubs(v("d", 0))} + ` +
-    `CASE WHEN indegree(${x}, 'ALSO_ON') > 0 THEN [${x}] ELSE [] END AS ${v("h", 0)} `
+  let q = ""
   for (let k = 1; k <= mergeRounds; k++) {
-    q += `UNWIND ${orNull(v("h", k - 1))} AS ${v("a", k)} OPTIONAL MATCH (${v("a", k)})<-[:ALSO_ON]-(${v("m", k)}) ` +
-      `WITH ${keep(k)}, collect(DISTINCT ${v("m", k)}) AS ${v("ms", k)} ` +
-      `UNWIND ${orNull(v("ms", k))} AS ${v("b", k)} OPTIONAL MATCH (${v("b", k)})<-[:BUILDS_ON*0..]-(${v("d", k)}) ` +
-      `WITH ${keep(k)}, collect(${v("d", k)}) AS ${v("s", k)}${
-        k < mergeRounds ? `, ${hubs(v("d", k))} AS ${v("h", k)}` : ""
-      } `
+    const from = k === 1 ? hubs : v("h", k - 1)
+    q += `CALL { WITH ${from} UNWIND ${from} AS ${v("a", k)} ` +
+      `MATCH (${v("a", k)})<-[:ALSO_ON]-(${v("m", k)}) WITH DISTINCT ${v("m", k)} ` +
+      `MATCH (${v("m", k)})<-[:BUILDS_ON*0..]-(${v("d", k)}) ` +
+      `RETURN collect(${v("d", k)}) AS ${v("s", k)}${
+        k < mergeRounds ? `, ${hubsOf(v("d", k))} AS ${v("h", k)}` : ""
+      } } `
   }
-  return q + `WITH ${carry.join(", ")}, ${lists(mergeRounds + 1).join(" + ")} AS ${out} `
+  const lists = Array.from({ length: mergeRounds }, (_, i) => v("s", i + 1))
+  return q + `WITH ${carry.join(", ")}, ${lists.join(" + ")} AS ${out} `
 }
