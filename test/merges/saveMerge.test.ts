@@ -93,4 +93,32 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       const staleIds = new Set(stale.facts.map((f) => f.id))
       for (const id of all.slice(1)) expect(staleIds.has(id), id).toBe(true)
     }))
+
+  it.effect("a confirmation refreshes what builds on the confirmed fact alone, not a merge saved before it", () =>
+    Effect.gen(function*() {
+      const a = yield* save("Sessions live in Postgres")
+      const b = yield* save("Session rows expire after 30 days", { parent_fact_id: a.fact.id })
+      const b2 = yield* save("Expired rows are deleted nightly", { parent_fact_id: b.fact.id })
+      const c = yield* save("Audit logs are kept for a year")
+      const m = yield* save("Expired sessions are archived to the audit log", { builds_on: [b.fact.id, c.fact.id] })
+      yield* save("Sessions live in Redis", { supersedes: a.fact.id, reason: "latency" })
+      const confirmed = yield* ok("relay_confirm_fact", {
+        fact_id: b.fact.id,
+        reason: "still 30 days",
+        confirmed_by: "w"
+      })
+      expect(confirmed.fact.status).toBe("active")
+      const stale = new Set(
+        (yield* ok("relay_get_current_state", { status: "stale", limit: 100 })).facts.map((f) => f.id)
+      )
+      expect(stale.has(b2.fact.id)).toBe(false)
+      expect(stale.has(m.fact.id)).toBe(true)
+      const m2 = yield* save("Archived sessions are compressed", { builds_on: [b.fact.id, c.fact.id] })
+      expect(m2.fact.status).toBe("active")
+      yield* ok("relay_confirm_fact", { fact_id: m.fact.id, reason: "archive holds", confirmed_by: "w" })
+      const after = new Set(
+        (yield* ok("relay_get_current_state", { status: "stale", limit: 100 })).facts.map((f) => f.id)
+      )
+      expect(after.has(m.fact.id)).toBe(false)
+    }))
 })
