@@ -121,4 +121,21 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       )
       expect(after.has(m.fact.id)).toBe(false)
     }))
+
+  it.effect("impact and a revision's stale list reach what builds on a fact through an extra parent", () =>
+    Effect.gen(function*() {
+      const api = yield* save("The API is REST")
+      const auth = yield* save("Auth uses OAuth")
+      const scope = yield* save("Scopes are per resource", { parent_fact_id: auth.fact.id })
+      const m = yield* save("Each REST resource declares its scope", { builds_on: [api.fact.id, scope.fact.id] })
+      const below = yield* save("Scope checks run in middleware", { parent_fact_id: m.fact.id })
+      const imp = yield* ok("relay_get_impact", { fact_id: auth.fact.id })
+      expect(imp.dependents.map((d) => [d.fact.id, d.distance])).toEqual([
+        [scope.fact.id, 1],
+        [m.fact.id, 2],
+        [below.fact.id, 3]
+      ])
+      const rev = yield* save("Auth uses signed cookies", { supersedes: auth.fact.id, reason: "first-party only" })
+      expect(rev.revision!.stale.map((d) => d.fact.id)).toEqual([scope.fact.id, m.fact.id, below.fact.id])
+    }))
 })

@@ -10,6 +10,7 @@ import { madeStale } from "./madeStale.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
 import { staleNow } from "./staleness.js"
+import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
 /**
  * The subtree below x as edges between node ids, with each child's status flags (its staleness as
@@ -19,12 +20,18 @@ import { staleNow } from "./staleness.js"
  * (`firstPageDepth`): levels are never empty above a non-empty one, so the first `take` dependents
  * lie within `take` levels of x (a write's `stale` reply over 200,000 dependents read them all).
  */
+const impactEdge = (p: string, d: string) =>
+  `[id(${p}), id(${d}), ${d}.created_at, indegree(${d}, 'SUPERSEDES'), indegree(${d}, 'RETRACTS'), ` +
+  `CASE WHEN ${staleNow(d)} THEN 1 ELSE 0 END]`
+
 export const subtreeQuery = (depth: number | null) =>
   `MATCH (x:Fact {id: $id}) ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
-  `RETURN id(x) AS root, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
-  `indegree(d, 'RETRACTS'), CASE WHEN ${staleNow("d")} THEN 1 ELSE 0 END] END) AS edges`
+  `WITH x, collect(CASE WHEN d IS NULL THEN NULL ELSE ${impactEdge("p", "d")} END) AS tree, ` +
+  // What builds on the subtree through extra parents (walkDown.ts): usually nothing.
+  `${hubsOf("d")} + CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS hubs ` +
+  edgesThroughMerges("hubs", "more", ["x", "tree"], impactEdge) +
+  `RETURN id(x) AS root, tree + more AS edges`
 
 /** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
 export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take

@@ -8,6 +8,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { pageFactsQuery } from "./pageFacts.js"
 import { statusFrom, storedFields } from "./projection.js"
 import { staleBy } from "./staleness.js"
+import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
 /**
  * What the decision stamped `$at` on x made stale (domain/model/revision.ts, madeStale): x's subtree
@@ -17,12 +18,18 @@ import { staleBy } from "./staleness.js"
  * Same shape as impact's subtree (four numbers an edge, no fact mapped), with each dependent's flags
  * now for the status it is shown with.
  */
+const madeEdge = (p: string, d: string) =>
+  `[id(${p}), id(${d}), ${d}.created_at, ` +
+  `CASE WHEN ${staleBy(d, "$at")} AND NOT ${staleBy(d, "($at - 1)")} THEN 1 ELSE 0 END, ` +
+  `indegree(${d}, 'SUPERSEDES'), indegree(${d}, 'RETRACTS')]`
+
 export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
-  `RETURN id(x) AS root, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, ` +
-  `CASE WHEN ${staleBy("d", "$at")} AND NOT ${staleBy("d", "($at - 1)")} THEN 1 ELSE 0 END, ` +
-  `indegree(d, 'SUPERSEDES'), indegree(d, 'RETRACTS')] END) AS edges`
+  `WITH x, collect(CASE WHEN d IS NULL THEN NULL ELSE ${madeEdge("p", "d")} END) AS tree, ` +
+  // What builds on the subtree through extra parents (walkDown.ts): usually nothing.
+  `${hubsOf("d")} + CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS hubs ` +
+  edgesThroughMerges("hubs", "more", ["x", "tree"], madeEdge, (c) => `${c}.created_at <= $at`) +
+  `RETURN id(x) AS root, tree + more AS edges`
 
 const Row = Schema.Struct({
   root: Schema.Number,

@@ -76,6 +76,7 @@ export const markDependents = (x: string, at: string, carry: ReadonlyArray<strin
  * `markDependents` for many decided facts in one statement (rows binding `x` and its stamp `at`):
  * each dependent is set once, to the earliest stamp above it. (Two rows' SETs on one node in
  * FalkorDB 4.16 do not apply in row order: the later-stamped one could win.) Returns `marked`.
+ * First parents only: the bulk loaders (bench, hostile shapes) build graphs without merges.
  */
 export const markDependentsOfRows = `MATCH (x)<-[:BUILDS_ON*1..]-(dep) WITH dep, min(at) AS at ` +
   `WHERE ${staleAt("dep")} > at SET dep.stale_at = at RETURN count(dep) AS marked`

@@ -36,3 +36,37 @@ export const throughMerges = (hubs: string, out: string, carry: ReadonlyArray<st
   const lists = Array.from({ length: mergeRounds }, (_, i) => v("s", i + 1))
   return q + `WITH ${carry.join(", ")}, ${lists.join(" + ")} AS ${out} `
 }
+
+/**
+ * The edges below the merges in `hubs`, round after round as `throughMerges` walks them: each
+ * ALSO_ON edge into the merges reached, and the BUILDS_ON edges of their subtrees, each as
+ * `edge(parent, child)` (a Cypher list of numbers), for a caller that places the dependents itself
+ * (domain/descendants.ts walks them breadth first, so a fact reached twice keeps its nearest place).
+ * `keep(child)` filters the children (true: all). Binds `out`, carrying `carry`.
+ */
+export const edgesThroughMerges = (
+  hubs: string,
+  out: string,
+  carry: ReadonlyArray<string>,
+  edge: (parent: string, child: string) => string,
+  keep: (child: string) => string = () => "true"
+): string => {
+  const v = (name: string, k: number) => `${out}_${name}${k}`
+  let q = ""
+  for (let k = 1; k <= mergeRounds; k++) {
+    const from = k === 1 ? hubs : v("h", k - 1)
+    const [a, m, p, d] = [v("a", k), v("m", k), v("p", k), v("d", k)]
+    q += `CALL { WITH ${from} UNWIND ${from} AS ${a} MATCH (${a})<-[:ALSO_ON]-(${m}) WHERE ${keep(m)} ` +
+      `RETURN collect(${edge(a, m)}) AS ${v("e", k)}, collect(DISTINCT ${m}) AS ${v("ms", k)} } ` +
+      `CALL { WITH ${v("ms", k)} UNWIND ${
+        v("ms", k)
+      } AS ${m} OPTIONAL MATCH (${m})<-[:BUILDS_ON*0..]-(${p})<-[:BUILDS_ON]-(${d}) ` +
+      `WHERE ${keep(d)} ` +
+      `RETURN collect(CASE WHEN ${d} IS NULL THEN NULL ELSE ${edge(p, d)} END) AS ${v("f", k)}, ` +
+      `${hubsOf(d)} + [${v("x", k)} IN collect(DISTINCT ${m}) WHERE indegree(${v("x", k)}, 'ALSO_ON') > 0] AS ${
+        v("h", k)
+      } } `
+  }
+  const lists = Array.from({ length: mergeRounds }, (_, i) => [v("e", i + 1), v("f", i + 1)]).flat()
+  return q + `WITH ${carry.join(", ")}, ${lists.join(" + ")} AS ${out} `
+}
