@@ -135,6 +135,14 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
         [m.fact.id, 2],
         [below.fact.id, 3]
       ])
+      const ctx = yield* ok("relay_get_context", { fact_id: below.fact.id })
+      expect(ctx.chain.map((f) => [f.id, f.parent_id])).toEqual([
+        [api.fact.id, null],
+        [auth.fact.id, null],
+        [scope.fact.id, auth.fact.id],
+        [m.fact.id, api.fact.id],
+        [below.fact.id, m.fact.id]
+      ])
       const rev = yield* save("Auth uses signed cookies", { supersedes: auth.fact.id, reason: "first-party only" })
       expect(rev.revision!.stale.map((d) => d.fact.id)).toEqual([scope.fact.id, m.fact.id, below.fact.id])
     }))

@@ -11,8 +11,17 @@ import { mergeDepthCap } from "../../domain/rules.js"
  */
 export const mergeRounds = mergeDepthCap
 
-/** Collects, of the facts bound as `d` over rows, those some fact names as an extra parent. */
-export const hubsOf = (d: string): string => `collect(CASE WHEN indegree(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
+/**
+ * Collects, of the facts bound as `d` over rows, those some fact names as an extra parent (down),
+ * or that name extra parents themselves (up).
+ */
+export const hubsOf = (d: string, dir: Direction = "down"): string =>
+  `collect(CASE WHEN ${dir === "down" ? "indegree" : "outdegree"}(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
+
+/** Down: what builds on a fact; up: what a fact builds on. */
+export type Direction = "down" | "up"
+
+const arrow = (dir: Direction, type: string) => dir === "down" ? `<-[:${type}]-` : `-[:${type}]->`
 
 /**
  * Binds `out`: the facts reached through extra parents from the list `hubs` (the facts of a first
@@ -21,16 +30,21 @@ export const hubsOf = (d: string): string => `collect(CASE WHEN indegree(${d}, '
  * merges alone, ending in an aggregation: one row even when there are none, at the cost of an empty
  * UNWIND (no big list is grouped over many rows, which would be quadratic). Carries `carry`.
  */
-export const throughMerges = (hubs: string, out: string, carry: ReadonlyArray<string>): string => {
+export const throughMerges = (
+  hubs: string,
+  out: string,
+  carry: ReadonlyArray<string>,
+  dir: Direction = "down"
+): string => {
   const v = (name: string, k: number) => `${out}_${name}${k}`
   let q = ""
   for (let k = 1; k <= mergeRounds; k++) {
     const from = k === 1 ? hubs : v("h", k - 1)
     q += `CALL { WITH ${from} UNWIND ${from} AS ${v("a", k)} ` +
-      `MATCH (${v("a", k)})<-[:ALSO_ON]-(${v("m", k)}) WITH DISTINCT ${v("m", k)} ` +
-      `MATCH (${v("m", k)})<-[:BUILDS_ON*0..]-(${v("d", k)}) ` +
+      `MATCH (${v("a", k)})${arrow(dir, "ALSO_ON")}(${v("m", k)}) WITH DISTINCT ${v("m", k)} ` +
+      `MATCH (${v("m", k)})${arrow(dir, "BUILDS_ON*0..")}(${v("d", k)}) ` +
       `RETURN collect(${v("d", k)}) AS ${v("s", k)}${
-        k < mergeRounds ? `, ${hubsOf(v("d", k))} AS ${v("h", k)}` : ""
+        k < mergeRounds ? `, ${hubsOf(v("d", k), dir)} AS ${v("h", k)}` : ""
       } } `
   }
   const lists = Array.from({ length: mergeRounds }, (_, i) => v("s", i + 1))
