@@ -146,4 +146,27 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       const rev = yield* save("Auth uses signed cookies", { supersedes: auth.fact.id, reason: "first-party only" })
       expect(rev.revision!.stale.map((d) => d.fact.id)).toEqual([scope.fact.id, m.fact.id, below.fact.id])
     }))
+
+  it.effect("a merge is in the conflicts of its extra parent, and is recorded compatible with a sibling there", () =>
+    Effect.gen(function*() {
+      const cache = yield* save("Responses are cached at the edge")
+      const ttl = yield* save("Cache TTL is 60 s", { parent_fact_id: cache.fact.id, kind: "choice" })
+      const other = yield* save("Cached pages vary by locale")
+      const m = yield* save("Cache TTL is 5 minutes per locale", {
+        builds_on: [other.fact.id, cache.fact.id],
+        kind: "choice"
+      })
+      expect(m.also_under!.map((u) => u.siblings.map((f) => f.id))).toEqual([[ttl.fact.id]])
+      const open = yield* ok("relay_detect_conflicts", {})
+      const under = open.conflicts.find((c) => c.parent.id === cache.fact.id)
+      expect(under?.children.map((f) => f.id).sort()).toEqual([ttl.fact.id, m.fact.id].sort())
+      yield* ok("relay_resolve_conflict", {
+        outcome: "compatible",
+        fact_ids: [ttl.fact.id, m.fact.id],
+        reason: "default and per-locale",
+        resolved_by: "w"
+      })
+      const after = yield* ok("relay_detect_conflicts", {})
+      expect(after.conflicts.map((c) => c.parent.id)).not.toContain(cache.fact.id)
+    }))
 })

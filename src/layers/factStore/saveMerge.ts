@@ -1,3 +1,4 @@
+import { buildsOnClause } from "./buildsOn.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { markFork, settleFork } from "./forkWindow.js"
 import { factMap } from "./projection.js"
@@ -21,8 +22,8 @@ const matchParents = (revision: boolean) =>
   `WITH ups, ${mergeDepth} AS depth WHERE depth <= ${mergeRounds} ` +
   (revision ?
     `MATCH (o:Fact {id: $supersedes}) WITH ups, depth, o WHERE NOT o IN ups ` +
-    `UNWIND ups AS u OPTIONAL MATCH (u)-[:BUILDS_ON|ALSO_ON*1..]->(u_up) WHERE u_up = o ` +
-    `WITH ups, depth, o, count(u_up) = 0 AS free WHERE free ` :
+    `UNWIND ups AS u ${buildsOnClause("u", "o", "under", ["ups", "depth", "o", "u"])}` +
+    `WITH ups, depth, o, sum(CASE WHEN under THEN 1 ELSE 0 END) = 0 AS free WHERE free ` :
     "") +
   `UNWIND ups AS u WITH ups, depth${revision ? ", o" : ""}, u, ${inheritedStale("u")} AS ui ` +
   `WITH ups, depth${revision ? ", o" : ""}, min(ui) AS inherited ` +
