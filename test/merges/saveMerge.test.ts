@@ -18,6 +18,8 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
         builds_on: [db.fact.id, workers.fact.id, db.fact.id]
       })
       expect(m.fact.parent_id).toBe(db.fact.id)
+      expect(m.fact.builds_on).toEqual([db.fact.id, workers.fact.id])
+      expect(a.fact.builds_on).toBeUndefined()
       expect(m.fork!.siblings.map((s) => s.id)).toEqual([a.fact.id])
       expect(m.also_under!.map((u) => [u.parent_id, u.siblings.map((s) => s.id)])).toEqual([
         [workers.fact.id, [b.fact.id]]
