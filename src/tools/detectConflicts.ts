@@ -8,7 +8,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description: "Differing siblings no decision covers; settle with relay_resolve_conflict (compatible when all hold)",
+  description: "Differing siblings no decision covers; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,

@@ -13,7 +13,7 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save a fact (never edited). With a parent, give kind; supersedes + reason replaces a fact",
+  description: "Save a fact (never edited). With a parent give kind; supersedes + reason replaces one",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
