@@ -171,4 +171,25 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       const after = yield* ok("relay_detect_conflicts", {})
       expect(after.conflicts.map((c) => c.parent.id)).not.toContain(cache.fact.id)
     }))
+
+  it.effect("a revision of a merge keeps all its parents unless given, and may not build on what it overturns", () =>
+    Effect.gen(function*() {
+      const x = yield* save("Builds run on CI")
+      const y = yield* save("Artifacts go to S3")
+      const m = yield* save("CI uploads artifacts to S3", { builds_on: [x.fact.id, y.fact.id] })
+      const below = yield* save("Uploads are gzipped", { parent_fact_id: m.fact.id })
+      const r = yield* save("CI uploads artifacts to R2", { supersedes: m.fact.id, reason: "egress cost" })
+      expect(r.fact.builds_on).toEqual([x.fact.id, y.fact.id])
+      expect(r.revision!.stale.map((d) => d.fact.id)).toEqual([below.fact.id])
+      const onIt = yield* failed("relay_save_fact", {
+        content: "CI uploads to GCS",
+        written_by: "w",
+        session_id: "s",
+        supersedes: m.fact.id,
+        reason: "r",
+        builds_on: [x.fact.id, below.fact.id]
+      })
+      expect(onIt.code).toBe("invalid_input")
+      expect(onIt.message).toContain("builds_on")
+    }))
 })
