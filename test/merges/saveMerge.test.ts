@@ -21,9 +21,10 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       expect(m.fact.builds_on).toEqual([db.fact.id, workers.fact.id])
       expect(a.fact.builds_on).toBeUndefined()
       expect(m.fork!.siblings.map((s) => s.id)).toEqual([a.fact.id])
-      expect(m.also_under!.map((u) => [u.parent_id, u.siblings.map((s) => s.id)])).toEqual([
-        [workers.fact.id, [b.fact.id]]
+      expect(m.also_under!.map((u) => [u.parent_id, u.siblings.map((s) => [s.id, s.parent_id])])).toEqual([
+        [workers.fact.id, [[b.fact.id, workers.fact.id]]]
       ])
+      expect(m.fork!.siblings.map((s) => s.parent_id)).toEqual([db.fact.id])
       // A later child of the second parent sees the merge as a sibling; a repeat is a duplicate there.
       const again = yield* save("lease jobs with ADVISORY locks", { parent_fact_id: workers.fact.id })
       expect(again.duplicate_of!.id).toBe(m.fact.id)

@@ -27,7 +27,9 @@ import { hubsOf, throughMerges } from "./walkDown.js"
 const ancestorsOf = `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a0) ` +
   `WITH x, collect(a0) AS chain, ${hubsOf("a0", "up")} AS hubs ` +
   throughMerges("hubs", "more", ["x", "chain"], "up") +
-  `UNWIND chain + more AS a WITH DISTINCT a WHERE $before IS NULL OR a.created_at < $before `
+  // Filtered before the UNWIND, so a cursor older than every ancestor leaves one null row (an empty page), not none.
+  `WITH [c IN chain + more WHERE $before IS NULL OR c.created_at < $before] AS older ` +
+  `UNWIND CASE WHEN size(older) = 0 THEN [null] ELSE older END AS a WITH DISTINCT a `
 
 /** The first parent of the fact bound as `a` (the chain's next fact read is one of its parents, maybe not the first). */
 const parentOf = `parent_id: ${parentIdOf("a")}`

@@ -71,8 +71,10 @@ const saveChild = (revision: boolean) => {
     // The fact a revision supersedes leaves its parent's pairs: that parent's window may end here.
     `${
       revision ?
-        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON]->(q) ` +
-        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) :
+        // Every parent of o: a merge may be revised under one parent.
+        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON|ALSO_ON]->(q) ` +
+        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) +
+        `WITH f, ${keep}, made, differing, same, count(*) AS settled ` :
         ""
     }` +
     `WITH f, ${revision ? "o, " : ""}differing, same, ${factMap("p")} AS parent ` +

@@ -1,4 +1,5 @@
 import { buildsOnClause } from "./buildsOn.js"
+import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { markFork, settleFork } from "./forkWindow.js"
 import { factMap } from "./projection.js"
@@ -53,8 +54,12 @@ const saveMerged = (revision: boolean) => {
     `WITH f, ${keep}, made, p, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
     `coalesce(x.kind, '') <> 'detail'] AS differing, [x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
     markFork("differing", "made") +
+    // Mapped as a one-parent save maps them (childMap: properties and degrees only): FalkorDB 4.16
+    // runs a pattern comprehension inside a list comprehension against every node of the graph.
+    `WITH f, ${keep}, made, p, differing, same, ${factMap("p")} AS parent ` +
     `WITH f, ${keep}, made, collect({parent: p.id, total: size(differing), ` +
-    `siblings: [x IN differing[-$shown..] | ${factMap("x")}], duplicate: [y IN same | ${factMap("y")}]}) AS reports ` +
+    `siblings: [x IN differing[-$shown..] | ${childMap("x", "parent")}], ` +
+    `duplicate: [y IN same | ${childMap("y", "parent")}]}) AS reports ` +
     (revision ?
       // The fact a revision supersedes leaves each of its parents' pairs.
       `OPTIONAL MATCH (o)-[:BUILDS_ON|ALSO_ON]->(q) ` +

@@ -16,7 +16,7 @@ export const mergeRounds = mergeDepthCap
  * or that name extra parents themselves (up).
  */
 export const hubsOf = (d: string, dir: Direction = "down"): string =>
-  `collect(CASE WHEN ${dir === "down" ? "indegree" : "outdegree"}(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
+  `collect(DISTINCT CASE WHEN ${dir === "down" ? "indegree" : "outdegree"}(${d}, 'ALSO_ON') > 0 THEN ${d} END)`
 
 /** Down: what builds on a fact; up: what a fact builds on. */
 export type Direction = "down" | "up"
