@@ -45,17 +45,17 @@ export const revisionMessage = {
 } as const
 
 /**
- * How many extra-parent (builds_on after the first) hops a fact may sit below any fact: walks down
- * unroll that many rounds (layers/factStore/walkDown.ts), so a save past it is refused.
+ * How many facts with several parents may lie on one line of facts, one above another (the model's
+ * `mergeDepth`): a walk down unrolls that many rounds and reads a fact at most that many times, so a
+ * merge past it is refused.
  */
 export const mergeDepthCap = 4
 
 /** The refusals of `builds_on` (several parents, domain/model/graph.ts). */
 export const buildsOnMessage = {
   both: "builds_on: give either parent_fact_id (one fact) or builds_on (up to 8), not both",
-  too_deep:
-    `builds_on: this fact would sit more than ${mergeDepthCap} merges deep (a fact of builds_on after the first is ` +
-    "itself on merges that deep); save it on its first fact only, or on facts fewer merges deep"
+  too_deep: `builds_on: ${mergeDepthCap} facts with several parents already lie one above another on this line; ` +
+    "save it on its first fact only (parent_fact_id), or on facts below fewer merges"
 } as const
 
 /** How many children of one forked parent a page of conflicts shows; the rest follow on the next page. */

@@ -165,7 +165,7 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacit
         ? Effect.fail(noFactWithId(field, input.parentId))
         : missing !== undefined
         ? Effect.fail(noFactWithId("builds_on", missing))
-        : Math.max(d.firstDepth, d.alsoDepth) > mergeRounds
+        : also.length > 0 && Math.max(d.firstDepth + 1, d.alsoDepth) > mergeRounds
         ? Effect.fail(new InvalidInput({ message: buildsOnMessage.too_deep }))
         : Effect.fail(
           new InvalidInput({

@@ -19,7 +19,7 @@ import { mergeRounds } from "./walkDown.js"
 const matchParents = (revision: boolean) =>
   `UNWIND $parents AS pid MATCH (u:Fact {id: pid}) ` +
   `WITH collect(u) AS ups WHERE size(ups) = size($parents) ` +
-  // How many extra-parent hops the fact sits below a root at most: walks down unroll that many rounds.
+  // How many merges lie on its deepest line, itself included: walks down unroll that many rounds.
   `WITH ups, ${mergeDepth} AS depth WHERE depth <= ${mergeRounds} ` +
   (revision ?
     `MATCH (o:Fact {id: $supersedes}) WITH ups, depth, o WHERE NOT o IN ups ` +
@@ -30,9 +30,9 @@ const matchParents = (revision: boolean) =>
   `WITH ups, depth${revision ? ", o" : ""}, min(ui) AS inherited ` +
   `WITH ups, depth${revision ? ", o" : ""}, inherited, head(ups) AS p `
 
-/** The stored depth of a fact on `ups`: its first parent's, or one more than an extra parent's. */
-const mergeDepth = `reduce(dm = coalesce(head(ups).merge_depth, 0), q IN tail(ups) | ` +
-  `CASE WHEN coalesce(q.merge_depth, 0) + 1 > dm THEN coalesce(q.merge_depth, 0) + 1 ELSE dm END)`
+/** The stored depth of a fact on `ups` (domain/model/save.ts mergeDepth): one more than its deepest parent's. */
+const mergeDepth = `reduce(dm = 0, q IN ups | ` +
+  `CASE WHEN coalesce(q.merge_depth, 0) > dm THEN coalesce(q.merge_depth, 0) ELSE dm END) + 1`
 
 const saveMerged = (revision: boolean) => {
   const carry = revision ? ["ups", "depth", "o", "inherited", "p"] : ["ups", "depth", "inherited", "p"]

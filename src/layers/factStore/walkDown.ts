@@ -7,7 +7,10 @@ import { mergeDepthCap } from "../../domain/rules.js"
  * as an extra parent, and their subtrees, and so on. Only facts with an ALSO_ON edge in (`indegree`,
  * no traverse) start a round, so a memory without merges pays one walk and a few empty steps; a
  * round costs the facts it adds, never the paths to them. `mergeRounds` rounds are unrolled, and a
- * save that would put a fact more extra-parent hops below a fact than that is refused (`merge_depth`).
+ * save that would put more merges than that on one line is refused (`merge_depth`, counting every
+ * merge): so the rounds reach everything, and as each merge starts one walk at most, a fact is read
+ * at most that many times more than in the first walk (nested merges, each on the one before,
+ * made a round quadratic when only extra-parent hops counted).
  */
 export const mergeRounds = mergeDepthCap
 
@@ -40,10 +43,14 @@ export const throughMerges = (
   let q = ""
   for (let k = 1; k <= mergeRounds; k++) {
     const from = k === 1 ? hubs : v("h", k - 1)
-    q += `CALL { WITH ${from} UNWIND ${from} AS ${v("a", k)} ` +
-      `MATCH (${v("a", k)})${arrow(dir, "ALSO_ON")}(${v("m", k)}) WITH DISTINCT ${v("m", k)} ` +
+    // A merge an earlier round walked from is not walked again: each merge starts one walk at most.
+    const seen = Array.from({ length: k - 1 }, (_, i) => v("ms", i + 1))
+    q += `CALL { WITH ${[from, ...seen].join(", ")} UNWIND ${from} AS ${v("a", k)} ` +
+      `MATCH (${v("a", k)})${arrow(dir, "ALSO_ON")}(${v("m", k)}) ` +
+      `WITH DISTINCT ${v("m", k)}${seen.length > 0 ? `, ${seen.join(" + ")} AS ${v("seen", k)}` : ""} ` +
+      (seen.length > 0 ? `WHERE NOT ${v("m", k)} IN ${v("seen", k)} ` : "") +
       `MATCH (${v("m", k)})${arrow(dir, "BUILDS_ON*0..")}(${v("d", k)}) ` +
-      `RETURN collect(${v("d", k)}) AS ${v("s", k)}${
+      `RETURN collect(${v("d", k)}) AS ${v("s", k)}, collect(DISTINCT ${v("m", k)}) AS ${v("ms", k)}${
         k < mergeRounds ? `, ${hubsOf(v("d", k), dir)} AS ${v("h", k)}` : ""
       } } `
   }
@@ -70,11 +77,14 @@ export const edgesThroughMerges = (
   for (let k = 1; k <= mergeRounds; k++) {
     const from = k === 1 ? hubs : v("h", k - 1)
     const [a, m, p, d] = [v("a", k), v("m", k), v("p", k), v("d", k)]
+    // Every edge into a merge is kept (a fact's place is its nearest), but a merge an earlier round
+    // walked from is not walked again: each merge starts one walk at most.
+    const seen = Array.from({ length: k - 1 }, (_, i) => v("ms", i + 1))
     q += `CALL { WITH ${from} UNWIND ${from} AS ${a} MATCH (${a})<-[:ALSO_ON]-(${m}) WHERE ${keep(m)} ` +
       `RETURN collect(${edge(a, m)}) AS ${v("e", k)}, collect(DISTINCT ${m}) AS ${v("ms", k)} } ` +
-      `CALL { WITH ${v("ms", k)} UNWIND ${
-        v("ms", k)
-      } AS ${m} OPTIONAL MATCH (${m})<-[:BUILDS_ON*0..]-(${p})<-[:BUILDS_ON]-(${d}) ` +
+      `CALL { WITH ${[v("ms", k), ...seen].join(", ")} UNWIND ${v("ms", k)} AS ${m} ` +
+      (seen.length > 0 ? `WITH ${m}, ${seen.join(" + ")} AS ${v("seen", k)} WHERE NOT ${m} IN ${v("seen", k)} ` : "") +
+      `OPTIONAL MATCH (${m})<-[:BUILDS_ON*0..]-(${p})<-[:BUILDS_ON]-(${d}) ` +
       `WHERE ${keep(d)} ` +
       `RETURN collect(CASE WHEN ${d} IS NULL THEN NULL ELSE ${edge(p, d)} END) AS ${v("f", k)}, ` +
       `${hubsOf(d)} + [${v("x", k)} IN collect(DISTINCT ${m}) WHERE indegree(${v("x", k)}, 'ALSO_ON') > 0] AS ${
