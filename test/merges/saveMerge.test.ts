@@ -211,6 +211,30 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       })
       const after = yield* ok("relay_detect_conflicts", {})
       expect(after.conflicts.map((c) => c.parent.id)).not.toContain(cache.fact.id)
+      // The record joins the pair under the parent they share: under the merge's other parent a
+      // sibling that differs from it is in an open pair with it (the record once counted there too,
+      // leaving the merge out of that pair).
+      const locale = yield* save("Pages are cached per language", { parent_fact_id: other.fact.id, kind: "choice" })
+      expect(locale.fork!.siblings.map((f) => f.id)).toEqual([m.fact.id])
+      const later = yield* ok("relay_detect_conflicts", {})
+      expect(later.conflicts.find((c) => c.parent.id === other.fact.id)?.children.map((f) => f.id).sort()).toEqual(
+        [locale.fact.id, m.fact.id].sort()
+      )
+      // Two records of the merge under its first parent outnumber nothing under the other: a write
+      // that settles the other parent's window (a retraction there) leaves it open.
+      const ttl2 = yield* save("Cache TTL is 1 hour for images", { parent_fact_id: cache.fact.id, kind: "choice" })
+      yield* ok("relay_resolve_conflict", {
+        outcome: "compatible",
+        fact_ids: [ttl2.fact.id, m.fact.id],
+        reason: "images apart",
+        resolved_by: "w"
+      })
+      const stray = yield* save("Pages are never cached", { parent_fact_id: other.fact.id, kind: "choice" })
+      yield* ok("relay_retract_fact", { fact_id: stray.fact.id, reason: "typo", retracted_by: "w" })
+      const settled = yield* ok("relay_detect_conflicts", {})
+      expect(settled.conflicts.find((c) => c.parent.id === other.fact.id)?.children.map((f) => f.id).sort()).toEqual(
+        [locale.fact.id, m.fact.id].sort()
+      )
     }))
 
   it.effect("a revision of a merge keeps all its parents unless given, and may not build on what it overturns", () =>

@@ -88,7 +88,8 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH snap, late, lateOut, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
   `WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   // Grouped by content, never paired: a child is in an open pair when more of the open children
-  // differ from it than are recorded compatible with it (one COMPATIBLE edge a pair, between siblings).
+  // differ from it than are recorded compatible with it (one COMPATIBLE edge a pair, between siblings;
+  // a merge's record with a child of another of its parents is no pair here).
   `UNWIND open AS a ` +
   `WITH snap, late, lateOut, p, hashed, size(open) AS n, a, ${textKey("a")} AS g ` +
   `WITH snap, late, lateOut, p, hashed, n, g, collect(a) AS group ` +
@@ -96,7 +97,7 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH snap, late, lateOut, p, a, n - size(group) > ` +
   // type(), not [cr:COMPATIBLE]: a plan made while the graph had no COMPATIBLE edge would never see one.
   // (The tests on b outside the pattern: FalkorDB 4.16 cannot see WITH variables in its WHERE.)
-  `size([e IN [(a)-[cr]-(b) WHERE type(cr) = 'COMPATIBLE' | [b, cr.created_at]] WHERE e[1] <= snap AND ` +
+  `size([e IN [(a)-[cr]-(b)-[:BUILDS_ON|ALSO_ON]->(p) WHERE type(cr) = 'COMPATIBLE' | [b, cr.created_at]] WHERE e[1] <= snap AND ` +
   `${openChild("e[0]")} AND e[0].norm <> a.norm]) AS inPair ` +
   `WITH snap, late, lateOut, p, collect(CASE WHEN inPair THEN a END) AS listed ` +
   `WHERE size(listed) > 0 ` +
