@@ -178,6 +178,12 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
         [m.fact.id, 2],
         [below.fact.id, 3]
       ])
+      // Reached through its extra parent, the merge still names its first parent, and all of them.
+      expect(imp.dependents.map((d) => [d.fact.parent_id, d.fact.builds_on])).toEqual([
+        [auth.fact.id, undefined],
+        [api.fact.id, [api.fact.id, scope.fact.id]],
+        [m.fact.id, undefined]
+      ])
       const ctx = yield* ok("relay_get_context", { fact_id: below.fact.id })
       expect(ctx.chain.map((f) => [f.id, f.parent_id])).toEqual([
         [api.fact.id, null],

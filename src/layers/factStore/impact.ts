@@ -7,8 +7,8 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
-import { pageFactsQuery } from "./pageFacts.js"
-import { statusFrom, storedFields } from "./projection.js"
+import { pageFacts } from "./pageFacts.js"
+import { statusFrom } from "./projection.js"
 import { staleNow } from "./staleness.js"
 import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
@@ -44,12 +44,6 @@ const SubtreeRow = Schema.Struct({
   )
 })
 
-/** A dependent's stored fields and parent; its status comes from where it was placed. */
-const PageFactRow = Schema.Struct({
-  node: Schema.Number,
-  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
-})
-
 export const impact = Effect.fn("relay/factStore/impact")(function*(
   db: GraphDatabase["Type"],
   id: string,
@@ -80,8 +74,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   )
   const wanted = after(placed, cursor === null ? null : [cursor[0], cursor[1], cursor[2]], request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
-  const rows = yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
-  const byNode = new Map(rows.map((r) => [r.node, r.fact]))
+  const byNode = yield* pageFacts(db, wanted.map((p) => p.node))
   const keys = new Map<string, ImpactKey>()
   const dependents = wanted.flatMap((p): Array<Dependent> => {
     const fact = byNode.get(p.node)

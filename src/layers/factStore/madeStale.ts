@@ -5,8 +5,8 @@ import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { pageFactsQuery } from "./pageFacts.js"
-import { statusFrom, storedFields } from "./projection.js"
+import { pageFacts } from "./pageFacts.js"
+import { statusFrom } from "./projection.js"
 import { staleBy } from "./staleness.js"
 import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
@@ -39,11 +39,6 @@ const Row = Schema.Struct({
   )
 })
 
-const PageFactRow = Schema.Struct({
-  node: Schema.Number,
-  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
-})
-
 /** A page of what the revision stamped `at` made stale, in impact order, with how many there are in all. */
 export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   db: GraphDatabase["Type"],
@@ -69,10 +64,7 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
     }))
   ).filter((p) => made.has(p.node))
   const wanted = after(placed, request.cursor, request.limit + 1)
-  const rows = wanted.length === 0 ?
-    [] :
-    yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
-  const byNode = new Map(rows.map((r) => [r.node, r.fact]))
+  const byNode = yield* pageFacts(db, wanted.map((p) => p.node))
   const keys = new Map<string, ImpactKey>()
   const dependents = wanted.flatMap((p): Array<Dependent> => {
     const fact = byNode.get(p.node)
