@@ -1,5 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
@@ -262,5 +264,21 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       })
       expect(onIt.code).toBe("invalid_input")
       expect(onIt.message).toContain("builds_on")
+    }))
+
+  // Last in the file: it reads every merge the cases above wrote (one graph for the file).
+  it.effect("check-db --verify finds every merge above as its edges say, and a merge_of set by hand", () =>
+    Effect.gen(function*() {
+      const db = yield* GraphDatabase
+      const verify = verifyStored(db)
+      const clean = yield* verify
+      expect(clean.examples).toEqual([])
+      expect(clean.facts).toBeGreaterThan(20)
+      const b = yield* save("Batch size is 500")
+      const c = yield* save("Imports read CSV")
+      const m = yield* save("Batches of 500 rows are imported as CSV", { builds_on: [b.fact.id, c.fact.id] })
+      yield* db.write("MATCH (f:Fact {id: $id}) SET f.merge_of = 'elsewhere'", { id: m.fact.id })
+      const found = yield* verify
+      expect(found.examples).toEqual([{ id: m.fact.id, field: "merge_of", stored: "elsewhere", expected: m.fact.id }])
     }))
 })

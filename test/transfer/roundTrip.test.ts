@@ -165,6 +165,10 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         expect(copied).toEqual(original)
         expect(yield* onCopy(forkMarks)).toEqual(yield* forkMarks)
         expect(yield* onCopy(mergePlaces)).toEqual(yield* mergePlaces)
+        // What the saves stored and what the import derived both keep check-db --verify's local rules.
+        const verify = Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
+        expect((yield* verify).examples).toEqual([])
+        expect((yield* onCopy(verify)).examples).toEqual([])
         // The copy's clock moved past the newest imported stamp: a write now lands after it.
         const newest = lines.length > 1 ? Date.parse(JSON.parse(lines[lines.length - 1]!).created_at) : 0
         yield* TestClock.setTime(0)
