@@ -81,6 +81,8 @@ export interface Confirmation {
 export interface ConflictsAfter {
   readonly snap: number
   readonly key: number
+  /** The created_at of the parent last read: a merge may be the newest child of two parents, a tie. */
+  readonly parent: number
   readonly child: number
 }
 
