@@ -159,6 +159,22 @@ const allPages = <A, K, E>(
     throw new Error("paging did not end")
   })
 
+/** The model's fact for a save or revision step, on `parents` (the first its parent_id). */
+const modelFact = (
+  id: string,
+  s: { readonly content: string; readonly writer: string; readonly factKind: Rules.ModelKind | null },
+  parents: ReadonlyArray<string>,
+  createdAt: number
+): Rules.ModelFact => ({
+  id,
+  content: s.content,
+  parentId: parents[0] ?? null,
+  createdAt,
+  writtenBy: s.writer,
+  kind: s.factKind,
+  ...(parents.length > 1 ? { alsoBuildsOn: parents.slice(1) } : {})
+})
+
 /** `listedUnder`: a child listed under that parent (a conflict's, a save's siblings) names it, not its first. */
 const expectFactMatches = (model: Rules.GraphModel, fact: Fact, listedUnder?: string | null) => {
   const m = model.facts.find((f) => f.id === fact.id)
@@ -292,15 +308,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const createdAt = Rules.nextStamp(model.last, now)
         model.last = createdAt
         const outcomes = Rules.saveOutcomes(model, alsoOn, s.content, s.factKind)
-        model.facts.push({
-          id,
-          content: s.content,
-          parentId,
-          createdAt,
-          writtenBy: s.writer,
-          kind: s.factKind,
-          ...(alsoOn.length > 0 ? { alsoBuildsOn: alsoOn } : {})
-        })
+        model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoOn], createdAt))
         expectFactMatches(model, saved.fact)
         expect(saved.fact.builds_on).toEqual(alsoOn.length > 0 ? [parentId, ...alsoOn] : undefined)
         expect(
@@ -359,15 +367,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind, target)
           const createdAt = Rules.nextStamp(model.last, now)
           model.last = createdAt
-          model.facts.push({
-            id,
-            content: s.content,
-            parentId,
-            createdAt,
-            writtenBy: s.writer,
-            kind: s.factKind,
-            ...(alsoBuildsOn.length > 0 ? { alsoBuildsOn } : {})
-          })
+          model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoBuildsOn], createdAt))
           model.supersedes.push({ winner: id, loser: target, reason: s.reason, createdAt, resolvedBy: s.writer })
           accepted.push({ winner: id, loser: target, reason: s.reason })
           const saved = result.right
