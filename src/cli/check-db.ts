@@ -82,7 +82,9 @@ const main = Effect.gen(function*() {
   yield* say(`graph:     ${graph} (RELAY_GRAPH), ${facts} fact${facts === 1 ? "" : "s"}`)
   if (checked === null) return
   for (const d of checked.examples) {
-    yield* say(`drift:     fact ${d.id} stores stale_at ${d.stored ?? "nothing"}, its edges say ${d.expected}`)
+    yield* say(
+      `drift:     fact ${d.id} stores ${d.field} ${d.stored ?? "nothing"}, its edges say ${d.expected ?? "nothing"}`
+    )
   }
   for (const d of checked.forkExamples) {
     yield* say(

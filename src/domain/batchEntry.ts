@@ -20,3 +20,42 @@ export const entryParents = (
     return found
   })
 }
+
+/**
+ * `entryParents` for facts on several parents (import): every nearest ancestor outside the batch,
+ * through each parent, the first parent's line first. A fact new in the batch is stale from the
+ * earliest of them.
+ */
+export const entrySets = (
+  batch: ReadonlyArray<{ readonly id: string; readonly parents: ReadonlyArray<string> }>
+): Array<Array<string>> => {
+  const inBatch = new Map<string, Array<string>>()
+  return batch.map((f) => {
+    const out: Array<string> = []
+    for (const p of f.parents) {
+      for (const e of inBatch.get(p) ?? [p]) if (!out.includes(e)) out.push(e)
+    }
+    inBatch.set(f.id, out)
+    return out
+  })
+}
+
+/**
+ * Each fact's nearest merge on its first-parent line and the merges on its deepest line
+ * (domain/model/save.ts mergeDepth), as a save stores them (`merge_of`, `merge_depth`): a merge is its
+ * own. `outside` gives them for parents already stored.
+ */
+export const mergePlaces = (
+  batch: ReadonlyArray<{ readonly id: string; readonly parents: ReadonlyArray<string> }>,
+  outside: ReadonlyMap<string, { readonly mergeOf: string | null; readonly depth: number }>
+): Array<{ readonly mergeOf: string | null; readonly depth: number }> => {
+  const placed = new Map(outside)
+  return batch.map((f) => {
+    const ups = f.parents.map((p) => placed.get(p) ?? { mergeOf: null, depth: 0 })
+    const place = f.parents.length > 1
+      ? { mergeOf: f.id, depth: Math.max(...ups.map((u) => u.depth)) + 1 }
+      : ups[0] ?? { mergeOf: null, depth: 0 }
+    placed.set(f.id, place)
+    return place
+  })
+}

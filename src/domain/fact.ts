@@ -61,6 +61,8 @@ export const Fact = Schema.Struct({
   session_id: Schema.String,
   created_at: Schema.String.annotations({ description: "ISO 8601 UTC with milliseconds" }),
   parent_id: Schema.NullOr(Schema.String),
+  /** Only for a fact on several parents: all of them, parent_id first. */
+  builds_on: Schema.optional(Schema.Array(Schema.String)),
   status: FactStatus
 })
 export type Fact = typeof Fact.Type

@@ -39,7 +39,7 @@ export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Your name, same each call" })
+  Schema.annotations({ description: "Your stable name" })
 )
 
 export const SessionId = Schema.String.pipe(

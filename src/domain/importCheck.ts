@@ -1,5 +1,5 @@
 import { compareRecords, type MemoryRecord, type TaskRecord } from "./memoryRecord.js"
-import { compatibleMessage, resolutionMessage } from "./rules.js"
+import { buildsOnMessage, compatibleMessage, mergeDepthCap, resolutionMessage } from "./rules.js"
 
 /**
  * The rules an import file must keep by itself, checked on every record before anything is written:
@@ -16,9 +16,14 @@ export interface ImportProblem {
 export const checkImport = (
   records: ReadonlyArray<MemoryRecord>,
   /** Ids of facts the graph already holds, among those the file names without defining. */
-  inGraph: ReadonlySet<string>
+  inGraph: ReadonlySet<string>,
+  /** Of those, the merges on their deepest line (merge_depth), where not 0. */
+  graphDepth: ReadonlyMap<string, number> = new Map()
 ): ImportProblem | undefined => {
-  const parent = new Map<string, string | null>()
+  /** Every fact of the file it builds on, the first first ([] for a root). */
+  const parent = new Map<string, ReadonlyArray<string>>()
+  const depth = new Map<string, number>()
+  const depthOf = (id: string) => depth.get(id) ?? graphDepth.get(id) ?? 0
   const beats = new Map<string, Array<string>>()
   const retracted = new Set<string>()
   const retractionIds = new Set<string>()
@@ -32,10 +37,12 @@ export const checkImport = (
   const exists = (id: string) => parent.has(id) || inGraph.has(id)
   const ancestorsOf = (id: string): Set<string> => {
     const out = new Set<string>()
-    let up = parent.get(id) ?? null
-    while (up !== null && !out.has(up)) {
+    const todo = [...(parent.get(id) ?? [])]
+    while (todo.length > 0) {
+      const up = todo.pop()!
+      if (out.has(up)) continue
       out.add(up)
-      up = parent.get(up) ?? null
+      todo.push(...(parent.get(up) ?? []))
     }
     return out
   }
@@ -66,7 +73,19 @@ export const checkImport = (
         if (r.parent_id !== null && !exists(r.parent_id)) {
           return fail("parent_id: no fact with that id earlier in the file or in the graph")
         }
-        parent.set(r.id, r.parent_id)
+        const also = r.also_on ?? []
+        if (also.length > 0 && r.parent_id === null) {
+          return fail("also_on: only a fact with a parent_id has more parents")
+        }
+        if (also.some((id) => !exists(id))) {
+          return fail("also_on: no fact with that id earlier in the file or in the graph")
+        }
+        const all = r.parent_id === null ? [] : [r.parent_id, ...also]
+        if (new Set(all).size !== all.length) return fail("also_on: names a parent twice")
+        const d = all.length === 0 ? 0 : Math.max(...all.map(depthOf)) + (all.length > 1 ? 1 : 0)
+        if (d > mergeDepthCap) return fail(`also_on: ${buildsOnMessage.too_deep.replace(/^builds_on: /, "")}`)
+        parent.set(r.id, all)
+        if (d > 0) depth.set(r.id, d)
         break
       }
       case "decision": {
@@ -87,7 +106,7 @@ export const checkImport = (
         const px = parent.get(x)
         const py = parent.get(y)
         // A pair among graph facts is checked by the write statement (the file does not say their parents).
-        if (px !== undefined && py !== undefined && (px === null || px !== py)) {
+        if (px !== undefined && py !== undefined && !px.some((p) => py.includes(p))) {
           return fail(compatibleMessage.not_siblings)
         }
         if (supersedesThrough(x, y) || supersedesThrough(y, x)) return fail(compatibleMessage.already_superseded)
@@ -163,6 +182,7 @@ export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyAr
     switch (r.kind) {
       case "fact":
         use(r.parent_id)
+        for (const id of r.also_on ?? []) use(id)
         defined.add(r.id)
         break
       case "decision":

@@ -17,6 +17,13 @@ export const SaveFactInput = Schema.Struct({
   parent_fact_id: Schema.optional(
     FactId.annotations({ description: "Fact it builds on" })
   ),
+  builds_on: Schema.optional(
+    Schema.Array(FactId).pipe(Schema.minItems(1), Schema.maxItems(8)).annotations({
+      description: "Or up to 8 facts",
+      // The bound is in the description; the decoder enforces it.
+      jsonSchema: { type: "array", items: { type: "string" }, description: "Or up to 8 facts" }
+    })
+  ),
   kind: Schema.optional(FactKind),
   supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
   reason: Schema.optional(Reason),

@@ -44,6 +44,8 @@ export const FactRecord = Schema.Struct({
   written_by: AgentName,
   session_id: SessionId,
   parent_id: Schema.NullOr(WholeId),
+  /** The facts it builds on after parent_id (ALSO_ON), for a fact on several; absent otherwise. */
+  also_on: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(7))),
   content: FactContent,
   /** The `kind` the writer gave (detail or choice); absent when none was given. */
   fact_kind: Schema.optional(FactKind)
@@ -201,6 +203,7 @@ export const recordLine = (r: MemoryRecord): string => {
         written_by: r.written_by,
         session_id: r.session_id,
         parent_id: r.parent_id,
+        ...(r.also_on === undefined ? {} : { also_on: r.also_on }),
         content: r.content,
         ...(r.fact_kind === undefined ? {} : { fact_kind: r.fact_kind })
       })

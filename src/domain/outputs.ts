@@ -11,6 +11,13 @@ export const SaveFactOutput = Schema.Struct({
     siblings_total: Schema.Number.annotations({ description: "How many differing siblings there are in all" })
   })),
   duplicate_of: Schema.NullOr(Fact),
+  /** Only for a fact on several parents (builds_on) that forks or repeats under one after the first. */
+  also_under: Schema.optional(Schema.Array(Schema.Struct({
+    parent_id: Schema.String,
+    siblings: Schema.Array(Fact),
+    siblings_total: Schema.Number,
+    duplicate_of: Schema.NullOr(Fact)
+  }))),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,

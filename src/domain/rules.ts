@@ -38,8 +38,24 @@ export const resolutionMessage = {
 export const revisionMessage = {
   parent_builds_on_revised: "parent_fact_id: is the fact named in supersedes or builds on it; a revision cannot " +
     "build on what it overturns (leave parent_fact_id out to save it beside that fact)",
+  builds_on_revised: "builds_on: names the fact in supersedes or a fact that builds on it; a revision cannot " +
+    "build on what it overturns (leave builds_on out to save it beside that fact)",
   reason_needed: "reason: required with supersedes",
   reason_alone: "reason: only taken with supersedes"
+} as const
+
+/**
+ * How many facts with several parents may lie on one line of facts, one above another (the model's
+ * `mergeDepth`): a walk down unrolls that many rounds and reads a fact at most that many times, so a
+ * merge past it is refused.
+ */
+export const mergeDepthCap = 4
+
+/** The refusals of `builds_on` (several parents, domain/model/graph.ts). */
+export const buildsOnMessage = {
+  both: "builds_on: give either parent_fact_id (one fact) or builds_on (up to 8), not both",
+  too_deep: `builds_on: ${mergeDepthCap} facts with several parents already lie one above another on this line; ` +
+    "save it on its first fact only (parent_fact_id), or on facts below fewer merges"
 } as const
 
 /** How many children of one forked parent a page of conflicts shows; the rest follow on the next page. */

@@ -8,23 +8,23 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
-  description: "Differing siblings no decision covers; settle with relay_resolve_conflict (compatible when all hold)",
+  description: "Differing siblings no decision covers; settle with relay_resolve_conflict",
   annotations: readOnly("Detect conflicts"),
   input: ConflictsInput,
   output: ConflictsOutput,
   render: renderConflicts,
   handler: Effect.fn("relay/tools/relay_detect_conflicts")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 3)
+    const at = yield* cursorNumbers(input.cursor, 4)
     const found = yield* (yield* FactStore).openConflicts({
       limit: input.limit,
-      after: at === null ? null : { snap: at[0]!, key: at[1]!, child: at[2]! },
+      after: at === null ? null : { snap: at[0]!, key: at[1]!, parent: at[2]!, child: at[3]! },
       asOf: input.as_of ?? null,
       thread: input.thread ?? null
     })
     const next = found.next
     return {
       conflicts: found.conflicts,
-      next_cursor: next === null ? null : encodeCursor([next.snap, next.key, next.child])
+      next_cursor: next === null ? null : encodeCursor([next.snap, next.key, next.parent, next.child])
     }
   })
 })

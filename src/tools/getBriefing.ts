@@ -32,8 +32,8 @@ export const getBriefing = defineTool({
   handler: Effect.fn("relay/tools/relay_get_briefing")(function*(input) {
     // The name is stored (the reader's BriefingCursor): a token pasted as a name must not land.
     yield* (yield* SecretScanner).check("my_name", input.my_name)
-    const at = yield* cursorNumbers(input.cursor, 8)
-    const tag = at?.[7]
+    const at = yield* cursorNumbers(input.cursor, 9)
+    const tag = at?.[8]
     if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader
     const b = yield* (yield* FactStore).briefing({
       reader: input.my_name,
@@ -46,7 +46,7 @@ export const getBriefing = defineTool({
         factAfter: at[2]!,
         decisionAfter: at[3]!,
         retractionAfter: at[4]!,
-        conflicts: { snap: at[1]!, key: at[5]!, child: at[6]! },
+        conflicts: { snap: at[1]!, key: at[5]!, parent: at[6]!, child: at[7]! },
         tracked: tag !== 0
       }
     })
@@ -79,6 +79,7 @@ export const getBriefing = defineTool({
         n.decisionAfter,
         n.retractionAfter,
         n.conflicts.key,
+        n.conflicts.parent,
         n.conflicts.child,
         n.tracked ? readerTag(input.my_name) : 0
       ])

@@ -4,7 +4,7 @@ import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
 import { currentBudget, fitFromEnd, replyCost } from "../domain/paging.js"
 import { requestFactId } from "../domain/requestId.js"
-import { revisionMessage } from "../domain/rules.js"
+import { buildsOnMessage, revisionMessage } from "../domain/rules.js"
 import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -13,7 +13,7 @@ import { defineTool } from "./Tool.js"
 
 export const saveFact = defineTool({
   name: "relay_save_fact",
-  description: "Save a fact (never edited). With a parent, give kind; supersedes + reason replaces a fact",
+  description: "Save a fact (never edited). With a parent give kind; supersedes + reason replaces one",
   annotations: {
     title: "Save a fact",
     readOnlyHint: false,
@@ -37,6 +37,11 @@ export const saveFact = defineTool({
     if (input.supersedes === undefined && input.reason !== undefined) {
       return yield* new InvalidInput({ message: revisionMessage.reason_alone })
     }
+    if (input.parent_fact_id !== undefined && input.builds_on !== undefined) {
+      return yield* new InvalidInput({ message: buildsOnMessage.both })
+    }
+    // A fact named twice counts once; the first named is the parent one-parent replies show.
+    const parents = input.builds_on === undefined ? [] : [...new Set(input.builds_on)]
     const reason = input.reason?.trim()
     if (reason !== undefined) yield* scanner.check("reason", reason)
     const call = yield* ToolCall
@@ -45,7 +50,8 @@ export const saveFact = defineTool({
       content,
       writtenBy: input.written_by,
       sessionId: input.session_id,
-      parentId: input.parent_fact_id ?? null,
+      parentId: input.parent_fact_id ?? parents[0] ?? null,
+      alsoOn: parents.slice(1),
       kind: input.kind ?? null,
       revises: input.supersedes === undefined || reason === undefined ? null : { id: input.supersedes, reason }
     })
@@ -62,6 +68,14 @@ export const saveFact = defineTool({
         ? null
         : { parent_id: saved.fact.parent_id, siblings, siblings_total: saved.siblingsTotal },
       duplicate_of: saved.duplicateOf,
+      ...(saved.alsoUnder.length === 0 ? {} : {
+        also_under: saved.alsoUnder.map((u) => ({
+          parent_id: u.parentId,
+          siblings: u.forkSiblings,
+          siblings_total: u.siblingsTotal,
+          duplicate_of: u.duplicateOf
+        }))
+      }),
       ...(saved.revision === null ? {} : {
         revision: {
           superseded: saved.revision.fact,

@@ -5,9 +5,11 @@ import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/model/index.js"
 import {
+  buildsOnMessage,
   compatibleMessage,
   confirmMessage,
   firstBriefingSpan,
+  mergeDepthCap,
   resolutionMessage,
   revisionMessage
 } from "../../src/domain/rules.js"
@@ -51,6 +53,8 @@ const step = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("save" as const),
       parentPick: fc.nat(),
+      // Sometimes on a second fact too (builds_on): a merge, which forks, goes stale and is walked through both.
+      alsoPick: fc.option(fc.nat(), { nil: null, freq: 3 }),
       content: contentArb,
       // What the new fact says of its parent: kind-less (the seed's rule) as often as the two kinds.
       factKind: fc.constantFrom(null, null, "detail" as const, "choice" as const),
@@ -155,10 +159,28 @@ const allPages = <A, K, E>(
     throw new Error("paging did not end")
   })
 
-const expectFactMatches = (model: Rules.GraphModel, fact: Fact) => {
+/** The model's fact for a save or revision step, on `parents` (the first its parent_id). */
+const modelFact = (
+  id: string,
+  s: { readonly content: string; readonly writer: string; readonly factKind: Rules.ModelKind | null },
+  parents: ReadonlyArray<string>,
+  createdAt: number
+): Rules.ModelFact => ({
+  id,
+  content: s.content,
+  parentId: parents[0] ?? null,
+  createdAt,
+  writtenBy: s.writer,
+  kind: s.factKind,
+  ...(parents.length > 1 ? { alsoBuildsOn: parents.slice(1) } : {})
+})
+
+/** `listedUnder`: a child listed under that parent (a conflict's, a save's siblings) names it, not its first. */
+const expectFactMatches = (model: Rules.GraphModel, fact: Fact, listedUnder?: string | null) => {
   const m = model.facts.find((f) => f.id === fact.id)
   expect(m, `fact ${fact.id} is in the model`).toBeDefined()
-  expect(fact.parent_id).toBe(m!.parentId)
+  expect(fact.parent_id).toBe(listedUnder ?? m!.parentId)
+  if (listedUnder != null) expect(Rules.parentsOf(m)).toContain(listedUnder)
   expect(fact.created_at).toBe(toIso(m!.createdAt))
   expect(fact.content).toBe(m!.content)
   expect(fact.status).toBe(Rules.status(model, fact.id))
@@ -265,24 +287,48 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const id = planned[model.facts.length]!
         const pickIx = s.parentPick % (model.facts.length + 1)
         const parentId = pickIx === model.facts.length ? null : model.facts[pickIx]!.id
+        const also = parentId === null || s.alsoPick === null ? null : model.facts[s.alsoPick % model.facts.length]!.id
+        const alsoOn = also === null || also === parentId ? [] : [also]
         const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind)
-        const saved = yield* store.save({
+        const saving = store.save({
           id,
           content: s.content,
           writtenBy: s.writer,
           sessionId: "prop",
           parentId,
-          kind: s.factKind
+          kind: s.factKind,
+          ...(alsoOn.length > 0 ? { alsoOn } : {})
         })
+        if (alsoOn.length > 0 && Rules.mergeDepth(model, [parentId!, ...alsoOn]) > mergeDepthCap) {
+          const refused = yield* Effect.flip(saving)
+          expect([refused._tag, refused.message]).toEqual(["InvalidInput", buildsOnMessage.too_deep])
+          continue
+        }
+        const saved = yield* saving
         const createdAt = Rules.nextStamp(model.last, now)
         model.last = createdAt
-        model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer, kind: s.factKind })
+        const outcomes = Rules.saveOutcomes(model, alsoOn, s.content, s.factKind)
+        model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoOn], createdAt))
         expectFactMatches(model, saved.fact)
+        expect(saved.fact.builds_on).toEqual(alsoOn.length > 0 ? [parentId, ...alsoOn] : undefined)
+        expect(
+          saved.alsoUnder.map((u) => [u.parentId, ids(u.forkSiblings), u.siblingsTotal, u.duplicateOf?.id ?? null])
+        )
+          .toEqual(
+            outcomes.filter((o) => o.siblingsTotal > 0 || o.duplicateOf !== null).map((
+              o
+            ) => [o.parent, o.forkSiblings, o.siblingsTotal, o.duplicateOf])
+          )
         expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
         expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
         expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
         for (const f of [...saved.forkSiblings, ...(saved.duplicateOf === null ? [] : [saved.duplicateOf])]) {
-          expectFactMatches(model, f)
+          expectFactMatches(model, f, parentId)
+        }
+        for (const u of saved.alsoUnder) {
+          for (const f of [...u.forkSiblings, ...(u.duplicateOf === null ? [] : [u.duplicateOf])]) {
+            expectFactMatches(model, f, u.parentId)
+          }
         }
       } else if (s.kind === "revise") {
         const id = planned[model.facts.length]!
@@ -312,11 +358,16 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         } else {
           expect(result._tag, `revision of ${target} under ${given} is accepted`).toBe("Right")
           if (result._tag !== "Right") continue
-          const parentId = Rules.revisionParent(model, target, given)
+          // Every parent of a merge unless one is given.
+          const [parentId = null, ...alsoBuildsOn] = Rules.revisionParents(
+            model,
+            target,
+            given === null ? null : [given]
+          )
           const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind, target)
           const createdAt = Rules.nextStamp(model.last, now)
           model.last = createdAt
-          model.facts.push({ id, content: s.content, parentId, createdAt, writtenBy: s.writer, kind: s.factKind })
+          model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoBuildsOn], createdAt))
           model.supersedes.push({ winner: id, loser: target, reason: s.reason, createdAt, resolvedBy: s.writer })
           accepted.push({ winner: id, loser: target, reason: s.reason })
           const saved = result.right
@@ -575,7 +626,10 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     // Pages of 2 parents x 2 children, merged back, say exactly what one page says.
     expect((yield* allConflicts(store, 2)).map((c) => [c.parent.id, ids(c.children), c.total]))
       .toEqual(conflicts.map((c) => [c.parent.id, ids(c.children), c.total]))
-    for (const c of conflicts) for (const f of [c.parent, ...c.children]) expectFactMatches(model, f)
+    for (const c of conflicts) {
+      expectFactMatches(model, c.parent)
+      for (const f of c.children) expectFactMatches(model, f, c.parent.id)
+    }
 
     // as_of: the conflicts as the memory stood at a few past stamps (and before anything), paged, are the
     // model's after leaving out everything stamped later; statuses are those of that earlier graph.

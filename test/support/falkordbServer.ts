@@ -2,7 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
+import { createWriteStream, mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -78,7 +78,10 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
   const launch = async () => {
     const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
     await waitReady(child)
-    child.stdout?.resume()
+    // RELAY_TEST_DB_LOG=file keeps the server's log: a crash report names the statement that crashed it.
+    const log = process.env.RELAY_TEST_DB_LOG
+    if (log === undefined) child.stdout?.resume()
+    else child.stdout?.pipe(createWriteStream(log, { flags: "a" }))
     child.stderr?.resume()
     return child
   }

@@ -40,6 +40,8 @@ const step = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("save" as const),
       parent: fc.nat(),
+      // Sometimes on a second fact too (builds_on): a merge, its ALSO_ON edge carried by the file.
+      also: fc.option(fc.nat(), { freq: 3 }),
       content: contentArb,
       // A detail disagrees with nothing: lost on the way, it would make conflicts appear in the copy.
       factKind: fc.constantFrom(undefined, "detail" as const, "choice" as const)
@@ -65,15 +67,19 @@ const writeMemory = (steps: ReadonlyArray<Step>) =>
       if (s.kind === "save") {
         const id = randomUUID()
         const pi = s.parent % (ids.length + 1)
-        yield* store.save({
+        const parentId = pi === ids.length ? null : ids[pi]!
+        const also = s.also === null || parentId === null ? undefined : ids[s.also % ids.length]!
+        // A merge past the merge depth is refused: then nothing is saved.
+        const saved = yield* Effect.either(store.save({
           id,
           content: s.content,
           writtenBy: "cursor",
           sessionId: "s:1",
-          parentId: pi === ids.length ? null : ids[pi]!,
+          parentId,
+          ...(also === undefined || also === parentId ? {} : { alsoOn: [also] }),
           ...(s.factKind === undefined ? {} : { kind: s.factKind })
-        })
-        ids.push(id)
+        }))
+        if (saved._tag === "Right") ids.push(id)
       } else if (ids.length > 0) {
         const attempt: Effect.Effect<unknown, unknown> = s.kind === "resolve"
           ? store.resolve({
@@ -125,6 +131,17 @@ const forkMarks = Effect.flatMap(
     )
 )
 
+/** What a save stores for walks through merges (saveMerge.ts): derived again by the import. */
+const mergePlaces = Effect.flatMap(
+  GraphDatabase,
+  (db) =>
+    db.read(
+      "MATCH (f:Fact) RETURN f.id AS id, f.merge_of AS mergeOf, f.merge_depth AS depth ORDER BY id",
+      {},
+      Schema.Struct({ id: Schema.String, mergeOf: Schema.NullOr(Schema.String), depth: Schema.NullOr(Schema.Number) })
+    )
+)
+
 layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("export and import", (it) => {
   it.effect.prop(
     "export -> import -> export is byte-identical, and what is derived answers the same",
@@ -147,6 +164,11 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         const copied = yield* onCopy(everything)
         expect(copied).toEqual(original)
         expect(yield* onCopy(forkMarks)).toEqual(yield* forkMarks)
+        expect(yield* onCopy(mergePlaces)).toEqual(yield* mergePlaces)
+        // What the saves stored and what the import derived both keep check-db --verify's local rules.
+        const verify = Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
+        expect((yield* verify).examples).toEqual([])
+        expect((yield* onCopy(verify)).examples).toEqual([])
         // The copy's clock moved past the newest imported stamp: a write now lands after it.
         const newest = lines.length > 1 ? Date.parse(JSON.parse(lines[lines.length - 1]!).created_at) : 0
         yield* TestClock.setTime(0)

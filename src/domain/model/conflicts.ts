@@ -19,8 +19,9 @@ export interface ModelConflict {
  * Open conflicts, one per forked parent. The children that take part are those neither superseded
  * nor retracted; two of them form an open pair when they disagree (above) and no compatible record
  * joins them. A parent is listed when it has an open pair, with exactly the children that are in
- * some open pair, newest first. The parent whose newest listed child is newest comes first
- * (created_at is unique, so the order is total).
+ * some open pair, newest first. The parent whose newest listed child is newest comes first, and
+ * of two with the same newest child (a merge under both), the newer parent (created_at is unique,
+ * so the order is total).
  */
 export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
   const superseded = supersededIds(model)
@@ -34,7 +35,9 @@ export const openConflicts = (model: GraphModel): Array<ModelConflict> => {
       .sort((x, y) => y.createdAt - x.createdAt)
     if (listed.length > 0) out.push({ parent, listed })
   }
+  const stamp = new Map(model.facts.map((f) => [f.id, f.createdAt]))
   return out
-    .sort((x, y) => y.listed[0]!.createdAt - x.listed[0]!.createdAt)
+    // A merge may be the newest listed child of two parents: then the newer parent first.
+    .sort((x, y) => y.listed[0]!.createdAt - x.listed[0]!.createdAt || stamp.get(y.parent)! - stamp.get(x.parent)!)
     .map(({ listed, parent }) => ({ parent, children: listed.map((k) => k.id) }))
 }

@@ -45,3 +45,24 @@ export const saveOutcomes = (
   revised: string | null = null
 ): Array<{ parent: string; forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null }> =>
   parentIds.map((parent) => ({ parent, ...saveOutcome(model, parent, content, kind, revised) }))
+
+/**
+ * How many facts with several parents lie on the deepest line above and including a fact: a merge
+ * counts itself and every merge above it through any parent, a one-parent fact passes on its
+ * parent's. A save whose depth would pass `mergeDepthCap` is refused: a walk down then meets at most
+ * that many merges on any line, so it reads each fact at most that many times
+ * (docs/design/several-parents.md).
+ */
+export const mergeDepth = (model: GraphModel, parentIds: ReadonlyArray<string>): number => {
+  const facts = new Map(model.facts.map((f) => [f.id, f]))
+  const memo = new Map<string, number>()
+  const depthOf = (id: string): number => {
+    const known = memo.get(id)
+    if (known !== undefined) return known
+    const parents = parentsOf(facts.get(id))
+    const d = parents.length === 0 ? 0 : Math.max(...parents.map(depthOf)) + (parents.length > 1 ? 1 : 0)
+    memo.set(id, d)
+    return d
+  }
+  return parentIds.length === 0 ? 0 : Math.max(...parentIds.map(depthOf)) + (parentIds.length > 1 ? 1 : 0)
+}

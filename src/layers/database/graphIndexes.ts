@@ -32,6 +32,8 @@ const indexes = [
   // names a relationship type the graph does not have yet as matching nothing, and keeps answering
   // so after the first retraction (as_of statuses stayed active; found by the property test).
   index("RELATIONSHIP", "RETRACTS", "created_at"),
+  // ALSO_ON likewise (a fact's parents after its first, saveMerge.ts): every read that finds children names it.
+  index("RELATIONSHIP", "ALSO_ON", "created_at"),
   // CONFIRMS likewise (confirm.ts and the as_of reads name it).
   index("RELATIONSHIP", "CONFIRMS", "created_at"),
   // A request_id's Confirmation, found wherever it is (confirm.ts refuses its reuse on another fact).

@@ -101,7 +101,7 @@ const WithdrawalRow = Schema.Struct({
 })
 
 /** The conflicts position that has nothing left: no key is below 0. */
-const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, child: 0 })
+const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, parent: 0, child: 0 })
 
 /**
  * A briefing is one window (since, as_of], read in pages. The first page fences as_of; every next
@@ -138,7 +138,7 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
         factAfter: since,
         decisionAfter: since,
         retractionAfter: since,
-        conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, child: 0 },
+        conflicts: { snap: asOf, key: Number.MAX_SAFE_INTEGER, parent: Number.MAX_SAFE_INTEGER, child: 0 },
         tracked
       }
     }

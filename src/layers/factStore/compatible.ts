@@ -21,11 +21,12 @@ import { FactFromRow, factMap, stampClause } from "./projection.js"
 const pairFlags = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
   // Named apart from factMap's `x_up` in the RETURN: FalkorDB 4.16 binds a comprehension variable once a query.
-  `head([(x)-[:BUILDS_ON]->(x_parent) | id(x_parent)]) AS xParent, ` +
-  `head([(y)-[:BUILDS_ON]->(y_parent) | id(y_parent)]) AS yParent, ` +
+  // Every parent, first and extra (builds_on): siblings share one.
+  `[(x)-[x_pe]->(x_parent) WHERE type(x_pe) IN ['BUILDS_ON', 'ALSO_ON'] | id(x_parent)] AS xParents, ` +
+  `[(y)-[y_pe]->(y_parent) WHERE type(y_pe) IN ['BUILDS_ON', 'ALSO_ON'] | id(y_parent)] AS yParents, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
   // Both parents tested: a root's null parent made `xParent = yParent` null, not false (the row decode found it).
-  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings `
+  `WITH x, y, existing, decided, any(x_p IN xParents WHERE x_p IN yParents) AS siblings `
 
 /**
  * The rules of one pair, read only: what compatibleQuery would find, before anything of a list is
@@ -45,9 +46,10 @@ export const compatibleQuery = pairFlags +
   // By type(), not (x)-[r:COMPATIBLE]->(y): a statement planned while the graph had no COMPATIBLE edge
   // (before this MERGE made the type, or a cached plan from then) finds nothing with the typed pattern.
   `OPTIONAL MATCH (x)-[r]->(y) WHERE type(r) = 'COMPATIBLE' ` +
-  // The pair is no longer open: their parent's window may end here (forkWindow.ts).
-  `WITH x, y, existing, decided, siblings, r, ts OPTIONAL MATCH (x)-[:BUILDS_ON]->(xp) ` +
+  // The pair is no longer open: the windows of the parents they share may end here (forkWindow.ts).
+  `WITH x, y, existing, decided, siblings, r, ts OPTIONAL MATCH (x)-[:BUILDS_ON|ALSO_ON]->(xp)<-[:BUILDS_ON|ALSO_ON]-(y) ` +
   settleFork("xp", "ts", "r.created_at = ts", ["x", "y", "existing", "decided", "siblings", "r", "ts"]) +
+  `WITH x, y, existing, decided, siblings, r, ts, count(*) AS settled ` +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, decided, siblings, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, r.created_at AS created_at, ${factMap("x")} AS x, ${factMap("y")} AS y`
 

@@ -26,6 +26,15 @@ import { neverStale, staleAt, staleNow } from "./staleness.js"
  */
 const specialsCap = confirmSpecialsCap
 
+/**
+ * Whether the fact bound as `d`, in the BUILDS_ON subtree of `f`, is reached from f through no
+ * merge (a fact on several parents) below f: then it has one path up, through f, and a confirmation
+ * of f covers it. A confirmation does not vouch through a merge already saved (domain/model/status.ts):
+ * a merge and what is below it keep their stamps. Each fact stores its nearest merge at or above it
+ * on its first-parent chain (`merge_of`, saveMerge.ts), so this is one comparison, no path built.
+ */
+const sameMerge = (d: string, f: string) => `coalesce(${d}.merge_of, '') = coalesce(${f}.merge_of, '')`
+
 const never = neverStale
 const special = "indegree(x, 'SUPERSEDES') + indegree(x, 'RETRACTS') + indegree(x, 'CONFIRMS') > 0"
 const ownStamps = "CASE WHEN a IS NULL THEN [] ELSE [(a)<-[a_t:SUPERSEDES|RETRACTS]-() | a_t.created_at] END"
@@ -44,7 +53,7 @@ const recomputed = `reduce(d_acc = [${never}, -1], d_i IN range(size(ups) - 1, 0
  * `carry`. Read before anything is written, so a confirmation over too many is refused whole.
  */
 export const specialsBelow = (carry: ReadonlyArray<string>): string =>
-  `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${special} ` +
+  `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${special} AND ${sameMerge("x", "top")} ` +
   `WITH ${carry.join(", ")}, collect(x) AS inside `
 
 /**
@@ -57,7 +66,7 @@ export const recomputeBelow = (carry: ReadonlyArray<string>): string => {
   return `WITH ${keep}, CASE WHEN make THEN [f] + inside ELSE [null] END AS specials ` +
     `UNWIND specials AS a ` +
     `WITH ${keep}, a, ${ownStamps} AS stamps, ${lastConfirmed} AS confirmed ` +
-    `OPTIONAL MATCH (a)<-[:BUILDS_ON*0..]-(d) ` +
+    `OPTIONAL MATCH (a)<-[:BUILDS_ON*0..]-(d) WHERE ${sameMerge("d", "f")} ` +
     `WITH ${keep}, d, list.sort(collect([a.created_at, stamps, confirmed])) AS ups ` +
     `WITH ${keep}, d, ${recomputed} AS v, ${staleAt("d")} AS old ` +
     `WITH ${keep}, d, v, old, d IS NOT NULL AND v <> old AS changed ` +

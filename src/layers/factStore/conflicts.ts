@@ -49,7 +49,8 @@ const parentMapAt = (v: string) =>
 const openChildren = oneHop({
   from: "p",
   dir: "in",
-  type: "BUILDS_ON",
+  // A fact on several parents is a child of each (builds_on).
+  type: "BUILDS_ON|ALSO_ON",
   path: "p_c",
   to: "p_child",
   where: openChild("p_child"),
@@ -87,7 +88,8 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH snap, late, lateOut, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
   `WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   // Grouped by content, never paired: a child is in an open pair when more of the open children
-  // differ from it than are recorded compatible with it (one COMPATIBLE edge a pair, between siblings).
+  // differ from it than are recorded compatible with it (one COMPATIBLE edge a pair, between siblings;
+  // a merge's record with a child of another of its parents is no pair here).
   `UNWIND open AS a ` +
   `WITH snap, late, lateOut, p, hashed, size(open) AS n, a, ${textKey("a")} AS g ` +
   `WITH snap, late, lateOut, p, hashed, n, g, collect(a) AS group ` +
@@ -95,26 +97,30 @@ export const openConflictsQuery = (scoped = false) =>
   `WITH snap, late, lateOut, p, a, n - size(group) > ` +
   // type(), not [cr:COMPATIBLE]: a plan made while the graph had no COMPATIBLE edge would never see one.
   // (The tests on b outside the pattern: FalkorDB 4.16 cannot see WITH variables in its WHERE.)
-  `size([e IN [(a)-[cr]-(b) WHERE type(cr) = 'COMPATIBLE' | [b, cr.created_at]] WHERE e[1] <= snap AND ` +
+  `size([e IN [(a)-[cr]-(b)-[:BUILDS_ON|ALSO_ON]->(p) WHERE type(cr) = 'COMPATIBLE' | [b, cr.created_at]] WHERE e[1] <= snap AND ` +
   `${openChild("e[0]")} AND e[0].norm <> a.norm]) AS inPair ` +
   `WITH snap, late, lateOut, p, collect(CASE WHEN inPair THEN a END) AS listed ` +
   `WHERE size(listed) > 0 ` +
   `WITH snap, late, lateOut, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +
-  `WHERE key < $afterKey OR (key = $afterKey AND $afterChild > 0) ` +
-  `WITH snap, late, lateOut, p, key, listed ORDER BY key DESC LIMIT $parents ` +
+  // A merge may be the newest child of two parents: equal keys go by the parent's own stamp.
+  `WHERE key < $afterKey OR (key = $afterKey AND (p.created_at < $afterParent OR ` +
+  `(p.created_at = $afterParent AND $afterChild > 0))) ` +
+  `WITH snap, late, lateOut, p, key, listed ORDER BY key DESC, p.created_at DESC LIMIT $parents ` +
   `UNWIND listed AS k ` +
-  `WITH snap, late, lateOut, p, key, size(listed) AS total, k WHERE key < $afterKey OR k.created_at < $afterChild ` +
-  `WITH snap, late, lateOut, p, key, total, k ORDER BY key DESC, k.created_at DESC ` +
+  `WITH snap, late, lateOut, p, key, size(listed) AS total, k ` +
+  `WHERE key < $afterKey OR p.created_at < $afterParent OR k.created_at < $afterChild ` +
+  `WITH snap, late, lateOut, p, key, total, k ORDER BY key DESC, p.created_at DESC, k.created_at DESC ` +
   `WITH snap, late, lateOut, p, key, total, collect(k)[0..$children] AS kids ` +
-  `WITH snap, key, total, kids, ${parentMapAt("p")} AS parent ` +
-  `RETURN snap, key, total, parent, [x IN kids | ${
+  `WITH snap, key, p.created_at AS parentKey, total, kids, ${parentMapAt("p")} AS parent ` +
+  `RETURN snap, key, parentKey, total, parent, [x IN kids | ${
     childMap("x", "parent", "false", "false", staleBy("x", "snap"))
   }] AS children ` +
-  `ORDER BY key DESC`
+  `ORDER BY key DESC, parentKey DESC`
 
 const Row = Schema.Struct({
   snap: Schema.Number,
   key: Schema.Number,
+  parentKey: Schema.Number,
   total: Schema.Number,
   parent: FactFromRow,
   children: Schema.Array(FactFromRow)
@@ -125,6 +131,7 @@ export interface ConflictItem {
   readonly conflict: Conflict
   readonly snap: number
   readonly key: number
+  readonly parentKey: number
   readonly child: number
 }
 
@@ -150,6 +157,7 @@ export const readConflictsIn = (
     snap: after?.snap ?? null,
     asOf: request.asOf ?? null,
     afterKey: after?.key ?? Number.MAX_SAFE_INTEGER,
+    afterParent: after?.parent ?? Number.MAX_SAFE_INTEGER,
     afterChild: after?.child ?? 0,
     parents: request.limit + 1,
     children: children + 1
@@ -162,6 +170,7 @@ export const readConflictsIn = (
           conflict: { parent: r.parent, children: shown, children_total: r.total },
           snap: r.snap,
           key: r.key,
+          parentKey: r.parentKey,
           child: more ? stampOf(shown[shown.length - 1]!) : 0
         }
       })
@@ -187,9 +196,12 @@ export const conflictsPage = (
   const kept = candidates.slice(0, fitting(candidates.map((i) => i.conflict), budget, atLeast))
   const last = kept[kept.length - 1]
   const next: ConflictsAfter | null = last === undefined
-    ? items.length === 0 ? null : (request.after ?? { snap: items[0]!.snap, key: Number.MAX_SAFE_INTEGER, child: 0 })
+    ? items.length === 0
+      ? null
+      : (request.after ??
+        { snap: items[0]!.snap, key: Number.MAX_SAFE_INTEGER, parent: Number.MAX_SAFE_INTEGER, child: 0 })
     : last.child > 0 || items.length > kept.length
-    ? { snap: last.snap, key: last.key, child: last.child }
+    ? { snap: last.snap, key: last.key, parent: last.parentKey, child: last.child }
     : null
   return { conflicts: kept.map((i) => i.conflict), next }
 }

@@ -6,8 +6,9 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { ChainFactRow, factFields, ownStatusAsOf, stampOf, withParent } from "./projection.js"
+import { ChainFactRow, factFields, ownStatusAsOf, parentIdOf, stampOf, withParent } from "./projection.js"
 import { staleBy, staleNow } from "./staleness.js"
+import { hubsOf, throughMerges } from "./walkDown.js"
 
 /**
  * One page of the BUILDS_ON chain of x, read from x toward the root: the `$take` nearest ancestors
@@ -18,24 +19,39 @@ import { staleBy, staleNow } from "./staleness.js"
  * staleness is stored (staleness.ts). Cost: one walk up x's chain (linear in its depth) and `$take`
  * facts mapped.
  */
-export const contextQuery = `MATCH (x:Fact {id: $id}) ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+/**
+ * Every fact x builds on, x included, as `a` rows older than `$before`: its first parents' chain in
+ * one walk, then the chains of the extra parents met on it, round after round (walkDown.ts), each
+ * fact once.
+ */
+const ancestorsOf = `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a0) ` +
+  `WITH x, collect(a0) AS chain, ${hubsOf("a0", "up")} AS hubs ` +
+  throughMerges("hubs", "more", ["x", "chain"], "up") +
+  // Filtered before the UNWIND, so a cursor older than every ancestor leaves one null row (an empty page), not none.
+  `WITH [c IN chain + more WHERE $before IS NULL OR c.created_at < $before] AS older ` +
+  `UNWIND CASE WHEN size(older) = 0 THEN [null] ELSE older END AS a WITH DISTINCT a `
+
+/** The first parent of the fact bound as `a` (the chain's next fact read is one of its parents, maybe not the first). */
+const parentOf = `parent_id: ${parentIdOf("a")}`
+
+export const contextQuery = `MATCH (x:Fact {id: $id}) ${ancestorsOf}` +
   `WITH a ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
-  `retracted: indegree(a, 'RETRACTS') > 0, stale: ${staleNow("a")}} END AS fact`
+  `retracted: indegree(a, 'RETRACTS') > 0, stale: ${staleNow("a")}, ${parentOf}} END AS fact`
 
 /**
  * The same page as the memory stood at `$asOf`: x must have been saved by then (its ancestors are
  * older still), and only decisions and retractions stamped by then count.
  */
-export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ${ancestorsOf}` +
   `WITH a ORDER BY a.created_at DESC LIMIT $take ` +
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
-  `stale: ${staleBy("a", "$asOf")}} END AS fact`
+  `stale: ${staleBy("a", "$asOf")}, ${parentOf}} END AS fact`
 
 /** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
-const ChainRow = Schema.Struct({ fact: Schema.NullOr(ChainFactRow) })
+const ChainRow = Schema.Struct({
+  fact: Schema.NullOr(Schema.Struct({ ...ChainFactRow.fields, parent_id: Schema.NullOr(Schema.String) }))
+})
 
 export const context = (
   db: GraphDatabase["Type"],
@@ -60,9 +76,8 @@ export const context = (
         )
       }
       const chain = rows.flatMap((r) => r.fact === null ? [] : [r.fact])
-      // Nearest first, so the page ends with x and the next one reads on toward the root. Each
-      // fact's parent is the next one read (the root's is null: it is the last row there is).
-      const facts = chain.map((f, i) => withParent(f, chain[i + 1]?.id ?? null))
+      // Newest first, so the page ends with x and the next one reads on toward the roots.
+      const facts = chain.map(({ parent_id, ...f }) => withParent(f, parent_id))
       const { items, next_cursor } = page(facts, request.limit, (f) => [stampOf(f)], budget)
       return Effect.succeed<Page<Fact>>({ items: [...items].reverse(), next_cursor })
     })

@@ -26,19 +26,19 @@ const takesPart = (c: string) =>
 /**
  * Binds `fw_open`: whether the parent bound as `p` has an open pair now (domain/model/conflicts.ts),
  * carrying `carry`. The children that take part differ in (n² - Σ g²) / 2 pairs, g the sizes of the
- * groups of one normalised text (counted on the sorted texts), and each COMPATIBLE record joins one
- * such pair: an open pair is left iff the pairs outnumber the records. Linear in the children and
+ * groups of one normalised text (counted on the sorted texts), and each COMPATIBLE record between two
+ * of them (a merge's record may join it to a child of another parent) joins one such pair: an open pair is left iff the pairs outnumber the records. Linear in the children and
  * their records (6,000 duplicates and one differing child: no pairing), but for the sort.
  */
 const openNow = (p: string, carry: ReadonlyArray<string>): string => {
   const keep = [...carry, p].join(", ")
-  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
+  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON|ALSO_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
     `WITH ${keep}, fw_kids, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_kids | fw_k.norm]) | ` +
     `CASE WHEN fw_t = fw_acc[0] THEN [fw_t, fw_acc[1] + 1, fw_acc[2] + 2 * fw_acc[1] + 1] ` +
     `ELSE [fw_t, 1, fw_acc[2] + 1] END)[2] AS fw_sq ` +
     // One row a child (a comprehension inside reduce() over the children miscounts in FalkorDB 4.16).
     `UNWIND CASE WHEN size(fw_kids) = 0 THEN [null] ELSE fw_kids END AS fw_k ` +
-    `WITH ${keep}, fw_kids, fw_sq, size([fw_b IN [(fw_k)-[fw_r]-(fw_y) WHERE type(fw_r) = 'COMPATIBLE' | fw_y] ` +
+    `WITH ${keep}, fw_kids, fw_sq, size([fw_b IN [(fw_k)-[fw_r]-(fw_y)-[:BUILDS_ON|ALSO_ON]->(${p}) WHERE type(fw_r) = 'COMPATIBLE' | fw_y] ` +
     `WHERE ${takesPart("fw_b")} AND fw_b.norm <> fw_k.norm]) AS fw_kc ` +
     `WITH ${keep}, size(fw_kids) AS fw_n, fw_sq, sum(fw_kc) AS fw_cc ` +
     `WITH ${keep}, fw_n * fw_n - fw_sq > fw_cc AS fw_open `

@@ -7,9 +7,10 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
-import { pageFactsQuery } from "./pageFacts.js"
-import { statusFrom, storedFields } from "./projection.js"
+import { pageFacts } from "./pageFacts.js"
+import { statusFrom } from "./projection.js"
 import { staleNow } from "./staleness.js"
+import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
 /**
  * The subtree below x as edges between node ids, with each child's status flags (its staleness as
@@ -19,12 +20,18 @@ import { staleNow } from "./staleness.js"
  * (`firstPageDepth`): levels are never empty above a non-empty one, so the first `take` dependents
  * lie within `take` levels of x (a write's `stale` reply over 200,000 dependents read them all).
  */
+const impactEdge = (p: string, d: string) =>
+  `[id(${p}), id(${d}), ${d}.created_at, indegree(${d}, 'SUPERSEDES'), indegree(${d}, 'RETRACTS'), ` +
+  `CASE WHEN ${staleNow(d)} THEN 1 ELSE 0 END]`
+
 export const subtreeQuery = (depth: number | null) =>
   `MATCH (x:Fact {id: $id}) ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
-  `RETURN id(x) AS root, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, indegree(d, 'SUPERSEDES'), ` +
-  `indegree(d, 'RETRACTS'), CASE WHEN ${staleNow("d")} THEN 1 ELSE 0 END] END) AS edges`
+  `WITH x, collect(CASE WHEN d IS NULL THEN NULL ELSE ${impactEdge("p", "d")} END) AS tree, ` +
+  // What builds on the subtree through extra parents (walkDown.ts): usually nothing.
+  `${hubsOf("d")} + CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS hubs ` +
+  edgesThroughMerges("hubs", "more", ["x", "tree"], impactEdge) +
+  `RETURN id(x) AS root, tree + more AS edges`
 
 /** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
 export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take
@@ -35,12 +42,6 @@ const SubtreeRow = Schema.Struct({
   edges: Schema.Array(
     Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
   )
-})
-
-/** A dependent's stored fields and parent; its status comes from where it was placed. */
-const PageFactRow = Schema.Struct({
-  node: Schema.Number,
-  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
 })
 
 export const impact = Effect.fn("relay/factStore/impact")(function*(
@@ -73,8 +74,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   )
   const wanted = after(placed, cursor === null ? null : [cursor[0], cursor[1], cursor[2]], request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
-  const rows = yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
-  const byNode = new Map(rows.map((r) => [r.node, r.fact]))
+  const byNode = yield* pageFacts(db, wanted.map((p) => p.node))
   const keys = new Map<string, ImpactKey>()
   const dependents = wanted.flatMap((p): Array<Dependent> => {
     const fact = byNode.get(p.node)

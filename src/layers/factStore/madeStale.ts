@@ -5,9 +5,10 @@ import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { pageFactsQuery } from "./pageFacts.js"
-import { statusFrom, storedFields } from "./projection.js"
+import { pageFacts } from "./pageFacts.js"
+import { statusFrom } from "./projection.js"
 import { staleBy } from "./staleness.js"
+import { edgesThroughMerges, hubsOf } from "./walkDown.js"
 
 /**
  * What the decision stamped `$at` on x made stale (domain/model/revision.ts, madeStale): x's subtree
@@ -17,12 +18,18 @@ import { staleBy } from "./staleness.js"
  * Same shape as impact's subtree (four numbers an edge, no fact mapped), with each dependent's flags
  * now for the status it is shown with.
  */
+const madeEdge = (p: string, d: string) =>
+  `[id(${p}), id(${d}), ${d}.created_at, ` +
+  `CASE WHEN ${staleBy(d, "$at")} AND NOT ${staleBy(d, "($at - 1)")} THEN 1 ELSE 0 END, ` +
+  `indegree(${d}, 'SUPERSEDES'), indegree(${d}, 'RETRACTS')]`
+
 export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
   `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
-  `RETURN id(x) AS root, ` +
-  `collect(CASE WHEN d IS NULL THEN NULL ELSE [id(p), id(d), d.created_at, ` +
-  `CASE WHEN ${staleBy("d", "$at")} AND NOT ${staleBy("d", "($at - 1)")} THEN 1 ELSE 0 END, ` +
-  `indegree(d, 'SUPERSEDES'), indegree(d, 'RETRACTS')] END) AS edges`
+  `WITH x, collect(CASE WHEN d IS NULL THEN NULL ELSE ${madeEdge("p", "d")} END) AS tree, ` +
+  // What builds on the subtree through extra parents (walkDown.ts): usually nothing.
+  `${hubsOf("d")} + CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS hubs ` +
+  edgesThroughMerges("hubs", "more", ["x", "tree"], madeEdge, (c) => `${c}.created_at <= $at`) +
+  `RETURN id(x) AS root, tree + more AS edges`
 
 const Row = Schema.Struct({
   root: Schema.Number,
@@ -30,11 +37,6 @@ const Row = Schema.Struct({
   edges: Schema.Array(
     Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
   )
-})
-
-const PageFactRow = Schema.Struct({
-  node: Schema.Number,
-  fact: Schema.Struct({ ...storedFields, parent_id: Schema.String })
 })
 
 /** A page of what the revision stamped `at` made stale, in impact order, with how many there are in all. */
@@ -62,10 +64,7 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
     }))
   ).filter((p) => made.has(p.node))
   const wanted = after(placed, request.cursor, request.limit + 1)
-  const rows = wanted.length === 0 ?
-    [] :
-    yield* db.read(pageFactsQuery, { rows: wanted.map((p) => [p.node, p.parent]) }, PageFactRow)
-  const byNode = new Map(rows.map((r) => [r.node, r.fact]))
+  const byNode = yield* pageFacts(db, wanted.map((p) => p.node))
   const keys = new Map<string, ImpactKey>()
   const dependents = wanted.flatMap((p): Array<Dependent> => {
     const fact = byNode.get(p.node)

@@ -26,8 +26,14 @@ export interface FlagExprs {
 
 /** A fact map whose flags were derived already (a query that filters on them before the map). */
 export const factMapWith = (v: string, flags: FlagExprs): string =>
-  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${flags.superseded}, ` +
+  `{${factFields(v)}, parent_id: ${parentIdOf(v)}, also_on: ${alsoOnOf(v)}, superseded: ${flags.superseded}, ` +
   `retracted: ${flags.retracted}, stale: ${flags.stale}}`
+
+/** The ids of the facts `v` builds on after its first (builds_on), or null: one degree test per fact, a walk only for a merge. */
+export const alsoOnOf = (v: string): string =>
+  `CASE WHEN outdegree(${v}, 'ALSO_ON') > 0 THEN ${
+    oneHop({ from: v, dir: "out", type: "ALSO_ON", path: `${v}_ap`, to: `${v}_ao`, yields: `${v}_ao.id` })
+  } END`
 
 /** The id of the fact bound as `v`'s parent, or null for a root. */
 export const parentIdOf = (v: string): string =>
@@ -122,7 +128,12 @@ const flagsOf = (status: FactStatus): StatusFlags => ({
  * content, a stamp that is text) fails here, and the query ends as a `CorruptRow` (decodeRows.ts).
  */
 export const FactFromRow = Schema.transform(
-  Schema.Struct({ ...storedFields, parent_id: Schema.NullOr(Schema.String), ...statusFlags }),
+  Schema.Struct({
+    ...storedFields,
+    parent_id: Schema.NullOr(Schema.String),
+    also_on: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+    ...statusFlags
+  }),
   Fact,
   {
     strict: true,
@@ -134,9 +145,17 @@ export const FactFromRow = Schema.transform(
       session_id: row.session_id,
       created_at: row.created_at,
       parent_id: row.parent_id,
+      // Every parent, the first first, only for a fact on several (builds_on).
+      ...(row.also_on === undefined || row.also_on === null || row.parent_id === null
+        ? {}
+        : { builds_on: [row.parent_id, ...row.also_on] }),
       status: statusFrom(row)
     }),
-    encode: ({ status, ...fact }) => ({ ...fact, ...flagsOf(status) })
+    encode: ({ builds_on, status, ...fact }) => ({
+      ...fact,
+      ...(builds_on === undefined ? {} : { also_on: builds_on.slice(1) }),
+      ...flagsOf(status)
+    })
   }
 )
 

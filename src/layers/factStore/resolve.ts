@@ -52,9 +52,10 @@ export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loser
     "r",
     "ts"
   ]) +
-  // The loser leaves its parent's pairs: that parent's window may end here (forkWindow.ts).
-  `OPTIONAL MATCH (l)-[:BUILDS_ON]->(lp) ` +
+  // The loser leaves each parent's pairs: their windows may end here (forkWindow.ts).
+  `OPTIONAL MATCH (l)-[:BUILDS_ON|ALSO_ON]->(lp) ` +
   settleFork("lp", "ts", "r.created_at = ts", ["w", "l", "existing", "cycle", "related", "r", "ts"]) +
+  `WITH w, l, existing, cycle, related, r, ts, count(*) AS settled ` +
   `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
   `r.resolved_by AS resolved_by, ` +
   `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`

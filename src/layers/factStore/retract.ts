@@ -31,9 +31,10 @@ export const retractQuery = `MATCH (f:Fact {id: $factId}) ` +
   `MATCH (f)<-[:RETRACTS]-(r:Retraction) ` +
   // Only when this call made it: a repeat marking with the first stamp would undo a confirmation since.
   markDependents("f", "CASE WHEN old IS NULL THEN r.created_at END", ["f", "old", "r"]) +
-  // The fact leaves its parent's pairs: that parent's window may end here (forkWindow.ts).
-  `OPTIONAL MATCH (f)-[:BUILDS_ON]->(fp) ` +
+  // The fact leaves each parent's pairs: their windows may end here (forkWindow.ts).
+  `OPTIONAL MATCH (f)-[:BUILDS_ON|ALSO_ON]->(fp) ` +
   settleFork("fp", "r.created_at", "old IS NULL", ["f", "old", "r"]) +
+  `WITH f, old, r, count(*) AS settled ` +
   `RETURN old IS NOT NULL AND old.id <> $id AS existing, r.id AS id, r.reason AS reason, ` +
   `r.retracted_by AS retracted_by, r.created_at AS created_at, ${factMap("f")} AS fact`
 

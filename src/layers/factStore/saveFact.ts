@@ -3,73 +3,23 @@ import { staleDefault } from "../../domain/chainPaging.js"
 import { normaliseContent } from "../../domain/content.js"
 import { contentKey } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull, noFactWithId } from "../../domain/errors.js"
+import type { Fact } from "../../domain/fact.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
-import type { NewFact, Revision, Saved } from "../../services/FactStore.js"
+import { buildsOnMessage, forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
+import type { NewFact, Revises, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockRead, clockVars, clockWrite } from "../database/clock.js"
+import { clockRead } from "../database/clock.js"
 import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
+import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { markFork, settleFork } from "./forkWindow.js"
 import { madeStale } from "./madeStale.js"
-import { FactFromRow, factMap, stampClause, stampOf } from "./projection.js"
-import { inheritedStale, markDependents, neverStale } from "./staleness.js"
-import { termClockValues, termCountsClause, termCountsParams } from "./termCounts.js"
-
-/**
- * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
- * session, under the same parent, of the same kind, revising the same fact for the same reason:
- * otherwise no row goes on and nothing is written, and `save` answers invalid_input on request_id.
- * Inside the statement, so two racing calls cannot both pass. (The parent is projected first:
- * FalkorDB 4.16 fails the cached plan of a pattern comprehension inside this WHERE with "Unable to
- * locate a value with alias".) A revision's SUPERSEDES carries the fact's id as its call_id.
- */
-const sameOrNew = (carry: ReadonlyArray<string>) =>
-  `OPTIONAL MATCH (earlier:Fact {id: $id}) ` +
-  `WITH ${[...carry, "earlier"].join(", ")}, ` +
-  `head([(earlier)-[:BUILDS_ON]->(earlier_up) | earlier_up.id]) AS earlier_parent, ` +
-  `head([(earlier)-[earlier_r:SUPERSEDES]->(earlier_o) WHERE earlier_r.call_id = $id | ` +
-  `[earlier_o.id, earlier_r.reason]]) AS earlier_rev ` +
-  `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
-  `coalesce(earlier.kind, '') = coalesce($kind, '') AND ` +
-  `coalesce(earlier_parent, '') = coalesce($parentId, '') AND ` +
-  `coalesce(earlier_rev[0], '') = coalesce($supersedes, '') AND coalesce(earlier_rev[1], '') = coalesce($reason, ''))`
-
-/**
- * One statement creates the fact, links its parent and reads the siblings that landed before it,
- * so concurrent writers under one parent each see an exact fork picture. A retried call finds the
- * fact that already landed (`earlier`) and answers it instead of writing it twice.
- *
- * When the new fact forks (a sibling disagrees with it), the parent is marked by a separate
- * `(:ForkMark)-[:MARKS]->(parent)` (made once, by MERGE), so no Fact is ever changed. Its edge keeps
- * the parent's window (forkWindow.ts: since when it is open, when it last closed), which the writes
- * that open or end pairs keep in their statements, so relay_detect_conflicts starts from the parents
- * open at its snapshot instead of every fork; which pairs are open it still decides at read time.
- */
-const createFact = (carry: ReadonlyArray<string>) => {
-  // A child is stale from when its parent is (staleness.ts), read here, in the statement that links them.
-  const child = carry.includes("p")
-  const kept = child ? [...carry, "inherited"] : carry
-  return `${child ? `WITH ${carry.join(", ")}, ${inheritedStale("p")} AS inherited ` : ""}` +
-    `${sameOrNew(kept)} ${stampClause([...kept, "earlier"])} ` +
-    // A new fact must fit the graph's capacity (capacity.ts); a retry of one that landed always answers.
-    `WHERE earlier IS NOT NULL OR ` +
-    `(coalesce(clk.facts, 0) < $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes) ` +
-    // Every property in the CREATE: FalkorDB 4.16 makes a SET on a node (even one just created, as
-    // MERGE ... ON CREATE SET does) cost in proportion to the graph's nodes, 38 ms of a save at 1M.
-    `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
-    `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
-    `session_id: $sessionId, kind: $kind, created_at: ts, stale_at: ${child ? "inherited" : neverStale}, ` +
-    `terms: $terms})) ` +
-    clockWrite({
-      last: "ts",
-      facts: "coalesce(clk.facts, 0) + 1",
-      bytes: "coalesce(clk.bytes, 0) + $bytes",
-      ...termClockValues
-    }, "earlier IS NULL") +
-    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id})`
-}
+import { FactFromRow, factMap, stampOf } from "./projection.js"
+import { mergeQueries } from "./saveMerge.js"
+import { markDependents } from "./staleness.js"
+import { termCountsClause, termCountsParams } from "./termCounts.js"
+import { mergeRounds } from "./walkDown.js"
 
 /**
  * A revision (domain/model/revision.ts) matches the fact it supersedes as `o` and, in the same
@@ -82,12 +32,6 @@ const revisedMatch = (child: boolean) =>
     `MATCH (p:Fact {id: $parentId}), (o:Fact {id: $supersedes}) ` +
     `${buildsOnClause("p", "o", "under", ["p", "o"])}WITH p, o WHERE p <> o AND NOT under ` :
     `MATCH (o:Fact {id: $supersedes}) `
-
-/** The stamp a revision marks the dependents with: none on a retry (its first try marked them; again would undo a confirmation since). */
-const revisionStamp = "CASE WHEN made THEN f.created_at END"
-
-const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +
-  `ON CREATE SET rv.reason = $reason, rv.resolved_by = $writtenBy, rv.created_at = f.created_at, rv.call_id = $id `
 
 const saveRoot = (revision: boolean) =>
   revision ?
@@ -114,7 +58,7 @@ const saveChild = (revision: boolean) => {
     }` +
     // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
     // from; the fact a revision supersedes is decided, not open.
-    `OPTIONAL MATCH (p)<-[:BUILDS_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +
+    `OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +
     `${revision ? " AND s <> o" : ""} ` +
     `WITH f, ${keep}, made, s ORDER BY s.created_at ` +
     // Node references and their norms only: just the shown siblings and the duplicate are mapped.
@@ -127,8 +71,10 @@ const saveChild = (revision: boolean) => {
     // The fact a revision supersedes leaves its parent's pairs: that parent's window may end here.
     `${
       revision ?
-        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON]->(q) ` +
-        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) :
+        // Every parent of o: a merge may be revised under one parent.
+        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON|ALSO_ON]->(q) ` +
+        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) +
+        `WITH f, ${keep}, made, differing, same, count(*) AS settled ` :
         ""
     }` +
     `WITH f, ${revision ? "o, " : ""}differing, same, ${factMap("p")} AS parent ` +
@@ -153,10 +99,26 @@ const Row = Schema.Struct({
   revised: Schema.NullOr(FactFromRow)
 })
 
+const Report = Schema.Struct({
+  parent: Schema.String,
+  total: Schema.Number,
+  siblings: Schema.Array(FactFromRow),
+  duplicate: Schema.Array(FactFromRow)
+})
+
+const MergeRow = Schema.Struct({
+  fact: FactFromRow,
+  reports: Schema.Array(Report),
+  revised: Schema.NullOr(FactFromRow)
+})
+
 const DiagnosisRow = Schema.Struct({
   taken: Schema.Boolean,
   parent: Schema.Boolean,
   revised: Schema.Boolean,
+  found: Schema.Array(Schema.String),
+  firstDepth: Schema.Number,
+  alsoDepth: Schema.Number,
   facts: Schema.Number,
   bytes: Schema.Number
 })
@@ -174,15 +136,25 @@ const fullMessage = (capacity: GraphCapacity, facts: number) =>
 const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacity) =>
   db.read(
     `OPTIONAL MATCH (f:Fact {id: $id}) WITH count(f) > 0 AS taken ` +
-      `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent ` +
-      `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, count(o) > 0 AS revised ` +
-      `${clockRead(["taken", "parent", "revised"])}` +
-      `RETURN taken, parent, revised, coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
-    { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null },
+      `OPTIONAL MATCH (p:Fact {id: $parentId}) WITH taken, count(p) > 0 AS parent, ` +
+      `max(coalesce(p.merge_depth, 0)) AS firstDepth ` +
+      `OPTIONAL MATCH (o:Fact {id: $supersedes}) WITH taken, parent, firstDepth, count(o) > 0 AS revised ` +
+      `UNWIND CASE WHEN size($also) = 0 THEN [null] ELSE $also END AS aid OPTIONAL MATCH (a:Fact {id: aid}) ` +
+      `WITH taken, parent, revised, firstDepth, collect(a.id) AS found, ` +
+      `max(coalesce(a.merge_depth, 0) + 1) AS alsoDepth ` +
+      `${clockRead(["taken", "parent", "revised", "found", "firstDepth", "alsoDepth"])}` +
+      `RETURN taken, parent, revised, found, coalesce(firstDepth, 0) AS firstDepth, coalesce(alsoDepth, 0) AS alsoDepth, ` +
+      `coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`,
+    { id: input.id, parentId: input.parentId, supersedes: input.revises?.id ?? null, also: input.alsoOn ?? [] },
     DiagnosisRow
   ).pipe(
     Effect.flatMap((rows): Effect.Effect<never, InvalidInput | FactNotFound | MemoryFull> => {
-      const d = rows[0] ?? { taken: false, parent: false, revised: false, facts: 0, bytes: 0 }
+      const d = rows[0] ??
+        { taken: false, parent: false, revised: false, found: [], firstDepth: 0, alsoDepth: 0, facts: 0, bytes: 0 }
+      const also = input.alsoOn ?? []
+      const missing = also.find((id) => !d.found.includes(id))
+      // Named in builds_on: its errors name builds_on.
+      const field = also.length > 0 ? "builds_on" : "parent_fact_id"
       return d.taken
         ? Effect.fail(new InvalidInput({ message: requestIdMessage.save }))
         : d.facts >= capacity.facts || d.bytes + textBytes(input.content) > capacity.bytes
@@ -190,23 +162,46 @@ const noRow = (db: GraphDatabase["Type"], input: NewFact, capacity: GraphCapacit
         : input.revises !== null && input.revises !== undefined && !d.revised
         ? Effect.fail(noFactWithId("supersedes", input.revises.id))
         : !d.parent && input.parentId !== null
-        ? Effect.fail(noFactWithId("parent_fact_id", input.parentId))
+        ? Effect.fail(noFactWithId(field, input.parentId))
+        : missing !== undefined
+        ? Effect.fail(noFactWithId("builds_on", missing))
+        : also.length > 0 && Math.max(d.firstDepth + 1, d.alsoDepth) > mergeRounds
+        ? Effect.fail(new InvalidInput({ message: buildsOnMessage.too_deep }))
         : Effect.fail(
-          new InvalidInput({ message: revisionMessage.parent_builds_on_revised })
+          new InvalidInput({
+            message: also.length > 0 ? revisionMessage.builds_on_revised : revisionMessage.parent_builds_on_revised
+          })
         )
     })
   )
 
-/** The parent of the fact a revision supersedes (BUILDS_ON never changes, so reading it first is safe). */
-const parentOf = (db: GraphDatabase["Type"], id: string) =>
+/**
+ * The parents of the fact a revision supersedes, first parent first (edges never change, so reading
+ * them first is safe); a revision keeps them all (domain/model/revision.ts).
+ */
+const parentsOfRevised = (db: GraphDatabase["Type"], id: string) =>
   db.read(
-    `MATCH (o:Fact {id: $id}) RETURN head([(o)-[:BUILDS_ON]->(o_up) | o_up.id]) AS parent`,
+    `MATCH (o:Fact {id: $id}) RETURN head([(o)-[:BUILDS_ON]->(o_up) | o_up.id]) AS parent, ` +
+      `[(o)-[:ALSO_ON]->(o_also) | o_also.id] AS also`,
     { id },
-    Schema.Struct({ parent: Schema.NullOr(Schema.String) })
+    Schema.Struct({ parent: Schema.NullOr(Schema.String), also: Schema.Array(Schema.String) })
   ).pipe(
     Effect.flatMap((rows) =>
-      rows[0] === undefined ? Effect.fail(noFactWithId("supersedes", id)) : Effect.succeed(rows[0].parent)
+      rows[0] === undefined ? Effect.fail(noFactWithId("supersedes", id)) : Effect.succeed(rows[0])
     )
+  )
+
+/** What a revision reports: the fact it superseded and, paged, what it made stale. */
+const revisionOf = (db: GraphDatabase["Type"], revises: Revises, revised: Fact, stamp: number) =>
+  Effect.map(
+    madeStale(db, revises.id, stamp, { limit: revises.staleLimit ?? staleDefault, cursor: null }, "supersedes"),
+    (made): Revision => ({
+      fact: revised,
+      reason: revises.reason,
+      stale: made.items,
+      staleTotal: made.total,
+      staleNextCursor: made.next_cursor
+    })
   )
 
 export const save = Effect.fn("relay/factStore/save")(
@@ -214,11 +209,16 @@ export const save = Effect.fn("relay/factStore/save")(
     const norm = normaliseContent(input.content)
     const revises = input.revises ?? null
     // A revision goes beside the fact it supersedes unless the caller named a parent.
-    const parentId = revises !== null && input.parentId === null ? yield* parentOf(db, revises.id) : input.parentId
-    const query = revises === null
+    const beside = revises !== null && input.parentId === null ? yield* parentsOfRevised(db, revises.id) : null
+    const parentId = beside === null ? input.parentId : beside.parent
+    const alsoOn = parentId === null ? [] : beside === null ? input.alsoOn ?? [] : beside.also
+    const merged = alsoOn.length > 0
+    const query = merged
+      ? (revises === null ? mergeQueries.merged : mergeQueries.revisedMerged)
+      : revises === null
       ? (parentId === null ? saveQueries.root : saveQueries.child)
       : (parentId === null ? saveQueries.revisedRoot : saveQueries.revisedChild)
-    const rows = yield* db.write(query, {
+    const params = {
       id: input.id,
       content: input.content,
       norm,
@@ -226,6 +226,8 @@ export const save = Effect.fn("relay/factStore/save")(
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
       parentId,
+      parents: parentId === null ? [] : [parentId, ...alsoOn],
+      alsoSorted: [...alsoOn].sort(),
       kind: input.kind ?? null,
       supersedes: revises?.id ?? null,
       reason: revises?.reason ?? null,
@@ -235,31 +237,36 @@ export const save = Effect.fn("relay/factStore/save")(
       maxFacts: capacity.facts,
       maxBytes: capacity.bytes,
       ...termCountsParams(input.content)
-    }, Row)
-    const row = rows[0]
-    if (row === undefined) return yield* noRow(db, { ...input, parentId }, capacity)
-    const revision = revises === null || row.revised === null ? null : yield* Effect.map(
-      madeStale(
-        db,
-        revises.id,
-        stampOf(row.fact),
-        { limit: revises.staleLimit ?? staleDefault, cursor: null },
-        "supersedes"
-      ),
-      (made): Revision => ({
-        fact: row.revised!,
-        reason: revises.reason,
-        stale: made.items,
-        staleTotal: made.total,
-        staleNextCursor: made.next_cursor
-      })
-    )
+    }
+    const row = merged ? (yield* db.write(query, params, MergeRow))[0] : (yield* db.write(query, params, Row))[0]
+    if (row === undefined) return yield* noRow(db, { ...input, parentId, alsoOn }, capacity)
+    const revision = revises === null || row.revised === null ?
+      null :
+      yield* revisionOf(db, revises, row.revised, stampOf(row.fact))
+    const under = "reports" in row ?
+      row.reports.map((r) => ({
+        parentId: r.parent,
+        forkSiblings: r.siblings,
+        siblingsTotal: r.total,
+        duplicateOf: r.duplicate[0] ?? null
+      })) :
+      [{
+        parentId: parentId ?? "",
+        forkSiblings: row.siblings,
+        siblingsTotal: row.siblingsTotal,
+        duplicateOf: row.duplicate[0] ?? null
+      }]
+    // The reports come back per parent in no set order: the first parent's is the fork and duplicate_of.
+    const first = under.find((u) => u.parentId === parentId) ?? under[0]!
     const saved: Saved = {
       fact: row.fact,
-      forkSiblings: row.siblings,
-      siblingsTotal: row.siblingsTotal,
-      duplicateOf: row.duplicate[0] ?? null,
-      revision
+      forkSiblings: first.forkSiblings,
+      siblingsTotal: first.siblingsTotal,
+      duplicateOf: first.duplicateOf,
+      revision,
+      alsoUnder: alsoOn.flatMap((id) =>
+        under.filter((u) => u.parentId === id && (u.siblingsTotal > 0 || u.duplicateOf !== null))
+      )
     }
     return saved
   }

@@ -52,14 +52,16 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
     inheritedStale("o")
   } END) AS outerStale ` +
   `UNWIND $links AS l WITH made[l[0]] AS c, CASE WHEN l[1] >= 0 THEN made[l[1]] ELSE outer[l[2]] END AS p, ` +
-  `CASE WHEN l[3] >= 0 THEN outerStale[l[3]] ELSE ${neverStale} END AS st ` +
-  `CREATE (c)-[:BUILDS_ON]->(p) SET c.stale_at = st ` +
+  `CASE WHEN l[3] >= 0 THEN outerStale[l[3]] ELSE ${neverStale} END AS st, ` +
+  `CASE WHEN l[3] >= 0 THEN outer[l[3]] ELSE null END AS entry ` +
+  // One parent each, so the nearest merge above and the merges on the line are the entry's (createFact.ts).
+  `CREATE (c)-[:BUILDS_ON]->(p) SET c.stale_at = st, c.merge_of = entry.merge_of, c.merge_depth = entry.merge_depth ` +
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
   // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
   `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH p, [(p)<-[:BUILDS_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
+  `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
   `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
   `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | ` +
   `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}) ` +
@@ -75,7 +77,7 @@ const HeldRow = Schema.Struct({ facts: Schema.Number, bytes: Schema.Number })
 /** What is stored under an id a batch names: the fact a request_id made before, to compare. */
 const earlierQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
   `RETURN f.id AS id, f.content AS content, f.session_id AS session, coalesce(f.kind, '') AS kind, ` +
-  `head([(f)-[:BUILDS_ON]->(up) | up.id]) AS parent, f.created_at AS created_at`
+  `head([(f)-[:BUILDS_ON]->(up) | up.id]) AS parent, outdegree(f, 'ALSO_ON') AS also, f.created_at AS created_at`
 
 const EarlierRow = Schema.Struct({
   id: Schema.String,
@@ -83,6 +85,8 @@ const EarlierRow = Schema.Struct({
   session: Schema.String,
   kind: Schema.String,
   parent: Schema.NullOr(Schema.String),
+  /** Extra parents: a batch names one parent a fact, so a stored merge is never the same. */
+  also: Schema.Number,
   created_at: Schema.Number
 })
 
@@ -127,7 +131,7 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
       if (e !== undefined) {
         if (
           e.content !== f.content || e.session !== f.sessionId || e.kind !== (f.kind ?? "") ||
-          e.parent !== f.parentId
+          e.parent !== f.parentId || e.also > 0
         ) {
           return yield* new InvalidInput({ message: `${field}.${first + i}.${requestIdMessage.save}` })
         }

@@ -18,6 +18,7 @@ import {
 } from "../../domain/memoryRecord.js"
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { alsoOnOf } from "../factStore/projection.js"
 import { finisher } from "../tasks/taskMap.js"
 
 /**
@@ -52,7 +53,8 @@ const afterPosition = (match: string, vars: string, stamp: string, key: string) 
 export const queries: Record<Kind, string> = {
   fact: `${afterPosition("MATCH (f:Fact)", "f", "f.created_at", "f.id")}` +
     `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
-    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, f.content AS content, f.kind AS fact_kind`,
+    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, ${alsoOnOf("f")} AS also_on, f.content AS content, ` +
+    `f.kind AS fact_kind`,
   decision: `${afterPosition("MATCH (w)-[r:SUPERSEDES]->(l)", "w, r, l", "r.created_at", "w.id + ' ' + l.id")}` +
     `RETURN r.created_at AS created_at, w.id AS winner_id, l.id AS loser_id, r.resolved_by AS resolved_by, r.reason AS reason`,
   // Typed: the COMPATIBLE index (graphIndexes.ts) makes the type exist before any query is planned.
@@ -82,6 +84,7 @@ const rowSchemas = {
     written_by: Schema.String,
     session_id: Schema.String,
     parent_id: Schema.NullOr(Schema.String),
+    also_on: Schema.NullOr(Schema.Array(Schema.String)),
     content: Schema.String,
     fact_kind: Schema.NullOr(FactKind)
   }),
@@ -157,10 +160,11 @@ const readKind = (
     case "fact":
       return db.read(queries.fact, params, rowSchemas.fact).pipe(
         Effect.map((rows) =>
-          rows.map(({ fact_kind, ...r }): FactRecord => ({
+          rows.map(({ also_on, fact_kind, ...r }): FactRecord => ({
             kind: "fact",
             ...r,
             created_at: toIso(r.created_at),
+            ...(also_on === null ? {} : { also_on }),
             ...(fact_kind === null ? {} : { fact_kind })
           }))
         )

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { entryParents } from "../../domain/batchEntry.js"
+import { entrySets, mergePlaces } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
 import type {
   CompatibleRecord,
@@ -20,6 +20,7 @@ import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsB
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
+import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -48,19 +49,31 @@ export interface ImportCounts {
 
 /**
  * New facts in one statement: nodes first, then (after the aggregation, which ends the CREATE) the
- * BUILDS_ON edges, whose parents may be in the same batch.
+ * BUILDS_ON edges, whose parents may be in the same batch, then the ALSO_ON edges of a fact on
+ * several, in the order the file names them.
  */
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
-  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}}) ` +
+  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
+  `merge_of: r.merge_of, merge_depth: r.merge_depth}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
-  // Stale from when the nearest ancestor outside the batch is (domain/batchEntry.ts, staleness.ts).
   `WITH count(*) AS linked ` +
-  `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e:Fact {id: en[1]}) ` +
-  // And the spans a confirmation closed above it: a fact merged in with an older stamp was stale then too.
-  `WITH f, e, ${inheritedStale("e")} AS st SET f.stale_at = st, f.stale_spans = e.stale_spans`
+  `UNWIND $also AS a MATCH (f:Fact {id: a[0]}), (q:Fact {id: a[1]}) CREATE (f)-[:ALSO_ON]->(q) ` +
+  // Stale from when the earliest of its nearest ancestors outside the batch is (domain/batchEntry.ts,
+  // staleness.ts).
+  `WITH count(*) AS alsoLinked ` +
+  `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e0:Fact {id: en[1][0]}) ` +
+  `UNWIND en[1] AS eid MATCH (e:Fact {id: eid}) WITH f, e0, ${inheritedStale("e")} AS st ` +
+  // And the spans a confirmation closed above its first parent's line: a fact merged in with an
+  // older stamp was stale then too.
+  `WITH f, e0, min(st) AS st SET f.stale_at = st, f.stale_spans = e0.stale_spans`
+
+/** The nearest merge and merge depth of facts already stored, for the batch's facts on them. */
+const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
+  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth`
+const MergePlaceRow = Schema.Struct({ id: Schema.String, merge_of: Schema.NullOr(Schema.String), depth: Schema.Number })
 
 /** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
 const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", bytes: "coalesce(clk.bytes, 0) + $bytes" })
@@ -78,7 +91,7 @@ const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", byt
  * only says where the conflicts read starts: what is open is the same.)
  */
 const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `MATCH (p)<-[:BUILDS_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
+  `MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
   `WITH p, c ORDER BY c.created_at, c.id ` +
   `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
   `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off, ` +
@@ -98,12 +111,21 @@ const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id
  * that confirmation raised (markDependents only lowers): such a record is left out and reported,
  * `before_confirmation`. (In a fresh graph records come in stamp order: no confirmation is newer.)
  */
-const shieldedBelow = (x: string, carry: ReadonlyArray<string>) =>
-  `WITH ${[...carry, x].join(", ")}, CASE WHEN $merge THEN ${x} END AS ${x}_top ` +
-  `OPTIONAL MATCH (${x}_top)<-[:BUILDS_ON*1..]-(${x}_c)<-[${x}_k:CONFIRMS]-() WHERE ${x}_k.created_at > $createdAt ` +
-  `WITH ${[...carry, x].join(", ")}, count(${x}_k) > 0 AS shielded `
+const shieldedBelow = (x: string, carry: ReadonlyArray<string>) => {
+  const kept = [...carry, x]
+  // Everything below, through extra parents too (walkDown.ts): markDependents reaches it all.
+  return `WITH ${kept.join(", ")}, CASE WHEN $merge THEN ${x} END AS ${x}_top ` +
+    `OPTIONAL MATCH (${x}_top)<-[:BUILDS_ON*1..]-(${x}_shD) ` +
+    `WITH ${kept.join(", ")}, ${x}_top, collect(${x}_shD) AS ${x}_shTree, ${hubsOf(`${x}_shD`)} + ` +
+    `CASE WHEN ${x}_top IS NOT NULL AND indegree(${x}_top, 'ALSO_ON') > 0 THEN [${x}_top] ELSE [] END AS ${x}_shHubs ` +
+    throughMerges(`${x}_shHubs`, `${x}_shMore`, [...kept, `${x}_shTree`]) +
+    `UNWIND CASE WHEN size(${x}_shTree) + size(${x}_shMore) = 0 THEN [null] ELSE ${x}_shTree + ${x}_shMore END AS ${x}_c ` +
+    // The stamp is tested in the count: a WHERE on the edge of an OPTIONAL MATCH from null crashes FalkorDB 4.16.
+    `OPTIONAL MATCH (${x}_c)<-[${x}_k:CONFIRMS]-() ` +
+    `WITH ${kept.join(", ")}, count(CASE WHEN ${x}_k.created_at > $createdAt THEN 1 END) > 0 AS shielded `
+}
 
-const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
+export const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
   `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
   relatedClause(["w", "l", "existing", "cycle"]) +
@@ -118,15 +140,16 @@ const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) `
 
 const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `WITH x, y, size([(x)-[x_e]->(y) WHERE type(x_e) = 'COMPATIBLE' | 1]) > 0 AS existing, ` +
-  `head([(x)-[:BUILDS_ON]->(x_parent) | id(x_parent)]) AS xParent, ` +
-  `head([(y)-[:BUILDS_ON]->(y_parent) | id(y_parent)]) AS yParent, ` +
+  // Every parent, first and extra (builds_on): siblings share one (compatible.ts).
+  `[(x)-[x_pe]->(x_parent) WHERE type(x_pe) IN ['BUILDS_ON', 'ALSO_ON'] | id(x_parent)] AS xParents, ` +
+  `[(y)-[y_pe]->(y_parent) WHERE type(y_pe) IN ['BUILDS_ON', 'ALSO_ON'] | id(y_parent)] AS yParents, ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
-  `WITH x, y, existing, decided, xParent IS NOT NULL AND yParent IS NOT NULL AND xParent = yParent AS siblings ` +
+  `WITH x, y, existing, decided, any(x_p IN xParents WHERE x_p IN yParents) AS siblings ` +
   `FOREACH (_ IN CASE WHEN NOT existing AND siblings AND NOT decided THEN [1] ELSE [] END | ` +
   `CREATE (x)-[:COMPATIBLE {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(y)) ` +
   `RETURN existing, CASE WHEN NOT siblings THEN 'not_siblings' WHEN decided THEN 'already_superseded' END AS rule`
 
-const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
+export const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, indegree(f, 'RETRACTS') > 0 AS existing ` +
   shieldedBelow("f", ["existing"]) +
   `FOREACH (_ IN CASE WHEN existing OR shielded THEN [] ELSE [1] END | ` +
@@ -203,8 +226,22 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const fresh = batch.filter((f) => !there.has(f.id))
     counts.skipped += batch.length - fresh.length
     if (fresh.length === 0) return
-    const rows = fresh.map((f) => ({
+    const withParents = fresh.map((f) => ({
       id: f.id,
+      parents: f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])]
+    }))
+    const inBatch = new Set(fresh.map((f) => f.id))
+    const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
+    const outsidePlaces = new Map(
+      fromOutside.length === 0 ? [] : (yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)).map((
+        r
+      ) => [r.id, { mergeOf: r.merge_of, depth: r.depth }])
+    )
+    const places = mergePlaces(withParents, outsidePlaces)
+    const rows = fresh.map((f, k) => ({
+      id: f.id,
+      merge_of: places[k]!.mergeOf,
+      merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
       ...storedText(f.content),
       kind: f.fact_kind ?? null,
       written_by: f.written_by,
@@ -213,15 +250,18 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       parent_id: f.parent_id,
       terms: termsOf(f.content)
     }))
-    const entries = entryParents(fresh.map((f) => ({ id: f.id, parentId: f.parent_id })))
+    const entries = entrySets(withParents)
     yield* db.write(createFacts, {
       rows,
-      entries: fresh.flatMap((f, k) => entries[k] == null ? [] : [[f.id, entries[k]]])
+      also: fresh.flatMap((f) => (f.also_on ?? []).map((q) => [f.id, q])),
+      entries: fresh.flatMap((f, k): Array<[string, Array<string>]> =>
+        entries[k]!.length === 0 ? [] : [[f.id, entries[k]!]]
+      )
     })
     yield* db.write(countFacts, { facts: rows.length, bytes: rows.reduce((n, r) => n + textBytes(r.content), 0) })
     // Search's document counts, as a save keeps them (termCounts.ts).
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
-    const parents = [...new Set(fresh.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id])))]
+    const parents = [...new Set(withParents.flatMap((f) => f.parents))]
     if (parents.length > 0) yield* db.write(markForks, { parents, ids: fresh.map((f) => f.id) })
     counts.facts += fresh.length
   }

@@ -99,15 +99,19 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
   }
   const outside = idsFromOutside(records)
   const inGraph = new Set<string>()
+  const graphDepth = new Map<string, number>()
   for (let i = 0; i < outside.length; i += 1000) {
     const rows = yield* db.read(
-      "UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id",
+      "UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, coalesce(f.merge_depth, 0) AS depth",
       { ids: outside.slice(i, i + 1000) },
-      Schema.Struct({ id: Schema.String })
+      Schema.Struct({ id: Schema.String, depth: Schema.Number })
     )
-    for (const r of rows) inGraph.add(r.id)
+    for (const r of rows) {
+      inGraph.add(r.id)
+      if (r.depth > 0) graphDepth.set(r.id, r.depth)
+    }
   }
-  const problem = checkImport(records, inGraph)
+  const problem = checkImport(records, inGraph, graphDepth)
   if (problem !== undefined) return yield* refuse(problem.line, problem.message)
   return yield* importRecords(db, records, options.merge)
 })

@@ -8,6 +8,11 @@ export interface NewFact {
   readonly writtenBy: string
   readonly sessionId: string
   readonly parentId: string | null
+  /**
+   * The other facts it builds on (builds_on after its first, each once; none: one parent). A fact
+   * is a child of each (forks, duplicates and staleness per parent); threads follow `parentId` only.
+   */
+  readonly alsoOn?: ReadonlyArray<string> | undefined
   /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
   readonly kind?: FactKind | null | undefined
   /**
@@ -76,6 +81,8 @@ export interface Confirmation {
 export interface ConflictsAfter {
   readonly snap: number
   readonly key: number
+  /** The created_at of the parent last read: a merge may be the newest child of two parents, a tie. */
+  readonly parent: number
   readonly child: number
 }
 

@@ -15,6 +15,15 @@ export interface Saved {
   readonly duplicateOf: Fact | null
   /** What a revision superseded and made stale; null for a plain save. */
   readonly revision: Revision | null
+  /** Under each parent after the first (builds_on), where the fact forks or repeats: the same three. */
+  readonly alsoUnder: ReadonlyArray<AlsoUnder>
+}
+
+export interface AlsoUnder {
+  readonly parentId: string
+  readonly forkSiblings: ReadonlyArray<Fact>
+  readonly siblingsTotal: number
+  readonly duplicateOf: Fact | null
 }
 
 export interface Revision {

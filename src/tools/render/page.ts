@@ -40,13 +40,17 @@ export class Page {
   constructor(readonly ids: IdShortener, readonly now: number) {}
   id = (id: string): string => this.ids.of(id)
   when = (iso: string): string => age(iso, this.now)
-  /** `<id> [status] <writer> <age>[ on <parent>]: "<text>"`; active is the usual status and is left unsaid. */
+  /** `<id> [status] <writer> <age>[ on <parent>[, <parent>...]]: "<text>"`; active is the usual status and is left unsaid. */
   fact = (f: Fact, options: { parent?: boolean } = {}): string => {
     this.shown.add(f.id)
     return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${
       this.when(f.created_at)
     }` +
-      `${options.parent !== false && f.parent_id !== null ? ` on ${this.id(f.parent_id)}` : ""}: ${quote(f.content)}`
+      `${
+        options.parent !== false && f.parent_id !== null
+          ? ` on ${(f.builds_on ?? [f.parent_id]).map((p) => this.id(p)).join(", ")}`
+          : ""
+      }: ${quote(f.content)}`
   }
   seen = (id: string): boolean => this.shown.has(id)
   /** The fact's id with its text (cut at 80 characters) the first time the reply names it, its id after that. */

@@ -30,7 +30,21 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
     (f) => p.fact(f, { parent: false }),
     null
   )),
-  ...(o.fork === null ? [] : [compatibleHint(p, [o.fact, ...o.fork.siblings.slice(-9)])])
+  ...(o.fork === null ? [] : [compatibleHint(p, [o.fact, ...o.fork.siblings.slice(-9)])]),
+  ...(o.also_under ?? []).flatMap((u) => [
+    ...(u.duplicate_of === null ? [] : [`Under ${p.id(u.parent_id)} too, duplicate of: ${p.fact(u.duplicate_of)}`]),
+    ...(u.siblings.length === 0 ? [] : [
+      ...list(
+        `Fork under ${p.id(u.parent_id)} too${
+          u.siblings.length < u.siblings_total ? `, ${u.siblings_total} in all, the latest shown` : ""
+        }`,
+        u.siblings,
+        (f) => p.fact(f, { parent: false }),
+        null
+      ),
+      compatibleHint(p, [o.fact, ...u.siblings.slice(-9)])
+    ])
+  ])
 ]
 
 /** The one call that records a fork's siblings as all holding (fact_ids takes at most 10). */
