@@ -70,9 +70,12 @@ export const edgesThroughMerges = (
   out: string,
   carry: ReadonlyArray<string>,
   edge: (parent: string, child: string) => string,
-  keep: (child: string) => string = () => "true"
+  keep: (child: string) => string = () => "true",
+  /** Levels each round reads below a merge (null: all), as a first page reads its first walk. */
+  depth: number | null = null
 ): string => {
   const v = (name: string, k: number) => `${out}_${name}${k}`
+  const levels = depth === null ? "" : String(Math.max(0, depth - 1))
   let q = ""
   for (let k = 1; k <= mergeRounds; k++) {
     const from = k === 1 ? hubs : v("h", k - 1)
@@ -84,7 +87,7 @@ export const edgesThroughMerges = (
       `RETURN collect(${edge(a, m)}) AS ${v("e", k)}, collect(DISTINCT ${m}) AS ${v("ms", k)} } ` +
       `CALL { WITH ${[v("ms", k), ...seen].join(", ")} UNWIND ${v("ms", k)} AS ${m} ` +
       (seen.length > 0 ? `WITH ${m}, ${seen.join(" + ")} AS ${v("seen", k)} WHERE NOT ${m} IN ${v("seen", k)} ` : "") +
-      `OPTIONAL MATCH (${m})<-[:BUILDS_ON*0..]-(${p})<-[:BUILDS_ON]-(${d}) ` +
+      `OPTIONAL MATCH (${m})<-[:BUILDS_ON*0..${levels}]-(${p})<-[:BUILDS_ON]-(${d}) ` +
       `WHERE ${keep(d)} ` +
       `RETURN collect(CASE WHEN ${d} IS NULL THEN NULL ELSE ${edge(p, d)} END) AS ${v("f", k)}, ` +
       `${hubsOf(d)} + [${v("x", k)} IN collect(DISTINCT ${m}) WHERE indegree(${v("x", k)}, 'ALSO_ON') > 0] AS ${
