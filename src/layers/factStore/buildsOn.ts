@@ -1,4 +1,4 @@
-import { hubsOf, throughMerges } from "./walkDown.js"
+import { throughMerges } from "./walkDown.js"
 
 /**
  * Whether the fact bound as `a` builds on the fact bound as `b` (at any depth), bound as `as`, with
@@ -8,12 +8,15 @@ import { hubsOf, throughMerges } from "./walkDown.js"
  * One row in, one row out (an aggregation keyed on what is carried).
  */
 export const buildsOnClause = (a: string, b: string, as: string, carry: ReadonlyArray<string>): string =>
-  `OPTIONAL MATCH (${a})-[:BUILDS_ON*1..]->(${as}_up) ` +
-  // The first parents' chain, and through the extra parents met on it, round after round (walkDown.ts).
-  `WITH ${carry.join(", ")}, collect(${as}_up) AS ${as}_chain, ${hubsOf(`${as}_up`, "up")} + ` +
+  // Only b and the merges met on the first parents' chain are kept from the walk (collecting the
+  // whole chain to test b in it cost 4.4 ms from 5,000 deep against 1.5 for the filtered walk; 2.9 so).
+  `OPTIONAL MATCH (${a})-[:BUILDS_ON*1..]->(${as}_up) WHERE ${as}_up = ${b} OR outdegree(${as}_up, 'ALSO_ON') > 0 ` +
+  `WITH ${carry.join(", ")}, count(CASE WHEN ${as}_up = ${b} THEN 1 END) > 0 AS ${as}_direct, ` +
+  `collect(CASE WHEN ${as}_up <> ${b} THEN ${as}_up END) + ` +
   `CASE WHEN outdegree(${a}, 'ALSO_ON') > 0 THEN [${a}] ELSE [] END AS ${as}_hubs ` +
-  throughMerges(`${as}_hubs`, `${as}_more`, [...carry, `${as}_chain`], "up") +
-  `WITH ${carry.join(", ")}, ${b} IN ${as}_chain OR ${b} IN ${as}_more AS ${as} `
+  // Then through the extra parents of those merges, round after round (walkDown.ts).
+  throughMerges(`${as}_hubs`, `${as}_more`, [...carry, `${as}_direct`], "up") +
+  `WITH ${carry.join(", ")}, ${as}_direct OR ${b} IN ${as}_more AS ${as} `
 
 /** Whether either of the facts bound as w and l builds on the other (bound as `related`), with `carry` carried on. */
 export const relatedClause = (carry: ReadonlyArray<string>) =>
