@@ -20,6 +20,9 @@ const indexes = [
   index("NODE", "Fact", "id"),
   index("NODE", "Fact", "created_at"),
   index("NODE", "Fact", "session_id"),
+  // Whether a graph holds any merge, one index entry away (layers/factStore/mergeGate.ts): only
+  // merges and what builds on them have the property, so other saves pay nothing for it.
+  index("NODE", "Fact", "merge_depth"),
   index("NODE", "RelayClock", "id"),
   index("NODE", "BriefingCursor", "name"),
   // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).

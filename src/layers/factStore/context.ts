@@ -6,6 +6,7 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
 import { ChainFactRow, factFields, ownStatusAsOf, parentIdOf, stampOf, withParent } from "./projection.js"
 import { staleBy, staleNow } from "./staleness.js"
 import { hubsOf, throughMerges } from "./walkDown.js"
@@ -48,8 +49,25 @@ export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= 
   `RETURN CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
   `stale: ${staleBy("a", "$asOf")}, ${parentOf}} END AS fact`
 
+/**
+ * The two pages without the rounds, for a graph without merges (mergeGate.ts): the first parents'
+ * chain is then all x builds on (one walk, newest first, LIMIT over it), and each row says `merged`.
+ */
+const leanAncestors = `${anyMerge(["x"])}` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+  `WITH merged, a ORDER BY a.created_at DESC LIMIT $take `
+
+export const leanContextQuery = `MATCH (x:Fact {id: $id}) ${leanAncestors}` +
+  `RETURN merged, CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
+  `retracted: indegree(a, 'RETRACTS') > 0, stale: ${staleNow("a")}, ${parentOf}} END AS fact`
+
+export const leanContextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ${leanAncestors}` +
+  `RETURN merged, CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
+  `stale: ${staleBy("a", "$asOf")}, ${parentOf}} END AS fact`
+
 /** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
 const ChainRow = Schema.Struct({
+  merged: Schema.optional(Schema.Boolean),
   fact: Schema.NullOr(Schema.Struct({ ...ChainFactRow.fields, parent_id: Schema.NullOr(Schema.String) }))
 })
 
@@ -59,13 +77,13 @@ export const context = (
   request: PageRequest<ContextCursor>,
   asOf: number | null = null,
   field = "fact_id"
-) =>
-  db.read(asOf === null ? contextQuery : contextAsOfQuery, {
-    id,
-    before: request.cursor?.[0] ?? null,
-    take: request.limit + 1,
-    asOf
-  }, ChainRow).pipe(
+) => {
+  const params = { id, before: request.cursor?.[0] ?? null, take: request.limit + 1, asOf }
+  return leanUnlessMerged(
+    db,
+    db.read(asOf === null ? leanContextQuery : leanContextAsOfQuery, params, ChainRow),
+    db.read(asOf === null ? contextQuery : contextAsOfQuery, params, ChainRow)
+  ).pipe(
     Effect.zip(currentBudget(chainBudgetBytes)),
     Effect.flatMap(([rows, budget]) => {
       if (rows.length === 0) {
@@ -82,3 +100,4 @@ export const context = (
       return Effect.succeed<Page<Fact>>({ items: [...items].reverse(), next_cursor })
     })
   )
+}

@@ -7,6 +7,7 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
+import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
 import { pageFacts } from "./pageFacts.js"
 import { statusFrom } from "./projection.js"
 import { staleNow } from "./staleness.js"
@@ -36,11 +37,18 @@ export const subtreeQuery = (depth: number | null) =>
   edgesThroughMerges("hubs", "more", ["x", "tree"], impactEdge, undefined, depth) +
   `RETURN id(x) AS root, tree + more AS edges`
 
+/** The subtree without the rounds, for a graph without merges (mergeGate.ts), saying `merged`. */
+export const leanSubtreeQuery = (depth: number | null) =>
+  `MATCH (x:Fact {id: $id}) ${anyMerge(["x"])}` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..${depth === null ? "" : depth - 1}]-(p)<-[:BUILDS_ON]-(d) ` +
+  `RETURN id(x) AS root, collect(CASE WHEN d IS NULL THEN NULL ELSE ${impactEdge("p", "d")} END) AS edges, merged`
+
 /** Levels a first page of `take` reads, in a few sizes so FalkorDB caches a few plans (take is at most 501). */
 export const firstPageDepth = (take: number): number => [8, 32, 128, 512].find((d) => d >= take) ?? take
 
 const SubtreeRow = Schema.Struct({
   root: Schema.Number,
+  merged: Schema.optional(Schema.Boolean),
   /** [parent node, child node, child's created_at, SUPERSEDES into it, RETRACTS into it, stale (1) or not] */
   edges: Schema.Array(
     Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
@@ -62,7 +70,11 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
     return { items: made.items, next_cursor: made.next_cursor } satisfies Page<Dependent>
   }
   const depth = cursor === null ? firstPageDepth(request.limit + 1) : null
-  const found = (yield* db.read(subtreeQuery(depth), { id }, SubtreeRow))[0]
+  const found = (yield* leanUnlessMerged(
+    db,
+    db.read(leanSubtreeQuery(depth), { id }, SubtreeRow),
+    db.read(subtreeQuery(depth), { id }, SubtreeRow)
+  ))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const placed = placeDescendants(
     found.root,

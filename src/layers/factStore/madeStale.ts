@@ -5,6 +5,7 @@ import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
 import { pageFacts } from "./pageFacts.js"
 import { statusFrom } from "./projection.js"
 import { staleBy } from "./staleness.js"
@@ -31,8 +32,14 @@ export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
   edgesThroughMerges("hubs", "more", ["x", "tree"], madeEdge, (c) => `${c}.created_at <= $at`) +
   `RETURN id(x) AS root, tree + more AS edges`
 
+/** The same without the rounds, for a graph without merges (mergeGate.ts), saying `merged`. */
+export const leanMadeStaleQuery = `MATCH (x:Fact {id: $id}) ${anyMerge(["x"])}` +
+  `OPTIONAL MATCH (x)<-[:BUILDS_ON*0..]-(p)<-[:BUILDS_ON]-(d) WHERE d.created_at <= $at ` +
+  `RETURN id(x) AS root, collect(CASE WHEN d IS NULL THEN NULL ELSE ${madeEdge("p", "d")} END) AS edges, merged`
+
 const Row = Schema.Struct({
   root: Schema.Number,
+  merged: Schema.optional(Schema.Boolean),
   /** [parent node, child node, child's created_at, made stale at $at (1) or not, SUPERSEDES now, RETRACTS now] */
   edges: Schema.Array(
     Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
@@ -47,7 +54,11 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   request: PageRequest<ImpactKey>,
   field = "fact_id"
 ) {
-  const found = (yield* db.read(madeStaleQuery, { id, at }, Row))[0]
+  const found = (yield* leanUnlessMerged(
+    db,
+    db.read(leanMadeStaleQuery, { id, at }, Row),
+    db.read(madeStaleQuery, { id, at }, Row)
+  ))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const now = new Map(found.edges.map(([, child, , , superseded, retracted]) => [child, { superseded, retracted }]))
   const made = new Set(found.edges.filter(([, , , m]) => m === 1).map(([, child]) => child))

@@ -1,0 +1,36 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { ok } from "../support/runTool.js"
+import { relayTestLayer } from "../support/testLayer.js"
+
+const save = (content: string, extra: Record<string, unknown> = {}) =>
+  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", kind: "detail", ...extra })
+
+/**
+ * Reads run a lean statement while the graph has no merge (layers/factStore/mergeGate.ts): the
+ * first merge saved must switch them to the walks through extra parents, at once and for good.
+ */
+layer(relayTestLayer("merge_gate"))("reads in a graph that gets its first merge", (it) => {
+  it.effect("impact, context and a retraction's stale list reach the first merge saved", () =>
+    Effect.gen(function*() {
+      const root = yield* save("Exports run nightly")
+      const child = yield* save("Exports are CSV", { parent_fact_id: root.fact.id })
+      const other = yield* save("Reports read the exports")
+      // Read lean: nothing builds on two facts yet.
+      const before = yield* ok("relay_get_impact", { fact_id: root.fact.id })
+      expect(before.dependents.map((d) => d.fact.id)).toEqual([child.fact.id])
+      const merge = yield* save("Reports parse the CSV exports", { builds_on: [other.fact.id, child.fact.id] })
+      const after = yield* ok("relay_get_impact", { fact_id: root.fact.id })
+      expect(after.dependents.map((d) => [d.fact.id, d.distance])).toEqual([[child.fact.id, 1], [merge.fact.id, 2]])
+      const context = yield* ok("relay_get_context", { fact_id: merge.fact.id })
+      expect(context.chain.map((f) => f.id).sort()).toEqual(
+        [root.fact.id, child.fact.id, other.fact.id, merge.fact.id].sort()
+      )
+      const retracted = yield* ok("relay_retract_fact", {
+        fact_id: root.fact.id,
+        reason: "exports run hourly",
+        retracted_by: "lead"
+      })
+      expect(retracted.stale.map((d) => d.fact.id)).toEqual([child.fact.id, merge.fact.id])
+    }))
+})
