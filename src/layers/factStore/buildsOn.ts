@@ -23,3 +23,14 @@ export const relatedClause = (carry: ReadonlyArray<string>) =>
   buildsOnClause("w", "l", "wOnL", carry) +
   buildsOnClause("l", "w", "lOnW", [...carry, "wOnL"]) +
   `WITH ${carry.join(", ")}, wOnL OR lOnW AS related `
+
+/**
+ * `relatedClause` for a graph without merges (mergeGate.ts): the first parents' chain is all a fact
+ * builds on, and a walk filtered on the other fact is the cheapest test.
+ */
+export const leanRelatedClause = (carry: ReadonlyArray<string>) =>
+  `OPTIONAL MATCH (w)-[:BUILDS_ON*1..]->(wOnL_up) WHERE wOnL_up = l WITH ${
+    carry.join(", ")
+  }, count(wOnL_up) > 0 AS wOnL ` +
+  `OPTIONAL MATCH (l)-[:BUILDS_ON*1..]->(lOnW_up) WHERE lOnW_up = w ` +
+  `WITH ${carry.join(", ")}, wOnL, count(lOnW_up) > 0 AS lOnW WITH ${carry.join(", ")}, wOnL OR lOnW AS related `

@@ -7,12 +7,13 @@ import { Stamp } from "../../domain/time.js"
 import type { Resolution, Resolved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockWrite } from "../database/clock.js"
-import { relatedClause } from "./buildsOn.js"
+import { leanRelatedClause, relatedClause } from "./buildsOn.js"
 import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
+import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
-import { markDependents } from "./staleness.js"
+import { leanMarkDependents, markDependents } from "./staleness.js"
 
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
@@ -30,37 +31,44 @@ import { markDependents } from "./staleness.js"
  * statement that creates it), so there is one path up and the walk is linear in the depth, while
  * shortestPath's BFS costs ~25 us a level (70 ms on a 3,000-deep chain against ~5 ms).
  */
-export const resolveQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
-  `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
-  `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
-  relatedClause(["w", "l", "existing", "cycle"]) +
-  `${stampClause(["w", "l", "existing", "cycle", "related"])} ` +
-  `FOREACH (_ IN CASE WHEN existing OR (NOT cycle AND NOT related) THEN [1] ELSE [] END | ` +
-  `MERGE (w)-[r:SUPERSEDES]->(l) ` +
-  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
-  // Only the MERGE that makes the edge uses the stamp (writes run one at a time: `existing` holds).
-  clockWrite({ last: "ts" }, "NOT existing AND NOT cycle AND NOT related") +
-  `WITH w, l, existing, cycle, related, ts ` +
-  `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
-  // Only when this call made the edge: a repeat marking with the first stamp would undo a confirmation since.
-  markDependents("l", "CASE WHEN r.created_at = ts THEN r.created_at END", [
-    "w",
-    "l",
-    "existing",
-    "cycle",
-    "related",
-    "r",
-    "ts"
-  ]) +
-  // The loser leaves each parent's pairs: their windows may end here (forkWindow.ts).
-  `OPTIONAL MATCH (l)-[:BUILDS_ON|ALSO_ON]->(lp) ` +
-  settleFork("lp", "ts", "r.created_at = ts", ["w", "l", "existing", "cycle", "related", "r", "ts"]) +
-  `WITH w, l, existing, cycle, related, r, ts, count(*) AS settled ` +
-  `RETURN existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, r.reason AS reason, ` +
-  `r.resolved_by AS resolved_by, ` +
-  `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
+/**
+ * `lean`: for a graph without merges (mergeGate.ts), without the rounds through extra parents; it
+ * also says `merged`, and writes nothing when the graph has a merge (the full statement runs then).
+ */
+const resolveStatement = (lean: boolean) => {
+  const m = lean ? ["merged"] : []
+  const writes = lean ? "NOT merged AND " : ""
+  const carry = ["w", "l", ...m, "existing", "cycle", "related", "r", "ts"]
+  return `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ${lean ? anyMerge(["w", "l"]) : ""}` +
+    `WITH w, l, ${m.map((v) => `${v}, `).join("")}size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
+    `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
+    (lean ? leanRelatedClause : relatedClause)(["w", "l", ...m, "existing", "cycle"]) +
+    `${stampClause(["w", "l", ...m, "existing", "cycle", "related"])} ` +
+    `FOREACH (_ IN CASE WHEN ${writes}(existing OR (NOT cycle AND NOT related)) THEN [1] ELSE [] END | ` +
+    `MERGE (w)-[r:SUPERSEDES]->(l) ` +
+    `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
+    // Only the MERGE that makes the edge uses the stamp (writes run one at a time: `existing` holds).
+    clockWrite({ last: "ts" }, `${writes}NOT existing AND NOT cycle AND NOT related`) +
+    `WITH w, l, ${m.map((v) => `${v}, `).join("")}existing, cycle, related, ts ` +
+    `OPTIONAL MATCH (w)-[r:SUPERSEDES]->(l) ` +
+    // Only when this call made the edge: a repeat marking with the first stamp would undo a confirmation since.
+    (lean ? leanMarkDependents : markDependents)("l", "CASE WHEN r.created_at = ts THEN r.created_at END", carry) +
+    // The loser leaves each parent's pairs: their windows may end here (forkWindow.ts).
+    `OPTIONAL MATCH (l)-[:BUILDS_ON|ALSO_ON]->(lp) ` +
+    settleFork("lp", "ts", "r.created_at = ts", carry) +
+    `WITH ${carry.join(", ")}, count(*) AS settled ` +
+    `RETURN ${
+      m.map((v) => `${v}, `).join("")
+    }existing AND coalesce(r.call_id, '') <> $callId AS existing, cycle, related, ` +
+    `r.reason AS reason, r.resolved_by AS resolved_by, ` +
+    `r.created_at AS created_at, ${factMap("w")} AS winner, ${factMap("l")} AS loser`
+}
+
+export const resolveQuery = resolveStatement(false)
+export const leanResolveQuery = resolveStatement(true)
 
 const Row = Schema.Struct({
+  merged: Schema.optional(Schema.Boolean),
   existing: Schema.Boolean,
   cycle: Schema.Boolean,
   related: Schema.Boolean,
@@ -85,14 +93,19 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
     if (r.winnerId === r.loserId) {
       return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }
-    const rows = yield* db.write(resolveQuery, {
+    const params = {
       callId: r.callId,
       winnerId: r.winnerId,
       loserId: r.loserId,
       reason: r.reason,
       resolvedBy: r.resolvedBy,
       now
-    }, Row)
+    }
+    const rows = yield* leanUnlessMerged(
+      db,
+      db.write(leanResolveQuery, params, Row),
+      db.write(resolveQuery, params, Row)
+    )
     const row = rows[0]
     if (row === undefined) return yield* missing(db, r)
     if (row.created_at === null || row.reason === null || row.resolved_by === null) {

@@ -74,6 +74,15 @@ export const markDependents = (x: string, at: string, carry: ReadonlyArray<strin
     `WITH ${kept.join(", ")} `
 }
 
+/** `markDependents` for a graph without merges (mergeGate.ts): the BUILDS_ON subtree is all that builds on x. */
+export const leanMarkDependents = (x: string, at: string, carry: ReadonlyArray<string>): string => {
+  const kept = [...new Set([...carry, x])]
+  const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
+  return `WITH ${into.join(", ")} OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${
+    staleAt(`${x}_dep`)
+  } > ${at} SET ${x}_dep.stale_at = ${at} WITH ${kept.join(", ")}, count(${x}_dep) AS ${x}_marked `
+}
+
 /**
  * `markDependents` for many decided facts in one statement (rows binding `x` and its stamp `at`):
  * each dependent is set once, to the earliest stamp above it. (Two rows' SETs on one node in
