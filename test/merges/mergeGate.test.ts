@@ -64,3 +64,20 @@ layer(relayTestLayer("merge_gate_write"))("a decision right after a graph's firs
       expect(again.already_resolved).toBe(true)
     }))
 })
+
+layer(relayTestLayer("merge_gate_retract"))("a retraction right after a graph's first merge", (it) => {
+  it.effect("marks the merge stale through its extra parent and records one retraction", () =>
+    Effect.gen(function*() {
+      const root = yield* save("Exports run nightly")
+      const csv = yield* save("Exports are CSV", { parent_fact_id: root.fact.id })
+      const other = yield* save("Reports read the exports")
+      const merge = yield* save("Reports parse the CSV exports", { builds_on: [other.fact.id, csv.fact.id] })
+      const args = { fact_id: csv.fact.id, reason: "exports are Parquet", retracted_by: "lead" }
+      const retracted = yield* ok("relay_retract_fact", args)
+      expect(retracted.already_retracted).toBe(false)
+      expect(retracted.stale.map((d) => d.fact.id)).toEqual([merge.fact.id])
+      const stale = yield* ok("relay_get_current_state", { status: "stale", limit: 10 })
+      expect(stale.facts.map((f) => f.id)).toEqual([merge.fact.id])
+      expect((yield* ok("relay_retract_fact", args)).already_retracted).toBe(true)
+    }))
+})
