@@ -29,10 +29,12 @@ const assets = {
   "app.css": { type: "text/css; charset=utf-8", body: readAsset("app.css") }
 }
 
-const page = `<!doctype html>
+/** The page, stamped with the host's Clock: the page's time slider and refresh pacing run from it. */
+const page = (now: number) =>
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Relay Studio</title><link rel="stylesheet" href="${studioBase}/app.css"></head>
-<body><div id="app"></div><script src="${studioBase}/app.js"></script></body></html>
+<body data-now="${now}"><div id="app"></div><script src="${studioBase}/app.js"></script></body></html>
 `
 
 export interface StudioOptions {
@@ -114,7 +116,7 @@ export const handleStudio = async (
     return true
   }
   if (rest === "/") {
-    sendText(res, 200, "text/html; charset=utf-8", page)
+    sendText(res, 200, "text/html; charset=utf-8", page(options.sessions.now()))
     return true
   }
   const asset = rest.startsWith("/") ? assets[rest.slice(1) as keyof typeof assets] : undefined

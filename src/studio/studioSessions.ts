@@ -45,6 +45,8 @@ export const makeStudioSessions = (now: () => number) => {
   }
 
   return {
+    /** The host's Clock (the page's "now" starts from it: studioServer.ts). */
+    now,
     /** A new single-use login secret (the laptop's printed URL). */
     newLoginSecret: (): string => {
       const secret = randomBytes(24).toString("base64url")

@@ -32,6 +32,14 @@ interface ThreadPage {
 }
 
 const base = "/studio"
+
+/**
+ * Now, by the host's Clock: the page is stamped with it when served (studioServer.ts), and time
+ * since then is the browser's monotonic timer, so a host on a TestClock sets the page's time too.
+ */
+const servedAt = Number(document.body.dataset["now"])
+const loadedAt = performance.now()
+const now = () => servedAt + (performance.now() - loadedAt)
 const svgNs = "http://www.w3.org/2000/svg"
 
 const state = {
@@ -39,7 +47,7 @@ const state = {
   threadOf: null as string | null,
   thread: null as ThreadPage | null,
   selected: null as string | null,
-  minTime: Date.now() - 24 * 3600_000,
+  minTime: now() - 24 * 3600_000,
   refreshes: 0,
   clusters: [] as Array<Cluster>,
   threadsAt: 0
@@ -370,7 +378,7 @@ const loadLists = async (threadsToo: boolean) => {
   ])
   if (threads !== null) {
     state.clusters = threads.clusters
-    state.threadsAt = Date.now()
+    state.threadsAt = now()
     threadsBox.replaceChildren(
       ...threads.clusters.filter((c) => c.facts.length > 0).map((c) => {
         const root = c.facts[0]!
@@ -453,7 +461,7 @@ search.addEventListener("keydown", (e) => {
 
 slider.addEventListener("input", () => {
   const v = Number(slider.value)
-  state.asOf = v >= 1000 ? null : new Date(state.minTime + (Date.now() - state.minTime) * v / 1000).toISOString()
+  state.asOf = v >= 1000 ? null : new Date(state.minTime + (now() - state.minTime) * v / 1000).toISOString()
   setText(sliderLabel, state.asOf === null ? "now (live)" : state.asOf)
   void refresh()
 })
@@ -465,7 +473,7 @@ const setAsOf = (iso: string | null) => {
   slider.value = iso === null
     ? "1000"
     : String(
-      Math.max(0, Math.min(999, Math.floor((Date.parse(iso) - state.minTime) / (Date.now() - state.minTime) * 1000)))
+      Math.max(0, Math.min(999, Math.floor((Date.parse(iso) - state.minTime) / (now() - state.minTime) * 1000)))
     )
 }
 
@@ -488,7 +496,7 @@ const live = () => {
   events.addEventListener("record", () => {
     if (state.asOf !== null) return
     window.clearTimeout(pending)
-    pending = window.setTimeout(() => void refresh(Date.now() - state.threadsAt >= threadsEvery), 150)
+    pending = window.setTimeout(() => void refresh(now() - state.threadsAt >= threadsEvery), 150)
   })
 }
 
