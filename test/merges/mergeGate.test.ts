@@ -44,24 +44,19 @@ layer(relayTestLayer("merge_gate_write"))("a decision right after a graph's firs
       const other = yield* save("Reports read the exports")
       // The first merge, and at once a decision against its extra parent (no read in between).
       const merge = yield* save("Reports parse the CSV exports", { builds_on: [other.fact.id, csv.fact.id] })
-      const resolved = yield* ok("relay_resolve_conflict", {
+      const args = {
         winner_fact_id: json.fact.id,
         loser_fact_id: csv.fact.id,
         reason: "JSON keeps types",
         resolved_by: "lead"
-      })
+      }
+      const resolved = yield* ok("relay_resolve_conflict", args)
       expect(resolved.already_resolved).toBe(false)
       expect(resolved.stale.map((d) => d.fact.id)).toEqual([merge.fact.id])
       const stale = yield* ok("relay_get_current_state", { status: "stale", limit: 10 })
       expect(stale.facts.map((f) => f.id)).toEqual([merge.fact.id])
       // One decision, once: the lean try wrote no edge.
-      const again = yield* ok("relay_resolve_conflict", {
-        winner_fact_id: json.fact.id,
-        loser_fact_id: csv.fact.id,
-        reason: "JSON keeps types",
-        resolved_by: "lead"
-      })
-      expect(again.already_resolved).toBe(true)
+      expect((yield* ok("relay_resolve_conflict", args)).already_resolved).toBe(true)
     }))
 })
 

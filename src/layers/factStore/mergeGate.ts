@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 
 /**
- * Reads that walk through merges (context, impact, what a decision made stale) in a memory that has
- * none. Their rounds (walkDown.ts) cost nothing to run there but their plan is large, and FalkorDB
- * copies a cached plan for every run: context from 30 deep took 0.10 ms without them and 0.32-0.40
- * with. So each has a lean statement without rounds, which also says whether the graph holds a
- * merge now (`merged`, from the merge_depth index: every merge has one); when it does, the full
- * statement runs instead, and for that graph every later read too (merges are never removed). The
- * answer is exact either way: the lean statement's own snapshot has no merge when it answers.
+ * Statements that walk through merges (context, impact, what a decision made stale, resolve,
+ * retract) in a memory that has none. Their rounds (walkDown.ts) cost nothing to run there but their
+ * plan is large, and FalkorDB copies a cached plan for every run: context from 30 deep took 0.10 ms
+ * without them and 0.32-0.40 with. So each has a lean statement without rounds, which also says
+ * whether the graph holds a merge now (`merged`, from the merge_depth index: every merge has one)
+ * and then writes nothing; the full statement runs instead, and for that graph every later call too
+ * (merges are never removed). The answer is exact either way: the lean statement's own snapshot has
+ * no merge when its answer is used.
  */
 
 /** Binds `merged`, carrying `carry`: whether any fact of the graph is a merge or below one. */

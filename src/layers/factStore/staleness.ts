@@ -53,10 +53,15 @@ export const inheritedStale = (p: string): string =>
  * comprehension whole, so a walk 20,000 deep took 0.58 s and 200,000 deep 206 s; this walk marks
  * 200,000 dependents in 1.3 s (one parent a fact: one path each).
  */
+/** What a marking carries past its walk (`kept`), and into it (`into`: a bare name `at` too). */
+const markingNames = (x: string, at: string, carry: ReadonlyArray<string>) => {
+  const kept = [...new Set([...carry, x])]
+  return { kept, into: [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])] }
+}
+
 export const markDependents = (x: string, at: string, carry: ReadonlyArray<string>): string => {
   // A WITH first, so it may follow a write; x and a bare name `at` go on with the carried names.
-  const kept = [...new Set([...carry, x])]
-  const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
+  const { into, kept } = markingNames(x, at, carry)
   const mark = (list: string, k: string) =>
     `FOREACH (${x}_n${k} IN [${x}_y${k} IN ${list} WHERE ${
       staleAt(`${x}_y${k}`)
@@ -76,8 +81,7 @@ export const markDependents = (x: string, at: string, carry: ReadonlyArray<strin
 
 /** `markDependents` for a graph without merges (mergeGate.ts): the BUILDS_ON subtree is all that builds on x. */
 export const leanMarkDependents = (x: string, at: string, carry: ReadonlyArray<string>): string => {
-  const kept = [...new Set([...carry, x])]
-  const into = [...new Set([...kept, ...(/^\w+$/.test(at) ? [at] : [])])]
+  const { into, kept } = markingNames(x, at, carry)
   return `WITH ${into.join(", ")} OPTIONAL MATCH (${x})<-[:BUILDS_ON*1..]-(${x}_dep) WHERE ${
     staleAt(`${x}_dep`)
   } > ${at} SET ${x}_dep.stale_at = ${at} WITH ${kept.join(", ")}, count(${x}_dep) AS ${x}_marked `
