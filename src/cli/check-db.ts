@@ -1,7 +1,8 @@
 /**
  * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
  * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
- * With `--verify`, checks every fact's stored staleness against its edges (verifyStored.ts): exit 1 on drift.
+ * With `--verify`, checks every fact's stored staleness, every fork window and the task counters against
+ * what the graph holds (verifyStored.ts): exit 1 on drift.
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
@@ -93,6 +94,15 @@ const main = Effect.gen(function*() {
       }`
     )
   }
+  for (const d of checked.taskCounts) {
+    yield* say(`drift:     the board counts ${d.stored} ${d.status} tasks, a recount finds ${d.counted}`)
+  }
+  if (checked.taskCounts.length > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.taskCounts.length} task counters differ from a recount; report it with this output`,
+      exitCode: 1
+    })
+  }
   if (checked.forksDrifted > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.forksDrifted} of ${checked.forks} forks store a window their children do not give; ` +
@@ -108,7 +118,8 @@ const main = Effect.gen(function*() {
     })
   }
   yield* say(
-    `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its edges`
+    `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
+      `edges; the task counters agree with a recount`
   )
 }).pipe(Effect.provide(SettingsLive))
 

@@ -1,4 +1,4 @@
-import type { FinishOutcome, TaskStatus } from "./tasks.js"
+import { type FinishOutcome, type TaskStatus, taskStatuses } from "./tasks.js"
 
 /**
  * The task state machine as pure rules, with lease times in epoch milliseconds from the Clock: the
@@ -185,4 +185,11 @@ export const finishTask = (
     }
   }
   return { ok: { task: t, repeat: false } }
+}
+
+/** How many tasks the board shows in each status (a list's totals). */
+export const totals = (board: ModelBoard, now: number): Record<TaskStatus, number> => {
+  const counts = Object.fromEntries(taskStatuses.map((s) => [s, 0])) as Record<TaskStatus, number>
+  for (const t of board.tasks.values()) counts[shownStatus(t, now)] += 1
+  return counts
 }

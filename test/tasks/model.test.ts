@@ -11,7 +11,7 @@ import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
  * The task Cypher against the pure state machine (src/domain/taskModel.ts): random posts, approvals,
  * claims (named and from the queue), heartbeats with current and stale fencing tokens, finishes of
  * every outcome and lease expiries on the TestClock; after every step the refusal (or its absence)
- * and the whole board (status as shown, holder, attempts) must be what the model says.
+ * and the whole board (status as shown, holder, attempts) and its totals must be what the model says.
  */
 const agents = ["ann", "bob", "cyd"] as const
 const lease = 30_000
@@ -175,6 +175,8 @@ const run = (steps: ReadonlyArray<typeof stepArb extends fc.Arbitrary<infer S> ?
         [...board.tasks.values()].map((t) => [t.id, [M.shownStatus(t, at), t.holder, t.attempts]])
       )
       expect(got, JSON.stringify(s)).toEqual(want)
+      // The totals the counters kept on write give (taskCounts.ts) are the model's.
+      expect(listed.totals, JSON.stringify(s)).toEqual(M.totals(board, at))
     }
   })
 

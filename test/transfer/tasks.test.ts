@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
+import { taskCountDrift } from "../../src/layers/tasks/taskCounts.js"
 import { exportText, importText } from "../../src/layers/transfer/transferText.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
@@ -137,6 +138,9 @@ layer(Layer.merge(relayTestLayer("task_transfer"), CopyLive), { timeout: 60_000 
         // A merge of the same file adds nothing.
         const again = yield* onCopy(importText(text, { merge: true }))
         expect([again.facts, again.tasks, again.task_notes, again.skipped]).toEqual([0, 0, 0, lines.length - 1])
+        // Its counters (taskCounts.ts) counted each task once, as a recount does.
+        expect((yield* onCopy(listed)).totals).toEqual(copy.totals)
+        expect(yield* onCopy(Effect.flatMap(GraphDatabase, (db) => taskCountDrift(db)))).toEqual([])
         expect(yield* onCopy(exportText)).toBe(text)
 
         // The queue in the copy: by when each task last entered one (posted, approved, requeued), not by when it was posted.

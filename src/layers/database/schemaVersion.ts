@@ -4,6 +4,7 @@ import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
 import { rewindForks } from "../factStore/forkWindow.js"
+import { countTasks } from "../tasks/taskCounts.js"
 import { schemaVersion } from "./version.js"
 
 export { schemaVersion }
@@ -153,6 +154,7 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
     }
   }
   if (found === null || found < 4) yield* rewindForks(db)
+  if (found === null || found < 5) yield* countTasks(db)
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.
   return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
 import { type ForkDrift, forkDrift } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
@@ -9,7 +10,8 @@ import { inheritedStale, neverStale } from "./staleness.js"
  * parent's inherited one, and every write keeps it inside its own statement; so checking the rule
  * fact by fact (a confirmed fact's only as a floor: a confirmation drops stamps the parent's hides), with the parent read in the same statement, checks every stamp against the whole
  * chain above it, in bounded batches of node ids, while others write. Each fork's window likewise
- * (forkWindow.ts): whether it says open against the parent's pairs now.
+ * (forkWindow.ts): whether it says open against the parent's pairs now. And the board's task
+ * counters against a recount.
  */
 export const verifyBatch = 10_000
 
@@ -67,6 +69,8 @@ export interface Verified {
   readonly forks: number
   readonly forksDrifted: number
   readonly forkExamples: ReadonlyArray<ForkDrift>
+  /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
+  readonly taskCounts: ReadonlyArray<TaskCountDrift>
 }
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
@@ -91,6 +95,7 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     examples,
     forks: forks.forks,
     forksDrifted: forks.drifted.length,
-    forkExamples: forks.drifted.slice(0, shown)
+    forkExamples: forks.drifted.slice(0, shown),
+    taskCounts: yield* taskCountDrift(db)
   } satisfies Verified
 })

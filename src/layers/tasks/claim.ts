@@ -4,6 +4,7 @@ import { TaskFromRow } from "../../domain/tasks.js"
 import { toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Claim, ClaimRequest } from "../../services/TaskStore.js"
+import { moveCount } from "./taskCounts.js"
 import { queueNode, taskMap } from "./taskMap.js"
 
 /** How many queue places one claim looks at past the head (exact index lookups, then a sort of at most this many). */
@@ -31,9 +32,11 @@ export const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
   `WHEN prev IS NOT NULL AND t.status = 'claimed' AND t.holder = $by THEN 'repeat' ` +
   `WHEN t.status = 'claimed' AND t.lease_until > $now THEN 'already_claimed' ` +
   `WHEN t.status = 'open' OR t.status = 'claimed' THEN 'claim' ` +
-  `ELSE 'not_claimable' END AS verdict ` +
+  `ELSE 'not_claimable' END AS verdict, t.status AS was ` +
+  `${queueNode} ` +
+  `WITH t, verdict, was, q ` +
   `FOREACH (_ IN CASE WHEN verdict = 'heartbeat' THEN [1] ELSE [] END | SET t.lease_until = $now + $lease) ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ${moveCount("q", "was", "'claimed'")}) ` +
   returned
 
 /**
@@ -62,7 +65,9 @@ export const queueQuery =
   `ELSE 'empty' END AS verdict ` +
   `FOREACH (_ IN CASE WHEN verdict = 'claim' AND x IS NULL THEN [1] ELSE [] END | SET q.head = o.seq + 1) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'again' THEN [1] ELSE [] END | SET q.head = q.head + $window) ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}) ` +
+  // An expired claim taken again stays claimed: only an open task moves the counters.
+  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ` +
+  `${moveCount("q", "CASE WHEN x IS NULL THEN 'open' END", "CASE WHEN x IS NULL THEN 'claimed' END")}) ` +
   returned
 
 const Row = Schema.Struct({

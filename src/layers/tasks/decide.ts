@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { InvalidInput, TaskNotFound } from "../../domain/errors.js"
 import { TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { moveCount } from "./taskCounts.js"
 import { queueNode, taskMap } from "./taskMap.js"
 
 /**
@@ -14,7 +15,8 @@ const decideQuery = `MATCH (t:Task {id: $id}) ` +
   `FOREACH (_ IN CASE WHEN pending AND $approve THEN [1] ELSE [] END | ` +
   `SET q.tail = place, t.status = 'open', t.seq = place) ` +
   `FOREACH (_ IN CASE WHEN pending AND NOT $approve THEN [1] ELSE [] END | SET t.status = 'rejected') ` +
-  `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t.decided_by = $by, t.decided_at = $now) ` +
+  `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t.decided_by = $by, t.decided_at = $now, ` +
+  `${moveCount("q", "'awaiting_approval'", "CASE WHEN $approve THEN 'open' ELSE 'rejected' END")}) ` +
   `RETURN pending, ${taskMap("t")} AS task`
 
 const Row = Schema.Struct({ pending: Schema.Boolean, task: TaskFromRow })

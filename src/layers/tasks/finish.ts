@@ -5,6 +5,7 @@ import { TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { FinishRequest } from "../../services/TaskStore.js"
 import { leaseLost } from "./claim.js"
+import { moveCount } from "./taskCounts.js"
 import { queueNode, taskMap } from "./taskMap.js"
 
 /**
@@ -27,7 +28,7 @@ const finishQuery = `MATCH (t:Task {id: $id}) ` +
   `WITH t, verdict, attempts, next, q, q.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
   `SET t.status = next, t.attempts = attempts, t.lease_until = null, t.last_outcome = $outcome, ` +
-  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by) ` +
+  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by, ${moveCount("q", "'claimed'", "next")}) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
   `SET q.tail = place, t.seq = place) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +

@@ -3,6 +3,7 @@ import { InvalidInput, noFactWithId } from "../../domain/errors.js"
 import { TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { NewTask } from "../../services/TaskStore.js"
+import { moveCount } from "./taskCounts.js"
 import { queueNode, taskMap } from "./taskMap.js"
 
 /**
@@ -15,7 +16,9 @@ const postQuery = `${queueNode} ` +
   `WITH q, old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
   `WITH q, old, collect(f) AS facts, q.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN old IS NULL AND size(facts) = size($about) THEN [1] ELSE [] END | ` +
-  `SET q.tail = place ` +
+  `SET q.tail = place, ${
+    moveCount("q", "null", "CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END")
+  } ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $now, ` +
   `status: CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END, needs_approval: $needsApproval, ` +
   `max_attempts: $maxAttempts, attempts: 0, fence: 0, ` +

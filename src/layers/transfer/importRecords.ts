@@ -21,6 +21,8 @@ import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
+import { moveCount } from "../tasks/taskCounts.js"
+import { queueNode } from "../tasks/taskMap.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -182,8 +184,8 @@ const confirmationQuery = `MATCH (f:Fact {id: $factId}) ${clockRead(["f"])}` +
  */
 const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
   `WITH old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
-  `WITH old, collect(f) AS facts ` +
-  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | ` +
+  `WITH old, collect(f) AS facts ${queueNode} ` +
+  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | SET ${moveCount("q", "null", "$status")} ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
   `status: $status, needs_approval: $needsApproval, max_attempts: $maxAttempts, attempts: $attempts, fence: 0, ` +
   `decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, last_outcome: $outcome, ` +
@@ -199,7 +201,7 @@ const taskNoteQuery = `MATCH (t:Task {id: $taskId}) ` +
   `RETURN existing, null AS rule`
 
 /** Open tasks join the queue's tail in the order given (the place is read before it is set). */
-const queueTasks = `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0 ` +
+const queueTasks = `${queueNode} ` +
   `WITH q, q.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
   `MATCH (t:Task {id: $ids[i]}) SET t.seq = base + 1 + i ` +
   `WITH q, base, count(*) AS placed SET q.tail = base + size($ids)`

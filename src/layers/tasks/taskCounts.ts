@@ -1,0 +1,69 @@
+import { Effect, Schema } from "effect"
+import { type TaskStatus, taskStatuses } from "../../domain/tasks.js"
+import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+
+/**
+ * The board's totals, kept on write: one counter a stored status on the queue node (`n_open`, ...).
+ * The statement that moves a task from one status to another moves its counters in the same atomic
+ * statement (post, claim, finish, approve or reject, import), so a list's totals read one node and
+ * the claims whose lease ran out (through the lease_until index), never the whole board (50,000
+ * tasks: 5 ms through the status index, one status at a time). A graph from before schema 5 gets its
+ * counters from one recount (below), and `check-db --verify` recounts to find drift.
+ */
+const counter = (s: TaskStatus) => `n_${s}`
+
+/**
+ * The SET items that move one task's count from `from` to `to` (Cypher expressions naming a status;
+ * null for none: a new task comes from none, a task that stays where it is goes to none).
+ */
+export const moveCount = (q: string, from: string, to: string): string =>
+  taskStatuses.map((s) =>
+    `${q}.${counter(s)} = coalesce(${q}.${counter(s)}, 0) + CASE WHEN ${to} = '${s}' THEN 1 ELSE 0 END ` +
+    `- CASE WHEN ${from} = '${s}' THEN 1 ELSE 0 END`
+  ).join(", ")
+
+/** The counters as a list in `taskStatuses` order (0 where the graph has no queue yet). */
+export const countsOf = (q: string): string =>
+  `[${taskStatuses.map((s) => `coalesce(${q}.${counter(s)}, 0)`).join(", ")}]`
+
+/** Every task counted by its stored status, as a list in `taskStatuses` order. */
+const recount = `MATCH (t:Task) WITH t.status AS s, count(t) AS n WITH collect([s, n]) AS found ` +
+  `WITH [s IN $statuses | coalesce(head([p IN found WHERE p[0] = s | p[1]]), 0)] AS counted, ` +
+  `reduce(all = 0, p IN found | all + p[1]) AS tasks `
+
+/**
+ * Schema 5: the counters from one recount of every task, in one statement so no write lands between
+ * the count and the counters (a graph without tasks gets no queue node). Idempotent: run again, it
+ * counts the same.
+ */
+const setCountsQuery = `${recount}WHERE tasks > 0 ` +
+  `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0 ` +
+  `SET ${taskStatuses.map((s, i) => `q.${counter(s)} = counted[${i}]`).join(", ")}`
+
+export const countTasks = (db: Pick<GraphDatabaseShape, "write">) =>
+  db.write(setCountsQuery, { statuses: taskStatuses })
+
+const driftQuery = `${recount}OPTIONAL MATCH (q:TaskQueue {key: 'queue'}) ` +
+  `RETURN counted, ${countsOf("q")} AS stored`
+
+const DriftRow = Schema.Struct({ counted: Schema.Array(Schema.Number), stored: Schema.Array(Schema.Number) })
+
+export interface TaskCountDrift {
+  readonly status: TaskStatus
+  readonly stored: number
+  readonly counted: number
+}
+
+/**
+ * `check-db --verify`: the counters against a recount, both read in one statement (a consistent
+ * snapshot while others write). Its work grows with the board: it is a check, not a read of a tool.
+ */
+export const taskCountDrift = Effect.fn("relay/tasks/countDrift")(
+  function*(db: Pick<GraphDatabaseShape, "read">) {
+    const row = (yield* db.read(driftQuery, { statuses: taskStatuses }, DriftRow))[0]
+    if (row === undefined) return []
+    return taskStatuses.flatMap((status, i): Array<TaskCountDrift> =>
+      row.counted[i] === row.stored[i] ? [] : [{ status, stored: row.stored[i] ?? 0, counted: row.counted[i] ?? 0 }]
+    )
+  }
+)
