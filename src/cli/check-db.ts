@@ -99,7 +99,9 @@ const main = Effect.gen(function*() {
   }
   if (checked.taskCounts.length > 0) {
     return yield* new CliFailure({
-      message: `verify: ${checked.taskCounts.length} task counters differ from a recount; report it with this output`,
+      message: `verify: ${checked.taskCounts.length} task counter${
+        checked.taskCounts.length === 1 ? " differs" : "s differ"
+      } from a recount; report it with this output`,
       exitCode: 1
     })
   }
