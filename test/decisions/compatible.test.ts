@@ -118,6 +118,24 @@ describe("compatible siblings, as_of and retractions in conflicts", () => {
     60_000
   )
 
+  it("a record with a sibling that is then superseded vouches for nothing: the fact differs from the revision", async () => {
+    const root = await save("Where do uploads go?")
+    const a = await save("Uploads go to S3", root.id)
+    const b = await save("Uploads are virus-scanned first", root.id)
+    expect((await compatible(a.id, b.id)).isError).toBeFalsy()
+    expect(await conflicts()).toEqual([])
+    // b's revision says something a was never recorded compatible with.
+    const c = (await ok("relay_save_fact", {
+      content: "Uploads go to a local disk",
+      written_by: "zed",
+      session_id: "s",
+      parent_fact_id: root.id,
+      supersedes: b.id,
+      reason: "no scanner budget"
+    })).fact
+    expect(await conflicts()).toEqual([[root.id, [c.id, a.id], 2]])
+  })
+
   it("a fact and its parent are not siblings, whichever of their ids sorts first", async () => {
     // The pair is stored smaller id first, and the root's parent is null: with the child's id first,
     // the query once answered siblings = null (parent = null), which the row decode refuses. Two

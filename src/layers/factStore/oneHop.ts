@@ -11,7 +11,8 @@
 export const oneHop = (o: {
   /** The bound fact. */
   readonly from: string
-  readonly dir: "out" | "in"
+  /** `both`: either direction (a COMPATIBLE record, one edge a pair, whichever way it was made). */
+  readonly dir: "out" | "in" | "both"
   readonly type: string
   /** The path and the fact at its other end, named uniquely in the query (see projection.ts). */
   readonly path: string
@@ -36,7 +37,7 @@ export const edgeOf = (path: string): string => `relationships(${path})[0]`
  */
 export const oneHopMatch = (o: {
   readonly from: string
-  readonly dir: "out" | "in"
+  readonly dir: "out" | "in" | "both"
   readonly type: string
   readonly path: string
   readonly to: string

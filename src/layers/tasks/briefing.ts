@@ -3,44 +3,53 @@ import { TaskFromRow } from "../../domain/tasks.js"
 import { Stamp } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { TaskBriefing, TaskBriefingRequest } from "../../services/TaskStore.js"
-import { TaskColumn, taskMap } from "./taskMap.js"
+import { taskMap } from "./taskMap.js"
 
-/** Each list reads through an index (created_at, lease_until, status, TaskNote.created_at) and stops at its limit. */
-const postedQuery = `MATCH (t:Task) WHERE t.created_at > $since AND t.created_at <= $asOf AND t.written_by <> $name ` +
-  `WITH t ORDER BY t.created_at DESC LIMIT $limit RETURN ${taskMap("t")} AS task`
-
-const claimedQuery = `MATCH (t:Task) WHERE t.lease_until > $now AND t.holder <> $name ` +
-  `WITH t ORDER BY t.lease_until LIMIT $limit RETURN ${taskMap("t")} AS task`
-
-const failuresQuery = `MATCH (n:TaskNote)-[:NOTE_ON]->(t:Task) ` +
+/**
+ * The four lists in one statement (they were four, a quarter of a briefing's statements), each
+ * branch through its own index (created_at, lease_until, TaskNote.created_at, status) and stopped
+ * at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
+ * variable (taskMap's) once per query.
+ */
+const none = "null AS note, null AS by, null AS at"
+const sectionQuery =
+  `MATCH (tp:Task) WHERE tp.created_at > $since AND tp.created_at <= $asOf AND tp.written_by <> $name ` +
+  `WITH tp ORDER BY tp.created_at DESC LIMIT $limit RETURN 'posted' AS list, ${taskMap("tp")} AS task, ${none} ` +
+  `UNION ALL MATCH (tc:Task) WHERE tc.lease_until > $now AND tc.holder <> $name ` +
+  `WITH tc ORDER BY tc.lease_until LIMIT $limit RETURN 'claimed' AS list, ${taskMap("tc")} AS task, ${none} ` +
+  `UNION ALL MATCH (n:TaskNote)-[:NOTE_ON]->(tf:Task) ` +
   `WHERE n.created_at > $since AND n.created_at <= $asOf AND n.outcome = 'failed' ` +
-  `WITH n, t ORDER BY n.created_at DESC LIMIT $limit ` +
-  `RETURN ${taskMap("t")} AS task, n.note AS note, n.by AS by, n.created_at AS at`
+  `WITH n, tf ORDER BY n.created_at DESC LIMIT $limit ` +
+  `RETURN 'failed' AS list, ${taskMap("tf")} AS task, n.note AS note, n.by AS by, n.created_at AS at ` +
+  `UNION ALL MATCH (ta:Task {status: 'awaiting_approval'}) ` +
+  `WITH ta ORDER BY ta.created_at LIMIT $limit RETURN 'awaiting' AS list, ${taskMap("ta")} AS task, ${none}`
 
-const awaitingQuery = `MATCH (t:Task {status: 'awaiting_approval'}) ` +
-  `WITH t ORDER BY t.created_at LIMIT $limit RETURN ${taskMap("t")} AS task`
-
-const FailureRow = Schema.Struct({
+const SectionRow = Schema.Struct({
+  list: Schema.Literal("posted", "claimed", "failed", "awaiting"),
   task: TaskFromRow,
   note: Schema.NullOr(Schema.String),
-  by: Schema.String,
-  at: Stamp
+  by: Schema.NullOr(Schema.String),
+  at: Schema.NullOr(Stamp)
 })
 
 export const briefing = Effect.fn("relay/tasks/briefing")(
   function*(db: GraphDatabase["Type"], now: number, r: TaskBriefingRequest) {
-    const params = { since: r.since, asOf: r.asOf, name: r.name, limit: r.limit, now }
-    const [posted, claimed, failures, awaiting] = yield* Effect.all([
-      db.read(postedQuery, params, TaskColumn),
-      db.read(claimedQuery, params, TaskColumn),
-      db.read(failuresQuery, params, FailureRow),
-      db.read(awaitingQuery, params, TaskColumn)
-    ])
+    const rows = yield* db.read(
+      sectionQuery,
+      { since: r.since, asOf: r.asOf, name: r.name, limit: r.limit, now },
+      SectionRow
+    )
+    const tasksOf = (list: typeof SectionRow.Type["list"]) => rows.filter((x) => x.list === list).map((x) => x.task)
     const out: TaskBriefing = {
-      posted: posted.map((p) => p.task),
-      claimedByOthers: claimed.map((c) => c.task),
-      failures: failures.map((f) => ({ task: f.task, note: f.note, by: f.by, at: f.at })),
-      awaitingApproval: awaiting.map((a) => a.task)
+      posted: tasksOf("posted"),
+      claimedByOthers: tasksOf("claimed"),
+      failures: rows.filter((x) => x.list === "failed").map((f) => ({
+        task: f.task,
+        note: f.note,
+        by: f.by ?? "",
+        at: f.at ?? 0
+      })),
+      awaitingApproval: tasksOf("awaiting")
     }
     return out
   }
