@@ -18,8 +18,8 @@ import {
 } from "../../domain/memoryRecord.js"
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { alsoOnOf } from "../factStore/projection.js"
-import { finisher } from "../tasks/taskMap.js"
+import { alsoOnOf, parentIdOf } from "../factStore/projection.js"
+import { aboutOf, finisher } from "../tasks/taskMap.js"
 
 /**
  * Every record of a graph in write order, a page at a time (keyset on created_at, kind, key), for
@@ -53,7 +53,7 @@ const afterPosition = (match: string, vars: string, stamp: string, key: string) 
 export const queries: Record<Kind, string> = {
   fact: `${afterPosition("MATCH (f:Fact)", "f", "f.created_at", "f.id")}` +
     `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
-    `head([(f)-[:BUILDS_ON]->(f_up) | f_up.id]) AS parent_id, ${alsoOnOf("f")} AS also_on, f.content AS content, ` +
+    `${parentIdOf("f")} AS parent_id, ${alsoOnOf("f")} AS also_on, f.content AS content, ` +
     `f.kind AS fact_kind`,
   decision: `${afterPosition("MATCH (w)-[r:SUPERSEDES]->(l)", "w, r, l", "r.created_at", "w.id + ' ' + l.id")}` +
     `RETURN r.created_at AS created_at, w.id AS winner_id, l.id AS loser_id, r.resolved_by AS resolved_by, r.reason AS reason`,
@@ -67,7 +67,7 @@ export const queries: Record<Kind, string> = {
   // A claim is not carried (memoryRecord.ts, TaskRecord): a claimed task is written as open.
   task: `${afterPosition("MATCH (t:Task)", "t", "t.created_at", "t.id")}` +
     `RETURN t.id AS id, t.created_at AS created_at, t.written_by AS written_by, t.title AS title, ` +
-    `t.detail AS detail, [(t)-[:ABOUT]->(t_about:Fact) | t_about.id] AS about, ` +
+    `t.detail AS detail, ${aboutOf("t")} AS about, ` +
     `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
     `CASE t.status WHEN 'claimed' THEN 'open' ELSE t.status END AS status, t.attempts AS attempts, ` +
     `t.decided_by AS decided_by, t.decided_at AS decided_at, t.last_outcome AS outcome, ` +
