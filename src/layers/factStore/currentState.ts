@@ -64,19 +64,42 @@ const freshBy = (statuses: ReadonlyArray<string> | null, asOf: number | null) =>
 const Row = Schema.Struct({ fact: FactFromRow, n: Schema.Number })
 
 const minute = 60 * 1000
-const day = 24 * 60 * minute
 
 /**
- * Windows tried first for the newest facts before `before`, each ending at `anchor`: the earlier of
+ * Windows tried for the newest facts before `before`, each ending at `anchor`: the earlier of
  * `$top` (now, the cursor or as_of) and the graph's last stamp, so a memory last written a week ago
  * finds its newest facts in the first window as a busy one does. FalkorDB 4.16 sorts every match
- * for ORDER BY ... LIMIT; a lower bound on created_at goes through the index, and the first window
- * holds what was written in the hour before the anchor (a day: 36,000 facts to sort in the 1M
- * bench, 30 ms; 10 minutes left the 100k bench's page of active facts short, a second statement).
- * When a window holds more than `limit` matching facts, the newest `limit` + 1 are all in it;
- * otherwise widen, and at last take everything.
+ * for ORDER BY ... LIMIT; a lower bound on created_at goes through the index, so the first window
+ * should hold a page and not much more. How wide that is depends on how fast the memory is written:
+ * an hour held ~1,500 facts to sort in the 1M bench (a 4 ms statement), and a handful in a memory
+ * written a few times a day. So the first window is learned per graph (`spacing`) from the last
+ * read's own count; until then, and never wider than it, an hour. When a window holds more than
+ * `limit` matching facts, the newest `limit` + 1 are all in it; otherwise widen 24 times, then 32
+ * times more, and at last take everything. Whichever window answers, the page is the same.
  */
-const windows = [60 * minute, day, 32 * day, Number.MAX_SAFE_INTEGER]
+const firstWindow = 60 * minute
+const narrowest = minute
+const widen = [24, 32 * 24]
+
+/** Per graph (its database handle): ms between two facts a default read matched, from its last count. */
+const spacing = new WeakMap<object, number>()
+
+/**
+ * What a read of `window` ms that matched `n` facts (`sorted` at most: then there were more) says of
+ * the graph's spacing; nothing when it matched none (an idle hour says little of the memory).
+ */
+const learn = (db: object, window: number, n: number) => {
+  if (n > 0 && window < Number.MAX_SAFE_INTEGER) spacing.set(db, window / n)
+}
+
+/**
+ * The first window: two pages' worth of the learned spacing, between a minute and an hour. (A
+ * window the read's top-k cut filled, four pages, halves the next one: the spacing is then a bound.)
+ */
+const firstFor = (db: object, take: number): number => {
+  const s = spacing.get(db)
+  return s === undefined ? firstWindow : Math.min(firstWindow, Math.max(narrowest, Math.ceil(s * take * 2)))
+}
 
 /** Binds `anchor` (see windows) from the clock, read in the same statement. */
 const sinceAnchor = `${
@@ -104,8 +127,17 @@ export const currentState = (
       Number.MAX_SAFE_INTEGER,
       (sorted) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
     )
+  const first = firstFor(db, limit + 1)
+  const windows = [...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER].reduce(
+    (ws, w) => [...ws, Math.max(w, ws[ws.length - 1]!)],
+    [first]
+  )
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
-    return sortedRead(recentQuery("since", asOf !== null), { top, window: windows[i]!, before }).pipe(
+    const window = windows[i]!
+    return sortedRead(recentQuery("since", asOf !== null), { top, window, before }).pipe(
+      Effect.tap((rows) => {
+        if (i === 0 && rows[0] !== undefined) learn(db, window, rows[0].n)
+      }),
       Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
     )
   }
