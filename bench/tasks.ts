@@ -2,7 +2,7 @@
  * `npm run bench:tasks`: the task board end to end over stdio (dist/server.js and the SDK client),
  * on a graph holding `FACTS` facts (default 100,000, `npm run bench`'s generated memory) and `TASKS`
  * tasks (default 10,000), both made in bulk: p50 of a claim by id, a claim from
- * the queue, a heartbeat, a finish and a list of the board from one process; then claims/s from 4 processes x 5 agents on
+ * the queue, a heartbeat, a finish, a list of the board and a post from one process; then claims/s from 4 processes x 5 agents on
  * one queue (claim, finish done) for `SECONDS` (default 5), then claims alone (each agent keeps what
  * it takes) for as long, checking no task was claimed twice in either; and
  * the PROFILE of the queue's claim statement (no Sort over the open tasks).
@@ -47,8 +47,8 @@ try {
   }
   // The queue and its counters (layers/tasks/taskCounts.ts), as posts would have left them.
   await graph.query(
-    "MERGE (q:TaskQueue {key: 'queue'}) SET q.head = 1, q.tail = $tasks, q.n_open = $tasks, q.n_claimed = 0, " +
-      "q.n_done = 0, q.n_failed = 0, q.n_awaiting_approval = 0, q.n_rejected = 0",
+    "MERGE (q:TaskQueue {key: 'queue'}) SET q.head = 1 MERGE (q)-[qt:TALLY]->(q) SET qt.tail = $tasks, " +
+      "qt.n_open = $tasks, qt.n_claimed = 0, qt.n_done = 0, qt.n_failed = 0, qt.n_awaiting_approval = 0, qt.n_rejected = 0",
     { params: { tasks } }
   )
 
@@ -62,7 +62,9 @@ try {
   const beat: Array<number> = []
   const finish: Array<number> = []
   const listed: Array<number> = []
+  const posted: Array<number> = []
   for (let i = 0; i < 200; i++) {
+    posted.push(await timed(() => first.call("relay_post_task", { title: `posted ${i}`, written_by: "lead" })))
     listed.push(await timed(() => first.call("relay_list_tasks", {})))
     let held = { id: "", fence: 0 }
     queue.push(
@@ -92,7 +94,7 @@ try {
     `one process, ${facts} facts, ${tasks} tasks: p50 claim by id ${p50(byId).toFixed(2)} ms, claim from queue ${
       p50(queue).toFixed(2)
     } ms, heartbeat ${p50(beat).toFixed(2)} ms, finish ${p50(finish).toFixed(2)} ms, ` +
-      `list (first page and the board's totals) ${p50(listed).toFixed(2)} ms`
+      `list (first page and the board's totals) ${p50(listed).toFixed(2)} ms, post ${p50(posted).toFixed(2)} ms`
   )
 
   const relays = [first, ...(await Promise.all([1, 2, 3].map(() => stdioClient(relayEnv(db, graphName)))))]

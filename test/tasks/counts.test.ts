@@ -68,16 +68,14 @@ it.live(
     Effect.gen(function*() {
       const graph = yield* ownGraph("task_counts_migrate")
       expect(yield* Effect.provide(Effect.zipRight(buildBoard, board), stackOn(graph))).toEqual(expected)
-      // As a schema-4 Relay left it: a queue node without counters.
-      yield* Effect.promise(() =>
-        raw(
-          graph,
-          "MATCH (q:TaskQueue) REMOVE q.n_open, q.n_claimed, q.n_done, q.n_failed, q.n_awaiting_approval, q.n_rejected"
-        )
-      )
+      // As a schema-4 Relay left it: the last place on the queue node, no TALLY edge, no counters.
+      yield* Effect.promise(() => raw(graph, "MATCH (q:TaskQueue)-[qt:TALLY]->(q) SET q.tail = qt.tail DELETE qt"))
       yield* Effect.promise(() => raw(graph, "MATCH (c:RelayClock) SET c.schema = 4"))
       const after = yield* Effect.provide(Effect.all([board, verified]), stackOn(graph))
       expect(after[0]).toEqual(expected)
+      // The edge took over the queue's last place: 8 posts took 8 places (a rejection takes none).
+      const tally = yield* Effect.promise(() => raw(graph, "MATCH (:TaskQueue)-[qt:TALLY]->() RETURN qt.tail AS tail"))
+      expect(tally.data).toEqual([{ tail: 8 }])
       expect(after[1].taskCounts).toEqual([])
     }).pipe(Effect.scoped),
   60_000
@@ -87,7 +85,7 @@ it.live("verify finds a counter changed by hand, and names it", () =>
   Effect.gen(function*() {
     const graph = yield* ownGraph("task_counts_drift")
     yield* Effect.provide(buildBoard, stackOn(graph))
-    yield* Effect.promise(() => raw(graph, "MATCH (q:TaskQueue) SET q.n_done = q.n_done + 2"))
+    yield* Effect.promise(() => raw(graph, "MATCH (:TaskQueue)-[qt:TALLY]->() SET qt.n_done = qt.n_done + 2"))
     const found = yield* Effect.provide(verified, stackOn(graph))
     expect(found.taskCounts).toEqual([{ status: "done", stored: 3, counted: 1 }])
   }).pipe(Effect.scoped), 60_000)

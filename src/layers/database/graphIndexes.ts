@@ -55,6 +55,9 @@ const indexes = [
   index("NODE", "Task", "holder"),
   index("NODE", "TaskNote", "created_at"),
   index("NODE", "TaskQueue", "key"),
+  // Also makes the TALLY type exist before any plan names it (a MERGE planned without it would make
+  // a second edge): the queue's last place and the board's counts (taskMap.ts).
+  index("RELATIONSHIP", "TALLY", "tail"),
   index("RELATIONSHIP", "ABOUT", "created_at"),
   index("RELATIONSHIP", "NOTE_ON", "created_at")
 ]

@@ -34,9 +34,9 @@ export const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
   `WHEN t.status = 'open' OR t.status = 'claimed' THEN 'claim' ` +
   `ELSE 'not_claimable' END AS verdict, t.status AS was ` +
   `${queueNode} ` +
-  `WITH t, verdict, was, q ` +
+  `WITH t, verdict, was, qt ` +
   `FOREACH (_ IN CASE WHEN verdict = 'heartbeat' THEN [1] ELSE [] END | SET t.lease_until = $now + $lease) ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ${moveCount("q", "was", "'claimed'")}) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ${moveCount("qt", "was", "'claimed'")}) ` +
   returned
 
 /**
@@ -53,21 +53,21 @@ export const queueQuery =
   `OPTIONAL MATCH (x:Task) WHERE x.lease_until <= $now ` +
   `WITH prev, x LIMIT 1 ` +
   `${queueNode} ` +
-  `WITH prev, x, q OPTIONAL MATCH (h:Task {seq: q.head}) ` +
+  `WITH prev, x, q, qt OPTIONAL MATCH (h:Task {seq: q.head}) ` +
   // Each lookup is ~17 us: 64 of them were 1.1 of the statement's 1.3 ms (PROFILE, bench:tasks).
-  `WITH prev, x, q, h UNWIND CASE WHEN h IS NULL THEN range(q.head + 1, q.head + $window - 1) ELSE [-1] END AS place ` +
+  `WITH prev, x, q, qt, h UNWIND CASE WHEN h IS NULL THEN range(q.head + 1, q.head + $window - 1) ELSE [-1] END AS place ` +
   `OPTIONAL MATCH (w:Task {seq: place}) ` +
-  `WITH prev, x, q, coalesce(h, w) AS o ORDER BY o.seq LIMIT 1 ` +
-  `WITH prev, x, q, o, coalesce(prev, x, o) AS t, CASE ` +
+  `WITH prev, x, q, qt, coalesce(h, w) AS o ORDER BY o.seq LIMIT 1 ` +
+  `WITH prev, x, q, qt, o, coalesce(prev, x, o) AS t, CASE ` +
   `WHEN prev IS NOT NULL THEN 'repeat' ` +
   `WHEN x IS NOT NULL OR o IS NOT NULL THEN 'claim' ` +
-  `WHEN q.head + $window <= q.tail THEN 'again' ` +
+  `WHEN q.head + $window <= qt.tail THEN 'again' ` +
   `ELSE 'empty' END AS verdict ` +
   `FOREACH (_ IN CASE WHEN verdict = 'claim' AND x IS NULL THEN [1] ELSE [] END | SET q.head = o.seq + 1) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'again' THEN [1] ELSE [] END | SET q.head = q.head + $window) ` +
   // An expired claim taken again stays claimed: only an open task moves the counters.
   `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ` +
-  `${moveCount("q", "CASE WHEN x IS NULL THEN 'open' END", "CASE WHEN x IS NULL THEN 'claimed' END")}) ` +
+  `${moveCount("qt", "CASE WHEN x IS NULL THEN 'open' END", "CASE WHEN x IS NULL THEN 'claimed' END")}) ` +
   returned
 
 const Row = Schema.Struct({

@@ -11,12 +11,12 @@ import { queueNode, taskMap } from "./taskMap.js"
  */
 const decideQuery = `MATCH (t:Task {id: $id}) ` +
   `${queueNode} ` +
-  `WITH t, q, t.status = 'awaiting_approval' AS pending, q.tail + 1 AS place ` +
+  `WITH t, qt, t.status = 'awaiting_approval' AS pending, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN pending AND $approve THEN [1] ELSE [] END | ` +
-  `SET q.tail = place, t.status = 'open', t.seq = place) ` +
+  `SET qt.tail = place, t.status = 'open', t.seq = place) ` +
   `FOREACH (_ IN CASE WHEN pending AND NOT $approve THEN [1] ELSE [] END | SET t.status = 'rejected') ` +
   `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t.decided_by = $by, t.decided_at = $now, ` +
-  `${moveCount("q", "'awaiting_approval'", "CASE WHEN $approve THEN 'open' ELSE 'rejected' END")}) ` +
+  `${moveCount("qt", "'awaiting_approval'", "CASE WHEN $approve THEN 'open' ELSE 'rejected' END")}) ` +
   `RETURN pending, ${taskMap("t")} AS task`
 
 const Row = Schema.Struct({ pending: Schema.Boolean, task: TaskFromRow })

@@ -25,12 +25,12 @@ const finishQuery = `MATCH (t:Task {id: $id}) ` +
   `WHEN attempts >= t.max_attempts THEN 'failed' ELSE 'open' END AS next ` +
   `${queueNode} ` +
   // The new place is computed before any SET: FalkorDB 4.16 reads a property SET earlier in the same FOREACH as its old value.
-  `WITH t, verdict, attempts, next, q, q.tail + 1 AS place ` +
+  `WITH t, verdict, attempts, next, qt, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
   `SET t.status = next, t.attempts = attempts, t.lease_until = null, t.last_outcome = $outcome, ` +
-  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by, ${moveCount("q", "'claimed'", "next")}) ` +
+  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by, ${moveCount("qt", "'claimed'", "next")}) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
-  `SET q.tail = place, t.seq = place) ` +
+  `SET qt.tail = place, t.seq = place) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +
   `CREATE (:TaskNote {id: $noteId, task_id: t.id, outcome: $outcome, note: $note, by: $by, fence: $fence, ` +
   `created_at: $now})-[:NOTE_ON {created_at: $now}]->(t)) ` +

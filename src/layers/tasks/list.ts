@@ -50,8 +50,8 @@ const totalsQuery = (source: Source) => `${filtered(source)} RETURN shown AS sta
  * grouped count over every task, 5 ms one status at a time through the status index, and now the
  * same as for 10 (bench:tasks).
  */
-const boardTotalsQuery = `OPTIONAL MATCH (q:TaskQueue {key: 'queue'}) ` +
-  `WITH ${countsOf("q")} AS counts ` +
+const boardTotalsQuery = `OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TALLY]->(q) ` +
+  `WITH ${countsOf("qt")} AS counts ` +
   `OPTIONAL MATCH (t:Task) WHERE t.lease_until <= $now AND t.status = 'claimed' ` +
   `RETURN counts, count(t) AS expired`
 

@@ -12,12 +12,12 @@ import { queueNode, taskMap } from "./taskMap.js"
  * task with this id already (a retry of the same request_id) is answered as it stands.
  */
 const postQuery = `${queueNode} ` +
-  `WITH q OPTIONAL MATCH (old:Task {id: $id}) ` +
-  `WITH q, old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
-  `WITH q, old, collect(f) AS facts, q.tail + 1 AS place ` +
+  `WITH q, qt OPTIONAL MATCH (old:Task {id: $id}) ` +
+  `WITH q, qt, old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
+  `WITH q, qt, old, collect(f) AS facts, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN old IS NULL AND size(facts) = size($about) THEN [1] ELSE [] END | ` +
-  `SET q.tail = place, ${
-    moveCount("q", "null", "CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END")
+  `SET qt.tail = place, ${
+    moveCount("qt", "null", "CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END")
   } ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $now, ` +
   `status: CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END, needs_approval: $needsApproval, ` +

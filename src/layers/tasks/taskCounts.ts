@@ -3,9 +3,10 @@ import { type TaskStatus, taskStatuses } from "../../domain/tasks.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 
 /**
- * The board's totals, kept on write: one counter a stored status on the queue node (`n_open`, ...).
+ * The board's totals, kept on write: one counter a stored status on the queue's TALLY edge (`n_open`,
+ * ..., taskMap.ts: an edge, so a statement that creates a task pays nothing for changing them).
  * The statement that moves a task from one status to another moves its counters in the same atomic
- * statement (post, claim, finish, approve or reject, import), so a list's totals read one node and
+ * statement (post, claim, finish, approve or reject, import), so a list's totals read one edge and
  * the claims whose lease ran out (through the lease_until index), never the whole board (50,000
  * tasks: 5 ms through the status index, one status at a time). A graph from before schema 5 gets its
  * counters from one recount (below), and `check-db --verify` recounts to find drift.
@@ -22,7 +23,7 @@ export const moveCount = (q: string, from: string, to: string): string =>
     `- CASE WHEN ${from} = '${s}' THEN 1 ELSE 0 END`
   ).join(", ")
 
-/** The counters as a list in `taskStatuses` order (0 where the graph has no queue yet). */
+/** The counters on the TALLY edge bound as `qt`, as a list in `taskStatuses` order (0 where it has none yet). */
 export const countsOf = (q: string): string =>
   `[${taskStatuses.map((s) => `coalesce(${q}.${counter(s)}, 0)`).join(", ")}]`
 
@@ -33,18 +34,21 @@ const recount = `MATCH (t:Task) WITH t.status AS s, count(t) AS n WITH collect([
 
 /**
  * Schema 5: the counters from one recount of every task, in one statement so no write lands between
- * the count and the counters (a graph without tasks gets no queue node). Idempotent: run again, it
- * counts the same.
+ * the count and the counters (a graph without tasks gets no queue node), on the TALLY edge, which
+ * also takes over the queue's last place. Idempotent: run again, it counts the same and keeps the
+ * edge's place.
  */
 const setCountsQuery = `${recount}WHERE tasks > 0 ` +
-  `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0 ` +
-  `SET ${taskStatuses.map((s, i) => `q.${counter(s)} = counted[${i}]`).join(", ")}`
+  // Before schema 5 the last place was the node's `tail`: the edge takes it over.
+  `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1 ` +
+  `MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = coalesce(q.tail, 0) ` +
+  `SET ${taskStatuses.map((s, i) => `qt.${counter(s)} = counted[${i}]`).join(", ")}`
 
 export const countTasks = (db: Pick<GraphDatabaseShape, "write">) =>
   db.write(setCountsQuery, { statuses: taskStatuses })
 
-const driftQuery = `${recount}OPTIONAL MATCH (q:TaskQueue {key: 'queue'}) ` +
-  `RETURN counted, ${countsOf("q")} AS stored`
+const driftQuery = `${recount}OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TALLY]->(q) ` +
+  `RETURN counted, ${countsOf("qt")} AS stored`
 
 const DriftRow = Schema.Struct({ counted: Schema.Array(Schema.Number), stored: Schema.Array(Schema.Number) })
 

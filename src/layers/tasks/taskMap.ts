@@ -35,5 +35,12 @@ export const aboutOf = (v: string): string =>
 
 export const TaskColumn = Schema.Struct({ task: TaskFromRow })
 
-/** The one queue node: the next place number (`tail`) and the lowest an open task may hold (`head`). */
-export const queueNode = "MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1, q.tail = 0"
+/**
+ * The one queue node `q`, with the lowest place an open task may hold (`q.head`, moved by claims),
+ * and its TALLY self-loop `qt`: the last place given (`qt.tail`) and the board's counts
+ * (taskCounts.ts). What a post, a finish with a note or an import changes lives on the edge: in
+ * FalkorDB 4.16 a statement that creates a node and sets a property of an existing node costs in
+ * proportion to the graph's nodes (15 ms at 1M), while an edge's property costs what it is.
+ */
+export const queueNode = "MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1 " +
+  "MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = 0"

@@ -185,7 +185,7 @@ const confirmationQuery = `MATCH (f:Fact {id: $factId}) ${clockRead(["f"])}` +
 const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
   `WITH old OPTIONAL MATCH (f:Fact) WHERE old IS NULL AND f.id IN $about ` +
   `WITH old, collect(f) AS facts ${queueNode} ` +
-  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | SET ${moveCount("q", "null", "$status")} ` +
+  `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | SET ${moveCount("qt", "null", "$status")} ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
   `status: $status, needs_approval: $needsApproval, max_attempts: $maxAttempts, attempts: $attempts, fence: 0, ` +
   `decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, last_outcome: $outcome, ` +
@@ -202,9 +202,9 @@ const taskNoteQuery = `MATCH (t:Task {id: $taskId}) ` +
 
 /** Open tasks join the queue's tail in the order given (the place is read before it is set). */
 const queueTasks = `${queueNode} ` +
-  `WITH q, q.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
+  `WITH qt, qt.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
   `MATCH (t:Task {id: $ids[i]}) SET t.seq = base + 1 + i ` +
-  `WITH q, base, count(*) AS placed SET q.tail = base + size($ids)`
+  `WITH qt, base, count(*) AS placed SET qt.tail = base + size($ids)`
 
 /** When a task last entered a queue: posted, approved, or finished without being done. */
 const queuedAt = (t: TaskRecord): string =>
