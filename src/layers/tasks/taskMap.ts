@@ -40,7 +40,7 @@ export const TaskColumn = Schema.Struct({ task: TaskFromRow })
  * and its TALLY self-loop `qt`: the last place given (`qt.tail`) and the board's counts
  * (taskCounts.ts). What a post, a finish with a note or an import changes lives on the edge: in
  * FalkorDB 4.16 a statement that creates a node and sets a property of an existing node costs in
- * proportion to the graph's nodes (15 ms at 1M), while an edge's property costs what it is.
+ * proportion to the graph's nodes (10-19 ms at 1M), while an edge's property costs what it is.
  */
 export const queueNode = "MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1 " +
   "MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = 0"
