@@ -38,7 +38,7 @@ const cursorNodes = Effect.flatMap(
   GraphDatabase,
   (db) =>
     db.read(
-      "MATCH (c:BriefingCursor) RETURN c.name AS name, c.as_of AS as_of ORDER BY name",
+      "MATCH (c:BriefingCursor)-[r:READ_TO]->(c) RETURN c.name AS name, r.as_of AS as_of ORDER BY name",
       {},
       Schema.Struct({ name: Schema.String, as_of: Schema.Number })
     )
@@ -196,5 +196,25 @@ layer(relayTestLayer("brief_cursor_pages"))("cursors and pages", (it) => {
       const other = yield* ok("relay_get_briefing", { my_name: "mallory", cursor: since.next_cursor, limit: 1 })
       expect(other.as_of).toBe(since.as_of)
       expect((yield* cursorNodes).map((c) => c.name)).not.toContain("mallory")
+    }))
+})
+
+layer(relayTestLayer("brief_cursor_edge"))("a cursor kept on its node by an earlier Relay", (it) => {
+  it.effect("is read where it stood, and the next briefing keeps it on the edge", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      yield* save("seen before", "zed")
+      yield* TestClock.setTime(T0 + hour)
+      const first = yield* auto("old")
+      expect(contents(first)).toEqual(["seen before"])
+      // As a Relay before the READ_TO edge left it: the position on the node, no edge.
+      const db = yield* GraphDatabase
+      yield* db.write("MATCH (c:BriefingCursor {name: 'old'})-[r:READ_TO]->(c) SET c.as_of = r.as_of DELETE r")
+      yield* TestClock.setTime(T0 + 2 * hour)
+      yield* save("new since", "zed")
+      yield* TestClock.setTime(T0 + 3 * hour)
+      const next = yield* auto("old")
+      expect(contents(next)).toEqual(["new since"])
+      expect(yield* cursorNodes).toEqual([{ name: "old", as_of: Date.parse(next.as_of) }])
     }))
 })

@@ -25,6 +25,8 @@ const indexes = [
   index("NODE", "Fact", "merge_depth"),
   index("NODE", "RelayClock", "id"),
   index("NODE", "BriefingCursor", "name"),
+  // A reader's position, on its cursor's self-loop (briefing.ts); the type exists before any plan.
+  index("RELATIONSHIP", "READ_TO", "as_of"),
   // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).
   index("NODE", "Term", "term"),
   index("RELATIONSHIP", "SUPERSEDES", "created_at"),

@@ -9,6 +9,9 @@ import { conflictsPage, readConflicts } from "./conflicts.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
 
+/** The later of two stamps, either of which may be null. */
+const furthest = (a: string, b: string) => `CASE WHEN ${b} IS NULL OR ${a} > ${b} THEN ${a} ELSE ${b} END`
+
 /**
  * The fence: as_of is the later of the Clock's now and the graph's last stamp, and it becomes the
  * last stamp, so every write that commits after this statement is stamped strictly after as_of.
@@ -26,15 +29,21 @@ export const fenceQuery = `${clockBind([])}` +
 export const trackedFenceQuery = `${clockBind([])}` +
   `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
   clockWrite({ last: "asOf" }) +
-  `WITH asOf OPTIONAL MATCH (c:BriefingCursor {name: $reader}) RETURN asOf, c.as_of AS cursor`
+  `WITH asOf OPTIONAL MATCH (c:BriefingCursor {name: $reader}) ` +
+  `WITH asOf, c OPTIONAL MATCH (ce:BriefingCursor {name: $reader})-[cr:READ_TO]->(ce) ` +
+  `RETURN asOf, ${furthest("cr.as_of", "c.as_of")} AS cursor`
 
 /**
  * Moves the reader's cursor to what a page served, never back: two sessions of one name briefing at
  * once each serve from where the cursor stood, and the cursor keeps the furthest of them (everything
- * at or before it was served to some session of that name). One node per name, made by MERGE.
+ * at or before it was served to some session of that name). One node per name, made by MERGE; the
+ * position is on its READ_TO self-loop, not the node: in FalkorDB 4.16 the first node update after
+ * a save costs in proportion to the graph (docs/design/performance.md), and a briefing comes after
+ * saves. A cursor a Relay before this kept on the node is read as the later of the two.
  */
-export const advanceCursorQuery = `MERGE (c:BriefingCursor {name: $reader}) ` +
-  `SET c.as_of = CASE WHEN c.as_of IS NULL OR $served > c.as_of THEN $served ELSE c.as_of END`
+export const advanceCursorQuery = `MERGE (c:BriefingCursor {name: $reader}) MERGE (c)-[cr:READ_TO]->(c) ` +
+  `WITH cr, ${furthest("cr.as_of", "c.as_of")} AS was ` +
+  `SET cr.as_of = ${furthest("$served", "was")}`
 
 /**
  * From `$after` (the window's since, or the last fact of the previous page) to the fence, oldest
