@@ -1,32 +1,18 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { inject } from "vitest"
-import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { toFailureResult } from "../../src/mcp/callTool.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { withRawDatabase } from "../support/rawDatabase.js"
-import { settingsOn, testGraphName } from "../support/testLayer.js"
+import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
 
 /**
  * Issue 22: staleness is stored on every fact (layers/factStore/staleness.ts). A graph written
  * before that is migrated by the first process that uses it; `check-db --verify` finds a stamp its
  * edges do not give; a graph a newer Relay wrote is read here but never written.
  */
-const stackOn = (graph: string) => relayStack(settingsOn(inject("falkordb"), graph))
-const raw = (graph: string, cypher: string, params: Record<string, unknown> = {}) =>
-  withRawDatabase((db) => db.selectGraph(graph).query(cypher, { params: params as never }))
-const dropped = (graph: string) => withRawDatabase((db) => db.selectGraph(graph).delete().catch(() => undefined))
-
-/** A graph of this test's own, dropped when the test ends. */
-const ownGraph = (name: string) =>
-  Effect.tap(
-    Effect.sync(() => testGraphName(name)),
-    (graph) => Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
-  )
 
 /**
  * A memory with every way to be stale: root <- a <- b <- c, a superseded by its sibling a2 (so b

@@ -160,6 +160,8 @@ const runSeed = async (seed: number) => {
       duplicated,
       firstWriteAfterKillMs: firstAfter === undefined ? null : firstAfter.at - killedAt,
       newMaster: replicas.includes(master ?? ""),
+      // A replica process that crashed inside FalkorDB (its bug report in its log).
+      replicaCrashed: ["replica", "replica2"].some((role) => /BUG REPORT/.test(team.logs()[role] ?? "")),
       errors: Object.entries(outcomes.reduce<Record<string, number>>((m, o) => {
         if (o.error !== undefined) {
           m[`${o.at < killedAt ? "before" : "after"} kill: ${o.error.slice(0, 120)}`] =
@@ -187,7 +189,16 @@ const runSeed = async (seed: number) => {
 it("loses and duplicates no acknowledged write across a primary's SIGKILL, three seeds", async () => {
   const seeds = (process.env.FAILOVER_SEEDS ?? "1,2,3").split(",").map(Number)
   for (const seed of seeds) {
-    const r = await runSeed(seed)
+    let r = await runSeed(seed)
+    // FalkorDB 4.16.3's replicas have crashed (SIGSEGV in AttributeSet_Update while applying a
+    // GRAPH.EFFECT) a few times in runs of this test, leaving no replica to promote. That is the
+    // engine, not Relay's failover: the seed runs once more, and a second crash fails the test.
+    if (r.replicaCrashed && !r.newMaster) {
+      process.stderr.write(
+        `failover seed ${seed}: a FalkorDB replica crashed (engine bug report above); running it again\n`
+      )
+      r = await runSeed(seed)
+    }
     expect(r.newMaster).toBe(true)
     expect(r.lost).toBe(0)
     expect(r.duplicated).toBe(0)

@@ -1,28 +1,16 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { inject } from "vitest"
-import { relayStack } from "../../src/layers/assembly/stacks.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { TaskStore } from "../../src/services/TaskStore.js"
-import { withRawDatabase } from "../support/rawDatabase.js"
-import { settingsOn, testGraphName } from "../support/testLayer.js"
+import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
 
 /**
  * The board's totals are counters kept on write (layers/tasks/taskCounts.ts): a graph from before
  * them (schema 4) gets them from a recount on first use, and `check-db --verify` finds a counter
  * changed by hand. (The model test holds the counters to the state machine after every step.)
  */
-const stackOn = (graph: string) => relayStack(settingsOn(inject("falkordb"), graph))
-const raw = (graph: string, cypher: string) => withRawDatabase((db) => db.selectGraph(graph).query(cypher))
-const dropped = (graph: string) => withRawDatabase((db) => db.selectGraph(graph).delete().catch(() => undefined))
-
-const ownGraph = (name: string) =>
-  Effect.tap(
-    Effect.sync(() => testGraphName(name)),
-    (graph) => Effect.addFinalizer(() => Effect.promise(() => dropped(graph)))
-  )
 
 /** A board in every stored status: 3 open, 1 claimed, 1 done, 1 failed, 1 awaiting approval, 1 rejected. */
 const buildBoard = Effect.gen(function*() {
