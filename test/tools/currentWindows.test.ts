@@ -35,7 +35,7 @@ layer(droppedOnRelease(stack))("relay_get_current_state's windows", (it) => {
         const start = Date.parse("2026-05-01T00:00:00.000Z")
         yield* TestClock.setTime(start)
         const ids: Array<string> = []
-        for (let n = 0; n < 30; n++) ids.push(yield* save(`old fact ${n}`))
+        for (let n = 0; n < 5; n++) ids.push(yield* save(`old fact ${n}`))
         yield* TestClock.setTime(start + 3 * 24 * 60 * minute)
         for (let n = 0; n < 100; n++) {
           yield* TestClock.adjust(1000)
