@@ -8,7 +8,9 @@
  * the PROFILE of the queue's claim statement (no Sort over the open tasks).
  */
 import { randomUUID } from "node:crypto"
+import { taskStatuses } from "../src/domain/tasks.js"
 import { queueQuery } from "../src/layers/tasks/claim.js"
+import { recountQuery } from "../src/layers/tasks/taskCounts.js"
 import { bareClient, openDatabase, relayEnv } from "./db.js"
 import { generateGraph, loadGraph } from "./graph.js"
 import { stdioClient, type StdioRelay } from "./relay.js"
@@ -45,12 +47,9 @@ try {
       { params: { batch, now } }
     )
   }
-  // The queue and its counters (layers/tasks/taskCounts.ts), as posts would have left them.
-  await graph.query(
-    "MERGE (q:TaskQueue {key: 'queue'}) SET q.head = 1 MERGE (q)-[qt:TALLY]->(q) SET qt.tail = $tasks, " +
-      "qt.n_open = $tasks, qt.n_claimed = 0, qt.n_done = 0, qt.n_failed = 0, qt.n_awaiting_approval = 0, qt.n_rejected = 0",
-    { params: { tasks } }
-  )
+  // The queue's places, then its TALLY edge and counters by the recount a migration runs (taskCounts.ts).
+  await graph.query("MERGE (q:TaskQueue {key: 'queue'}) SET q.head = 1, q.tail = $tasks", { params: { tasks } })
+  await graph.query(recountQuery, { params: { statuses: [...taskStatuses] } })
 
   const timed = async (f: () => Promise<unknown>) => {
     const t0 = performance.now()

@@ -29,6 +29,8 @@ export const fenceQuery = `${clockBind([])}` +
 export const trackedFenceQuery = `${clockBind([])}` +
   `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
   clockWrite({ last: "asOf" }) +
+  // The edge by a pattern of its own, not from `c`: an OPTIONAL MATCH from a null node has crashed
+  // FalkorDB 4.16 (a name that never briefed has none).
   `WITH asOf OPTIONAL MATCH (c:BriefingCursor {name: $reader}) ` +
   `WITH asOf, c OPTIONAL MATCH (ce:BriefingCursor {name: $reader})-[cr:READ_TO]->(ce) ` +
   `RETURN asOf, ${furthest("cr.as_of", "c.as_of")} AS cursor`

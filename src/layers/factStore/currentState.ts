@@ -128,10 +128,7 @@ export const currentState = (
       (sorted) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
     )
   const first = firstFor(db, limit + 1)
-  const windows = [...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER].reduce(
-    (ws, w) => [...ws, Math.max(w, ws[ws.length - 1]!)],
-    [first]
-  )
+  const windows = [first, ...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER]
   const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
     const window = windows[i]!
     return sortedRead(recentQuery("since", asOf !== null), { top, window, before }).pipe(

@@ -38,14 +38,13 @@ const recount = `MATCH (t:Task) WITH t.status AS s, count(t) AS n WITH collect([
  * also takes over the queue's last place. Idempotent: run again, it counts the same and keeps the
  * edge's place.
  */
-const setCountsQuery = `${recount}WHERE tasks > 0 ` +
+export const recountQuery = `${recount}WHERE tasks > 0 ` +
   // Before schema 5 the last place was the node's `tail`: the edge takes it over.
   `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1 ` +
   `MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = coalesce(q.tail, 0) ` +
   `SET ${taskStatuses.map((s, i) => `qt.${counter(s)} = counted[${i}]`).join(", ")}`
 
-export const countTasks = (db: Pick<GraphDatabaseShape, "write">) =>
-  db.write(setCountsQuery, { statuses: taskStatuses })
+export const countTasks = (db: Pick<GraphDatabaseShape, "write">) => db.write(recountQuery, { statuses: taskStatuses })
 
 const driftQuery = `${recount}OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TALLY]->(q) ` +
   `RETURN counted, ${countsOf("qt")} AS stored`
