@@ -42,12 +42,13 @@ try {
       (_, j) => ({ id: randomUUID(), seq: i + j + 1, at: now - (tasks - i - j) * 1000 })
     )
     await graph.query(
-      "UNWIND $batch AS b CREATE (:Task {id: b.id, title: 'bench task', written_by: 'lead', created_at: b.at, " +
-        "status: 'open', needs_approval: false, max_attempts: 3, attempts: 0, fence: 0, seq: b.seq})",
+      "UNWIND $batch AS b CREATE (t:Task {id: b.id, title: 'bench task', written_by: 'lead', created_at: b.at, " +
+        "needs_approval: false, max_attempts: 3})-[:STATE {status: 'open', attempts: 0, fence: 0, seq: b.seq}]->(t)",
       { params: { batch, now } }
     )
   }
-  // The queue's places, then its TALLY edge and counters by the recount a migration runs (taskCounts.ts).
+  // The queue's places, then its TALLY edge (which takes them over) and counters by the recount a
+  // migration runs (taskCounts.ts).
   await graph.query("MERGE (q:TaskQueue {key: 'queue'}) SET q.head = 1, q.tail = $tasks", { params: { tasks } })
   await graph.query(recountQuery, { params: { statuses: [...taskStatuses] } })
 

@@ -47,18 +47,19 @@ const indexes = [
   index("RELATIONSHIP", "COMPATIBLE", "created_at"),
   // The task board (src/layers/tasks): the queue takes places by seq and expired leases by
   // lease_until, never sorting every open task; ABOUT and NOTE_ON exist before any query names them.
+  // What changes is on a task's STATE self-loop (taskMap.ts), so those indexes are the edge's.
   index("NODE", "Task", "id"),
-  index("NODE", "Task", "seq"),
-  index("NODE", "Task", "lease_until"),
-  index("NODE", "Task", "claim_id"),
   index("NODE", "Task", "created_at"),
-  index("NODE", "Task", "status"),
+  index("RELATIONSHIP", "STATE", "seq"),
+  index("RELATIONSHIP", "STATE", "lease_until"),
+  index("RELATIONSHIP", "STATE", "claim_id"),
+  index("RELATIONSHIP", "STATE", "status"),
   // relay_list_tasks with claimed_by reads only that agent's tasks (layers/tasks/list.ts).
-  index("NODE", "Task", "holder"),
+  index("RELATIONSHIP", "STATE", "holder"),
   index("NODE", "TaskNote", "created_at"),
   index("NODE", "TaskQueue", "key"),
   // Also makes the TALLY type exist before any plan names it (a MERGE planned without it would make
-  // a second edge): the queue's last place and the board's counts (taskMap.ts).
+  // a second edge): the queue's head and last place and the board's counts (taskMap.ts).
   index("RELATIONSHIP", "TALLY", "tail"),
   index("RELATIONSHIP", "ABOUT", "created_at"),
   index("RELATIONSHIP", "NOTE_ON", "created_at")

@@ -4,6 +4,7 @@ import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
 import { rewindForks } from "../factStore/forkWindow.js"
+import { moveTaskState } from "../tasks/moveTaskState.js"
 import { countTasks } from "../tasks/taskCounts.js"
 import { schemaVersion } from "./version.js"
 
@@ -154,6 +155,8 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
     }
   }
   if (found === null || found < 4) yield* rewindForks(db)
+  // Before the recount, which reads each task's status from its STATE edge.
+  if (found === null || found < 6) yield* moveTaskState(db, migrationBatch)
   if (found === null || found < 5) yield* countTasks(db)
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.

@@ -3,9 +3,10 @@
  * derived at read time; 2: every fact stores `stale_at` (layers/factStore/staleness.ts); 3: the
  * clock's and the search terms' counters live on edges (clock.ts, termCounts.ts); 4: each forked
  * parent's MARKS edge keeps its window (layers/factStore/forkWindow.ts); 5: the task queue's TALLY
- * edge counts the board's tasks by status and holds its last place (layers/tasks/taskCounts.ts). A graph that starts here
- * gets the version with its clock node; an older one is migrated the first time a process of this
+ * edge counts the board's tasks by status and holds its last place (layers/tasks/taskCounts.ts); 6:
+ * a task's changing fields and the queue's head live on edges (a task's STATE self-loop, the queue's
+ * TALLY: layers/tasks/taskMap.ts). A graph that starts here gets the version with its clock node; an older one is migrated the first time a process of this
  * version uses it (schemaVersion.ts; every statement of that process waits for it); a newer one (a
  * later Relay wrote it) is read but never written by this process.
  */
-export const schemaVersion = 5
+export const schemaVersion = 6

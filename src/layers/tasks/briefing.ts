@@ -3,26 +3,27 @@ import { TaskFromRow } from "../../domain/tasks.js"
 import { Stamp } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { TaskBriefing, TaskBriefingRequest } from "../../services/TaskStore.js"
-import { taskMap } from "./taskMap.js"
+import { byState, taskMap, withState } from "./taskMap.js"
 
 /**
  * The four lists in one statement (they were four, a quarter of a briefing's statements), each
- * branch through its own index (created_at, lease_until, TaskNote.created_at, status) and stopped
+ * branch through its own index (created_at, STATE's lease_until, TaskNote.created_at, STATE's status) and stopped
  * at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
  * variable (taskMap's) once per query.
  */
 const none = "null AS note, null AS by, null AS at"
 const sectionQuery =
   `MATCH (tp:Task) WHERE tp.created_at > $since AND tp.created_at <= $asOf AND tp.written_by <> $name ` +
-  `WITH tp ORDER BY tp.created_at DESC LIMIT $limit RETURN 'posted' AS list, ${taskMap("tp")} AS task, ${none} ` +
-  `UNION ALL MATCH (tc:Task) WHERE tc.lease_until > $now AND tc.holder <> $name ` +
-  `WITH tc ORDER BY tc.lease_until LIMIT $limit RETURN 'claimed' AS list, ${taskMap("tc")} AS task, ${none} ` +
+  `WITH tp ORDER BY tp.created_at DESC LIMIT $limit ${withState("tp")}` +
+  `RETURN 'posted' AS list, ${taskMap("tp")} AS task, ${none} ` +
+  `UNION ALL ${byState("tc", "tc_s.lease_until > $now AND tc_s.holder <> $name")}` +
+  `WITH tc, tc_s ORDER BY tc_s.lease_until LIMIT $limit RETURN 'claimed' AS list, ${taskMap("tc")} AS task, ${none} ` +
   `UNION ALL MATCH (n:TaskNote)-[:NOTE_ON]->(tf:Task) ` +
   `WHERE n.created_at > $since AND n.created_at <= $asOf AND n.outcome = 'failed' ` +
-  `WITH n, tf ORDER BY n.created_at DESC LIMIT $limit ` +
+  `WITH n, tf ORDER BY n.created_at DESC LIMIT $limit ${withState("tf")}` +
   `RETURN 'failed' AS list, ${taskMap("tf")} AS task, n.note AS note, n.by AS by, n.created_at AS at ` +
-  `UNION ALL MATCH (ta:Task {status: 'awaiting_approval'}) ` +
-  `WITH ta ORDER BY ta.created_at LIMIT $limit RETURN 'awaiting' AS list, ${taskMap("ta")} AS task, ${none}`
+  `UNION ALL ${byState("ta", "ta_s.status = 'awaiting_approval'")}` +
+  `WITH ta, ta_s ORDER BY ta.created_at LIMIT $limit RETURN 'awaiting' AS list, ${taskMap("ta")} AS task, ${none}`
 
 const SectionRow = Schema.Struct({
   list: Schema.Literal("posted", "claimed", "failed", "awaiting"),

@@ -10,61 +10,70 @@ import { queueNode, taskMap } from "./taskMap.js"
 /** How many queue places one claim looks at past the head (exact index lookups, then a sort of at most this many). */
 export const queueWindow = 64
 
-/** The write that takes a task: the fence grows, the lease starts, the task leaves the queue. */
-const take = "SET t.status = 'claimed', t.holder = $by, t.fence = t.fence + 1, t.lease_until = $now + $lease, " +
-  "t.claimed_at = $now, t.claim_id = $claimId, t.seq = null"
+/**
+ * The write that takes a task (its STATE edge bound as `t_s`): the fence grows, the lease starts,
+ * the task leaves the queue.
+ */
+const take = "SET t_s.status = 'claimed', t_s.holder = $by, t_s.fence = t_s.fence + 1, " +
+  "t_s.lease_until = $now + $lease, t_s.claimed_at = $now, t_s.claim_id = $claimId, t_s.seq = null"
 
-const returned = `RETURN verdict, t.fence AS fence, t.lease_until AS lease_until, t.holder AS holder, ` +
+const returned = `RETURN verdict, t_s.fence AS fence, t_s.lease_until AS lease_until, t_s.holder AS holder, ` +
   `CASE WHEN t IS NULL THEN null ELSE ${taskMap("t")} END AS task`
+
+/** The task a claim id already took (a retry), as `prev` and its STATE edge `prev_s`, or nulls. */
+const previous = (where: string) =>
+  `OPTIONAL MATCH (prev)-[prev_s:STATE {claim_id: $claimId}]->() ${where}` +
+  `WITH head(collect([prev, prev_s])) AS prevs WITH prevs[0] AS prev, prevs[1] AS prev_s `
 
 /**
  * Claim or heartbeat one named task, as one compare-and-set statement (FalkorDB runs one write
  * statement of a graph at a time, so what it reads is what it writes over). A claim id already on a
  * task held by the caller is a retry of a claim that landed: answered as it stands.
  */
-export const byIdQuery = `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) ` +
-  `WITH head(collect(prev)) AS prev ` +
-  `MATCH (t:Task {id: $id}) ` +
-  `WITH t, CASE ` +
-  `WHEN $fence IS NOT NULL THEN CASE WHEN t.status = 'claimed' AND t.fence = $fence AND t.holder = $by ` +
+export const byIdQuery = previous("") +
+  `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+  `WITH t, t_s, CASE ` +
+  `WHEN $fence IS NOT NULL THEN CASE WHEN t_s.status = 'claimed' AND t_s.fence = $fence AND t_s.holder = $by ` +
   `THEN 'heartbeat' ELSE 'lease_lost' END ` +
   `WHEN prev IS NOT NULL AND prev.id <> t.id THEN 'reused' ` +
-  `WHEN prev IS NOT NULL AND t.status = 'claimed' AND t.holder = $by THEN 'repeat' ` +
-  `WHEN t.status = 'claimed' AND t.lease_until > $now THEN 'already_claimed' ` +
-  `WHEN t.status = 'open' OR t.status = 'claimed' THEN 'claim' ` +
-  `ELSE 'not_claimable' END AS verdict, t.status AS was ` +
+  `WHEN prev IS NOT NULL AND t_s.status = 'claimed' AND t_s.holder = $by THEN 'repeat' ` +
+  `WHEN t_s.status = 'claimed' AND t_s.lease_until > $now THEN 'already_claimed' ` +
+  `WHEN t_s.status = 'open' OR t_s.status = 'claimed' THEN 'claim' ` +
+  `ELSE 'not_claimable' END AS verdict, t_s.status AS was ` +
   `${queueNode} ` +
-  `WITH t, verdict, was, qt ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'heartbeat' THEN [1] ELSE [] END | SET t.lease_until = $now + $lease) ` +
+  `WITH t, t_s, verdict, was, qt ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'heartbeat' THEN [1] ELSE [] END | SET t_s.lease_until = $now + $lease) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ${moveCount("qt", "was", "'claimed'")}) ` +
   returned
 
 /**
- * The queue's next task, as one statement: a claim whose lease ran out (any one, through the
- * lease_until range index), else the open task with the lowest place at or past the queue's head
+ * The queue's next task, as one statement: the claim whose lease ran out first (through the
+ * lease_until index; of equal leases the lowest id, so a replica or a replayed append-only file that
+ * runs this query picks the task it picked here), else the open task with the lowest place at or past the queue's head
  * (exact lookups through the seq index: the head's place, and only when that is empty the rest of
- * `queueWindow` places; never a sort of every open task).
+ * `queueWindow` places; never a sort of every open task). Every lookup is of a STATE edge's index.
  * The head moves past the place taken; a window with no open task moves it a window on and answers
  * `again` while places remain beyond it.
  */
-export const queueQuery =
-  `OPTIONAL MATCH (prev:Task {claim_id: $claimId}) WHERE prev.status = 'claimed' AND prev.holder = $by ` +
-  `WITH head(collect(prev)) AS prev ` +
-  `OPTIONAL MATCH (x:Task) WHERE x.lease_until <= $now ` +
-  `WITH prev, x LIMIT 1 ` +
+export const queueQuery = previous("WHERE prev_s.status = 'claimed' AND prev_s.holder = $by ") +
+  `OPTIONAL MATCH (ex)-[ex_s:STATE]->() WHERE ex_s.lease_until <= $now ` +
+  `WITH prev, prev_s, min(ex_s.lease_until) AS oldest ` +
+  `OPTIONAL MATCH (x)-[x_s:STATE {lease_until: oldest}]->() ` +
+  `WITH prev, prev_s, x, x_s ORDER BY x.id LIMIT 1 ` +
   `${queueNode} ` +
-  `WITH prev, x, q, qt OPTIONAL MATCH (h:Task {seq: q.head}) ` +
+  `WITH prev, prev_s, x, x_s, qt OPTIONAL MATCH (h)-[h_s:STATE {seq: qt.head}]->() ` +
   // Each lookup is ~17 us: 64 of them were 1.1 of the statement's 1.3 ms (PROFILE, bench:tasks).
-  `WITH prev, x, q, qt, h UNWIND CASE WHEN h IS NULL THEN range(q.head + 1, q.head + $window - 1) ELSE [-1] END AS place ` +
-  `OPTIONAL MATCH (w:Task {seq: place}) ` +
-  `WITH prev, x, q, qt, coalesce(h, w) AS o ORDER BY o.seq LIMIT 1 ` +
-  `WITH prev, x, q, qt, o, coalesce(prev, x, o) AS t, CASE ` +
+  `WITH prev, prev_s, x, x_s, qt, h, h_s ` +
+  `UNWIND CASE WHEN h IS NULL THEN range(qt.head + 1, qt.head + $window - 1) ELSE [-1] END AS place ` +
+  `OPTIONAL MATCH (w)-[w_s:STATE {seq: place}]->() ` +
+  `WITH prev, prev_s, x, x_s, qt, coalesce(h, w) AS o, coalesce(h_s, w_s) AS o_s ORDER BY o_s.seq LIMIT 1 ` +
+  `WITH o_s.seq AS placeTaken, x, qt, coalesce(prev, x, o) AS t, coalesce(prev_s, x_s, o_s) AS t_s, CASE ` +
   `WHEN prev IS NOT NULL THEN 'repeat' ` +
   `WHEN x IS NOT NULL OR o IS NOT NULL THEN 'claim' ` +
-  `WHEN q.head + $window <= qt.tail THEN 'again' ` +
+  `WHEN qt.head + $window <= qt.tail THEN 'again' ` +
   `ELSE 'empty' END AS verdict ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'claim' AND x IS NULL THEN [1] ELSE [] END | SET q.head = o.seq + 1) ` +
-  `FOREACH (_ IN CASE WHEN verdict = 'again' THEN [1] ELSE [] END | SET q.head = q.head + $window) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'claim' AND x IS NULL THEN [1] ELSE [] END | SET qt.head = placeTaken + 1) ` +
+  `FOREACH (_ IN CASE WHEN verdict = 'again' THEN [1] ELSE [] END | SET qt.head = qt.head + $window) ` +
   // An expired claim taken again stays claimed: only an open task moves the counters.
   `FOREACH (_ IN CASE WHEN verdict = 'claim' THEN [1] ELSE [] END | ${take}, ` +
   `${moveCount("qt", "CASE WHEN x IS NULL THEN 'open' END", "CASE WHEN x IS NULL THEN 'claimed' END")}) ` +

@@ -9,13 +9,13 @@ import { queueNode, taskMap } from "./taskMap.js"
  * A person's decision on a task awaiting approval, in one statement: approved, it enters the queue at
  * the tail (open); rejected, it stays out for good. Any other status is left as it is.
  */
-const decideQuery = `MATCH (t:Task {id: $id}) ` +
+const decideQuery = `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
   `${queueNode} ` +
-  `WITH t, qt, t.status = 'awaiting_approval' AS pending, qt.tail + 1 AS place ` +
+  `WITH t, t_s, qt, t_s.status = 'awaiting_approval' AS pending, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN pending AND $approve THEN [1] ELSE [] END | ` +
-  `SET qt.tail = place, t.status = 'open', t.seq = place) ` +
-  `FOREACH (_ IN CASE WHEN pending AND NOT $approve THEN [1] ELSE [] END | SET t.status = 'rejected') ` +
-  `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t.decided_by = $by, t.decided_at = $now, ` +
+  `SET qt.tail = place, t_s.status = 'open', t_s.seq = place) ` +
+  `FOREACH (_ IN CASE WHEN pending AND NOT $approve THEN [1] ELSE [] END | SET t_s.status = 'rejected') ` +
+  `FOREACH (_ IN CASE WHEN pending THEN [1] ELSE [] END | SET t_s.decided_by = $by, t_s.decided_at = $now, ` +
   `${moveCount("qt", "'awaiting_approval'", "CASE WHEN $approve THEN 'open' ELSE 'rejected' END")}) ` +
   `RETURN pending, ${taskMap("t")} AS task`
 

@@ -15,22 +15,22 @@ import { queueNode, taskMap } from "./taskMap.js"
  * tried, for the briefing and the next agent). The same finish again (same fence and outcome) is a
  * retry of one that landed, answered as it stands.
  */
-const finishQuery = `MATCH (t:Task {id: $id}) ` +
-  `WITH t, CASE ` +
-  `WHEN t.holder = $by AND t.fence = $fence AND t.status = 'claimed' THEN 'finish' ` +
-  `WHEN t.holder = $by AND t.fence = $fence AND t.last_outcome = $outcome THEN 'repeat' ` +
+const finishQuery = `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+  `WITH t, t_s, CASE ` +
+  `WHEN t_s.holder = $by AND t_s.fence = $fence AND t_s.status = 'claimed' THEN 'finish' ` +
+  `WHEN t_s.holder = $by AND t_s.fence = $fence AND t_s.last_outcome = $outcome THEN 'repeat' ` +
   `ELSE 'lease_lost' END AS verdict, ` +
-  `CASE WHEN $outcome = 'failed' THEN t.attempts + 1 ELSE t.attempts END AS attempts ` +
-  `WITH t, verdict, attempts, CASE WHEN $outcome = 'done' THEN 'done' ` +
+  `CASE WHEN $outcome = 'failed' THEN t_s.attempts + 1 ELSE t_s.attempts END AS attempts ` +
+  `WITH t, t_s, verdict, attempts, CASE WHEN $outcome = 'done' THEN 'done' ` +
   `WHEN attempts >= t.max_attempts THEN 'failed' ELSE 'open' END AS next ` +
   `${queueNode} ` +
   // The new place is computed before any SET: FalkorDB 4.16 reads a property SET earlier in the same FOREACH as its old value.
-  `WITH t, verdict, attempts, next, qt, qt.tail + 1 AS place ` +
+  `WITH t, t_s, verdict, attempts, next, qt, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
-  `SET t.status = next, t.attempts = attempts, t.lease_until = null, t.last_outcome = $outcome, ` +
-  `t.last_note = $note, t.finished_at = $now, t.finished_by = $by, ${moveCount("qt", "'claimed'", "next")}) ` +
+  `SET t_s.status = next, t_s.attempts = attempts, t_s.lease_until = null, t_s.last_outcome = $outcome, ` +
+  `t_s.last_note = $note, t_s.finished_at = $now, t_s.finished_by = $by, ${moveCount("qt", "'claimed'", "next")}) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
-  `SET qt.tail = place, t.seq = place) ` +
+  `SET qt.tail = place, t_s.seq = place) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +
   `CREATE (:TaskNote {id: $noteId, task_id: t.id, outcome: $outcome, note: $note, by: $by, fence: $fence, ` +
   `created_at: $now})-[:NOTE_ON {created_at: $now}]->(t)) ` +

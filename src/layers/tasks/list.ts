@@ -5,7 +5,7 @@ import type { TaskListRequest, TaskTotals } from "../../services/TaskStore.js"
 import { neverStale } from "../factStore/staleness.js"
 import { threadMembers } from "../factStore/threadScope.js"
 import { countsOf } from "./taskCounts.js"
-import { shownStatus, TaskColumn, taskMap } from "./taskMap.js"
+import { byState, shownStatus, TaskColumn, taskMap, withState } from "./taskMap.js"
 
 /**
  * Where a list's candidate tasks come from, each through an index so a list costs its share of the
@@ -19,16 +19,17 @@ type Source = typeof sources[number]
 
 // Bare comparisons, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
 const candidates: Record<Source, string> = {
-  all: `MATCH (t:Task) `,
-  window: `MATCH (t:Task) WHERE t.created_at >= $from AND t.created_at <= $to `,
-  holder: `MATCH (t:Task) WHERE t.holder = $claimedBy `,
-  status: `MATCH (t:Task) WHERE t.status = $status `,
-  thread: `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t `
+  all: `MATCH (t:Task) ${withState("t")}`,
+  window: `MATCH (t:Task) WHERE t.created_at >= $from AND t.created_at <= $to ${withState("t")}`,
+  holder: byState("t", "t_s.holder = $claimedBy"),
+  status: byState("t", "t_s.status = $status"),
+  thread: `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` +
+    withState("t")
 }
 
 const filtered = (source: Source) =>
-  `${candidates[source]}WITH t, ${shownStatus("t")} AS shown ` +
-  `WHERE ($claimedBy IS NULL OR t.holder = $claimedBy) `
+  `${candidates[source]}WITH t, t_s, ${shownStatus("t_s")} AS shown ` +
+  `WHERE ($claimedBy IS NULL OR t_s.holder = $claimedBy) `
 
 /**
  * A page newest first, keyset on (created_at, id). A window reads the created_at index from `$from`
@@ -38,7 +39,7 @@ const filtered = (source: Source) =>
 const pageQuery = (source: Source) =>
   `${filtered(source)} AND ($status IS NULL OR shown = $status) ` +
   `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
-  `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
+  `WITH t, t_s ORDER BY t.created_at DESC, t.id DESC LIMIT $take ` +
   `RETURN ${taskMap("t")} AS task`
 
 /** How many tasks of each status pass the other filters. */
@@ -52,7 +53,7 @@ const totalsQuery = (source: Source) => `${filtered(source)} RETURN shown AS sta
  */
 const boardTotalsQuery = `OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TALLY]->(q) ` +
   `WITH ${countsOf("qt")} AS counts ` +
-  `OPTIONAL MATCH (t:Task) WHERE t.lease_until <= $now AND t.status = 'claimed' ` +
+  `OPTIONAL MATCH (t)-[t_s:STATE]->() WHERE t_s.lease_until <= $now AND t_s.status = 'claimed' ` +
   `RETURN counts, count(t) AS expired`
 
 const BoardRow = Schema.Struct({ counts: Schema.Array(Schema.Number), expired: Schema.Number })

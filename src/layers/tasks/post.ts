@@ -7,9 +7,10 @@ import { moveCount } from "./taskCounts.js"
 import { queueNode, taskMap } from "./taskMap.js"
 
 /**
- * Posts a task in one statement: a place in the queue (`seq`, from the queue's tail) unless it waits
- * for approval, and an ABOUT edge to each fact it names (all must exist, or nothing is written). A
- * task with this id already (a retry of the same request_id) is answered as it stands.
+ * Posts a task in one statement (the task node and its STATE edge, taskMap.ts): a place in the
+ * queue (`seq`, from the queue's tail) unless it waits for approval, and an ABOUT edge to each fact
+ * it names (all must exist, or nothing is written). A task with this id already (a retry of the same
+ * request_id) is answered as it stands.
  */
 const postQuery = `${queueNode} ` +
   `WITH q, qt OPTIONAL MATCH (old:Task {id: $id}) ` +
@@ -20,12 +21,12 @@ const postQuery = `${queueNode} ` +
     moveCount("qt", "null", "CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END")
   } ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $now, ` +
-  `status: CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END, needs_approval: $needsApproval, ` +
-  `max_attempts: $maxAttempts, attempts: 0, fence: 0, ` +
-  `seq: CASE WHEN $needsApproval THEN null ELSE place END}) ` +
+  `needs_approval: $needsApproval, max_attempts: $maxAttempts})-[:STATE {` +
+  `status: CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END, attempts: 0, fence: 0, ` +
+  `seq: CASE WHEN $needsApproval THEN null ELSE place END}]->(t) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $now}]->(af))) ` +
   `WITH old, [x IN $about WHERE NOT x IN [g IN facts | g.id]] AS missing ` +
-  `OPTIONAL MATCH (t:Task {id: $id}) ` +
+  `OPTIONAL MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
   `RETURN old IS NOT NULL AS existing, missing, ` +
   `CASE WHEN t IS NULL THEN null ELSE ${taskMap("t")} END AS task, ` +
   `t.title AS title, t.detail AS detail, t.needs_approval AS needs, t.max_attempts AS max`

@@ -27,8 +27,8 @@ export const moveCount = (q: string, from: string, to: string): string =>
 export const countsOf = (q: string): string =>
   `[${taskStatuses.map((s) => `coalesce(${q}.${counter(s)}, 0)`).join(", ")}]`
 
-/** Every task counted by its stored status, as a list in `taskStatuses` order. */
-const recount = `MATCH (t:Task) WITH t.status AS s, count(t) AS n WITH collect([s, n]) AS found ` +
+/** Every task counted by the status on its STATE edge (taskMap.ts), as a list in `taskStatuses` order. */
+const recount = `MATCH (t)-[t_s:STATE]->() WITH t_s.status AS s, count(t) AS n WITH collect([s, n]) AS found ` +
   `WITH [s IN $statuses | coalesce(head([p IN found WHERE p[0] = s | p[1]]), 0)] AS counted, ` +
   `reduce(all = 0, p IN found | all + p[1]) AS tasks `
 
@@ -39,9 +39,9 @@ const recount = `MATCH (t:Task) WITH t.status AS s, count(t) AS n WITH collect([
  * edge's place.
  */
 export const recountQuery = `${recount}WHERE tasks > 0 ` +
-  // Before schema 5 the last place was the node's `tail`: the edge takes it over.
-  `MERGE (q:TaskQueue {key: 'queue'}) ON CREATE SET q.head = 1 ` +
-  `MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = coalesce(q.tail, 0) ` +
+  // Before schema 5 the last place was the node's `tail` (and before 6 its head): the edge takes them over.
+  `MERGE (q:TaskQueue {key: 'queue'}) ` +
+  `MERGE (q)-[qt:TALLY]->(q) ON CREATE SET qt.tail = coalesce(q.tail, 0), qt.head = coalesce(q.head, 1) ` +
   `SET ${taskStatuses.map((s, i) => `qt.${counter(s)} = counted[${i}]`).join(", ")}`
 
 export const countTasks = (db: Pick<GraphDatabaseShape, "write">) => db.write(recountQuery, { statuses: taskStatuses })

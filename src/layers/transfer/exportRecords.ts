@@ -19,7 +19,7 @@ import {
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { alsoOnOf, parentIdOf } from "../factStore/projection.js"
-import { aboutOf, finisher } from "../tasks/taskMap.js"
+import { aboutOf, finisher, withState } from "../tasks/taskMap.js"
 
 /**
  * Every record of a graph in write order, a page at a time (keyset on created_at, kind, key), for
@@ -65,13 +65,13 @@ export const queries: Record<Kind, string> = {
   confirmation: `${afterPosition("MATCH (c)-[k:CONFIRMS]->(f)", "c, k, f", "k.created_at", "c.id")}` +
     `RETURN c.id AS id, k.created_at AS created_at, f.id AS fact_id, c.confirmed_by AS confirmed_by, c.reason AS reason`,
   // A claim is not carried (memoryRecord.ts, TaskRecord): a claimed task is written as open.
-  task: `${afterPosition("MATCH (t:Task)", "t", "t.created_at", "t.id")}` +
+  task: `${afterPosition("MATCH (t:Task)", "t", "t.created_at", "t.id")}${withState("t")}` +
     `RETURN t.id AS id, t.created_at AS created_at, t.written_by AS written_by, t.title AS title, ` +
     `t.detail AS detail, ${aboutOf("t")} AS about, ` +
     `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
-    `CASE t.status WHEN 'claimed' THEN 'open' ELSE t.status END AS status, t.attempts AS attempts, ` +
-    `t.decided_by AS decided_by, t.decided_at AS decided_at, t.last_outcome AS outcome, ` +
-    `t.last_note AS note, ${finisher("t")} AS finisher, t.finished_at AS finished_at`,
+    `CASE t_s.status WHEN 'claimed' THEN 'open' ELSE t_s.status END AS status, t_s.attempts AS attempts, ` +
+    `t_s.decided_by AS decided_by, t_s.decided_at AS decided_at, t_s.last_outcome AS outcome, ` +
+    `t_s.last_note AS note, ${finisher("t_s")} AS finisher, t_s.finished_at AS finished_at`,
   task_note: `${afterPosition("MATCH (n:TaskNote)", "n", "n.created_at", "n.id")}` +
     `RETURN n.id AS id, n.created_at AS created_at, n.task_id AS task_id, n.outcome AS outcome, ` +
     `n.note AS note, n.by AS by`

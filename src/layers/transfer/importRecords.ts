@@ -187,9 +187,9 @@ const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
   `WITH old, collect(f) AS facts ${queueNode} ` +
   `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | SET ${moveCount("qt", "null", "$status")} ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
-  `status: $status, needs_approval: $needsApproval, max_attempts: $maxAttempts, attempts: $attempts, fence: 0, ` +
-  `decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, last_outcome: $outcome, ` +
-  `last_note: $note, finished_at: $finishedAt}) ` +
+  `needs_approval: $needsApproval, max_attempts: $maxAttempts})-[:STATE {status: $status, attempts: $attempts, ` +
+  `fence: 0, decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, ` +
+  `last_outcome: $outcome, last_note: $note, finished_at: $finishedAt}]->(t) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $createdAt}]->(af))) ` +
   `RETURN old IS NOT NULL AS existing, null AS rule`
 
@@ -203,7 +203,7 @@ const taskNoteQuery = `MATCH (t:Task {id: $taskId}) ` +
 /** Open tasks join the queue's tail in the order given (the place is read before it is set). */
 const queueTasks = `${queueNode} ` +
   `WITH qt, qt.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
-  `MATCH (t:Task {id: $ids[i]}) SET t.seq = base + 1 + i ` +
+  `MATCH (t:Task {id: $ids[i]})-[t_s:STATE]->(t) SET t_s.seq = base + 1 + i ` +
   `WITH qt, base, count(*) AS placed SET qt.tail = base + size($ids)`
 
 /** When a task last entered a queue: posted, approved, or finished without being done. */
