@@ -138,6 +138,9 @@ describe("server-side query timeouts", () => {
         // Set at run time (not in the config file), so an AOF replay at the next start is never cut.
         const setting = yield* withMonitor(connect, (send) => send(["GRAPH.CONFIG", "GET", "TIMEOUT_DEFAULT"]))
         expect(setting).toEqual(["TIMEOUT_DEFAULT", 2000])
+        // And its append-only file gets every write as its query, never as effects (serverConfig.ts).
+        const effects = yield* withMonitor(connect, (send) => send(["GRAPH.CONFIG", "GET", "EFFECTS_THRESHOLD"]))
+        expect(effects).toEqual(["EFFECTS_THRESHOLD", 1_000_000_000])
 
         expect(yield* db.read("RETURN 1 AS n", {}, Count)).toEqual([{ n: 1 }])
         const { error } = yield* asToolCall(db.write(slowWrite))

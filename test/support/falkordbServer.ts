@@ -7,6 +7,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { findServerBinary, requireModule } from "../../src/layers/embedded/serverBinary.js"
+import { effectsThreshold } from "../../src/layers/embedded/serverConfig.js"
 
 /**
  * A throwaway FalkorDB for one test run: the FalkorDB module on the server binary the embedded
@@ -71,6 +72,9 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
     password,
     "--loadmodule",
     modulePath,
+    // As the embedded server runs (src/layers/embedded/serverConfig.ts): writes replicate as queries.
+    "EFFECTS_THRESHOLD",
+    effectsThreshold,
     "--save",
     "",
     ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
