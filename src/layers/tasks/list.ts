@@ -18,9 +18,10 @@ const sources = ["all", "window", "holder", "status", "thread"] as const
 type Source = typeof sources[number]
 
 // Bare comparisons, never `$from IS NULL OR ...`: FalkorDB 4.16 plans that OR as a label scan.
+const inWindow = `MATCH (t:Task) WHERE t.created_at >= $from AND t.created_at <= $to `
 const candidates: Record<Source, string> = {
   all: `MATCH (t:Task) ${withState("t")}`,
-  window: `MATCH (t:Task) WHERE t.created_at >= $from AND t.created_at <= $to ${withState("t")}`,
+  window: `${inWindow}${withState("t")}`,
   holder: byState("t", "t_s.holder = $claimedBy"),
   status: byState("t", "t_s.status = $status"),
   thread: `UNWIND $members AS mid MATCH (f) WHERE id(f) = mid MATCH (t:Task)-[:ABOUT]->(f) WITH DISTINCT t ` +
@@ -58,7 +59,20 @@ const boardTotalsQuery = `OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TALLY]
 
 const BoardRow = Schema.Struct({ counts: Schema.Array(Schema.Number), expired: Schema.Number })
 
-const pages = Object.fromEntries(sources.map((source) => [source, pageQuery(source)])) as Record<Source, string>
+/**
+ * A window's page of every status: its tasks sorted by their own stamp and cut before their STATE
+ * edges are read, so each page reads the edges it shows, not every task of the window (1M facts,
+ * 10,000 tasks a second apart, an hour's window: 9.9 ms with an edge for each, bench:tasks).
+ */
+const everyStatusPage = inWindow +
+  `AND ($afterAt IS NULL OR t.created_at < $afterAt OR (t.created_at = $afterAt AND t.id < $afterId)) ` +
+  `WITH t ORDER BY t.created_at DESC, t.id DESC LIMIT $take ${withState("t")}` +
+  `RETURN ${taskMap("t")} AS task`
+
+const pages = {
+  ...Object.fromEntries(sources.map((source) => [source, pageQuery(source)])) as Record<Source, string>,
+  everyStatus: everyStatusPage
+}
 const totals = { all: totalsQuery("all"), holder: totalsQuery("holder"), thread: totalsQuery("thread") }
 
 /**
@@ -89,7 +103,7 @@ export const list = Effect.fn("relay/tasks/list")(
       for (const t of yield* db.read(totals[source], params, TotalRow)) counts[t.status as TaskStatus] = t.n
     }
     const eligible = r.status === null ? taskStatuses.reduce((sum, st) => sum + counts[st], 0) : counts[r.status]
-    const read = (from: Source, window: number | null = null) =>
+    const read = (from: keyof typeof pages, window: number | null = null) =>
       db.read(pages[from], {
         ...params,
         status: r.status,
@@ -108,9 +122,10 @@ export const list = Effect.fn("relay/tasks/list")(
     // them (each task in a window counts toward the page); a later page of one status reads its
     // list whole, once, as a list that fits one page does. A list of nothing reads nothing.
     const anchor = r.after?.[0] ?? now
+    const windowPage = r.status === null ? "everyStatus" : "window"
     const widening = (span: number): ReturnType<typeof read> =>
-      anchor - span <= 0 ? read("window", -neverStale) : Effect.flatMap(
-        read("window", anchor - span),
+      anchor - span <= 0 ? read(windowPage, -neverStale) : Effect.flatMap(
+        read(windowPage, anchor - span),
         (rows) => rows.length > r.limit ? Effect.succeed(rows) : widening(span * 16)
       )
     const byStatus = board && r.status !== null && r.status !== "open" && eligible <= fewByStatus
