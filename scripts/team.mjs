@@ -114,7 +114,7 @@ export const startTeam = async ({ base, password = randomBytes(18).toString("bas
     "--loadmodule",
     module,
     // Writes reach the replicas as queries, never as effects: FalkorDB 4.16.3 replicas crashed applying
-    // effects, and a memory replayed from them lost properties (src/layers/embedded/serverConfig.ts).
+    // effects, and a memory replayed from them lost properties (src/layers/database/effectsReplication.ts).
     "EFFECTS_THRESHOLD",
     "1000000000",
     "--save",

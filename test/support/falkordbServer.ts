@@ -6,8 +6,8 @@ import { createWriteStream, mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { effectsThreshold } from "../../src/layers/database/effectsReplication.js"
 import { findServerBinary, requireModule } from "../../src/layers/embedded/serverBinary.js"
-import { effectsThreshold } from "../../src/layers/embedded/serverConfig.js"
 
 /**
  * A throwaway FalkorDB for one test run: the FalkorDB module on the server binary the embedded
@@ -56,7 +56,9 @@ const waitReady = async (child: ChildProcess) =>
     child.once("exit", (code) => reject(new Error(`server exited (${code}): ${out.slice(-500)}`)))
   })
 
-export const startServer = async (options: { persist?: boolean } = {}): Promise<RunningServer> => {
+export const startServer = async (
+  options: { persist?: boolean; effects?: boolean } = {}
+): Promise<RunningServer> => {
   const port = await freePort()
   const password = randomBytes(18).toString("base64url")
   const dir = mkdtempSync(join(tmpdir(), "relay-test-db-"))
@@ -72,9 +74,10 @@ export const startServer = async (options: { persist?: boolean } = {}): Promise<
     password,
     "--loadmodule",
     modulePath,
-    // As the embedded server runs (src/layers/embedded/serverConfig.ts): writes replicate as queries.
+    // As every server Relay starts: writes replicate as queries (database/effectsReplication.ts).
     "EFFECTS_THRESHOLD",
-    effectsThreshold,
+    // `effects`: FalkorDB's default, for the test that Relay warns of it.
+    options.effects === true ? "300" : String(effectsThreshold),
     "--save",
     "",
     ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])

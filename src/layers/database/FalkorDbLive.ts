@@ -30,6 +30,7 @@ import {
 } from "../../services/GraphDatabase.js"
 import { decodingStatement } from "./decodeRows.js"
 import { classify, classifyQuery, timedOut } from "./driverErrors.js"
+import { effectsWarning, replicatesEffects } from "./effectsReplication.js"
 import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
 import { type GraphAccess, migrate, newerSchema } from "./schemaVersion.js"
@@ -98,6 +99,7 @@ export const FalkorDbLive = Layer.scoped(
     const live = yield* Ref.make(HashSet.empty<Connection>())
     // Said once a process: each connection of the pool reads the setting.
     const toldNoWriteTimeout = yield* Ref.make(false)
+    const checkedEffects = yield* Ref.make(false)
 
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
@@ -139,6 +141,12 @@ export const FalkorDbLive = Layer.scoped(
         yield* Effect.logInfo(
           "FalkorDB applies no timeout to writes (its TIMEOUT_DEFAULT and TIMEOUT_MAX are 0): a long write holds the graph until it ends"
         )
+      }
+      if (
+        !(yield* Ref.getAndSet(checkedEffects, true)) &&
+        (yield* replicatesEffects(db).pipe(Effect.timeout(connectTimeout), Effect.orElseSucceed(() => false)))
+      ) {
+        yield* Effect.logWarning(effectsWarning)
       }
       const connection: Connection = { db, isOpen: () => client.isReady, timeout }
       yield* Ref.update(live, HashSet.add(connection))

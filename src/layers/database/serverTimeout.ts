@@ -25,7 +25,7 @@ export interface ServerTimeout {
 const ours = Duration.toMillis(queryTimeout)
 
 /** The number in a GRAPH.CONFIG GET reply (`["TIMEOUT_MAX", 0]`, or nested in another array). */
-const configNumber = (reply: unknown): number => {
+export const configNumber = (reply: unknown): number => {
   const flat = Array.isArray(reply) ? reply.flat(2) : []
   const value = flat.find((v): v is number | string => typeof v === "number" || /^\d+$/.test(String(v)))
   const n = Number(value)

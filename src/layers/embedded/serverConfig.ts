@@ -11,6 +11,7 @@
 import type { Redacted } from "effect"
 import { Duration, Redacted as R } from "effect"
 import { queryTimeout } from "../../services/GraphDatabase.js"
+import { effectsThreshold } from "../database/effectsReplication.js"
 import type { EmbeddedLayout } from "./layout.js"
 
 const quote = (s: string): string => `"${s.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
@@ -38,18 +39,6 @@ export const renderConfig = (
   ].join("\n")
 
 /**
- * Every write goes to the append-only file (and to replicas) as its query, never as FalkorDB's
- * "effects" (the changes it made, used by default when a write ran longer than 300 us). On 4.16.3 a
- * memory replayed from effects can hold a property under an attribute id with no name: a fact whose
- * `written_by` reads as null, and a server that crashes (SIGSEGV in Map_Add) when anything lists
- * that fact's properties. test/faults/databaseKill.test.ts found it after a kill in about 2 runs of
- * 5, never in 12 with this setting; a replica applying effects crashed in AttributeSet_Update (the
- * failover test). Relay's writes are deterministic (no rand() or timestamp(); every choice under a
- * LIMIT is ordered), so replaying a query rebuilds what it wrote. In microseconds: never.
- */
-export const effectsThreshold = "1000000000"
-
-/**
  * Set on the running server after every start or join, never in the file above: FalkorDB only
  * applies a query's TIMEOUT to writes once TIMEOUT_DEFAULT (or TIMEOUT_MAX) is set, but a value set
  * at module load also bounds the replay of the AOF at the next start, where a write that took
@@ -59,5 +48,6 @@ export const effectsThreshold = "1000000000"
  */
 export const runtimeConfig: ReadonlyArray<ReadonlyArray<string>> = [
   ["GRAPH.CONFIG", "SET", "TIMEOUT_DEFAULT", String(Duration.toMillis(queryTimeout))],
-  ["GRAPH.CONFIG", "SET", "EFFECTS_THRESHOLD", effectsThreshold]
+  // Writes replicate as queries (database/effectsReplication.ts).
+  ["GRAPH.CONFIG", "SET", "EFFECTS_THRESHOLD", String(effectsThreshold)]
 ]

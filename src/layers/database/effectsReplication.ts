@@ -1,0 +1,33 @@
+import { Effect } from "effect"
+import type { FalkorDB } from "falkordb"
+import { classify } from "./driverErrors.js"
+import { configNumber } from "./serverTimeout.js"
+
+/**
+ * Every write goes to the append-only file (and to replicas) as its query, never as FalkorDB's
+ * "effects" (the changes it made, used by default once a write runs longer than 300 us). On 4.16.3 a
+ * memory replayed from effects can hold a property under an attribute id with no name: an
+ * acknowledged fact whose `written_by` reads as null, and a server that crashes (SIGSEGV in
+ * Map_Add) when anything lists that fact's properties. test/faults/databaseKill.test.ts found it
+ * after a kill in 6 runs of 13, in none of 13 with this setting; a replica applying effects crashed
+ * in AttributeSet_Update (the failover test). Relay's writes are deterministic (no rand() or
+ * timestamp(); every choice under a LIMIT is ordered), so a replayed query rebuilds what it wrote.
+ * In microseconds: never. Every server Relay starts gets it (embedded/serverConfig.ts, the tests'
+ * server, scripts/team.mjs, docker-compose.yml).
+ */
+export const effectsThreshold = 1_000_000_000
+
+/**
+ * Whether the server replicates writes as effects. A server that refuses GRAPH.CONFIG (an ACL, a
+ * managed service) is not known to: nothing to say.
+ */
+export const replicatesEffects = (db: FalkorDB) =>
+  Effect.tryPromise({ try: () => db.configGet("EFFECTS_THRESHOLD"), catch: classify }).pipe(
+    Effect.map((reply) => configNumber(reply) < effectsThreshold),
+    Effect.catchIf((e) => !e.transient, () => Effect.succeed(false))
+  )
+
+export const effectsWarning =
+  `FalkorDB writes its append-only file and replicas as effects (EFFECTS_THRESHOLD below ${effectsThreshold}); ` +
+  `on 4.16 a replay of effects can lose properties of facts: run GRAPH.CONFIG SET EFFECTS_THRESHOLD ${effectsThreshold} ` +
+  `(docker-compose.yml sets it)`
