@@ -15,8 +15,9 @@ import { type FinishOutcome, type TaskStatus, taskStatuses } from "./tasks.js"
  *   at the tail, or stays `failed` once attempts reach max; `released` requeues without counting.
  *   A lease that ran out but was not reclaimed still lets its holder finish (no one else holds it).
  *   Finishing again with the same fence and outcome answers the first finish (a retry).
- * - The queue (a claim without a task id) takes a claimed task whose lease ran out, if any (any one
- *   of them), else the open task that entered the queue first (the lowest `seq`).
+ * - The queue (a claim without a task id) takes a claimed task whose lease ran out, if any (the one
+ *   whose lease ran out first, of equal leases the lowest id: a replayed claim must pick the same),
+ *   else the open task that entered the queue first (the lowest `seq`).
  */
 export interface ModelTask {
   readonly id: string
@@ -134,7 +135,8 @@ export const claimTask = (
 /** What a claim without a task id may take: every expired claim, or else the first open task (or nothing). */
 export const queueCandidates = (board: ModelBoard, now: number): ReadonlyArray<ModelTask> => {
   const expired = [...board.tasks.values()].filter((t) => isExpired(t, now))
-  if (expired.length > 0) return expired
+  expired.sort((a, b) => a.leaseUntil! - b.leaseUntil! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  if (expired.length > 0) return expired.slice(0, 1)
   const open = [...board.tasks.values()].filter((t) => t.status === "open" && t.seq !== null)
   open.sort((a, b) => a.seq! - b.seq!)
   return open.slice(0, 1)

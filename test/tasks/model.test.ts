@@ -187,4 +187,19 @@ layer(relayTestLayer("tasks_model"))("TaskStore agrees with the task state machi
     ([steps]) => onFreshTestClock(run(steps)),
     { timeout: 120_000, fastCheck: { numRuns: 40 } }
   )
+
+  // Random runs seldom hold several expired claims at once: the queue takes the lease that ran out
+  // first, then of two equal leases the lower id (what a replayed claim must pick again).
+  it.effect("the queue takes the oldest expired lease, then the lowest id", () =>
+    onFreshTestClock(run([
+      ...[1, 2, 3, 4].map(() => ({ kind: "post" as const, approval: false, max: 3 })),
+      { kind: "claim", t: 0, a: 0, token: "none" },
+      { kind: "wait", ms: 1_000 },
+      { kind: "claim", t: 1, a: 1, token: "none" },
+      { kind: "claim", t: 2, a: 2, token: "none" },
+      { kind: "wait", ms: 45_000 },
+      { kind: "next", a: 0 },
+      { kind: "next", a: 1 },
+      { kind: "next", a: 2 }
+    ])))
 })
