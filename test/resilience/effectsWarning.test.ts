@@ -26,7 +26,7 @@ const warningsOn = (target: { host: string; port: number; password: string }) =>
 it.live("a server that replicates effects gets one warning naming the setting to change", () =>
   Effect.gen(function*() {
     const server = yield* Effect.acquireRelease(
-      Effect.promise(() => startServer({ effects: true })),
+      Effect.promise(() => startServer({ effectsThreshold: 300 })),
       (s) => Effect.promise(() => disposeServer(s))
     )
     const warned = yield* warningsOn(server)

@@ -57,7 +57,7 @@ const waitReady = async (child: ChildProcess) =>
   })
 
 export const startServer = async (
-  options: { persist?: boolean; effects?: boolean } = {}
+  options: { persist?: boolean; effectsThreshold?: number } = {}
 ): Promise<RunningServer> => {
   const port = await freePort()
   const password = randomBytes(18).toString("base64url")
@@ -76,8 +76,8 @@ export const startServer = async (
     modulePath,
     // As every server Relay starts: writes replicate as queries (database/effectsReplication.ts).
     "EFFECTS_THRESHOLD",
-    // `effects`: FalkorDB's default, for the test that Relay warns of it.
-    options.effects === true ? "300" : String(effectsThreshold),
+    // Another value: FalkorDB's default (300), or 0 (always effects), for the tests of what it does.
+    String(options.effectsThreshold ?? effectsThreshold),
     "--save",
     "",
     ...(options.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])

@@ -26,6 +26,9 @@ const VersionRow = Schema.Struct({ schema: Schema.Unknown })
 const versionQuery = `OPTIONAL MATCH (clk:RelayClock {id: 0}) RETURN clk.schema AS schema`
 
 const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number) })
+
+const EmptyRow = Schema.Struct({ empty: Schema.Boolean })
+const emptyQuery = `OPTIONAL MATCH (n) WITH n LIMIT 1 RETURN n IS NULL AS empty`
 const topQuery = `MATCH (f:Fact) RETURN max(id(f)) AS top`
 
 /**
@@ -154,10 +157,15 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
       }
     }
   }
-  if (found === null || found < 4) yield* rewindForks(db)
+  // A new graph has nothing to migrate, and a write that changes nothing must not name properties
+  // the graph has not seen: FalkorDB 4.16 adds them to the graph but sends no such write to its
+  // append-only file or replicas, so a later write replicated as effects names them by ids that
+  // mean something else there (database/effectsReplication.ts).
+  const empty = found === null && (yield* db.read(emptyQuery, {}, EmptyRow))[0]?.empty === true
+  if (!empty && (found === null || found < 4)) yield* rewindForks(db)
   // Before the recount, which reads each task's status from its STATE edge.
-  if (found === null || found < 6) yield* moveTaskState(db, migrationBatch)
-  if (found === null || found < 5) yield* countTasks(db)
+  if (!empty && (found === null || found < 6)) yield* moveTaskState(db, migrationBatch)
+  if (!empty && (found === null || found < 5)) yield* countTasks(db)
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.
   return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess
