@@ -9,10 +9,10 @@ import { configNumber } from "./serverTimeout.js"
  * 300 us: a loaded server, a slow statement). On 4.16.3 a memory replayed from effects can hold a
  * property under an attribute id with no name: an acknowledged fact whose `written_by` reads as
  * null, and a server that crashes (SIGSEGV in Map_Add) when anything lists that fact's properties.
- * The cause, found with test/faults/effectsReplay.test.ts: a write that changes nothing still adds
- * the property names it mentions to the graph, but is neither persisted nor replicated; a later
- * write sent as effects adds its own new names by name and sets values by the primary's ids, which
- * are shifted on the replay. A new graph's first start therefore writes only its version
+ * The cause (docs/design/falkordb-effects.md has four statements that show it): a write whose CREATE
+ * did not run still adds the property names that CREATE mentions to the graph, but is neither
+ * persisted nor replicated; a later write sent as effects adds its own new names by name and sets
+ * values by the primary's ids, which the replay has shifted. A new graph's first start therefore writes only its version
  * (schemaVersion.ts), but any refused or empty write (a refused save, a lost lease) can do it.
  * test/faults/databaseKill.test.ts found it after a kill in 6 runs of 13, in none of 13 with this
  * setting; a replica applying effects crashed in AttributeSet_Update (the failover test).
