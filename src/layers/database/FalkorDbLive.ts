@@ -142,6 +142,8 @@ export const FalkorDbLive = Layer.scoped(
           "FalkorDB applies no timeout to writes (its TIMEOUT_DEFAULT and TIMEOUT_MAX are 0): a long write holds the graph until it ends"
         )
       }
+      // A server that refuses GRAPH.CONFIG (an ACL, a managed service) or does not answer in time is
+      // not known to send effects: nothing to say.
       if (
         !(yield* Ref.getAndSet(checkedEffects, true)) &&
         (yield* replicatesEffects(db).pipe(Effect.timeout(connectTimeout), Effect.orElseSucceed(() => false)))

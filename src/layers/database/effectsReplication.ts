@@ -12,8 +12,9 @@ import { configNumber } from "./serverTimeout.js"
  * The cause (docs/design/falkordb-effects.md has four statements that show it): a write whose CREATE
  * did not run still adds the property names that CREATE mentions to the graph, but is neither
  * persisted nor replicated; a later write sent as effects adds its own new names by name and sets
- * values by the primary's ids, which the replay has shifted. A new graph's first start therefore writes only its version
- * (schemaVersion.ts), but any refused or empty write (a refused save, a lost lease) can do it.
+ * values by the primary's ids, which the replay has shifted. A new graph's first start therefore
+ * writes only its version (schemaVersion.ts), but any refused or empty write (a refused save, a
+ * lost lease) can do it.
  * test/faults/databaseKill.test.ts found it after a kill in 6 runs of 13, in none of 13 with this
  * setting; a replica applying effects crashed in AttributeSet_Update (the failover test).
  * Relay's writes are deterministic (no rand() or timestamp(); the one pick under a LIMIT whose
@@ -26,13 +27,12 @@ import { configNumber } from "./serverTimeout.js"
 export const effectsThreshold = 1_000_000_000
 
 /**
- * Whether the server replicates writes as effects. A server that refuses GRAPH.CONFIG (an ACL, a
- * managed service) is not known to: nothing to say.
+ * Whether the server replicates writes as effects. It fails as the driver does; FalkorDbLive.ts
+ * takes a failure for no.
  */
 export const replicatesEffects = (db: FalkorDB) =>
   Effect.tryPromise({ try: () => db.configGet("EFFECTS_THRESHOLD"), catch: classify }).pipe(
-    Effect.map((reply) => configNumber(reply) < effectsThreshold),
-    Effect.catchIf((e) => !e.transient, () => Effect.succeed(false))
+    Effect.map((reply) => configNumber(reply) < effectsThreshold)
   )
 
 export const effectsWarning =

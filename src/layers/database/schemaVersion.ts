@@ -26,10 +26,10 @@ const VersionRow = Schema.Struct({ schema: Schema.Unknown })
 const versionQuery = `OPTIONAL MATCH (clk:RelayClock {id: 0}) RETURN clk.schema AS schema`
 
 const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number) })
+const topQuery = `MATCH (f:Fact) RETURN max(id(f)) AS top`
 
 const EmptyRow = Schema.Struct({ empty: Schema.Boolean })
 const emptyQuery = `OPTIONAL MATCH (n) WITH n LIMIT 1 RETURN n IS NULL AS empty`
-const topQuery = `MATCH (f:Fact) RETURN max(id(f)) AS top`
 
 /**
  * A range of node ids: each fact with its parent, what it stores, and the first decision or
@@ -162,10 +162,12 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
   // append-only file or replicas, so a later write replicated as effects names them by ids that
   // mean something else there (database/effectsReplication.ts).
   const empty = found === null && (yield* db.read(emptyQuery, {}, EmptyRow))[0]?.empty === true
-  if (!empty && (found === null || found < 4)) yield* rewindForks(db)
-  // Before the recount, which reads each task's status from its STATE edge.
-  if (!empty && (found === null || found < 6)) yield* moveTaskState(db, migrationBatch)
-  if (!empty && (found === null || found < 5)) yield* countTasks(db)
+  if (!empty) {
+    if (found === null || found < 4) yield* rewindForks(db)
+    // Before the recount, which reads each task's status from its STATE edge.
+    if (found === null || found < 6) yield* moveTaskState(db, migrationBatch)
+    if (found === null || found < 5) yield* countTasks(db)
+  }
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.
   return (typeof now === "number" && now > schemaVersion ? now : null) satisfies GraphAccess

@@ -7,8 +7,8 @@ import { byState, taskMap, withState } from "./taskMap.js"
 
 /**
  * The four lists in one statement (they were four, a quarter of a briefing's statements), each
- * branch through its own index (created_at, STATE's lease_until, TaskNote.created_at, STATE's status) and stopped
- * at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
+ * branch through its own index (created_at, STATE's lease_until, TaskNote.created_at, STATE's
+ * status) and stopped at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
  * variable (taskMap's) once per query.
  */
 const none = "null AS note, null AS by, null AS at"

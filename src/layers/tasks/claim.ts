@@ -5,7 +5,7 @@ import { toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { Claim, ClaimRequest } from "../../services/TaskStore.js"
 import { moveCount } from "./taskCounts.js"
-import { queueNode, taskMap } from "./taskMap.js"
+import { queueNode, taskById, taskMap } from "./taskMap.js"
 
 /** How many queue places one claim looks at past the head (exact index lookups, then a sort of at most this many). */
 export const queueWindow = 64
@@ -31,7 +31,7 @@ const previous = (where: string) =>
  * task held by the caller is a retry of a claim that landed: answered as it stands.
  */
 export const byIdQuery = previous("") +
-  `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+  `${taskById("$id")}` +
   `WITH t, t_s, CASE ` +
   `WHEN $fence IS NOT NULL THEN CASE WHEN t_s.status = 'claimed' AND t_s.fence = $fence AND t_s.holder = $by ` +
   `THEN 'heartbeat' ELSE 'lease_lost' END ` +
@@ -49,8 +49,8 @@ export const byIdQuery = previous("") +
 /**
  * The queue's next task, as one statement: the claim whose lease ran out first (through the
  * lease_until index; of equal leases the lowest id, so a replica or a replayed append-only file that
- * runs this query picks the task it picked here), else the open task with the lowest place at or past the queue's head
- * (exact lookups through the seq index: the head's place, and only when that is empty the rest of
+ * runs this query picks the task it picked here), else the open task with the lowest place at or
+ * past the queue's head (exact lookups through the seq index: the head's place, and only when that is empty the rest of
  * `queueWindow` places; never a sort of every open task). Every lookup is of a STATE edge's index.
  * The head moves past the place taken; a window with no open task moves it a window on and answers
  * `again` while places remain beyond it.

@@ -3,13 +3,13 @@ import { InvalidInput, TaskNotFound } from "../../domain/errors.js"
 import { TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { moveCount } from "./taskCounts.js"
-import { queueNode, taskMap } from "./taskMap.js"
+import { queueNode, taskById, taskMap } from "./taskMap.js"
 
 /**
  * A person's decision on a task awaiting approval, in one statement: approved, it enters the queue at
  * the tail (open); rejected, it stays out for good. Any other status is left as it is.
  */
-const decideQuery = `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+const decideQuery = `${taskById("$id")}` +
   `${queueNode} ` +
   `WITH t, t_s, qt, t_s.status = 'awaiting_approval' AS pending, qt.tail + 1 AS place ` +
   `FOREACH (_ IN CASE WHEN pending AND $approve THEN [1] ELSE [] END | ` +

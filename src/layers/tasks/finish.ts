@@ -6,7 +6,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { FinishRequest } from "../../services/TaskStore.js"
 import { leaseLost } from "./claim.js"
 import { moveCount } from "./taskCounts.js"
-import { queueNode, taskMap } from "./taskMap.js"
+import { queueNode, taskById, taskMap } from "./taskMap.js"
 
 /**
  * Finishes a task in one compare-and-set statement: only the holder with the current fence. `failed`
@@ -15,7 +15,7 @@ import { queueNode, taskMap } from "./taskMap.js"
  * tried, for the briefing and the next agent). The same finish again (same fence and outcome) is a
  * retry of one that landed, answered as it stands.
  */
-const finishQuery = `MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+const finishQuery = `${taskById("$id")}` +
   `WITH t, t_s, CASE ` +
   `WHEN t_s.holder = $by AND t_s.fence = $fence AND t_s.status = 'claimed' THEN 'finish' ` +
   `WHEN t_s.holder = $by AND t_s.fence = $fence AND t_s.last_outcome = $outcome THEN 'repeat' ` +

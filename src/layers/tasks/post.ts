@@ -4,7 +4,7 @@ import { TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { NewTask } from "../../services/TaskStore.js"
 import { moveCount } from "./taskCounts.js"
-import { queueNode, taskMap } from "./taskMap.js"
+import { queueNode, taskById, taskMap } from "./taskMap.js"
 
 /**
  * Posts a task in one statement (the task node and its STATE edge, taskMap.ts): a place in the
@@ -26,7 +26,7 @@ const postQuery = `${queueNode} ` +
   `seq: CASE WHEN $needsApproval THEN null ELSE place END}]->(t) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $now}]->(af))) ` +
   `WITH old, [x IN $about WHERE NOT x IN [g IN facts | g.id]] AS missing ` +
-  `OPTIONAL MATCH (t:Task {id: $id})-[t_s:STATE]->(t) ` +
+  `${taskById("$id", true)}` +
   `RETURN old IS NOT NULL AS existing, missing, ` +
   `CASE WHEN t IS NULL THEN null ELSE ${taskMap("t")} END AS task, ` +
   `t.title AS title, t.detail AS detail, t.needs_approval AS needs, t.max_attempts AS max`

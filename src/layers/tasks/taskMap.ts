@@ -7,10 +7,17 @@ import { oneHop } from "../factStore/oneHop.js"
  * needs_approval, max_attempts) and a STATE self-loop that keeps what claims, finishes and decisions
  * change (status, seq, holder, fence, lease_until, claim_id, claimed_at, attempts, the last finish,
  * the decision). In FalkorDB 4.16 the first node property SET after any labelled node is created (a
- * save, a post) costs in proportion to the graph's nodes: a claim after a post took 35 ms at 1M
+ * save, a post) costs in proportion to the graph's nodes: a claim after a post took 42 ms at 1M
  * facts. An edge's property SET costs what it is (docs/design/performance.md). Schema 6.
  */
-export const stateOf = (v: string): string => `${v}_s`
+const stateOf = (v: string): string => `${v}_s`
+
+/**
+ * The task whose id is the Cypher expression `id`, as `t`, and its STATE edge, as `t_s`
+ * (`optional`: nulls when there is none).
+ */
+export const taskById = (id: string, optional = false): string =>
+  `${optional ? "OPTIONAL " : ""}MATCH (t:Task {id: ${id}})-[t_s:STATE]->(t) `
 
 /** Binds the STATE edge of the task already bound as `v` (an Expand Into from one node). */
 export const withState = (v: string): string => `MATCH (${v})-[${stateOf(v)}:STATE]->(${v}) `

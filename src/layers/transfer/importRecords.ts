@@ -22,7 +22,7 @@ import { inheritedStale, markDependents, neverStale } from "../factStore/stalene
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
-import { queueNode } from "../tasks/taskMap.js"
+import { queueNode, taskById } from "../tasks/taskMap.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -203,7 +203,7 @@ const taskNoteQuery = `MATCH (t:Task {id: $taskId}) ` +
 /** Open tasks join the queue's tail in the order given (the place is read before it is set). */
 const queueTasks = `${queueNode} ` +
   `WITH qt, qt.tail AS base UNWIND range(0, size($ids) - 1) AS i ` +
-  `MATCH (t:Task {id: $ids[i]})-[t_s:STATE]->(t) SET t_s.seq = base + 1 + i ` +
+  `${taskById("$ids[i]")}SET t_s.seq = base + 1 + i ` +
   `WITH qt, base, count(*) AS placed SET qt.tail = base + size($ids)`
 
 /** When a task last entered a queue: posted, approved, or finished without being done. */
