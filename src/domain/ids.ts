@@ -34,17 +34,23 @@ export const FactId = Schema.compose(
 )
 export type FactId = typeof FactId.Type
 
+/**
+ * Marks a Schema whose value is a name the client chooses (an author, a claimer, a session): the graph
+ * keeps it and shows it, so policies/scanNames.ts scans every such field of every tool for secrets.
+ */
+export const NameField: unique symbol = Symbol.for("relay/NameField")
+
 /** Who wrote or decided something: a label the client chooses, not an identity. */
 export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Your stable name" })
+  Schema.annotations({ [NameField]: true, description: "Your stable name" })
 )
 
 export const SessionId = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
     message: () => "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ description: "Choose one per conversation and reuse it" })
+  Schema.annotations({ [NameField]: true, description: "Choose one per conversation and reuse it" })
 )

@@ -5,6 +5,7 @@ import type { ErrorCode } from "../domain/errors.js"
 import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
+import { scanNames } from "../policies/scanNames.js"
 import { retryTransient } from "../policies/retry.js"
 import { withCallBudget } from "../policies/timeout.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -158,6 +159,7 @@ const runAfterReply = (pending: Ref.Ref<Option.Option<Effect.Effect<void, ToolEr
 export const callTool = (tool: AnyTool, args: unknown) =>
   Effect.flatMap(Ref.make(Option.none<Effect.Effect<void, ToolError>>()), (afterReply) =>
     decodeInput(tool, args).pipe(
+      Effect.flatMap(scanNames(tool)),
       Effect.flatMap(resolveFactIdPrefixes(tool)),
       Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
       (call) => applyPolicies(call, tool.wholeGraph === true),

@@ -28,7 +28,6 @@ export const confirmFact = defineTool({
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)
-    yield* scanner.check("confirmed_by", input.confirmed_by)
     const call = yield* ToolCall
     const c = yield* (yield* FactStore).confirm({
       callId: input.request_id === undefined ? call.id : requestConfirmationId(input.confirmed_by, input.request_id),

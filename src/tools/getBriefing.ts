@@ -6,7 +6,6 @@ import { BriefingOutput } from "../domain/outputs.js"
 import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
-import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
 import { briefingTasks, noTasks } from "./briefingTasks.js"
 import { renderBriefing } from "./render/briefing.js"
@@ -30,8 +29,6 @@ export const getBriefing = defineTool({
   output: BriefingOutput,
   render: renderBriefing,
   handler: Effect.fn("relay/tools/relay_get_briefing")(function*(input) {
-    // The name is stored (the reader's BriefingCursor): a token pasted as a name must not land.
-    yield* (yield* SecretScanner).check("my_name", input.my_name)
     const at = yield* cursorNumbers(input.cursor, 9)
     const tag = at?.[8]
     if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader

@@ -34,7 +34,6 @@ export const resolveConflict = defineTool({
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)
-    yield* scanner.check("resolved_by", input.resolved_by)
     const call = yield* ToolCall
     const callId = input.request_id === undefined ? call.id : requestCallId(input.resolved_by, input.request_id)
     const store = yield* FactStore

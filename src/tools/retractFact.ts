@@ -28,7 +28,6 @@ export const retractFact = defineTool({
     const reason = input.reason.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("reason", reason)
-    yield* scanner.check("retracted_by", input.retracted_by)
     const call = yield* ToolCall
     const r = yield* (yield* FactStore).retract({
       callId: input.request_id === undefined ? call.id : requestRetractionId(input.retracted_by, input.request_id),
