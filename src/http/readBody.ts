@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { maxNesting, nestsAtMost } from "../mcp/jsonShape.js"
 import { rpcError } from "./replies.js"
 
 /**
@@ -18,30 +19,6 @@ const readBody = (req: IncomingMessage, maxBytes: number) =>
     req.on("end", () => resolve(size > maxBytes ? null : Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
-
-/** Deeper than any message of MCP (a batch of calls with a list in their arguments is 5). */
-const maxNesting = 32
-
-/**
- * Whether JSON text nests arrays and objects at most `max` deep, brackets inside strings aside.
- * Checked before parsing: a body of a few MB of `[` took two seconds of CPU to parse, and decoding
- * what it made overflowed the stack, so one client could stall every other session.
- */
-const nestsAtMost = (text: string, max: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++ // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return false
-    } else if (c === 0x5d || c === 0x7d) depth--
-  }
-  return true
-}
 
 /**
  * The body parsed as JSON, or a refusal to send (413, 400 for nesting too deep, or 400 Parse

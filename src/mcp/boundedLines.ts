@@ -1,5 +1,6 @@
-import type { RequestId } from "@modelcontextprotocol/sdk/types.js"
+import { JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Transform, type TransformCallback } from "node:stream"
+import { idOf, maxNesting, nestsAtMost, topLevelId } from "./jsonShape.js"
 
 /**
  * The largest request line Relay reads: the largest valid call (2,000 code points of content,
@@ -30,8 +31,37 @@ export const requestIdOf = (head: string, tail: string): RequestId | undefined =
   return typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : undefined
 }
 
+/** Why a whole line is not handed on: nested past maxNesting, or JSON that is no JSON-RPC message. */
+export type Unreadable = "too_deep" | "not_json" | "not_a_message"
+
 /**
- * Passes stdin on line by line, each line whole and at most `maxBytes` long. A longer line is
+ * Whether a line the SDK would refuse (or choke on), and the request id it carries where that can be
+ * read. The SDK's transport hands such a line to onerror without it, so its answer had `id: null` and
+ * the client waited for its own id forever (params that are nested arrays); a line nested thousands
+ * deep overflowed the stack in decoding. Text that is not JSON is answered with the id its start
+ * shows, if any (a line cut short still names the request the client waits on).
+ */
+export const unreadable = (
+  text: string
+): { readonly why: Unreadable; readonly id: RequestId | undefined } | undefined => {
+  if (text.trim() === "") return undefined
+  if (!nestsAtMost(text, maxNesting)) return { why: "too_deep", id: topLevelId(text) }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return { why: "not_json", id: topLevelId(text) }
+  }
+  if (JSONRPCMessageSchema.safeParse(parsed).success) return undefined
+  const id = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+    ? idOf((parsed as { readonly id?: unknown }).id)
+    : undefined
+  return { why: "not_a_message", id }
+}
+
+/**
+ * Passes stdin on line by line, each line whole and at most `maxBytes` long, and a JSON-RPC message
+ * nested at most maxNesting deep (others are reported with their id, `unreadable`). A longer line is
  * dropped as it streams (only its two ends are kept, so memory stays bounded however long it is)
  * and reported with its id once its newline arrives; the lines after it are read as usual. A line
  * cut off by the end of stdin is dropped: it is not a message, and nobody waits for its answer.
@@ -46,7 +76,9 @@ export class BoundedLines extends Transform {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly onOversized: (id: RequestId | undefined, bytes: number) => void
+    private readonly onOversized: (id: RequestId | undefined, bytes: number) => void,
+    /** Without it, every line is passed on as it is. */
+    private readonly onUnreadable?: (id: RequestId | undefined, why: Unreadable) => void
   ) {
     super()
   }
@@ -87,10 +119,14 @@ export class BoundedLines extends Transform {
       this.onOversized(requestIdOf(dropped.head.toString("utf8"), dropped.tail.toString("utf8")), dropped.bytes)
       return
     }
-    // One push a line, so the SDK's read buffer never holds more than one line.
-    this.push(Buffer.concat([...this.#pending, lineEnd]))
+    const line = Buffer.concat(this.#pending)
     this.#pending = []
     this.#pendingBytes = 0
+    const check = this.onUnreadable
+    const refused = check === undefined ? undefined : unreadable(line.toString("utf8"))
+    if (refused !== undefined) return check!(refused.id, refused.why)
+    // One push a line, so the SDK's read buffer never holds more than one line.
+    this.push(Buffer.concat([line, lineEnd]))
   }
 }
 

@@ -5,14 +5,15 @@ import type { ErrorCode } from "../domain/errors.js"
 import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
-import { scanNames } from "../policies/scanNames.js"
 import { retryTransient } from "../policies/retry.js"
+import { scanNames } from "../policies/scanNames.js"
 import { withCallBudget } from "../policies/timeout.js"
 import { ToolCall } from "../services/ToolCall.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { compactReply } from "./compactJson.js"
 import { pageFor, renderResult } from "./render.js"
 import { jsonForm } from "./replyForm.js"
+import { echoName, quoteName } from "./rpcErrors.js"
 import { ShortIds } from "./shortIds.js"
 
 export interface ToolResult {
@@ -43,9 +44,9 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const first = issues[0]
   if (first === undefined) return "the input does not match the tool's schema"
-  // A field name is the caller's text too: name it, but not at any length.
+  // A field name is the caller's text too: name it, but not at any length nor raw (echoName).
   const path = first.path.map(String).join(".")
-  const field = path === "" ? "input" : path.length > 64 ? `${path.slice(0, 64)}...` : path
+  const field = path === "" ? "input" : echoName(path)
   const message = first._tag === "Unexpected" ?
     "is not a field of this tool" :
     first._tag === "Missing"
@@ -113,8 +114,7 @@ export const toFailureResult = (tool: AnyTool | null, error: ToolError): ToolRes
  * so it spends the rate limit (before, 2,000 of them in 0.7 s cost nothing). The name is the
  * caller's text: only a short prefix of it is echoed.
  */
-export const callUnknownTool = (name: string) =>
-  callRefused("tool", `name: there is no tool called ${JSON.stringify(name.slice(0, 64))}`)
+export const callUnknownTool = (name: string) => callRefused("tool", `name: there is no tool called ${quoteName(name)}`)
 
 /** A request refused as `invalid_input` before any tool runs (an unknown tool, prompt or resource), through the policies. */
 export const callRefused = (what: string, message: string) =>

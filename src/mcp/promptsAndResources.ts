@@ -7,7 +7,7 @@ import { getContext } from "../tools/getContext.js"
 import { getThread } from "../tools/getThread.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toFailureResult, type ToolResult } from "./callTool.js"
-import { RpcFailure } from "./rpcErrors.js"
+import { echoName, quoteName, RpcFailure } from "./rpcErrors.js"
 
 /**
  * MCP prompts and resources: memory for clients that load a prompt or attach a resource rather than
@@ -83,14 +83,14 @@ export const promptListing = (self: string | undefined) => [{
 export const getPrompt = async (calls: Calls, name: string, args: Readonly<Record<string, string>> | undefined) => {
   if (name !== startSession.name) {
     return unwrap(
-      await calls.refuse("prompt", `name: there is no prompt called ${JSON.stringify(name.slice(0, 64))}`),
+      await calls.refuse("prompt", `name: there is no prompt called ${quoteName(name)}`),
       {}
     )
   }
   const unknown = Object.keys(args ?? {}).find((k) => k !== "name")
   if (unknown !== undefined) {
     return unwrap(
-      await calls.refuse("prompt argument", `${unknown.slice(0, 64)}: is not an argument of this prompt`),
+      await calls.refuse("prompt argument", `${echoName(unknown)}: is not an argument of this prompt`),
       {}
     )
   }

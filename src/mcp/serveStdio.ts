@@ -1,14 +1,29 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, FiberSet, Runtime } from "effect"
-import { BoundedLines, maxRequestBytes } from "./boundedLines.js"
+import { BoundedLines, maxRequestBytes, type Unreadable } from "./boundedLines.js"
 import { failure, internalMessage, type ToolResult } from "./callTool.js"
+import { maxNesting } from "./jsonShape.js"
 import { type CallRunner, makeRelayServer, type ToolServices } from "./mcpHandlers.js"
 import { structuredContentSetting } from "./replyForm.js"
 
 export { serverInfo } from "./mcpHandlers.js"
 
 const tooLarge = `the request is larger than ${maxRequestBytes / 1024 / 1024} MiB, Relay's limit for one message`
+const notAMessage = "Invalid Request: not a JSON-RPC 2.0 message"
+const refusals: Record<
+  Unreadable,
+  { readonly code: number; readonly message: string; readonly data?: Record<string, unknown> }
+> = {
+  // The contract's code, as an unknown tool's -32602 carries it: the input is what is wrong.
+  too_deep: {
+    code: ErrorCode.InvalidRequest,
+    message: `invalid_input: the message nests arrays and objects more than ${maxNesting} deep`,
+    data: { code: "invalid_input" }
+  },
+  not_json: { code: ErrorCode.ParseError, message: "Parse error" },
+  not_a_message: { code: ErrorCode.InvalidRequest, message: notAMessage }
+}
 
 /**
  * Serves the tools over stdio until the client goes away. stdout carries MCP messages only;
@@ -31,15 +46,16 @@ export const serveStdio = Effect.gen(function*() {
   process.stdin.once("end", finish)
   process.stdout.on("error", finish)
 
-  const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes))
+  const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes), (id, why) => unreadable(id, why))
   const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
   /**
    * An error for a line that was not read, with `id: null` where no id could be found (JSON-RPC's
    * rule). The SDK's message types have no null id, hence the cast; the wire form is what counts.
    */
-  const sendError = (id: RequestId | undefined, code: number, message: string) =>
-    transport.send({ jsonrpc: "2.0", id: id ?? null, error: { code, message } } as unknown as JSONRPCMessage)
-      .catch(() => undefined)
+  const sendError = (id: RequestId | undefined, code: number, message: string, data?: Record<string, unknown>) =>
+    transport.send(
+      { jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } } as unknown as JSONRPCMessage
+    ).catch(() => undefined)
   // The SDK's transport hands a line it cannot read to onerror and answers nothing, so the client
   // would wait for its request forever: a line that is not JSON is a parse error (-32700), JSON that
   // is no JSON-RPC message an invalid request (-32600). Other errors are only logged.
@@ -47,7 +63,7 @@ export const serveStdio = Effect.gen(function*() {
     const refusal = error.name === "SyntaxError"
       ? [ErrorCode.ParseError, "Parse error"] as const
       : error.name === "ZodError"
-      ? [ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"] as const
+      ? [ErrorCode.InvalidRequest, notAMessage] as const
       : undefined
     Runtime.runFork(runtime)(
       refusal === undefined
@@ -63,6 +79,17 @@ export const serveStdio = Effect.gen(function*() {
       Effect.logWarning("refused a request line over the size limit").pipe(
         Effect.annotateLogs({ bytes, id: id === undefined ? "unknown" : "known" }),
         Effect.zipRight(Effect.promise(() => sendError(id, ErrorCode.InvalidRequest, tooLarge)))
+      )
+    )
+
+  /** A whole line refused before the SDK reads it (boundedLines.ts: too deep, or no JSON-RPC message), answered with its id. */
+  const unreadable = (id: RequestId | undefined, why: Unreadable) =>
+    Runtime.runFork(runtime)(
+      Effect.logInfo(`refused an unreadable request line (${why})`).pipe(
+        Effect.annotateLogs({ id: id === undefined ? "unknown" : "known" }),
+        Effect.zipRight(
+          Effect.promise(() => sendError(id, refusals[why].code, refusals[why].message, refusals[why].data))
+        )
       )
     )
 

@@ -38,6 +38,9 @@ export const scanNames = (tool: AnyTool) => (input: unknown) => {
   })
   return names.length === 0
     ? Effect.succeed(input)
-    : Effect.flatMap(SecretScanner, (scanner) =>
-      Effect.as(Effect.forEach(names, ([field, value]) => scanner.check(field, value), { discard: true }), input))
+    : Effect.flatMap(
+      SecretScanner,
+      (scanner) =>
+        Effect.as(Effect.forEach(names, ([field, value]) => scanner.check(field, value), { discard: true }), input)
+    )
 }
