@@ -70,12 +70,35 @@ export const readHttpSettings = Config.all({
   ),
   /**
    * Open connections at most (well under a process's usual 1,024 files); at the cap a new one closes
-   * the oldest still sending headers, never one that sent a valid token (connectionGuard.ts).
+   * the oldest still sending headers, else an idle one of the token holding the most, never one with
+   * a request in flight (connectionGuard.ts).
    */
   maxConnections: Config.integer("RELAY_HTTP_MAX_CONNECTIONS").pipe(
     Config.withDefault(512),
     Config.validate({
       message: "RELAY_HTTP_MAX_CONNECTIONS must be a positive whole number",
+      validation: (n) => n > 0
+    })
+  ),
+  /**
+   * Open connections one peer address may hold (connectionGuard.ts); one more closes that peer's oldest
+   * still sending headers or idle. Behind a reverse proxy every client is the proxy's address: raise it.
+   */
+  maxConnectionsPerPeer: Config.integer("RELAY_HTTP_MAX_CONNECTIONS_PER_PEER").pipe(
+    Config.withDefault(256),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_CONNECTIONS_PER_PEER must be a positive whole number",
+      validation: (n) => n > 0
+    })
+  ),
+  /**
+   * Open connections that carried one token's requests; one more closes that token's oldest idle one,
+   * or is answered 429 and closed when all are busy (connectionGuard.ts).
+   */
+  maxConnectionsPerToken: Config.integer("RELAY_HTTP_MAX_CONNECTIONS_PER_TOKEN").pipe(
+    Config.withDefault(64),
+    Config.validate({
+      message: "RELAY_HTTP_MAX_CONNECTIONS_PER_TOKEN must be a positive whole number",
       validation: (n) => n > 0
     })
   ),

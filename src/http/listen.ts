@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { guardConnections } from "./connectionGuard.js"
+import { type ConnectionLimits, guardConnections } from "./connectionGuard.js"
 import { loopbackHosts } from "./HttpSettings.js"
 
 class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", {
@@ -16,14 +16,12 @@ type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: Readonl
  * On release, `beforeClose` runs (the sessions) before the open connections are cut.
  */
 export const listen = (
-  options: {
+  options: ConnectionLimits & {
     readonly host: string
     readonly port: number
     readonly extraHosts: ReadonlyArray<string>
     readonly requestTimeoutMillis: number
     readonly headersTimeoutMillis: number
-    readonly maxConnections: number
-    readonly maxPendingPerPeer: number
   },
   handler: Handler,
   onFailure: (res: ServerResponse, cause: unknown) => void,

@@ -85,7 +85,13 @@ export const serveHttp = Effect.gen(function*() {
     if (Either.isLeft(verified)) return unavailable(res)
     const caller = verified.right
     if (caller === null) return unauthorized(res, true, resourceMetadata)
-    markAuthenticated(req)
+    if (!markAuthenticated(req, caller.tokenId)) {
+      const most = config.maxConnectionsPerToken
+      return rpcError(res, 429, -32000, `too many busy connections for this token (at most ${most})`, {
+        "retry-after": "1",
+        connection: "close"
+      })
+    }
     if (approval !== null) {
       if (req.method !== "POST") return json(res, 405, { error: "approve or reject with a POST" })
       return sendDecision(res, await run(Effect.orDie(decideOverHttp(caller, approval))))
@@ -102,8 +108,14 @@ export const serveHttp = Effect.gen(function*() {
     if (typeof sessionId === "string") {
       const session = sessions.open.get(sessionId)
       // Another token's session is answered exactly as an unknown one: it must not reach that workspace.
+      // It spends the token's rate limit like a call: before, a loop of them cost nothing (issue 40).
       if (session === undefined || session.caller.tokenId !== caller.tokenId) {
-        return rpcError(res, 404, -32001, "Session not found")
+        const limited = await run(Effect.either(sessions.spend(caller.tokenId)))
+        return Either.isLeft(limited)
+          ? rpcError(res, 429, -32000, `rate_limited: ${limited.left.message}`, {
+            "retry-after": String(Math.ceil(limited.left.retryAfterMillis / 1000))
+          })
+          : rpcError(res, 404, -32001, "Session not found")
       }
       session.lastSeen = now
       session.inFlight++

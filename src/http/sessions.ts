@@ -85,5 +85,7 @@ export const makeSessions = Effect.gen(function*() {
     await oldest.close()
     return true
   }
-  return { open, openSession, closeIdle, closeAll, countFor, evictIdleOf }
+  /** One call's worth of the token's rate limit, spent by a request that runs no tool (an unknown session). */
+  const spend = (tokenId: string) => Effect.flatMap(limiterFor(tokenId), (limiter) => limiter.take)
+  return { open, openSession, closeIdle, closeAll, countFor, evictIdleOf, spend }
 })
