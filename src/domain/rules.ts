@@ -98,12 +98,22 @@ export const briefingServed = (
  */
 export const confirmSpecialsCap = 64
 
+/**
+ * The most rows one confirmation may recompute past its own walk: the facts below it times the
+ * decided or confirmed facts among them, since the statement walks the subtree once for each. 63
+ * decisions in a 3,430-fact subtree (216,000 rows) took 821 ms of the writer (issue 40); past the cap
+ * the confirmation is refused like too many specials (confirm facts further down), so what runs is
+ * one walk of the subtree, as a decision's marking is, plus at most this many rows.
+ */
+export const confirmWorkCap = 32_000
+
 /** What a refused relay_confirm_fact answers; see domain/model/confirm.ts. */
 export const confirmMessage = {
   not_stale: "fact_id: the fact is not stale now (nothing it builds on was superseded or retracted since it was " +
     "saved or confirmed), so there is nothing to confirm",
   decided: "fact_id: the fact is itself superseded or retracted; a confirmation only says that a stale fact " +
     "still holds (to restore it, save it again)",
-  too_many: `fact_id: more than ${confirmSpecialsCap} superseded, retracted or confirmed facts build on this one, ` +
-    "more than one confirmation recomputes; nothing was written: confirm the facts further down that still hold"
+  too_many: `fact_id: too much builds on this one for one confirmation to recompute (over ${confirmSpecialsCap} ` +
+    `superseded, retracted or confirmed facts below it, or over ${confirmWorkCap} facts below it counted once for ` +
+    "each of those); nothing was written: confirm the facts further down that still hold"
 } as const

@@ -1,4 +1,4 @@
-import { confirmSpecialsCap } from "../rules.js"
+import { confirmSpecialsCap, confirmWorkCap } from "../rules.js"
 import { byId, type GraphModel } from "./graph.js"
 import { retractedIds, status, supersededIds } from "./status.js"
 import { impact } from "./walks.js"
@@ -28,8 +28,11 @@ export const confirmOutcome = (
   if (status(model, id) === "stale") {
     // Its statement walks the subtree once per decided or confirmed fact below it: bounded.
     const confirmed = new Set((model.confirmations ?? []).map((c) => c.fact))
-    const special = impact(model, id).filter((d) => superseded.has(d.id) || retracted.has(d.id) || confirmed.has(d.id))
-    return special.length > confirmSpecialsCap ? { refused: "too_many" } : "confirms"
+    const below = impact(model, id)
+    const special = below.filter((d) => superseded.has(d.id) || retracted.has(d.id) || confirmed.has(d.id))
+    return special.length > confirmSpecialsCap || special.length * below.length > confirmWorkCap
+      ? { refused: "too_many" }
+      : "confirms"
   }
   const last = lastConfirmation(model, id)
   return last === null ? { refused: "not_stale" } : { already: last }

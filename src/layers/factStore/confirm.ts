@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { InvalidInput, InvalidResolution, noFactWithId } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { confirmMessage, confirmSpecialsCap } from "../../domain/rules.js"
+import { confirmMessage, confirmSpecialsCap, confirmWorkCap } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Confirmation, Confirmed } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -22,7 +22,9 @@ import { neverStale, staleAt, staleNow } from "./staleness.js"
  * fact gathers its specials. A fact is stamped after its parent, so a fact's specials sorted by
  * created_at are its chain from f down, and one pass from the nearest up carries the latest
  * confirmation met, as domain/model/status.ts walks. The cost is the subtree times its specials,
- * so a confirmation with more than `confirmSpecialsCap` of them below it is refused, nothing written.
+ * so a confirmation with more than `confirmSpecialsCap` of them below it, or whose subtree times its
+ * specials passes `confirmWorkCap`, is refused, nothing written: the refusal walks the subtree once.
+ * What runs is then one walk of the subtree (as a decision's marking) plus at most the cap in rows.
  */
 const specialsCap = confirmSpecialsCap
 
@@ -50,11 +52,17 @@ const recomputed = `reduce(d_acc = [${never}, -1], d_i IN range(size(ups) - 1, 0
 
 /**
  * The decided or confirmed facts strictly below `top` (none when top is null), as `inside`, with
- * `carry`. Read before anything is written, so a confirmation over too many is refused whole.
+ * `carry`. Read before anything is written, so a confirmation over too many is refused whole. When
+ * the recompute would pass confirmWorkCap rows, `inside` is a list of nulls one longer than the cap,
+ * so confirmGate refuses it (`tooMany`) as it does too many specials and nothing is unwound from it.
  */
 export const specialsBelow = (carry: ReadonlyArray<string>): string =>
-  `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${special} AND ${sameMerge("x", "top")} ` +
-  `WITH ${carry.join(", ")}, collect(x) AS inside `
+  `OPTIONAL MATCH (top)<-[:BUILDS_ON*1..]-(x) WHERE ${sameMerge("x", "top")} ` +
+  `WITH ${
+    carry.join(", ")
+  }, collect(CASE WHEN x IS NULL THEN null WHEN ${special} THEN x END) AS inside, count(x) AS below ` +
+  `WITH ${carry.join(", ")}, CASE WHEN size(inside) * below > ${confirmWorkCap} ` +
+  `THEN [n IN range(0, ${specialsCap}) | null] ELSE inside END AS inside `
 
 /**
  * After a Confirmation of f stamped `ts` was written (`make`; nothing when not): every stamp at or
