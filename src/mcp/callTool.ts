@@ -154,9 +154,10 @@ const runAfterReply = (pending: Ref.Ref<Option.Option<Effect.Effect<void, ToolEr
  * Details of database failures and defects go to the stderr log only. The call's span is the
  * handler's own (Effect.fn, named after the tool); a second span around it cost ~14 us a call.
  * What the tool left for after its reply (a briefing's cursor move) runs only once the reply is
- * built and within the size cap; if it fails, the call answers its failure instead of the reply.
+ * built and within the size cap, and not when the client cancelled the request by then (`signal`:
+ * the SDK then sends no reply); if it fails, the call answers its failure instead of the reply.
  */
-export const callTool = (tool: AnyTool, args: unknown) =>
+export const callTool = (tool: AnyTool, args: unknown, signal?: AbortSignal) =>
   Effect.flatMap(Ref.make(Option.none<Effect.Effect<void, ToolError>>()), (afterReply) =>
     decodeInput(tool, args).pipe(
       Effect.flatMap(scanNames(tool)),
@@ -176,7 +177,14 @@ export const callTool = (tool: AnyTool, args: unknown) =>
           })
         })
       ),
-      Effect.tap((result) => result.isError === true ? Effect.void : runAfterReply(afterReply)),
+      Effect.tap((result) =>
+        result.isError === true
+          ? Effect.void
+          : signal?.aborted === true
+          // The client cancelled (an SDK timeout does): the SDK sends no reply, so nothing moves.
+          ? Effect.logInfo(`${tool.name}: cancelled by the client; what it left for after its reply was not done`)
+          : runAfterReply(afterReply)
+      ),
       Effect.exit,
       Effect.flatMap((exit) =>
         Exit.match(exit, {

@@ -90,15 +90,25 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
   const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
-  const invoke = (tool: AnyTool, args: unknown, json: "compact" | "full" = "full"): Promise<ToolResult> => {
-    const call = (admitted: unknown) => run(Effect.locally(callTool(tool, admitted), jsonForm, json))
+  const invoke = (
+    tool: AnyTool,
+    args: unknown,
+    json: "compact" | "full" = "full",
+    signal?: AbortSignal
+  ): Promise<ToolResult> => {
+    const call = (admitted: unknown) => run(Effect.locally(callTool(tool, admitted, signal), jsonForm, json))
     if (gate === undefined) return call(args)
     const admitted = gate.admit(tool, args)
     return "refused" in admitted ? Promise.resolve(admitted.refused) : call(admitted.args)
   }
   /** tools/call answers in the configured form; prompts and resources read the full one. */
   const toolJson = form.json === "compact" ? "compact" : "full"
-  const calls: Calls = { invoke, refuse: (what, message) => run(callRefused(what, message)), self: gate?.self }
+  /** The calls a prompt or resource makes, cancelled with the request that made them. */
+  const callsFor = (signal: AbortSignal): Calls => ({
+    invoke: (tool, args) => invoke(tool, args, "full", signal),
+    refuse: (what, message) => run(callRefused(what, message)),
+    self: gate?.self
+  })
   const prompts = promptListing(gate?.self)
   const resources = resourceListing(gate?.self)
 
@@ -107,9 +117,9 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     return Promise.resolve(page)
   }
   server.setRequestHandler(ListToolsRequestSchema, (request) => listed(request.params, { tools }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name)
-    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson).then(sent)
+    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, extra.signal).then(sent)
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
     return run(callUnknownTool(request.params.name)).then((refused) => {
@@ -120,13 +130,16 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
   server.setRequestHandler(ListPromptsRequestSchema, (request) => listed(request.params, { prompts }))
   server.setRequestHandler(
     GetPromptRequestSchema,
-    (request) => getPrompt(calls, request.params.name, request.params.arguments)
+    (request, extra) => getPrompt(callsFor(extra.signal), request.params.name, request.params.arguments)
   )
   server.setRequestHandler(ListResourcesRequestSchema, (request) => listed(request.params, { resources }))
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     (request) => listed(request.params, { resourceTemplates })
   )
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(calls, request.params.uri))
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    (request, extra) => readResource(callsFor(extra.signal), request.params.uri)
+  )
   return server
 }
