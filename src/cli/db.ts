@@ -15,6 +15,7 @@ const show = (s: EmbeddedStatus, json: boolean) =>
   json
     ? Console.log(JSON.stringify({
       running: s.running,
+      loading: s.loading,
       pid: Option.getOrNull(s.pid),
       dataDir: s.dataDir,
       socketPath: s.socketPath,
@@ -22,7 +23,9 @@ const show = (s: EmbeddedStatus, json: boolean) =>
       serverVersion: Option.getOrNull(s.serverVersion)
     }))
     : Console.log([
-      `running:         ${s.running ? "yes" : "no"}`,
+      `running:         ${
+        s.running ? s.loading ? "yes, still loading its files (calls wait until it is done)" : "yes" : "no"
+      }`,
       `pid:             ${Option.getOrElse(Option.map(s.pid, String), () => "-")}`,
       `data dir:        ${s.dataDir}`,
       `socket:          ${s.socketPath}`,

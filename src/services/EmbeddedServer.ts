@@ -23,6 +23,8 @@ export interface EmbeddedStatus {
   readonly dataDir: string
   readonly socketPath: string
   readonly running: boolean
+  /** Running but still reading its files (after a restart it replays its append-only file): calls wait. */
+  readonly loading: boolean
   readonly pid: Option.Option<number>
   /** FalkorDB module version, e.g. "4.16.3". */
   readonly moduleVersion: Option.Option<string>

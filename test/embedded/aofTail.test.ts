@@ -4,7 +4,7 @@ import { Effect, Option, Schedule } from "effect"
 import { sendCommands } from "../../src/layers/database/serverCommands.js"
 import { infoField } from "../../src/layers/database/serverInfo.js"
 import { rewriteLongTail } from "../../src/layers/embedded/aofTail.js"
-import { ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
+import { embeddedStatus, ensureEmbeddedServer } from "../../src/layers/embedded/EmbeddedServer.js"
 import { inDataDir, tempDataDir } from "./helpers.js"
 
 /**
@@ -40,5 +40,7 @@ layer(NodeContext.layer, { excludeTestServices: true })("the embedded server's a
       expect((yield* persistence).tail).toBeLessThan(budget)
       const [kept] = yield* sendCommands(socketPath, password, [["GET", "k99"]])
       expect(kept).toBe(value)
+      const status = yield* embeddedStatus.pipe(inDataDir(dir))
+      expect([status.running, status.loading]).toEqual([true, false])
     }))
 })

@@ -22,18 +22,33 @@ export const embeddedStatusAt = (
       const stopped: EmbeddedStatus = {
         ...base,
         running: false,
+        loading: false,
         pid: livePid,
         moduleVersion: Option.none(),
         serverVersion: Option.none()
       }
       const password = yield* readPassword(layout.passwordFile)
       if (Option.isNone(password)) return stopped
-      const replies = yield* sendCommands(layout.socketPath, password.value, [["MODULE", "LIST"], ["INFO", "server"]])
-        .pipe(
-          Effect.option
-        )
+      const replies = yield* sendCommands(layout.socketPath, password.value, [
+        ["MODULE", "LIST"],
+        ["INFO", "server"],
+        ["INFO", "persistence"]
+      ]).pipe(Effect.option)
       if (Option.isNone(replies)) return stopped
-      const [modules, info] = replies.value
+      const [modules, info, persistence] = replies.value
+      // While it replays its files the server answers INFO but refuses most else with LOADING.
+      const loading = (isReply(modules) && modules.message.startsWith("LOADING")) ||
+        Option.getOrElse(infoField(persistence, "loading"), () => "0") === "1"
+      if (loading && !isReply(info)) {
+        return {
+          ...base,
+          running: true,
+          loading: true,
+          pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
+          moduleVersion: Option.none(),
+          serverVersion: serverVersion(info)
+        }
+      }
       if (isReply(modules) || isReply(info)) {
         return yield* fail(
           `A server answers on ${layout.socketPath} but refuses the password in ${layout.passwordFile}.`
@@ -42,6 +57,7 @@ export const embeddedStatusAt = (
       return {
         ...base,
         running: true,
+        loading: false,
         pid: infoField(info, "process_id").pipe(Option.map(Number), Option.orElse(() => livePid)),
         moduleVersion: moduleVersion(modules),
         serverVersion: serverVersion(info)
