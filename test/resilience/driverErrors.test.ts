@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConnectionTimeoutError, ErrorReply, SimpleError, SocketClosedUnexpectedlyError } from "@redis/client"
 import { Cause, Effect, Exit } from "effect"
-import { classifyCommand, classifyQuery } from "../../src/layers/database/driverErrors.js"
 import type { DatabaseError } from "../../src/domain/errors.js"
+import { classifyCommand, classifyQuery } from "../../src/layers/database/driverErrors.js"
 import { ReplicasShortfall } from "../../src/layers/database/replication.js"
 
 /** The failure `classify` makes of `cause`; throws when it made a defect instead. */

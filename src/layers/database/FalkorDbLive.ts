@@ -252,8 +252,7 @@ export const FalkorDbLive = Layer.scoped(
           onConnection(
             timed,
             "query",
-            (connection) =>
-              driverCall(() => use(connection.db, connection.timeout), classifyQuery)
+            (connection) => driverCall(() => use(connection.db, connection.timeout), classifyQuery)
           )
         ),
         Effect.tapError((e) =>

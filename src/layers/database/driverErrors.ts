@@ -72,19 +72,20 @@ class DriverCallFailed extends Schema.TaggedError<DriverCallFailed>()("DriverCal
  * `unknownReply`'s to say: for a query it is a rejected statement (a defect, `classifyQuery`); for
  * a command (a setting, an index) the server declining it (`refused`, `classifyCommand`).
  */
-const classifyWith = (unknownReply: (cause: ErrorReply) => Effect.Effect<never, DatabaseError>) =>
-(cause: unknown): Effect.Effect<never, DatabaseError> => {
-  if (cause instanceof ErrorReply) {
-    return reasonOfReply(cause.message) === undefined ? unknownReply(cause) : Effect.fail(ofReply(cause))
+const classifyWith =
+  (unknownReply: (cause: ErrorReply) => Effect.Effect<never, DatabaseError>) =>
+  (cause: unknown): Effect.Effect<never, DatabaseError> => {
+    if (cause instanceof ErrorReply) {
+      return reasonOfReply(cause.message) === undefined ? unknownReply(cause) : Effect.fail(ofReply(cause))
+    }
+    const detail = detailOf(cause)
+    if (cause instanceof ReplicasShortfall) return Effect.fail(new DatabaseError({ reason: "not_replicated", detail }))
+    if (isConnectionError(cause)) return Effect.fail(new DatabaseError({ reason: "unreachable", detail }))
+    if (cause instanceof Error && refusedLogin.test(cause.message)) {
+      return Effect.fail(new DatabaseError({ reason: "refused_login", detail }))
+    }
+    return Effect.die(new DriverCallFailed({ message: detail }))
   }
-  const detail = detailOf(cause)
-  if (cause instanceof ReplicasShortfall) return Effect.fail(new DatabaseError({ reason: "not_replicated", detail }))
-  if (isConnectionError(cause)) return Effect.fail(new DatabaseError({ reason: "unreachable", detail }))
-  if (cause instanceof Error && refusedLogin.test(cause.message)) {
-    return Effect.fail(new DatabaseError({ reason: "refused_login", detail }))
-  }
-  return Effect.die(new DriverCallFailed({ message: detail }))
-}
 
 /** For a query: a reply of no known kind is Relay's own statement rejected, a defect. */
 export const classifyQuery = classifyWith((cause) =>
