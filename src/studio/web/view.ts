@@ -1,0 +1,41 @@
+import type { Cluster, ThreadPage } from "./api.js"
+import { now } from "./api.js"
+
+/**
+ * What the page shows, in one place: made once by app.ts and handed to the parts that read or
+ * change it (drawing, panel, lists, live), so no part keeps state of its own.
+ */
+export interface View {
+  /** The time slider's instant (ISO), or null: now, live. */
+  asOf: string | null
+  /** The fact whose thread is open. */
+  threadOf: string | null
+  thread: ThreadPage | null
+  selected: string | null
+  /** The slider's left end: just before the oldest fact listed. */
+  minTime: number
+  refreshes: number
+  clusters: Array<Cluster>
+  /** When the threads list was last read (host time). */
+  threadsAt: number
+  retractions: Map<string, { reason: string; by: string }>
+}
+
+export const makeView = (): View => ({
+  asOf: null,
+  threadOf: null,
+  thread: null,
+  selected: null,
+  minTime: now() - 24 * 3600_000,
+  refreshes: 0,
+  clusters: [],
+  threadsAt: 0,
+  retractions: new Map()
+})
+
+/** What a click on a fact or a list entry does; app.ts implements them. */
+export interface Actions {
+  readonly openFact: (id: string) => Promise<void>
+  readonly loadThread: (id: string) => Promise<void>
+  readonly selectFact: (id: string) => Promise<void>
+}
