@@ -46,7 +46,7 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
   const asOf = param(url, "as_of")
   switch (route) {
     case "me":
-      return sendJson(res, 200, { name: workspace.name })
+      return sendJson(res, 200, { name: workspace.name, where: workspace.where ?? null })
     case "threads":
       return answer(
         res,
@@ -73,7 +73,10 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
     case "conflicts":
       return answer(
         res,
-        await run(callTool(detectConflicts, withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor") })))
+        await run(callTool(
+          detectConflicts,
+          withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor"), thread: param(url, "thread") })
+        ))
       )
     case "search":
       return answer(

@@ -2,37 +2,58 @@
 /**
  * Relay Studio's page: plain TypeScript and the DOM, bundled by esbuild (scripts/build-studio.mjs)
  * with @dagrejs/dagre for the top-down layout of a thread. This file lays out the page and wires
- * its parts: api.ts (what it reads), view.ts (what it shows), drawing.ts (the thread), panel.ts
- * (the fact panel), lists.ts (threads, conflicts, timeline) and live.ts (the event stream). The
- * page reads only the studio's own API and event stream.
+ * its parts: api.ts (what it reads), view.ts (what it shows), drawing.ts (the thread), zoom.ts (its
+ * zoom and pan), tip.ts (a node's tooltip), panel.ts (the fact panel), lists.ts (threads,
+ * conflicts, timeline) and live.ts (the event stream). The page reads only the studio's own API and
+ * event stream. Below 1100 px wide the lists and the fact panel fold away into drawers, so the
+ * thread keeps the width.
  */
 import { threadMermaid } from "../../domain/mermaid.js"
+import { stamp } from "./ages.js"
 import { api, base, type Fact, now, type ThreadPage } from "./api.js"
 import { el, setText } from "./dom.js"
-import { drawThread } from "./drawing.js"
-import { loadLists } from "./lists.js"
+import { type Drawn, drawThread, forkMarks, markSelected } from "./drawing.js"
+import { loadLists, markOpenThread } from "./lists.js"
 import { listen } from "./live.js"
-import { factLine, showFact } from "./panel.js"
+import { factLine, panelHint, showFact } from "./panel.js"
+import { makeTip } from "./tip.js"
 import { type Actions, makeView } from "./view.js"
+import { makeZoom } from "./zoom.js"
 
 const view = makeView()
 const asOfParam = () => ({ as_of: view.asOf })
 
 // ---- layout of the page
-const header = el("header", {}, el("h1", {}, "Relay Studio"))
+const button = (id: string, text: string, attrs: Record<string, string> = {}) =>
+  el("button", { id, type: "button", ...attrs }, text)
+const toggle = (name: string, on?: boolean) => document.body.classList.toggle(name, on)
+
+const showLists = button("show-lists", "Threads", { "aria-controls": "lists" })
+const showPanel = button("show-panel", "Fact", { "aria-controls": "panel" })
 const search = el("input", { id: "search", type: "search", placeholder: "Search the memory (Enter)" })
 const slider = el("input", { id: "slider", type: "range", min: "0", max: "1000", value: "1000" })
 const sliderLabel = el("span", { id: "as-of" }, "now (live)")
 const liveBadge = el("span", { id: "live", class: "live" }, "connecting…")
-header.append(search, el("label", {}, "as of ", slider, sliderLabel), liveBadge)
+const header = el(
+  "header",
+  {},
+  showLists,
+  el("h1", {}, "Relay Studio"),
+  search,
+  el("label", { class: "as-of" }, "as of ", slider, sliderLabel),
+  liveBadge,
+  showPanel
+)
 
 const threadsBox = el("ul", { id: "threads" })
 const resultsBox = el("ul", { id: "results" })
 const conflictsBox = el("ul", { id: "conflicts" })
 const timelineBox = el("ul", { id: "timeline" })
+const closeLists = button("close-lists", "×", { class: "close", "aria-label": "Close the lists" })
 const sidebar = el(
   "nav",
-  {},
+  { id: "lists" },
+  closeLists,
   el("h2", {}, "Search results"),
   resultsBox,
   el("h2", {}, "Threads"),
@@ -42,70 +63,223 @@ const sidebar = el(
   el("h2", {}, "Decisions and retractions"),
   timelineBox
 )
-const copyButton = el("button", { id: "copy-mermaid", type: "button" }, "Copy as Mermaid")
-const moreButton = el("button", { id: "more", type: "button", hidden: "" }, "Draw more facts")
-const mermaidOut = el("pre", { id: "mermaid", hidden: "" })
-const graphBox = el("div", { id: "graph" })
-const center = el("main", {}, el("div", { class: "toolbar" }, copyButton, moreButton), graphBox, mermaidOut)
-const panel = el("aside", { id: "panel" }, el("p", { class: "hint" }, "Click a fact to see its chain and impact."))
+const threadTitle = el("span", { id: "thread-title" })
+const fitButton = button("fit", "Fit", { title: "Fit the thread to the window (F)" })
+const zoomOut = button("zoom-out", "−", { title: "Zoom out (-)", "aria-label": "Zoom out" })
+const zoomIn = button("zoom-in", "+", { title: "Zoom in (+)", "aria-label": "Zoom in" })
+const copyButton = button("copy-mermaid", "Copy as Mermaid")
+const moreButton = button("more", "Draw more facts", { hidden: "" })
+const mermaidOut = el("pre", { id: "mermaid" })
+const closeMermaid = button("close-mermaid", "×", { class: "close", "aria-label": "Close the Mermaid text" })
+const mermaidBox = el("div", { id: "mermaid-box", hidden: "" }, closeMermaid, mermaidOut)
+const graphBox = el("div", {
+  id: "graph",
+  tabindex: "0",
+  "aria-label": "The thread: drag or use the arrow keys to pan, the wheel or + and - to zoom, F to fit"
+})
+const center = el(
+  "main",
+  {},
+  el("div", { class: "toolbar" }, threadTitle, fitButton, zoomOut, zoomIn, copyButton, moreButton),
+  graphBox,
+  mermaidBox
+)
+const panelBody = el("div", { id: "panel-body" })
+const closePanel = button("close-panel", "×", { class: "close", "aria-label": "Close the fact panel" })
+const panel = el("aside", { id: "panel" }, closePanel, panelBody)
+panelHint(panelBody)
 
-const draw = () => {
-  drawThread(graphBox, view.thread, view.selected, (id) => void actions.selectFact(id))
-  if (view.thread?.next_cursor == null) moreButton.setAttribute("hidden", "")
-  else moreButton.removeAttribute("hidden")
+const zoom = makeZoom(graphBox)
+const tip = makeTip()
+let drawn: Drawn | null = null
+
+// ---- the thread
+const emptyState = () => {
+  const box = el("div", { id: "empty" })
+  if (view.asOf !== null && view.threadOf !== null) {
+    box.append(
+      el("h2", {}, "Not saved yet at this time"),
+      el("p", {}, `Nothing of this thread had been saved by ${stamp(view.asOf)}. Move the time slider to the right.`)
+    )
+  } else if (view.clusters.length > 0) {
+    box.append(el("p", {}, "Pick a thread from the list."))
+  } else {
+    box.append(el("h2", {}, "This memory is empty"))
+    if (view.where === null) {
+      box.append(el("p", {}, "You see the workspace of the token you signed in with: nothing is saved in it yet."))
+    } else {
+      box.append(
+        el("p", {}, "Relay Studio reads ", el("strong", { id: "where" }, view.where), "."),
+        el(
+          "p",
+          {},
+          "To look around with the demo story, load it into this graph: ",
+          el("code", {}, "npm run seed"),
+          ". (",
+          el("code", {}, "npm run demo"),
+          " plays the story in a graph of its own and drops it at the end.)"
+        ),
+        el(
+          "p",
+          {},
+          "To see your assistants' memory, start the studio with the same RELAY_GRAPH and FalkorDB settings as " +
+            "their Relay (",
+          el("code", {}, "npm run check-db"),
+          " tells which database a setting points at)."
+        )
+      )
+    }
+    box.append(el("p", {}, "Facts show here as soon as they are saved."))
+  }
+  return box
 }
 
-const loadThread = async (factId: string, more = false) => {
-  const page = await api<ThreadPage>("thread", {
-    fact: factId,
-    ...asOfParam(),
-    cursor: more ? view.thread?.next_cursor : null
-  })
-  if (more && view.thread !== null) {
-    view.thread = {
-      ...page,
-      facts: [...view.thread.facts, ...page.facts],
-      decisions: [...view.thread.decisions, ...page.decisions]
-    }
-  } else {
-    view.thread = page
+const showMermaid = () => {
+  if (view.thread === null) return mermaidBox.setAttribute("hidden", "")
+  mermaidOut.textContent = threadMermaid(
+    view.thread.facts,
+    view.thread.decisions,
+    view.thread.next_cursor !== null,
+    view.marks
+  )
+}
+
+/** Draws view.thread; keeps the person's zoom and pan when `keep` (the same thread, redrawn). */
+const render = (keep: boolean) => {
+  tip.hide()
+  const page = view.thread
+  markOpenThread(threadsBox, page?.root_id ?? null)
+  if (page === null) {
+    drawn = null
+    graphBox.replaceChildren(emptyState())
+    zoom.attach(null, false)
+    setText(threadTitle, "")
+    moreButton.setAttribute("hidden", "")
+    mermaidBox.setAttribute("hidden", "")
+    return
   }
+  drawn = drawThread(graphBox, page, {
+    selected: view.selected,
+    marks: view.marks,
+    now: now(),
+    onSelect: (id) => void selectFact(id),
+    onTip: (fact, node, focused) => {
+      if (fact === null || node === null) return tip.hide()
+      if (focused) zoom.reveal(node)
+      tip.show(fact, node, now())
+    }
+  })
+  zoom.attach(drawn, keep)
+  const root = page.facts.find((f) => f.id === page.root_id) ?? page.facts[0]
+  setText(
+    threadTitle,
+    `${root?.content ?? ""} · ${page.facts.length}${page.next_cursor === null ? "" : "+"} facts`
+  )
+  threadTitle.setAttribute("title", root?.content ?? "")
+  if (page.next_cursor === null) moreButton.setAttribute("hidden", "")
+  else moreButton.removeAttribute("hidden")
+  if (!mermaidBox.hasAttribute("hidden")) showMermaid()
+}
+
+/** The parents under which relay_detect_conflicts lists an open conflict, in the thread of `factId`. */
+const openForks = async (factId: string, asOf: string | null) => {
+  const open = new Set<string>()
+  let cursor: string | null = null
+  for (let page = 0; page < 4; page++) {
+    const r: { conflicts: Array<{ parent: Fact }>; next_cursor: string | null } = await api("conflicts", {
+      thread: factId,
+      as_of: asOf,
+      cursor
+    })
+    for (const c of r.conflicts) open.add(c.parent.id)
+    if (r.next_cursor === null) break
+    cursor = r.next_cursor
+  }
+  return open
+}
+let openOfThread = new Set<string>()
+
+/** Shows the thread of `factId` with `select` selected (when it is in it), as of the slider's time. */
+const openThread = async (factId: string, select: string | null, keep: boolean) => {
+  const ticket = ++view.ticket
+  const asOf = view.asOf
+  const read = await Promise.all([api<ThreadPage>("thread", { fact: factId, as_of: asOf }), openForks(factId, asOf)])
+    .catch(() => null)
+  if (ticket !== view.ticket) return
+  const same = read !== null && view.thread?.root_id === read[0].root_id
   view.threadOf = factId
-  draw()
+  view.thread = read?.[0] ?? null
+  openOfThread = read?.[1] ?? new Set()
+  view.marks = read === null ? new Map() : forkMarks(read[0], openOfThread)
+  view.selected = select
+  render(keep && same)
+  if (select === null) {
+    view.panelTicket++
+    panelHint(panelBody)
+  } else {
+    await showFact(panelBody, view, actions, select)
+  }
+}
+
+const drawMore = async () => {
+  const page = view.thread
+  if (page === null || page.next_cursor === null || view.threadOf === null) return
+  const ticket = ++view.ticket
+  const next = await api<ThreadPage>("thread", { fact: view.threadOf, ...asOfParam(), cursor: page.next_cursor })
+  if (ticket !== view.ticket) return
+  view.thread = {
+    ...next,
+    facts: [...page.facts, ...next.facts],
+    decisions: [...page.decisions, ...next.decisions]
+  }
+  view.marks = forkMarks(view.thread, openOfThread)
+  render(true)
 }
 
 const selectFact = async (id: string) => {
   view.selected = id
-  draw()
-  await showFact(panel, view, actions, id)
+  if (drawn !== null) markSelected(drawn.root, id)
+  toggle("panel-open", true)
+  await showFact(panelBody, view, actions, id)
 }
 
-/** Shows a fact's thread and selects it. */
+/** Shows a fact: selected in its thread (opened when another). */
 const openFact = async (id: string) => {
-  await loadThread(id)
-  await selectFact(id)
+  toggle("lists-open", false)
+  if (view.thread?.facts.some((f) => f.id === id)) {
+    await selectFact(id)
+    const node = drawn?.root.querySelector(`g.node[data-id="${CSS.escape(id)}"]`)
+    if (node) zoom.reveal(node)
+    return
+  }
+  await openThread(id, id, false)
+  toggle("panel-open", true)
 }
 
-const actions: Actions = { openFact, loadThread: (id) => loadThread(id), selectFact }
+const actions: Actions = {
+  openFact,
+  loadThread: (id) => {
+    toggle("lists-open", false)
+    toggle("panel-open", false)
+    return openThread(id, null, false)
+  },
+  selectFact
+}
 
 const refresh = async (threadsToo = true) => {
-  const clusters = await loadLists(
+  const lists = await loadLists(
     view,
     { threads: threadsBox, conflicts: conflictsBox, timeline: timelineBox },
     actions,
     threadsToo
-  )
-  const first = clusters[0]?.facts[0]?.id
-  const target = view.threadOf ?? first
-  if (target !== undefined) {
-    await loadThread(target).catch(() => {
-      // A fact saved after the chosen time is not in the thread then: show nothing for it.
-      view.thread = null
-      draw()
-    })
-  }
-  if (view.selected !== null && view.thread?.facts.some((f) => f.id === view.selected)) {
-    await selectFact(view.selected)
+  ).catch(() => false)
+  if (!lists) return
+  const target = view.threadOf ?? view.clusters[0]?.facts[0]?.id
+  if (target === undefined) {
+    view.thread = null
+    render(false)
+  } else {
+    await openThread(target, view.selected, true)
   }
   view.refreshes++
   document.body.dataset["refreshes"] = String(view.refreshes)
@@ -117,23 +291,29 @@ search.addEventListener("keydown", (e) => {
   if (e.key !== "Enter") return
   const q = search.value.trim()
   if (q === "") return resultsBox.replaceChildren()
+  toggle("lists-open", true)
   void api<{ hits: Array<{ fact: Fact }> }>("search", { q, ...asOfParam() }).then((r) => {
     resultsBox.replaceChildren(...r.hits.map((h) => factLine(h.fact, actions)))
     if (r.hits.length === 0) resultsBox.append(el("li", { class: "empty" }, "no match"))
   }, (e: Error) => resultsBox.replaceChildren(el("li", { class: "empty" }, e.message)))
 })
 
+const showAsOf = () => {
+  setText(sliderLabel, view.asOf === null ? "now (live)" : stamp(view.asOf))
+  sliderLabel.setAttribute("title", view.asOf ?? "")
+}
+
 slider.addEventListener("input", () => {
   const v = Number(slider.value)
   view.asOf = v >= 1000 ? null : new Date(view.minTime + (now() - view.minTime) * v / 1000).toISOString()
-  setText(sliderLabel, view.asOf === null ? "now (live)" : view.asOf)
+  showAsOf()
   void refresh()
 })
 
 /** Sets the time slider to an instant (tests and links use it: ?as_of=). */
 const setAsOf = (iso: string | null) => {
   view.asOf = iso
-  setText(sliderLabel, iso === null ? "now (live)" : iso)
+  showAsOf()
   slider.value = iso === null
     ? "1000"
     : String(
@@ -143,13 +323,24 @@ const setAsOf = (iso: string | null) => {
 
 copyButton.addEventListener("click", () => {
   if (view.thread === null) return
-  const text = threadMermaid(view.thread.facts, view.thread.decisions, view.thread.next_cursor !== null)
-  mermaidOut.textContent = text
-  mermaidOut.removeAttribute("hidden")
-  void navigator.clipboard?.writeText(text).catch(() => undefined)
+  showMermaid()
+  mermaidBox.removeAttribute("hidden")
+  void navigator.clipboard?.writeText(mermaidOut.textContent ?? "").catch(() => undefined)
 })
-moreButton.addEventListener("click", () => {
-  if (view.threadOf !== null) void loadThread(view.threadOf, true)
+closeMermaid.addEventListener("click", () => mermaidBox.setAttribute("hidden", ""))
+moreButton.addEventListener("click", () => void drawMore())
+fitButton.addEventListener("click", () => zoom.fit())
+zoomIn.addEventListener("click", () => zoom.zoomBy(1.25))
+zoomOut.addEventListener("click", () => zoom.zoomBy(1 / 1.25))
+showLists.addEventListener("click", () => toggle("lists-open"))
+showPanel.addEventListener("click", () => toggle("panel-open"))
+closeLists.addEventListener("click", () => toggle("lists-open", false))
+closePanel.addEventListener("click", () => toggle("panel-open", false))
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return
+  tip.hide()
+  toggle("lists-open", false)
+  toggle("panel-open", false)
 })
 
 const signIn = (team: boolean, failed: boolean) => {
@@ -171,12 +362,17 @@ const signIn = (team: boolean, failed: boolean) => {
 
 const start = async () => {
   try {
-    await api("me")
+    const me = await api<{ where?: string | null }>("me")
+    view.where = me.where ?? null
   } catch (e) {
     const body = (e as { body?: { team?: boolean } }).body
     return signIn(body?.team === true, new URLSearchParams(location.search).has("signin"))
   }
-  document.getElementById("app")!.replaceChildren(header, el("div", { class: "columns" }, sidebar, center, panel))
+  document.getElementById("app")!.replaceChildren(
+    header,
+    el("div", { class: "columns" }, sidebar, center, panel),
+    tip.box
+  )
   const given = new URLSearchParams(location.search).get("as_of")
   if (given !== null) setAsOf(given)
   await refresh()

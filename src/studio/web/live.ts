@@ -20,6 +20,8 @@ export const listen = (view: View, badge: HTMLElement, refresh: (threadsToo: boo
   events.addEventListener("record", () => {
     if (view.asOf !== null) return
     window.clearTimeout(pending)
-    pending = window.setTimeout(() => void refresh(now() - view.threadsAt >= threadsEvery), 150)
+    // An empty list is read again at once: the first facts of a memory show as they are saved.
+    const threadsToo = view.clusters.length === 0 || now() - view.threadsAt >= threadsEvery
+    pending = window.setTimeout(() => void refresh(threadsToo), 150)
   })
 }
