@@ -18,7 +18,7 @@ import { testGraphName, testSettings } from "../support/testLayer.js"
  * exactly where relay_detect_conflicts lists an open conflict (or a decision settled one), and the
  * fact panel and the Mermaid text follow the selection, the thread and the time slider. Zoom and pan
  * by keyboard, mouse, touch and the Fit button. Screenshots go to test-artifacts/studio/ (ignored by
- * git); with RELAY_STUDIO_DOCS_SHOT=1 the fitted 40-fact thread is also written to docs/studio.png.
+ * git); with RELAY_STUDIO_DOCS_SHOT=1 the fitted 25-fact thread is also written to docs/studio.png.
  */
 const artifacts = "test-artifacts/studio"
 const graph = testGraphName("studio_layout")
@@ -183,7 +183,7 @@ describe("Relay Studio reads well at any size of memory and window", () => {
         expect(new Set(g.marks.map(([id, m]) => `${id} ${m}`))).toEqual(
           new Set(expected.map(([id, m]) => `${id} ${m}`))
         )
-        await shot(`${width}-thread-${thread}`)
+        if (thread % 2 === 0) await shot(`${width}-thread-${thread}`)
       }
     }, 60_000)
   }
@@ -324,7 +324,7 @@ describe("Relay Studio reads well at any size of memory and window", () => {
       (window as unknown as { relayStudio: { setAsOf: (iso: null) => Promise<void> } }).relayStudio.setAsOf(null)
     )
     await ready(m)
-    for (const id of await page.$$eval("g.node", (gs) => gs.slice(0, 6).map((g) => g.getAttribute("data-id")!))) {
+    for (const id of await page.$$eval("g.node", (gs) => gs.slice(0, 4).map((g) => g.getAttribute("data-id")!))) {
       await page.click(`g.node[data-id="${id}"]`)
       const drawn = await page.$eval(`g.node[data-id="${id}"]`, (g) => g.getAttribute("data-status"))
       await page.waitForFunction(
@@ -354,8 +354,8 @@ describe("Relay Studio reads well at any size of memory and window", () => {
 
   it.runIf(process.env["RELAY_STUDIO_DOCS_SHOT"] === "1")("writes docs/studio.png", async () => {
     await page.setViewport({ width: 1440, height: 900 })
-    await openThread(2)
-    await page.click(`g.node[data-id="${ids.get("t2-6")!}"]`)
+    await openThread(3)
+    await page.click(`g.node[data-id="${ids.get("t3-5")!}"]`)
     await page.waitForSelector("#fact-status")
     await page.mouse.move(1, 1)
     await page.screenshot({ path: "docs/studio.png" })

@@ -52,7 +52,15 @@ const details = [
   "checks the fixtures and fails the build when one slips in",
   "Alert when {thing} fails more than three times in ten minutes",
   "{Thing} is owned by the platform team from now on",
-  "Benchmark {thing} again after the upgrade to Node 22"
+  "Benchmark {thing} again after the upgrade to Node 22",
+  "{Thing} failed twice in the last deploy; the fix is in review",
+  "The staging config for {thing} now matches production",
+  "Ask security to review {thing} before it ships",
+  "{Thing} reads its settings from the environment, never from a file in the repository",
+  "Load-tested {thing} at twice last year's peak: no errors",
+  "Dashboards for {thing} show error rate, p50 and p95",
+  "Customer support has a macro that explains {thing}",
+  "{Thing} is covered by the contract tests in CI"
 ]
 const choices = [
   ["Use Redis for {thing}", "Use PostgreSQL for {thing}"],
@@ -86,7 +94,11 @@ export const studioMemory = (seed = 47) => {
   for (const [t, size] of threadSizes.entries()) {
     const topic = topics[t]!
     const keys: Array<string> = []
-    const used = new Set<string>()
+    // Each detail of a thread says something new (a repeated text would be a duplicate, not saved).
+    const pool = details.flatMap((d) => topic.things.map((thing) => fill(d, thing)))
+      .map((text) => ({ text, order: rand() }))
+      .sort((a, b) => a.order - b.order)
+      .map((d) => d.text)
     const save = (parent: string | null, content: string, kind?: "detail" | "choice") => {
       const key = `t${t}-${keys.length}`
       keys.push(key)
@@ -96,8 +108,8 @@ export const studioMemory = (seed = 47) => {
     save(null, topic.root)
     let forksMade = 0
     while (keys.length < size) {
-      // Mostly on a recent fact, so threads grow deep more than wide, as conversations do.
-      const back = Math.min(keys.length, 1 + Math.floor(rand() * rand() * 8))
+      // On one of the last few facts: a thread grows as a conversation does, with side branches.
+      const back = Math.min(keys.length, 1 + Math.floor(rand() * 6))
       const parent = keys[keys.length - back]!
       const thing = pick(topic.things)
       if (keys.length % 12 === 5 && keys.length + 2 <= size && !forks.has(parent)) {
@@ -118,11 +130,7 @@ export const studioMemory = (seed = 47) => {
         }
         forksMade++
       } else {
-        let content = fill(pick(details), thing)
-        // A repeated text would be a duplicate (not saved again): each detail says something new.
-        for (let n = 2; used.has(content); n++) content = `${fill(pick(details), thing)} (${n})`
-        used.add(content)
-        save(parent, content, "detail")
+        save(parent, pool.shift() ?? `${fill(pick(details), thing)} (${keys.length})`, "detail")
       }
     }
     if (t === 1) steps.push({ op: "retract", key: keys[7]!, reason: "Saved by mistake: it was about another project" })

@@ -149,6 +149,7 @@ const render = (keep: boolean) => {
   tip.hide()
   const page = view.thread
   markOpenThread(threadsBox, page?.root_id ?? null)
+  for (const b of [fitButton, zoomOut, zoomIn, copyButton]) b.toggleAttribute("hidden", page === null)
   if (page === null) {
     drawn = null
     graphBox.replaceChildren(emptyState())

@@ -82,7 +82,7 @@ interface NodeText {
 const nodeText = (f: Fact, mark: ForkMark | undefined, now: number): NodeText => {
   const right = fitLine(
     `${f.status === "active" ? "" : `${f.status} · `}${ago(f.created_at, now)}`,
-    inner / 2,
+    inner - 60,
     fonts.head
   )
   const left = fitLine(f.written_by, inner - textWidth(right, fonts.head) - 8, fonts.head)
@@ -111,7 +111,7 @@ export const drawThread = (graphBox: HTMLElement, page: ThreadPage, options: Dra
   const facts = page.facts
   const texts = new Map(facts.map((f) => [f.id, nodeText(f, options.marks.get(f.id), options.now)]))
   const g = new graphlib.Graph()
-  g.setGraph({ rankdir: "TB", nodesep: 20, ranksep: 60, marginx: 8, marginy: 48 })
+  g.setGraph({ rankdir: "TB", nodesep: 20, ranksep: 44, marginx: 8, marginy: 44 })
   g.setDefaultEdgeLabel(() => ({}))
   const ids = new Set(facts.map((f) => f.id))
   for (const f of facts) g.setNode(f.id, { width: nodeWidth, height: texts.get(f.id)!.height })
