@@ -159,6 +159,8 @@ const render = (keep: boolean) => {
     mermaidBox.setAttribute("hidden", "")
     return
   }
+  // A live redraw replaces the nodes: the fact that had keyboard focus keeps it.
+  const focused = graphBox.contains(document.activeElement) ? document.activeElement?.getAttribute("data-id") : null
   drawn = drawThread(graphBox, page, {
     selected: view.selected,
     marks: view.marks,
@@ -171,6 +173,9 @@ const render = (keep: boolean) => {
     }
   })
   zoom.attach(drawn, keep)
+  if (focused != null) {
+    drawn.root.querySelector<SVGGElement>(`g.node[data-id="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true })
+  }
   const root = page.facts.find((f) => f.id === page.root_id) ?? page.facts[0]
   setText(
     threadTitle,
