@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
 import { rng } from "../../bench/graph.js"
+import { bulkSave } from "../../src/bulk/bulkSave.js"
 import { ok } from "./runTool.js"
 
 /**
@@ -149,8 +150,10 @@ const behindClock = (live: Clock.Clock, behind: { ms: number }): Clock.Clock => 
 })
 
 /**
- * Saves the memory through the tools (relay_save_fact, relay_resolve_conflict,
- * relay_retract_fact), stamped from three days ago to a few minutes ago; the keys' ids.
+ * Saves the memory: the facts through the bulk path seed and import use (bulkSave: the same checks
+ * and writes as relay_save_fact, a few facts a statement), the decisions and the retraction through
+ * relay_resolve_conflict and relay_retract_fact, stamped from three days ago to a few minutes ago;
+ * the keys' ids.
  */
 export const loadStudioMemory = (seed = 47) =>
   Effect.gen(function*() {
@@ -159,22 +162,45 @@ export const loadStudioMemory = (seed = 47) =>
     const behind = { ms: 0 }
     const clock = behindClock(Clock.make(), behind)
     const span = 3 * 24 * 3600_000
-    for (const [i, step] of steps.entries()) {
+    const at = (i: number) => {
       behind.ms = Math.round(span * (1 - i / steps.length)) + 5 * 60_000
+    }
+    let pending: Array<{ readonly key: string; readonly item: Record<string, string> }> = []
+    const flush = Effect.suspend(() => {
+      const batch = pending
+      pending = []
+      return batch.length === 0 ? Effect.void : Effect.map(
+        Effect.withClock(bulkSave(batch.map((b) => b.item)), clock),
+        (saved) => saved.forEach((s, i) => ids.set(batch[i]!.key, s.id))
+      )
+    })
+    for (const [i, step] of steps.entries()) {
       const id = (key: string) => ids.get(key)!
       if (step.op === "save") {
-        const out = yield* Effect.withClock(
-          ok("relay_save_fact", {
+        // A few facts a statement, so the thread's ages differ from batch to batch.
+        if (pending.length === 6) yield* flush
+        if (pending.length === 0) at(i)
+        const inBatch = step.parent !== null && !ids.has(step.parent)
+        pending.push({
+          key: step.key,
+          item: {
             content: step.content,
             written_by: step.writer,
             session_id: `${step.writer}:thread-${step.thread}`,
-            ...(step.parent === null ? {} : { parent_fact_id: id(step.parent) }),
+            request_id: step.key,
+            ...(step.parent === null
+              ? {}
+              : inBatch
+              ? { parent_request_id: step.parent }
+              : { parent_fact_id: id(step.parent) }),
             ...(step.kind === undefined ? {} : { kind: step.kind })
-          }),
-          clock
-        )
-        ids.set(step.key, (out as { fact: { id: string } }).fact.id)
-      } else if (step.op === "resolve") {
+          }
+        })
+        continue
+      }
+      yield* flush
+      at(i)
+      if (step.op === "resolve") {
         yield* Effect.withClock(
           ok("relay_resolve_conflict", {
             winner_fact_id: id(step.winner),
@@ -191,5 +217,6 @@ export const loadStudioMemory = (seed = 47) =>
         )
       }
     }
+    yield* flush
     return { ids, forks }
   })
