@@ -46,7 +46,8 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
   const asOf = param(url, "as_of")
   switch (route) {
     case "me":
-      return sendJson(res, 200, { name: workspace.name, where: workspace.where ?? null })
+      // Which database and graph: on a laptop only (a team's studio does not tell its storage).
+      return sendJson(res, 200, withOptional({ name: workspace.name, where: workspace.where }))
     case "threads":
       return answer(
         res,

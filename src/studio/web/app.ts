@@ -1,21 +1,25 @@
 /// <reference lib="dom" />
 /**
  * Relay Studio's page: plain TypeScript and the DOM, bundled by esbuild (scripts/build-studio.mjs)
- * with @dagrejs/dagre for the top-down layout of a thread. This file lays out the page and wires
- * its parts: api.ts (what it reads), view.ts (what it shows), drawing.ts (the thread), zoom.ts (its
- * zoom and pan), tip.ts (a node's tooltip), panel.ts (the fact panel), lists.ts (threads,
- * conflicts, timeline) and live.ts (the event stream). The page reads only the studio's own API and
+ * with @dagrejs/dagre for the top-down layout of a thread. This file wires the page's parts:
+ * layout.ts (its elements), api.ts (what it reads), view.ts (what it shows), drawing.ts (the
+ * thread), zoom.ts (its zoom and pan), tip.ts (a node's tooltip), empty.ts (no thread to draw),
+ * panel.ts (the fact panel), lists.ts (threads, conflicts, timeline), live.ts (the event stream)
+ * and signIn.ts. The page reads only the studio's own API and
  * event stream. Below 1100 px wide the lists and the fact panel fold away into drawers, so the
  * thread keeps the width.
  */
 import { threadMermaid } from "../../domain/mermaid.js"
 import { stamp } from "./ages.js"
-import { api, base, type Fact, now, type ThreadPage } from "./api.js"
+import { api, type Fact, now, type ThreadPage } from "./api.js"
 import { el, setText } from "./dom.js"
 import { type Drawn, drawThread, forkMarks, markSelected } from "./drawing.js"
+import { emptyState } from "./empty.js"
+import { makePage } from "./layout.js"
 import { loadLists, markOpenThread } from "./lists.js"
 import { listen } from "./live.js"
 import { factLine, panelHint, showFact } from "./panel.js"
+import { signIn } from "./signIn.js"
 import { makeTip } from "./tip.js"
 import { type Actions, makeView } from "./view.js"
 import { makeZoom } from "./zoom.js"
@@ -23,70 +27,37 @@ import { makeZoom } from "./zoom.js"
 const view = makeView()
 const asOfParam = () => ({ as_of: view.asOf })
 
-// ---- layout of the page
-const button = (id: string, text: string, attrs: Record<string, string> = {}) =>
-  el("button", { id, type: "button", ...attrs }, text)
-const toggle = (name: string, on?: boolean) => document.body.classList.toggle(name, on)
-
-const showLists = button("show-lists", "Threads", { "aria-controls": "lists" })
-const showPanel = button("show-panel", "Fact", { "aria-controls": "panel" })
-const search = el("input", { id: "search", type: "search", placeholder: "Search the memory (Enter)" })
-const slider = el("input", { id: "slider", type: "range", min: "0", max: "1000", value: "1000" })
-const sliderLabel = el("span", { id: "as-of" }, "now (live)")
-const liveBadge = el("span", { id: "live", class: "live" }, "connecting…")
-const header = el(
-  "header",
-  {},
+const page = makePage()
+const {
   showLists,
-  el("h1", {}, "Relay Studio"),
+  showPanel,
   search,
-  el("label", { class: "as-of" }, "as of ", slider, sliderLabel),
+  slider,
+  sliderLabel,
   liveBadge,
-  showPanel
-)
-
-const threadsBox = el("ul", { id: "threads" })
-const resultsBox = el("ul", { id: "results" })
-const conflictsBox = el("ul", { id: "conflicts" })
-const timelineBox = el("ul", { id: "timeline" })
-const closeLists = button("close-lists", "×", { class: "close", "aria-label": "Close the lists" })
-const sidebar = el(
-  "nav",
-  { id: "lists" },
-  closeLists,
-  el("h2", {}, "Search results"),
-  resultsBox,
-  el("h2", {}, "Threads"),
+  header,
   threadsBox,
-  el("h2", {}, "Open conflicts"),
+  resultsBox,
   conflictsBox,
-  el("h2", {}, "Decisions and retractions"),
-  timelineBox
-)
-const threadTitle = el("span", { id: "thread-title" })
-const fitButton = button("fit", "Fit", { title: "Fit the thread to the window (F)" })
-const zoomOut = button("zoom-out", "−", { title: "Zoom out (-)", "aria-label": "Zoom out" })
-const zoomIn = button("zoom-in", "+", { title: "Zoom in (+)", "aria-label": "Zoom in" })
-const copyButton = button("copy-mermaid", "Copy as Mermaid")
-const moreButton = button("more", "Draw more facts", { hidden: "" })
-const mermaidOut = el("pre", { id: "mermaid" })
-const closeMermaid = button("close-mermaid", "×", { class: "close", "aria-label": "Close the Mermaid text" })
-const mermaidBox = el("div", { id: "mermaid-box", hidden: "" }, closeMermaid, mermaidOut)
-const graphBox = el("div", {
-  id: "graph",
-  tabindex: "0",
-  "aria-label": "The thread: drag or use the arrow keys to pan, the wheel or + and - to zoom, F to fit"
-})
-const center = el(
-  "main",
-  {},
-  el("div", { class: "toolbar" }, threadTitle, fitButton, zoomOut, zoomIn, copyButton, moreButton),
+  timelineBox,
+  closeLists,
+  sidebar,
+  threadTitle,
+  fitButton,
+  zoomOut,
+  zoomIn,
+  copyButton,
+  moreButton,
+  mermaidOut,
+  closeMermaid,
+  mermaidBox,
   graphBox,
-  mermaidBox
-)
-const panelBody = el("div", { id: "panel-body" })
-const closePanel = button("close-panel", "×", { class: "close", "aria-label": "Close the fact panel" })
-const panel = el("aside", { id: "panel" }, closePanel, panelBody)
+  center,
+  panelBody,
+  closePanel,
+  panel
+} = page
+const toggle = (name: string, on?: boolean) => document.body.classList.toggle(name, on)
 panelHint(panelBody)
 
 const zoom = makeZoom(graphBox)
@@ -94,46 +65,6 @@ const tip = makeTip()
 let drawn: Drawn | null = null
 
 // ---- the thread
-const emptyState = () => {
-  const box = el("div", { id: "empty" })
-  if (view.asOf !== null && view.threadOf !== null) {
-    box.append(
-      el("h2", {}, "Not saved yet at this time"),
-      el("p", {}, `Nothing of this thread had been saved by ${stamp(view.asOf)}. Move the time slider to the right.`)
-    )
-  } else if (view.clusters.length > 0) {
-    box.append(el("p", {}, "Pick a thread from the list."))
-  } else {
-    box.append(el("h2", {}, "This memory is empty"))
-    if (view.where === null) {
-      box.append(el("p", {}, "You see the workspace of the token you signed in with: nothing is saved in it yet."))
-    } else {
-      box.append(
-        el("p", {}, "Relay Studio reads ", el("strong", { id: "where" }, view.where), "."),
-        el(
-          "p",
-          {},
-          "To look around with the demo story, load it into this graph: ",
-          el("code", {}, "npm run seed"),
-          ". (",
-          el("code", {}, "npm run demo"),
-          " plays the story in a graph of its own and drops it at the end.)"
-        ),
-        el(
-          "p",
-          {},
-          "To see your assistants' memory, start the studio with the same RELAY_GRAPH and FalkorDB settings as " +
-            "their Relay (",
-          el("code", {}, "npm run check-db"),
-          " tells which database a setting points at)."
-        )
-      )
-    }
-    box.append(el("p", {}, "Facts show here as soon as they are saved."))
-  }
-  return box
-}
-
 const showMermaid = () => {
   if (view.thread === null) return mermaidBox.setAttribute("hidden", "")
   mermaidOut.textContent = threadMermaid(
@@ -152,7 +83,7 @@ const render = (keep: boolean) => {
   for (const b of [fitButton, zoomOut, zoomIn, copyButton]) b.toggleAttribute("hidden", page === null)
   if (page === null) {
     drawn = null
-    graphBox.replaceChildren(emptyState())
+    graphBox.replaceChildren(emptyState(view))
     zoom.attach(null, false)
     setText(threadTitle, "")
     moreButton.setAttribute("hidden", "")
@@ -348,23 +279,6 @@ document.addEventListener("keydown", (e) => {
   toggle("lists-open", false)
   toggle("panel-open", false)
 })
-
-const signIn = (team: boolean, failed: boolean) => {
-  const box = el("div", { class: "signin" }, el("h1", {}, "Relay Studio"))
-  if (!team) {
-    box.append(el("p", {}, "Open the one-time link that npm run studio printed (each link signs in one browser once)."))
-  } else {
-    const form = el(
-      "form",
-      { method: "post", action: `${base}/login` },
-      el("label", {}, "Token ", el("input", { type: "password", name: "token", autocomplete: "off" })),
-      el("button", { type: "submit" }, "Sign in")
-    )
-    box.append(el("p", {}, "Sign in with your Relay token: you will see that token's workspace, read-only."), form)
-    if (failed) box.append(el("p", { class: "error" }, "That token was not accepted."))
-  }
-  document.getElementById("app")!.replaceChildren(box)
-}
 
 const start = async () => {
   try {
