@@ -27,47 +27,18 @@ import { makeZoom } from "./zoom.js"
 const view = makeView()
 const asOfParam = () => ({ as_of: view.asOf })
 
-const page = makePage()
-const {
-  showLists,
-  showPanel,
-  search,
-  slider,
-  sliderLabel,
-  liveBadge,
-  header,
-  threadsBox,
-  resultsBox,
-  conflictsBox,
-  timelineBox,
-  closeLists,
-  sidebar,
-  threadTitle,
-  fitButton,
-  zoomOut,
-  zoomIn,
-  copyButton,
-  moreButton,
-  mermaidOut,
-  closeMermaid,
-  mermaidBox,
-  graphBox,
-  center,
-  panelBody,
-  closePanel,
-  panel
-} = page
+const ui = makePage()
 const toggle = (name: string, on?: boolean) => document.body.classList.toggle(name, on)
-panelHint(panelBody)
+panelHint(ui.panelBody)
 
-const zoom = makeZoom(graphBox)
+const zoom = makeZoom(ui.graphBox)
 const tip = makeTip()
 let drawn: Drawn | null = null
 
 // ---- the thread
 const showMermaid = () => {
-  if (view.thread === null) return mermaidBox.setAttribute("hidden", "")
-  mermaidOut.textContent = threadMermaid(
+  if (view.thread === null) return ui.mermaidBox.setAttribute("hidden", "")
+  ui.mermaidOut.textContent = threadMermaid(
     view.thread.facts,
     view.thread.decisions,
     view.thread.next_cursor !== null,
@@ -79,20 +50,24 @@ const showMermaid = () => {
 const render = (keep: boolean) => {
   tip.hide()
   const page = view.thread
-  markOpenThread(threadsBox, page?.root_id ?? null)
-  for (const b of [fitButton, zoomOut, zoomIn, copyButton]) b.toggleAttribute("hidden", page === null)
+  markOpenThread(ui.threadsBox, page?.root_id ?? null)
+  for (const b of [ui.fitButton, ui.zoomOut, ui.zoomIn, ui.copyButton]) {
+    b.toggleAttribute("hidden", page === null)
+  }
   if (page === null) {
     drawn = null
-    graphBox.replaceChildren(emptyState(view))
+    ui.graphBox.replaceChildren(emptyState(view))
     zoom.attach(null, false)
-    setText(threadTitle, "")
-    moreButton.setAttribute("hidden", "")
-    mermaidBox.setAttribute("hidden", "")
+    setText(ui.threadTitle, "")
+    ui.moreButton.setAttribute("hidden", "")
+    ui.mermaidBox.setAttribute("hidden", "")
     return
   }
   // A live redraw replaces the nodes: the fact that had keyboard focus keeps it.
-  const focused = graphBox.contains(document.activeElement) ? document.activeElement?.getAttribute("data-id") : null
-  drawn = drawThread(graphBox, page, {
+  const focused = ui.graphBox.contains(document.activeElement)
+    ? document.activeElement?.getAttribute("data-id")
+    : null
+  drawn = drawThread(ui.graphBox, page, {
     selected: view.selected,
     marks: view.marks,
     now: now(),
@@ -109,13 +84,13 @@ const render = (keep: boolean) => {
   }
   const root = page.facts.find((f) => f.id === page.root_id) ?? page.facts[0]
   setText(
-    threadTitle,
+    ui.threadTitle,
     `${root?.content ?? ""} · ${page.facts.length}${page.next_cursor === null ? "" : "+"} facts`
   )
-  threadTitle.setAttribute("title", root?.content ?? "")
-  if (page.next_cursor === null) moreButton.setAttribute("hidden", "")
-  else moreButton.removeAttribute("hidden")
-  if (!mermaidBox.hasAttribute("hidden")) showMermaid()
+  ui.threadTitle.setAttribute("title", root?.content ?? "")
+  if (page.next_cursor === null) ui.moreButton.setAttribute("hidden", "")
+  else ui.moreButton.removeAttribute("hidden")
+  if (!ui.mermaidBox.hasAttribute("hidden")) showMermaid()
 }
 
 /** The parents under which relay_detect_conflicts lists an open conflict, in the thread of `factId`. */
@@ -134,7 +109,6 @@ const openForks = async (factId: string, asOf: string | null) => {
   }
   return open
 }
-let openOfThread = new Set<string>()
 
 /** Shows the thread of `factId` with `select` selected (when it is in it), as of the slider's time. */
 const openThread = async (factId: string, select: string | null, keep: boolean) => {
@@ -146,15 +120,15 @@ const openThread = async (factId: string, select: string | null, keep: boolean) 
   const same = read !== null && view.thread?.root_id === read[0].root_id
   view.threadOf = factId
   view.thread = read?.[0] ?? null
-  openOfThread = read?.[1] ?? new Set()
-  view.marks = read === null ? new Map() : forkMarks(read[0], openOfThread)
+  view.openForks = read?.[1] ?? new Set()
+  view.marks = read === null ? new Map() : forkMarks(read[0], view.openForks)
   view.selected = select
   render(keep && same)
   if (select === null) {
     view.panelTicket++
-    panelHint(panelBody)
+    panelHint(ui.panelBody)
   } else {
-    await showFact(panelBody, view, actions, select)
+    await showFact(ui.panelBody, view, actions, select)
   }
 }
 
@@ -169,7 +143,7 @@ const drawMore = async () => {
     facts: [...page.facts, ...next.facts],
     decisions: [...page.decisions, ...next.decisions]
   }
-  view.marks = forkMarks(view.thread, openOfThread)
+  view.marks = forkMarks(view.thread, view.openForks)
   render(true)
 }
 
@@ -177,7 +151,7 @@ const selectFact = async (id: string) => {
   view.selected = id
   if (drawn !== null) markSelected(drawn.root, id)
   toggle("panel-open", true)
-  await showFact(panelBody, view, actions, id)
+  await showFact(ui.panelBody, view, actions, id)
 }
 
 /** Shows a fact: selected in its thread (opened when another). */
@@ -206,7 +180,7 @@ const actions: Actions = {
 const refresh = async (threadsToo = true) => {
   const lists = await loadLists(
     view,
-    { threads: threadsBox, conflicts: conflictsBox, timeline: timelineBox },
+    { threads: ui.threadsBox, conflicts: ui.conflictsBox, timeline: ui.timelineBox },
     actions,
     threadsToo
   ).catch(() => false)
@@ -223,56 +197,56 @@ const refresh = async (threadsToo = true) => {
   document.body.dataset["state"] = "ready"
 }
 
-// ---- search, slider, buttons
-search.addEventListener("keydown", (e) => {
+// ---- ui.search, ui.slider, buttons
+ui.search.addEventListener("keydown", (e) => {
   if (e.key !== "Enter") return
-  const q = search.value.trim()
-  if (q === "") return resultsBox.replaceChildren()
+  const q = ui.search.value.trim()
+  if (q === "") return ui.resultsBox.replaceChildren()
   toggle("lists-open", true)
   void api<{ hits: Array<{ fact: Fact }> }>("search", { q, ...asOfParam() }).then((r) => {
-    resultsBox.replaceChildren(...r.hits.map((h) => factLine(h.fact, actions)))
-    if (r.hits.length === 0) resultsBox.append(el("li", { class: "empty" }, "no match"))
-  }, (e: Error) => resultsBox.replaceChildren(el("li", { class: "empty" }, e.message)))
+    ui.resultsBox.replaceChildren(...r.hits.map((h) => factLine(h.fact, actions)))
+    if (r.hits.length === 0) ui.resultsBox.append(el("li", { class: "empty" }, "no match"))
+  }, (e: Error) => ui.resultsBox.replaceChildren(el("li", { class: "empty" }, e.message)))
 })
 
 const showAsOf = () => {
-  setText(sliderLabel, view.asOf === null ? "now (live)" : stamp(view.asOf))
-  sliderLabel.setAttribute("title", view.asOf ?? "")
+  setText(ui.sliderLabel, view.asOf === null ? "now (live)" : stamp(view.asOf))
+  ui.sliderLabel.setAttribute("title", view.asOf ?? "")
 }
 
-slider.addEventListener("input", () => {
-  const v = Number(slider.value)
+ui.slider.addEventListener("input", () => {
+  const v = Number(ui.slider.value)
   view.asOf = v >= 1000 ? null : new Date(view.minTime + (now() - view.minTime) * v / 1000).toISOString()
   showAsOf()
   void refresh()
 })
 
-/** Sets the time slider to an instant (tests and links use it: ?as_of=). */
+/** Sets the time ui.slider to an instant (tests and links use it: ?as_of=). */
 const setAsOf = (iso: string | null) => {
   view.asOf = iso
   showAsOf()
-  slider.value = iso === null
+  ui.slider.value = iso === null
     ? "1000"
     : String(
       Math.max(0, Math.min(999, Math.floor((Date.parse(iso) - view.minTime) / (now() - view.minTime) * 1000)))
     )
 }
 
-copyButton.addEventListener("click", () => {
+ui.copyButton.addEventListener("click", () => {
   if (view.thread === null) return
   showMermaid()
-  mermaidBox.removeAttribute("hidden")
-  void navigator.clipboard?.writeText(mermaidOut.textContent ?? "").catch(() => undefined)
+  ui.mermaidBox.removeAttribute("hidden")
+  void navigator.clipboard?.writeText(ui.mermaidOut.textContent ?? "").catch(() => undefined)
 })
-closeMermaid.addEventListener("click", () => mermaidBox.setAttribute("hidden", ""))
-moreButton.addEventListener("click", () => void drawMore())
-fitButton.addEventListener("click", () => zoom.fit())
-zoomIn.addEventListener("click", () => zoom.zoomBy(1.25))
-zoomOut.addEventListener("click", () => zoom.zoomBy(1 / 1.25))
-showLists.addEventListener("click", () => toggle("lists-open"))
-showPanel.addEventListener("click", () => toggle("panel-open"))
-closeLists.addEventListener("click", () => toggle("lists-open", false))
-closePanel.addEventListener("click", () => toggle("panel-open", false))
+ui.closeMermaid.addEventListener("click", () => ui.mermaidBox.setAttribute("hidden", ""))
+ui.moreButton.addEventListener("click", () => void drawMore())
+ui.fitButton.addEventListener("click", () => zoom.fit())
+ui.zoomIn.addEventListener("click", () => zoom.zoomBy(1.25))
+ui.zoomOut.addEventListener("click", () => zoom.zoomBy(1 / 1.25))
+ui.showLists.addEventListener("click", () => toggle("lists-open"))
+ui.showPanel.addEventListener("click", () => toggle("panel-open"))
+ui.closeLists.addEventListener("click", () => toggle("lists-open", false))
+ui.closePanel.addEventListener("click", () => toggle("panel-open", false))
 document.addEventListener("keydown", (e) => {
   if (e.key !== "Escape") return
   tip.hide()
@@ -289,14 +263,14 @@ const start = async () => {
     return signIn(body?.team === true, new URLSearchParams(location.search).has("signin"))
   }
   document.getElementById("app")!.replaceChildren(
-    header,
-    el("div", { class: "columns" }, sidebar, center, panel),
+    ui.header,
+    el("div", { class: "columns" }, ui.sidebar, ui.center, ui.panel),
     tip.box
   )
   const given = new URLSearchParams(location.search).get("as_of")
   if (given !== null) setAsOf(given)
   await refresh()
-  listen(view, liveBadge, refresh)
+  listen(view, ui.liveBadge, refresh)
 }
 
 Object.assign(window, {

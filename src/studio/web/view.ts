@@ -12,6 +12,8 @@ export interface View {
   /** The fact whose thread is open. */
   threadOf: string | null
   thread: ThreadPage | null
+  /** The parents relay_detect_conflicts lists with an open conflict in the open thread. */
+  openForks: Set<string>
   /** The open thread's fork marks (drawing.ts forkMarks). */
   marks: Map<string, ForkMark>
   selected: string | null
@@ -34,6 +36,7 @@ export const makeView = (): View => ({
   asOf: null,
   threadOf: null,
   thread: null,
+  openForks: new Set(),
   marks: new Map(),
   selected: null,
   minTime: now() - 24 * 3600_000,
