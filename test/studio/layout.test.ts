@@ -120,12 +120,14 @@ const translate = () =>
     .then((m) => [Number(m[1]), Number(m[2])])
 
 beforeAll(async () => {
-  mkdirSync(artifacts, { recursive: true })
-  let login: string
-  ;[{ login, process: studio }, browser] = await Promise.all([
-    startStudio(graph),
+  mkdirSync(artifacts, { recursive: true }) // The test's own Relay stack sets the graph up first, so the studio starting next finds it ready
+   // (two processes setting up one graph at once could race).
+  ;[, browser] = await Promise.all([
+    stack.runtime(),
     puppeteer.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] })
   ])
+  const { login, process: spawned } = await startStudio(graph)
+  studio = spawned
   origin = new URL(login).origin
   page = await browser.newPage()
   await page.setViewport({ width: 1440, height: 900 })
