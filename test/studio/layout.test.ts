@@ -32,7 +32,7 @@ let forks: Map<string, "open" | "settled">
 
 const shot = (name: string) => page.screenshot({ path: `${artifacts}/layout-${name}.png` })
 const ready = (after: number) =>
-  page.waitForFunction((n: number) => Number(document.body.dataset["refreshes"] ?? "0") > n, { timeout: 15_000 }, after)
+  page.waitForFunction((n: number) => Number(document.body.dataset["refreshes"] ?? "0") > n, { timeout: 30_000 }, after)
 const refreshes = () => page.evaluate(() => Number(document.body.dataset["refreshes"] ?? "0"))
 const rootOf = (thread: number) => ids.get(`t${thread}-0`)!
 
@@ -46,7 +46,7 @@ const openThread = async (thread: number) => {
     (id: string, n: number) =>
       document.querySelector(`svg.thread:not([data-old]) g.node[data-id="${id}"]`) !== null &&
       document.querySelectorAll("g.node").length === n,
-    { timeout: 10_000 },
+    { timeout: 20_000 },
     root,
     threadSizes[thread]!
   )
