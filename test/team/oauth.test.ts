@@ -1,4 +1,4 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
@@ -31,7 +31,11 @@ beforeAll(async () => {
   env = Http.databaseEnv(tokenGraph, {
     RELAY_HTTP_PORT: String(port),
     RELAY_PUBLIC_URL: publicUrl,
-    RELAY_HTTP_TOKEN_RECHECK_MS: "0"
+    RELAY_HTTP_TOKEN_RECHECK_MS: "0",
+    // The test is the proxy: X-Forwarded-For from loopback names the client (clientAddress.ts).
+    RELAY_HTTP_TRUSTED_PROXIES: "127.0.0.1",
+    RELAY_OAUTH_MAX_CLIENTS: "5",
+    RELAY_OAUTH_REGISTRATIONS_PER_PEER_HOUR: "5"
   })
   relayToken = await Http.createToken(env, person, workspace)
   relay = await Http.startHttpRelay(env)
@@ -197,6 +201,15 @@ describe("OAuth 2.1 for hosted connectors", () => {
     // Refresh rotates: the new pair works, the old refresh token is spent, and presenting it again
     // (a stolen copy) revokes the whole family.
     const clientId = connector.info!.client_id
+    // A refresh asking for another resource is refused and spends nothing: the right one then works.
+    const wrongResource = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: connector.saved!.refresh_token!,
+      client_id: clientId,
+      resource: "https://other.example/mcp"
+    })
+    expect(wrongResource.status).toBe(400)
+    expect(((await wrongResource.json()) as { error: string }).error).toBe("invalid_target")
     const refreshed = await tokenRequest({
       grant_type: "refresh_token",
       refresh_token: connector.saved!.refresh_token!,
@@ -306,5 +319,103 @@ describe("OAuth 2.1 for hosted connectors", () => {
     expect((await initializeWith(pair.access_token)).status).toBe(200)
     await Http.tokenCommand(env, ["revoke", other.replace(/^relay_([0-9a-f]{16})_.*$/, "$1")])
     expect((await initializeWith(pair.access_token)).status).toBe(401)
+    // The chain ends at the token endpoint too: no new pair for a revoked approver.
+    const refreshed = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: pair.refresh_token!,
+      client_id: clientId
+    })
+    expect(refreshed.status).toBe(400)
+    expect(((await refreshed.json()) as { error: string }).error).toBe("invalid_grant")
+  })
+
+  it("every consent answer carries the same protective headers, the page again after a wrong token too", async () => {
+    const { challenge } = pkce()
+    const headersOf = (r: Response) =>
+      Object.fromEntries(
+        ["content-security-policy", "x-frame-options", "referrer-policy", "cache-control"].map((
+          h
+        ) => [h, r.headers.get(h)])
+      )
+    const first = await fetch(authorizeUrl(connector.info!.client_id, challenge), { redirect: "manual" })
+    expect(headersOf(first)).toMatchObject({ "x-frame-options": "DENY", "referrer-policy": "same-origin" })
+    expect(headersOf(first)["content-security-policy"]).toContain("frame-ancestors 'none'")
+    const again = await consent(
+      authorizeUrl(connector.info!.client_id, challenge),
+      `relay_0123456789abcdef_${"B".repeat(43)}`
+    )
+    expect(again.status).toBe(401)
+    expect(headersOf(again)).toEqual(headersOf(first))
+    // A form posted from a page that hides its origin is not Relay's page.
+    const fromNull = await fetch(`${publicUrl}/consent`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "null" },
+      body: new URLSearchParams({ client_id: connector.info!.client_id })
+    })
+    expect(fromNull.status).toBe(403)
+    expect(headersOf(fromNull)).toEqual(headersOf(first))
+  })
+
+  it("a start on an existing admin graph logs no warning about indexes that are already there", () => {
+    // The token CLI made the admin graph and its index before the server started.
+    expect(relay.stderr()).not.toMatch(/already indexed|FalkorDB query failed/)
+  })
+})
+
+describe("registration a flood cannot exhaust", () => {
+  const register = (metadata: Record<string, unknown>, address: string) =>
+    fetch(`${publicUrl}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": address },
+      body: JSON.stringify({ token_endpoint_auth_method: "none", ...metadata })
+    })
+
+  it("300 registrations from 60 addresses fill nothing: a new client still registers, consents and gets tokens", async () => {
+    // One address at a time (its six at once): a test that opened 360 connections at once would meet the
+    // per-peer connection cap instead.
+    const statuses: Array<Array<number>> = []
+    for (let a = 0; a < 60; a++) {
+      const six = Array.from(
+        { length: 6 },
+        () => register({ client_name: "flood", redirect_uris: ["https://flood.example/cb"] }, `10.9.${a}.1`)
+      )
+      statuses.push((await Promise.all(six)).map((r) => r.status))
+    }
+    for (const s of statuses) expect(s.sort()).toEqual([201, 201, 201, 201, 201, 429])
+
+    const fresh = new Connector()
+    const viaProxy = (url: string | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers)
+      headers.set("x-forwarded-for", "10.10.0.1")
+      return fetch(url, { ...init, headers })
+    }
+    expect(await auth(fresh, { serverUrl: mcpUrl, fetchFn: viaProxy })).toBe("REDIRECT")
+    const approved = await consent(fresh.authorizationUrl!, relayToken)
+    expect(approved.status).toBe(200)
+    const code = (await sentTo(approved)).searchParams.get("code")!
+    expect(await auth(fresh, { serverUrl: mcpUrl, authorizationCode: code, fetchFn: viaProxy })).toBe("AUTHORIZED")
+    expect((await initializeWith(fresh.saved!.access_token)).status).toBe(200)
+  })
+
+  it("refuses redirect URIs that are http to another host, javascript:, data:, file:, or too many", async () => {
+    const refused = [
+      ["http://connector.example/cb"],
+      ["javascript:alert(1)"],
+      ["data:text/html,hi"],
+      ["file:///etc/passwd"],
+      ["https://connector.example/cb#frag"],
+      Array.from({ length: 2000 }, (_, i) => `https://connector.example/cb/${i}`)
+    ]
+    for (const [i, uris] of refused.entries()) {
+      const r = await register({ client_name: "odd", redirect_uris: uris }, `10.11.${i}.1`)
+      expect(r.status, uris[0]).toBe(400)
+      expect(((await r.json()) as { error: string }).error).toBe("invalid_client_metadata")
+    }
+    const accepted = await register({
+      client_name: "fine",
+      redirect_uris: ["https://connector.example/cb", "http://127.0.0.1/cb", "com.example.app:/cb", "cursor://x/cb"]
+    }, "10.12.0.1")
+    expect(accepted.status).toBe(201)
   })
 })
