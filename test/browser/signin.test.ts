@@ -1,6 +1,12 @@
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer, type Server } from "node:https"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/falkordbServer.js"
@@ -27,17 +33,79 @@ let publicUrl = ""
 let mcpUrl = ""
 let relayToken = ""
 
+let documents: Server
+let documentsOrigin = ""
+let certDir = ""
+
 const hostedCallback = "https://connector.example/api/mcp/auth_callback"
+
+/**
+ * A client's metadata document server (CIMD) on loopback over https, as a client hosts its document: a
+ * certificate made for 127.0.0.1 by openssl for this run, which Relay trusts through NODE_EXTRA_CA_CERTS,
+ * and the server's host:port in RELAY_OAUTH_CLIENT_DOCUMENT_HOSTS (the allowlist that lets a loopback
+ * address be fetched at all). `/client.json` is a good document; the others are refused ones.
+ */
+const serveDocuments = async () => {
+  certDir = mkdtempSync(join(tmpdir(), "relay-cimd-"))
+  execFileSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-keyout",
+    join(certDir, "key.pem"),
+    "-out",
+    join(certDir, "cert.pem")
+  ], { stdio: "ignore" })
+  const server = createServer({
+    key: readFileSync(join(certDir, "key.pem")),
+    cert: readFileSync(join(certDir, "cert.pem"))
+  }, (req, res) => {
+    const self = `${documentsOrigin}${req.url}`
+    const docs: Record<string, unknown> = {
+      "/client.json": {
+        client_id: self,
+        client_name: "Document Client",
+        redirect_uris: [hostedCallback],
+        token_endpoint_auth_method: "none"
+      },
+      "/other-id.json": {
+        client_id: `${documentsOrigin}/client.json`,
+        client_name: "Impostor",
+        redirect_uris: [hostedCallback]
+      },
+      "/evil-redirect.json": { client_id: self, client_name: "Evil", redirect_uris: ["javascript:alert(1)"] }
+    }
+    const doc = docs[req.url ?? ""]
+    if (doc === undefined) return void res.writeHead(404).end()
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=60" }).end(JSON.stringify(doc))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  documentsOrigin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return server
+}
 const desktopCallback = "cursor://anysphere.cursor-retrieval/oauth/callback"
 
 beforeAll(async () => {
   const port = await freePort()
+  documents = await serveDocuments()
   publicUrl = `http://127.0.0.1:${port}`
   mcpUrl = `${publicUrl}/mcp`
   const env = Http.databaseEnv(tokenGraph, {
     RELAY_HTTP_PORT: String(port),
     RELAY_PUBLIC_URL: publicUrl,
-    RELAY_HTTP_TOKEN_RECHECK_MS: "0"
+    RELAY_HTTP_TOKEN_RECHECK_MS: "0",
+    RELAY_OAUTH_CLIENT_DOCUMENT_HOSTS: new URL(documentsOrigin).host,
+    NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem")
   })
   ;[relayToken, browser] = await Promise.all([Http.createToken(env, person, workspace), launchChromium()])
   relay = await Http.startHttpRelay(env)
@@ -46,6 +114,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await relay?.stop()
+  documents?.close()
+  if (certDir !== "") rmSync(certDir, { recursive: true, force: true })
 })
 
 /** claude.ai's callback page sends the browser on to the desktop app; here, to `claude://`. */
@@ -126,6 +196,54 @@ describe("sign-in in Chromium", () => {
     expect(watched.errors).toEqual([])
     await finishAndCall(connector, back, authorizationUrl)
     await watched.page.close()
+  })
+
+  it("a client known by its metadata document (CIMD): no registration, its name and host shown, token, tool call", async () => {
+    const asm = await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json() as Record<
+      string,
+      unknown
+    >
+    expect(asm).toMatchObject({
+      client_id_metadata_document_supported: true,
+      token_endpoint_auth_methods_supported: ["none"]
+    })
+    const connector = new Connector(hostedCallback, "Document Client", `${documentsOrigin}/client.json`)
+    const authorizationUrl = await startSignIn(connector)
+    expect(authorizationUrl.searchParams.get("client_id")).toBe(`${documentsOrigin}/client.json`)
+    const watched = await watchedPage(browser, hostedAnswer)
+    await decide(watched.page, authorizationUrl, "approve", "Document Client")
+    await watched.appNavigation("claude:")
+    expect(watched.errors).toEqual([])
+    await finishAndCall(connector, new URL(watched.answered[0]!.href), authorizationUrl)
+    await watched.page.close()
+  })
+
+  it("refuses a metadata document that is not its URL's, names a refused redirect URI, or is on a host not allowed", async () => {
+    const authorize = (clientId: string) =>
+      fetch(
+        `${publicUrl}/authorize?${new URLSearchParams({
+          response_type: "code",
+          client_id: clientId,
+          redirect_uri: hostedCallback,
+          code_challenge: "x".repeat(43),
+          code_challenge_method: "S256"
+        })}`,
+        { redirect: "manual" }
+      )
+    for (
+      const clientId of [
+        `${documentsOrigin}/other-id.json`,
+        `${documentsOrigin}/evil-redirect.json`,
+        `${documentsOrigin}/missing.json`,
+        // Loopback, and not the allowed host:port: never fetched.
+        `https://127.0.0.1:${new URL(publicUrl).port}/.well-known/oauth-authorization-server`,
+        "https://169.254.169.254/latest/meta-data"
+      ]
+    ) {
+      const r = await authorize(clientId)
+      expect(r.status, clientId).toBe(400)
+      expect(((await r.json()) as { error: string }).error).toBe("invalid_client")
+    }
   })
 
   it("the team studio: typing a token into its sign-in form opens that token's workspace", async () => {

@@ -33,7 +33,15 @@ export const readOAuthSettings = Config.all({
   /** Registrations one client address may make an hour (behind a proxy: RELAY_HTTP_TRUSTED_PROXIES). */
   registrationsPerPeerHour: positive("RELAY_OAUTH_REGISTRATIONS_PER_PEER_HOUR", 20),
   /** A registration no person approved within this is no longer accepted. */
-  pendingClientMinutes: positive("RELAY_OAUTH_PENDING_CLIENT_MINUTES", 30)
+  pendingClientMinutes: positive("RELAY_OAUTH_PENDING_CLIENT_MINUTES", 30),
+  /**
+   * Hosts (`host:port`) whose client metadata documents may be fetched though they resolve to a
+   * private or loopback address, and over plain http: tests, and a private deployment's own clients.
+   */
+  clientDocumentHosts: Config.string("RELAY_OAUTH_CLIENT_DOCUMENT_HOSTS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
+  )
 }).pipe(Config.map((s) => ({ ...s, publicUrl: Option.map(s.publicUrl, (u) => new URL(u)) })))
 
 export type OAuthSettings = Config.Config.Success<typeof readOAuthSettings>

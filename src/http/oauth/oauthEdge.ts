@@ -1,5 +1,9 @@
 import { redirectUriMatches } from "@modelcontextprotocol/sdk/server/auth/handlers/authorize.js"
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js"
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter
+} from "@modelcontextprotocol/sdk/server/auth/router.js"
 import { Clock, Effect } from "effect"
 import express, { type Request, type Response } from "express"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -9,6 +13,7 @@ import { type Caller, hashToken } from "../../domain/tokens.js"
 import type { OAuthStore } from "../../services/OAuthStore.js"
 import type { TokenStoreShape } from "../../services/TokenStore.js"
 import { addressKey, clientAddress } from "../clientAddress.js"
+import { isDocumentClientId, makeClientDocuments } from "./clientDocuments.js"
 import { consentHeaders, consentPage, continuePage, refusalPage } from "./consentPage.js"
 import type { OAuthSettings } from "./OAuthSettings.js"
 import { makePendingClients, type PendingClients } from "./pendingClients.js"
@@ -62,7 +67,14 @@ export const makeOAuthEdge = (options: {
     })
     return made
   }
+  const documents = makeClientDocuments({
+    allowedHosts: settings.clientDocumentHosts,
+    now: () => run(Clock.currentTimeMillis)
+  })
+  const isDocumentClient = (clientId: string) => isDocumentClientId(clientId, settings.clientDocumentHosts)
   const findClient: FindClient = async (clientId) => {
+    // A client known by its metadata document is that document, always: it is never stored.
+    if (isDocumentClient(clientId)) return documents.read(clientId)
     const stored = await run(store.client(clientId))
     if (stored !== null) return stored
     return (await pending()).read(clientId, await run(Clock.currentTimeMillis))
@@ -80,6 +92,16 @@ export const makeOAuthEdge = (options: {
 
   const app = express()
   app.disable("x-powered-by")
+  // The SDK's metadata, and what it does not say: clients may be known by a metadata document (CIMD),
+  // and every client is public ("none"; a secret would protect nothing PKCE does not).
+  const metadata = {
+    ...createOAuthMetadata({ provider, issuerUrl: publicUrl }),
+    token_endpoint_auth_methods_supported: ["none"],
+    client_id_metadata_document_supported: true
+  }
+  app.get("/.well-known/oauth-authorization-server", (_req, res) => {
+    res.set({ "access-control-allow-origin": "*", "cache-control": "public, max-age=3600" }).json(metadata)
+  })
   // The same headers on every answer of the consent flow, the SDK's refusals included.
   app.use(["/authorize", "/consent"], (_req, res, next) => {
     res.set(consentHeaders)
@@ -145,7 +167,9 @@ export const makeOAuthEdge = (options: {
     // An approver token is a person's alone: it never lets an assistant in.
     if (caller === null) return again(401, "That Relay token was not accepted (wrong, or revoked).")
     if (caller.approver) return again(401, "An approver token cannot connect an assistant; use a token made for one.")
-    const kept = await run(store.approveClient(client, { maxClients: settings.maxClients, idleMillis: pendingMillis }))
+    const kept = isDocumentClient(clientId)
+      ? client
+      : await run(store.approveClient(client, { maxClients: settings.maxClients, idleMillis: pendingMillis }))
     if (kept === null) {
       return again(503, "Relay has as many connected clients as it keeps (RELAY_OAUTH_MAX_CLIENTS); ask its admin.")
     }
