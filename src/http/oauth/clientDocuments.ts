@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises"
-import { request as httpRequest, type IncomingMessage } from "node:http"
+import { type IncomingMessage, request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { BlockList, isIP, type LookupFunction } from "node:net"
 import type { OAuthClient } from "../../services/OAuthStore.js"
@@ -32,7 +32,10 @@ for (
   ] as const
 ) nonPublic.addSubnet(net, bits, "ipv4")
 for (
-  const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const
+  const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], [
+    "64:ff9b::",
+    96
+  ]] as const
 ) nonPublic.addSubnet(net, bits, "ipv6")
 
 const isPublic = (address: string) => {
