@@ -107,8 +107,9 @@ beforeAll(async () => {
     RELAY_OAUTH_CLIENT_DOCUMENT_HOSTS: new URL(documentsOrigin).host,
     NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem")
   })
-  ;[relayToken, browser] = await Promise.all([Http.createToken(env, person, workspace), launchChromium()])
-  relay = await Http.startHttpRelay(env)
+  // The token first: the CLI's short connect budget is not shared with Chromium's start on a busy machine.
+  relayToken = await Http.createToken(env, person, workspace)
+  ;[browser, relay] = await Promise.all([launchChromium(), Http.startHttpRelay(env)])
 }, 120_000)
 
 afterAll(async () => {
