@@ -105,6 +105,8 @@ describe("the studio in team mode", () => {
       cookie: undefined
     })
     expect((await signIn(tokens.alice!, "http://evil.example")).status).toBe(403)
+    // `null` is what a page that hides its origin (or a sandbox) sends: not the studio's page.
+    expect((await signIn(tokens.alice!, "null")).status).toBe(403)
     const anonymous = await api("threads", undefined)
     expect(anonymous.status).toBe(401)
     expect(await anonymous.json()).toMatchObject({ team: true })
