@@ -11,8 +11,9 @@ import type { Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/falkordbServer.js"
 import * as Http from "../support/httpRelay.js"
+import { Connector } from "../support/oauthConnector.js"
 import { callDecoded } from "../support/toolOutputs.js"
-import { Connector, launchChromium, watchedPage } from "./browserKit.js"
+import { launchChromium, watchedPage } from "./browserKit.js"
 
 /**
  * Signing in as people do it, in Chromium (one launch for the file), against `relay --http` with

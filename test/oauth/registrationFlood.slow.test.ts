@@ -1,8 +1,8 @@
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { freePort } from "../support/falkordbServer.js"
 import * as Http from "../support/httpRelay.js"
+import { Connector } from "../support/oauthConnector.js"
 
 /**
  * The flood of the issue "Sign-in works where people sign in", at its size: 10,000 registrations from
@@ -34,22 +34,6 @@ afterAll(async () => {
   await relay?.stop()
 })
 
-class Fresh implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = redirectUri
-  readonly clientMetadata = { client_name: "Fresh", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }
-  clientInformation = () => this.info
-  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.info = info)
-  tokens = () => this.saved
-  saveTokens = (tokens: OAuthTokens) => void (this.saved = tokens)
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url)
-  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier)
-  codeVerifier = () => this.verifier
-}
-
 it("after 10,000 registrations from 60 addresses a new client registers, consents and gets tokens", async () => {
   let accepted = 0
   for (let batch = 0; batch < 500; batch++) {
@@ -63,7 +47,7 @@ it("after 10,000 registrations from 60 addresses a new client registers, consent
   }
   expect(accepted).toBe(10_000)
 
-  const fresh = new Fresh()
+  const fresh = new Connector(redirectUri, "Fresh")
   const viaProxy = (url: string | URL, init?: RequestInit) => {
     const headers = new Headers(init?.headers)
     headers.set("x-forwarded-for", "10.21.0.1")

@@ -1,11 +1,12 @@
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/falkordbServer.js"
 import * as Http from "../support/httpRelay.js"
+import { Connector } from "../support/oauthConnector.js"
 import { callDecoded } from "../support/toolOutputs.js"
 
 /**
@@ -45,46 +46,8 @@ afterAll(async () => {
   await relay?.stop()
 })
 
-/** A hosted connector's OAuth state, in memory; the "browser" is the test. */
-class Connector implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  get redirectUrl() {
-    return redirectUri
-  }
-  get clientMetadata() {
-    return {
-      client_name: "Test Connector",
-      redirect_uris: [redirectUri],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none"
-    }
-  }
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-}
+/** The connector of these tests: one loopback redirect URI. */
+const testConnector = () => new Connector(redirectUri, "Test Connector")
 
 const hiddenFields = (html: string) =>
   Object.fromEntries(
@@ -155,7 +118,7 @@ const initializeWith = (accessToken: string) =>
   Http.rawPost(mcpUrl, Http.initializeBody, { authorization: `Bearer ${accessToken}` })
 
 describe("OAuth 2.1 for hosted connectors", () => {
-  const connector = new Connector()
+  const connector = testConnector()
 
   it("discovery, registration, PKCE, consent, token, tool call, refresh and revoke with the SDK client", async () => {
     // Discovery starts from the 401's pointer to the protected-resource metadata.
@@ -390,7 +353,7 @@ describe("registration a flood cannot exhaust", () => {
     }
     for (const s of statuses) expect(s.sort()).toEqual([201, 201, 201, 201, 201, 429])
 
-    const fresh = new Connector()
+    const fresh = testConnector()
     const viaProxy = (url: string | URL, init?: RequestInit) => {
       const headers = new Headers(init?.headers)
       headers.set("x-forwarded-for", "10.10.0.1")
