@@ -213,6 +213,12 @@ describe("sign-in in Chromium", () => {
     const authorizationUrl = await startSignIn(connector)
     expect(authorizationUrl.searchParams.get("client_id")).toBe(`${documentsOrigin}/client.json`)
     const watched = await watchedPage(browser, hostedAnswer)
+    // The page names the host the document came from, beside the name the document claims.
+    await watched.page.goto(authorizationUrl.href)
+    expect(await watched.page.$$eval("strong", (all) => all.map((e) => e.textContent))).toEqual([
+      "Document Client",
+      new URL(documentsOrigin).host
+    ])
     await decide(watched.page, authorizationUrl, "approve", "Document Client")
     await watched.appNavigation("claude:")
     expect(watched.errors).toEqual([])
