@@ -15,6 +15,8 @@ export interface StudioWorkspace {
   readonly name: string
   /** Whose share of the caps this session counts in: the token's id (the name when absent, on a laptop). */
   readonly owner?: string
+  /** Which database and graph it reads, for the page's empty state (laptop only: a team's is not told). */
+  readonly where?: string
   /** Checked on each request and each live poll: false once the token behind the session was revoked. */
   readonly stillValid: () => Promise<boolean>
   readonly release: () => Promise<void>
