@@ -1,4 +1,5 @@
 import { Config } from "effect"
+import { isProxyEntry } from "./clientAddress.js"
 
 const list = (name: string) =>
   Config.string(name).pipe(
@@ -20,6 +21,17 @@ export const readHttpSettings = Config.all({
   extraHosts: list("RELAY_HTTP_ALLOWED_HOSTS"),
   /** Browser origins allowed to call; a request with any other Origin header is refused. */
   allowedOrigins: list("RELAY_HTTP_ALLOWED_ORIGINS"),
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of Relay: from these peers the client's
+   * address is read from X-Forwarded-For (clientAddress.ts), so per-address limits count clients, not
+   * the proxy. Empty: every peer is the client itself.
+   */
+  trustedProxies: list("RELAY_HTTP_TRUSTED_PROXIES").pipe(
+    Config.validate({
+      message: "RELAY_HTTP_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges",
+      validation: (entries) => entries.every(isProxyEntry)
+    })
+  ),
   sessionIdleMinutes: Config.integer("RELAY_HTTP_SESSION_IDLE_MINUTES").pipe(
     Config.withDefault(30),
     Config.validate({

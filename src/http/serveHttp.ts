@@ -6,6 +6,7 @@ import { TokenStore } from "../services/TokenStore.js"
 import type { WorkspaceStores } from "../services/WorkspaceStores.js"
 import { makeTeamStudio } from "../studio/teamStudio.js"
 import { approvalRoute, decideOverHttp, sendDecision } from "./approveTask.js"
+import { trustedProxies } from "./clientAddress.js"
 import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
 import { addressOf, listen } from "./listen.js"
@@ -37,7 +38,8 @@ export const serveHttp = Effect.gen(function*() {
   const tokens = yield* TokenStore
   const sessions = yield* makeSessions
   const run = Runtime.runPromise(yield* Effect.runtime<SecretScanner | WorkspaceStores>())
-  const oauth = yield* makeOAuthIfSet(run)
+  const proxies = trustedProxies(config.trustedProxies)
+  const oauth = yield* makeOAuthIfSet(run, proxies)
   // An OAuth access token stands for the Relay token a person signed in with; both are believed for
   // the same recheck window, so revoking the Relay token stops its OAuth tokens within it.
   const tokenCheck = yield* makeTokenCheck(
@@ -48,7 +50,9 @@ export const serveHttp = Effect.gen(function*() {
     config.tokenRecheckMillis
   )
   const resourceMetadata = Option.map(oauth, (o) => o.resourceMetadataUrl)
-  const studio = yield* makeTeamStudio(tokenCheck.check, config.allowedOrigins)
+  // Reached over https (the public URL), the studio's cookie never travels in clear.
+  const secureCookies = Option.isSome(oauth) && oauth.value.publicUrl.protocol === "https:"
+  const studio = yield* makeTeamStudio(tokenCheck.check, config.allowedOrigins, secureCookies)
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).

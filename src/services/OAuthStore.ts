@@ -41,19 +41,26 @@ export interface AccessGrant {
  * Clock so tests drive expiry with TestClock.
  */
 export class OAuthStore extends Context.Tag("relay/OAuthStore")<OAuthStore, {
+  /** An approved client: one a person approved at least once (a pending registration is not stored). */
   readonly client: (clientId: string) => Effect.Effect<OAuthClient | null, DatabaseError>
   /**
-   * Registers a client unless `maxClients` are registered; registrations never used for a code
-   * within `unusedTtlMillis` are deleted first. Null when full.
+   * Keeps a client a person just approved (the same one again is kept once). Under `maxClients`
+   * approved clients; at the cap, clients with no live refresh token approved over `idleMillis` ago
+   * make room first. Null when none could.
    */
-  readonly register: (
-    client: Omit<OAuthClient, "issuedAt">,
-    limits: { readonly maxClients: number; readonly unusedTtlMillis: number }
+  readonly approveClient: (
+    client: OAuthClient,
+    limits: { readonly maxClients: number; readonly idleMillis: number }
   ) => Effect.Effect<OAuthClient | null, DatabaseError>
+  /** The key pending registrations are signed with, made once per admin graph (pendingClients.ts). */
+  readonly registrationKey: Effect.Effect<string, DatabaseError>
   readonly saveCode: (codeHash: string, grant: CodeGrant, expiresAt: number) => Effect.Effect<void, DatabaseError>
-  /** The PKCE challenge of a live, unused code of this client. */
-  readonly codeChallenge: (codeHash: string, clientId: string) => Effect.Effect<string | null, DatabaseError>
-  /** Uses a code up: its grant once, null if unknown, expired, used or another client's. */
+  /**
+   * A live, unused code of this client whose Relay token is unrevoked: its grant, spending nothing
+   * (the token endpoint checks the request against it before it spends the code).
+   */
+  readonly peekCode: (codeHash: string, clientId: string) => Effect.Effect<CodeGrant | null, DatabaseError>
+  /** Uses a code up: its grant once, null if unknown, expired, used, another client's or its token revoked. */
   readonly takeCode: (codeHash: string, clientId: string) => Effect.Effect<CodeGrant | null, DatabaseError>
   /** Stores an access and a refresh token of one family (a chain of rotations). */
   readonly saveTokens: (
@@ -65,9 +72,12 @@ export class OAuthStore extends Context.Tag("relay/OAuthStore")<OAuthStore, {
     },
     grant: RefreshGrant
   ) => Effect.Effect<void, DatabaseError>
+  /** A refresh token's grant, spent or not, while it is unexpired and unrevoked: spends nothing. */
+  readonly peekRefresh: (refreshHash: string, clientId: string) => Effect.Effect<RefreshGrant | null, DatabaseError>
   /**
-   * Uses a refresh token up (rotation): its grant once. A refresh token presented again after use is a
-   * stolen copy or a replay: its whole family is revoked, and null answered.
+   * Uses a refresh token up (rotation): its grant once, while the Relay token that approved it is
+   * unrevoked. A refresh token presented again after use is a stolen copy or a replay: its whole
+   * family is revoked, and null answered.
    */
   readonly takeRefresh: (refreshHash: string, clientId: string) => Effect.Effect<RefreshGrant | null, DatabaseError>
   /** An access token's grant while it is unexpired, unrevoked, and its Relay token is too. */

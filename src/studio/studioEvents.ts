@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { positionOf, type RecordPosition } from "../domain/memoryRecord.js"
 import { FactStore } from "../services/FactStore.js"
 import { securityHeaders, sendJson } from "./studioReplies.js"
-import type { StudioWorkspace } from "./studioSessions.js"
+import type { StudioSession } from "./studioSessions.js"
 
 /**
  * The studio's live feed: a server-sent event stream of its own (the MCP endpoint keeps its
@@ -13,7 +13,9 @@ import type { StudioWorkspace } from "./studioSessions.js"
  * the graph every `pollMillis` (writes come from any process), a keyset read of at most
  * `batch` records a poll. Bounded per connection: `maxEvents` events or `maxMillis`, then the stream
  * ends and the browser reconnects from its last id; a client that does not read (over `maxBuffered`
- * bytes queued) is cut. At most `perSession` streams a session and `maxStreams` in all.
+ * bytes queued) is cut. At most `perOwner` streams one token's sessions together (one token fills only
+ * its own share) and `maxStreams` in all. A stream ends at its next poll once its session ended or its
+ * token was revoked (the same cached check as every request: within RELAY_HTTP_TOKEN_RECHECK_MS).
  */
 export const eventLimits = {
   pollMillis: 300,
@@ -21,12 +23,13 @@ export const eventLimits = {
   maxEvents: 5000,
   maxMillis: 10 * 60_000,
   maxBuffered: 1024 * 1024,
-  perSession: 4,
+  perOwner: 4,
   maxStreams: 64,
   keepAliveMillis: 15_000
 }
 
 let openStreams = 0
+const streamsOf = new Map<string, number>()
 
 const encodeId = (p: RecordPosition) => Buffer.from(JSON.stringify([p.stamp, p.kind, p.key])).toString("base64url")
 
@@ -44,18 +47,15 @@ const decodeId = (id: string | undefined): RecordPosition | undefined => {
   return undefined
 }
 
-export const studioEvents = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  workspace: StudioWorkspace,
-  session: { streams: number }
-) => {
-  if (session.streams >= eventLimits.perSession || openStreams >= eventLimits.maxStreams) {
+export const studioEvents = (req: IncomingMessage, res: ServerResponse, session: StudioSession) => {
+  const { owner, workspace } = session
+  const own = streamsOf.get(owner) ?? 0
+  if (own >= eventLimits.perOwner || openStreams >= eventLimits.maxStreams) {
     return sendJson(res, 429, { error: { code: "rate_limited", message: "too many live streams open" } }, {
       "retry-after": "5"
     })
   }
-  session.streams++
+  streamsOf.set(owner, own + 1)
   openStreams++
   res.writeHead(200, {
     ...securityHeaders,
@@ -75,6 +75,7 @@ export const studioEvents = (
     let sent = 0
     let quietSince = started
     const poll = Effect.gen(function*() {
+      if (session.closed || !(yield* Effect.promise(() => workspace.stillValid().catch(() => true)))) return false
       const records = yield* store.recordsAfter(at, eventLimits.batch).pipe(
         Effect.orElseSucceed(() => [])
       )
@@ -100,7 +101,9 @@ export const studioEvents = (
   const fiber = Runtime.runFork(workspace.runtime)(program)
   fiber.addObserver(() => res.end())
   res.once("close", () => {
-    session.streams--
+    const left = (streamsOf.get(owner) ?? 1) - 1
+    if (left === 0) streamsOf.delete(owner)
+    else streamsOf.set(owner, left)
     openStreams--
     void Runtime.runPromise(workspace.runtime)(Fiber.interrupt(fiber))
   })

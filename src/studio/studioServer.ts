@@ -44,6 +44,8 @@ export interface StudioOptions {
   readonly signIn?: (token: string) => Promise<StudioWorkspace | null>
   /** Laptop mode: the workspace a spent login secret opens. */
   readonly local?: StudioWorkspace
+  /** The session cookie is `Secure` (team mode with an https RELAY_PUBLIC_URL). */
+  readonly secureCookies?: boolean
 }
 
 const readForm = (req: IncomingMessage, max: number) =>
@@ -84,7 +86,8 @@ export const handleStudio = async (
   }
   const rest = path.slice(studioBase.length)
   if (req.method === "POST" && rest === "/login" && options.signIn !== undefined) {
-    // A sign-in form posted from another site must not log a browser in (login CSRF).
+    // A sign-in form posted from another site must not log a browser in (login CSRF): the studio's
+    // own page sends its real Origin (Referrer-Policy same-origin); none, or `null`, is not that page.
     if (!sameOrigin) {
       sendJson(res, 403, { error: { code: "forbidden", message: "sign in from the studio page" } })
       return true
@@ -92,7 +95,7 @@ export const handleStudio = async (
     const form = await readForm(req, 4096)
     const token = form?.get("token")?.trim() ?? ""
     const workspace = token === "" ? null : await options.signIn(token)
-    const id = workspace === null ? null : options.sessions.open(workspace)
+    const id = workspace === null ? null : await options.sessions.open(workspace)
     if (id === null) {
       res.writeHead(303, { location: `${studioBase}/?signin=failed`, "cache-control": "no-store" })
       res.end()
@@ -100,7 +103,7 @@ export const handleStudio = async (
     }
     res.writeHead(303, {
       location: `${studioBase}/`,
-      "set-cookie": sessionCookie(id, studioBase),
+      "set-cookie": sessionCookie(id, studioBase, options.secureCookies === true),
       "cache-control": "no-store"
     })
     res.end()
@@ -126,7 +129,9 @@ export const handleStudio = async (
   }
   if (rest === "/login" && options.local !== undefined) {
     const secret = url.searchParams.get("secret") ?? ""
-    const id = secret !== "" && options.sessions.spendLoginSecret(secret) ? options.sessions.open(options.local) : null
+    const id = secret !== "" && options.sessions.spendLoginSecret(secret)
+      ? await options.sessions.open(options.local)
+      : null
     if (id === null) {
       sendText(
         res,
@@ -138,14 +143,14 @@ export const handleStudio = async (
     }
     res.writeHead(303, {
       location: `${studioBase}/`,
-      "set-cookie": sessionCookie(id, studioBase),
+      "set-cookie": sessionCookie(id, studioBase, options.secureCookies === true),
       "cache-control": "no-store"
     })
     res.end()
     return true
   }
-  const session = options.sessions.get(req.headers.cookie)
-  if (session === undefined || !(await session.workspace.stillValid())) {
+  const session = await options.sessions.get(req.headers.cookie)
+  if (session === undefined) {
     sendJson(res, 401, {
       error: {
         code: "unauthorized",
@@ -156,7 +161,7 @@ export const handleStudio = async (
     return true
   }
   if (rest === "/events") {
-    studioEvents(req, res, session.workspace, session)
+    studioEvents(req, res, session)
     return true
   }
   if (rest.startsWith("/api/")) {

@@ -5,45 +5,59 @@ import type { ToolServices } from "../mcp/mcpHandlers.js"
 /**
  * Who is signed in to the studio: a random session id in an HttpOnly, SameSite=Strict cookie,
  * mapped here to the workspace it may read (its tools' runtime). Sessions live in memory only and
- * end after `sessionMillis` or when the process ends. The laptop's one-time login secret is kept as
- * its SHA-256 only, used once, and never logged.
+ * end after `sessionMillis`, when the process ends, when the token behind them is revoked, or when
+ * the same token opens more than `perOwner` (its oldest ends). The laptop's one-time login secret
+ * is kept as its SHA-256 only, used once, and never logged.
  */
 export interface StudioWorkspace {
   readonly runtime: Runtime.Runtime<ToolServices>
   /** Who signed in (a token's name; "local" on a laptop). */
   readonly name: string
+  /** Whose share of the caps this session counts in: the token's id (the name when absent, on a laptop). */
+  readonly owner?: string
   /** Which database and graph it reads, for the page's empty state (laptop only: a team's is not told). */
   readonly where?: string
-  /** Checked on each request: false once the token behind the session was revoked. */
+  /** Checked on each request and each live poll: false once the token behind the session was revoked. */
   readonly stillValid: () => Promise<boolean>
   readonly release: () => Promise<void>
 }
 
 export const cookieName = "relay_studio"
 const sessionMillis = 12 * 60 * 60 * 1000
-const maxSessions = 256
+/** All sessions at most, and one token's: one token fills only its own share. */
+export const sessionLimits = { maxSessions: 256, perOwner: 8 }
 
-interface Session {
+export interface StudioSession {
   readonly workspace: StudioWorkspace
+  readonly owner: string
   readonly expires: number
-  /** Live event streams open on this session (bounded, see studioEvents.ts). */
-  streams: number
+  /** Set once the session ended (expired, revoked, crowded out): its live streams end at their next poll. */
+  closed: boolean
 }
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest()
 
 export const makeStudioSessions = (now: () => number) => {
-  const sessions = new Map<string, Session>()
+  // Insertion order is opening order: a token's first entry is its oldest session.
+  const sessions = new Map<string, StudioSession>()
   const oneTime = new Set<string>()
 
+  const end = (id: string, s: StudioSession) => {
+    sessions.delete(id)
+    s.closed = true
+    void s.workspace.release()
+  }
   const sweep = () => {
     const t = now()
-    for (const [id, s] of sessions) {
-      if (s.expires <= t) {
-        sessions.delete(id)
-        void s.workspace.release()
-      }
-    }
+    for (const [id, s] of sessions) if (s.expires <= t) end(id, s)
+  }
+  /** Ends every session whose token was revoked: asked only when the cap is reached (each is a cached check). */
+  const sweepRevoked = async () => {
+    const all = [...sessions]
+    const valid = await Promise.all(all.map(([, s]) => s.workspace.stillValid().catch(() => true)))
+    all.forEach(([id, s], i) => {
+      if (!valid[i] && sessions.get(id) === s) end(id, s)
+    })
   }
 
   return {
@@ -67,23 +81,34 @@ export const makeStudioSessions = (now: () => number) => {
       }
       return false
     },
-    open: (workspace: StudioWorkspace): string | null => {
+    /** A new session's id; its token's oldest session ends when it already has `perOwner`. Null when all are taken. */
+    open: async (workspace: StudioWorkspace): Promise<string | null> => {
       sweep()
-      if (sessions.size >= maxSessions) return null
+      const owner = workspace.owner ?? workspace.name
+      const own = [...sessions].filter(([, s]) => s.owner === owner)
+      for (const [id, s] of own.slice(0, Math.max(0, own.length - sessionLimits.perOwner + 1))) end(id, s)
+      if (sessions.size >= sessionLimits.maxSessions) await sweepRevoked()
+      if (sessions.size >= sessionLimits.maxSessions) return null
       const id = randomBytes(32).toString("base64url")
-      sessions.set(id, { workspace, expires: now() + sessionMillis, streams: 0 })
+      sessions.set(id, { workspace, owner, expires: now() + sessionMillis, closed: false })
       return id
     },
-    get: (cookieHeader: string | undefined): Session | undefined => {
+    /** The cookie's live session, or undefined; a session whose token was revoked ends here. */
+    get: async (cookieHeader: string | undefined): Promise<StudioSession | undefined> => {
       const id = cookieOf(cookieHeader)
       if (id === undefined) return undefined
       const s = sessions.get(id)
       if (s === undefined || s.expires <= now()) return undefined
+      if (!(await s.workspace.stillValid())) {
+        if (sessions.get(id) === s) end(id, s)
+        return undefined
+      }
       return s
     },
     closeAll: async () => {
       const all = [...sessions.values()]
       sessions.clear()
+      for (const s of all) s.closed = true
       await Promise.all(all.map((s) => s.workspace.release()))
     }
   }
@@ -100,5 +125,8 @@ const cookieOf = (header: string | undefined): string | undefined => {
   return undefined
 }
 
-export const sessionCookie = (id: string, path: string) =>
-  `${cookieName}=${id}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${sessionMillis / 1000}`
+/** The session cookie; `Secure` when Relay is reached over https (RELAY_PUBLIC_URL), so it never travels in clear. */
+export const sessionCookie = (id: string, path: string, secure = false) =>
+  `${cookieName}=${id}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${sessionMillis / 1000}${
+    secure ? "; Secure" : ""
+  }`

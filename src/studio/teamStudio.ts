@@ -14,11 +14,13 @@ import { makeStudioSessions, type StudioWorkspace } from "./studioSessions.js"
  * sees that token's workspace only (its graph's FactStore, as an MCP session of the token gets it),
  * read-only whatever the token may do. The token is checked again on every request through the
  * same cached check as the MCP endpoint, so a revoked token ends its studio sessions within
- * RELAY_HTTP_TOKEN_RECHECK_MS. Each studio session has its own rate limit bucket.
+ * RELAY_HTTP_TOKEN_RECHECK_MS, its live streams with them. Each studio session has its own rate limit
+ * bucket; one token has at most 8 sessions and 4 live streams (studioSessions.ts, studioEvents.ts).
  */
 export const makeTeamStudio = (
   check: (presented: string) => Effect.Effect<Either.Either<Caller | null, ToolError>>,
-  allowedOrigins: ReadonlyArray<string>
+  allowedOrigins: ReadonlyArray<string>,
+  secureCookies: boolean
 ) =>
   Effect.gen(function*() {
     const settings = yield* Settings
@@ -40,6 +42,7 @@ export const makeTeamStudio = (
         const workspace: StudioWorkspace = {
           runtime,
           name: caller.name,
+          owner: caller.tokenId,
           stillValid: async () => {
             const again = await run(check(token))
             return Either.isRight(again) && again.right !== null && again.right.tokenId === caller.tokenId
@@ -52,6 +55,6 @@ export const makeTeamStudio = (
 
     return {
       handle: (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) =>
-        handleStudio(req, res, allowedHosts, { sessions, allowedOrigins, signIn })
+        handleStudio(req, res, allowedHosts, { sessions, allowedOrigins, signIn, secureCookies })
     }
   })

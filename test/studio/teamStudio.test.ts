@@ -21,6 +21,7 @@ const acme = uniqueName("acme")
 const globex = uniqueName("globex")
 
 let relay: HttpRelay
+let httpsRelay: HttpRelay
 let origin: string
 let writer: HttpClient
 const tokens: Record<string, string> = {}
@@ -40,7 +41,9 @@ const api = (path: string, cookie: string | undefined) =>
   fetch(`${origin}/studio/api/${path}`, { headers: cookie === undefined ? {} : { cookie } })
 
 beforeAll(async () => {
+  // A second server reached over https (its public URL; the test talks to its loopback address).
   relay = await startHttpRelay(env)
+  httpsRelay = await startHttpRelay(databaseEnv(tokenGraph, { RELAY_PUBLIC_URL: "https://studio.example" }))
   origin = new URL(relay.url).origin
   ;[tokens.alice, tokens.bob] = await Promise.all([createToken(env, "alice", acme), createToken(env, "bob", globex)])
   writer = await connectHttp(relay.url, tokens.alice!)
@@ -50,8 +53,31 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await writer?.close()
-  await relay?.stop()
+  await Promise.all([relay?.stop(), httpsRelay?.stop()])
 })
+
+/** A live stream of a session: its status, and a reader of everything it sends until it ends. */
+const stream = async (cookie: string | undefined) => {
+  const abort = new AbortController()
+  const r = await fetch(`${origin}/studio/events`, {
+    headers: cookie === undefined ? {} : { cookie },
+    signal: abort.signal
+  })
+  let text = ""
+  const ended = r.status !== 200 ? Promise.resolve("") : (async () => {
+    const reader = r.body!.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return text
+        text += Buffer.from(value).toString()
+      }
+    } catch {
+      return text
+    }
+  })()
+  return { status: r.status, ended, text: () => text, close: () => abort.abort() }
+}
 
 describe("the studio in team mode", () => {
   it("a token signs in to its own workspace only, read-only", async () => {
@@ -79,6 +105,8 @@ describe("the studio in team mode", () => {
       cookie: undefined
     })
     expect((await signIn(tokens.alice!, "http://evil.example")).status).toBe(403)
+    // `null` is what a page that hides its origin (or a sandbox) sends: not the studio's page.
+    expect((await signIn(tokens.alice!, "null")).status).toBe(403)
     const anonymous = await api("threads", undefined)
     expect(anonymous.status).toBe(401)
     expect(await anonymous.json()).toMatchObject({ team: true })
@@ -86,11 +114,63 @@ describe("the studio in team mode", () => {
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'")
   })
 
-  it("a revoked token's session ends", async () => {
+  it("one token has at most 8 sessions (a new one ends its oldest) and 4 live streams; others are not shut out", async () => {
+    const sessions = []
+    for (let i = 0; i < 9; i++) sessions.push(await signIn(tokens.alice!))
+    expect((await api("me", sessions[0]!.cookie)).status).toBe(401)
+    for (const s of sessions.slice(1)) expect((await api("me", s.cookie)).status).toBe(200)
+    // Four streams over two of its sessions, then the token's share is full; another token's is not.
+    const open = [
+      await stream(sessions[1]!.cookie),
+      await stream(sessions[1]!.cookie),
+      await stream(sessions[2]!.cookie),
+      await stream(sessions[2]!.cookie)
+    ]
+    expect(open.map((o) => o.status)).toEqual([200, 200, 200, 200])
+    const fifth = await stream(sessions[3]!.cookie)
+    expect(fifth.status).toBe(429)
+    const bob = await stream((await signIn(tokens.bob!)).cookie)
+    expect(bob.status).toBe(200)
+    for (const o of [...open, bob]) o.close()
+  })
+
+  it("the session cookie is Secure when Relay is reached over https (RELAY_PUBLIC_URL)", async () => {
+    const plain = await signIn(tokens.alice!)
+    const httpsOrigin = new URL(httpsRelay.url).origin
+    const r = await fetch(`${httpsOrigin}/studio/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: httpsOrigin },
+      body: new URLSearchParams({ token: tokens.alice! }).toString()
+    })
+    expect(r.headers.get("set-cookie")).toMatch(/; Secure$/)
+    expect(plain.cookie).toBeDefined()
+    const plainReply = await fetch(`${origin}/studio/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin },
+      body: new URLSearchParams({ token: tokens.alice! }).toString()
+    })
+    expect(plainReply.headers.get("set-cookie")).not.toMatch(/Secure/)
+  })
+
+  it("a revoked token's session and its live streams end: nothing written afterwards reaches them", async () => {
     const carol = await createToken(env, "carol", acme)
     const session = await signIn(carol)
     expect((await api("me", session.cookie)).status).toBe(200)
+    const live = await stream(session.cookie)
+    expect(live.status).toBe(200)
     await tokenCommand(env, ["revoke", "carol"])
     expect((await api("me", session.cookie)).status).toBe(401)
+    const r = await writer.call("relay_save_fact", { content: "written after carol was revoked", session_id: "a-2" })
+    expect(r.isError).toBeFalsy()
+    // RELAY_HTTP_TOKEN_RECHECK_MS is 0 here: the stream ends at its next poll.
+    const text = await Promise.race([
+      live.ended,
+      new Promise<string>((resolve) => setTimeout(() => resolve("still open"), 5000))
+    ])
+    live.close()
+    expect(text).not.toContain("still open")
+    expect(text).not.toContain("written after carol was revoked")
   })
 })

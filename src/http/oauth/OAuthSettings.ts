@@ -28,12 +28,20 @@ export const readOAuthSettings = Config.all({
   ),
   accessTtlSeconds: positive("RELAY_OAUTH_ACCESS_TTL_SECONDS", 3600),
   refreshTtlDays: positive("RELAY_OAUTH_REFRESH_TTL_DAYS", 30),
-  /** Registered clients at most, all peers together. */
+  /** Approved clients kept at most (a registration nobody approved is kept nowhere: pendingClients.ts). */
   maxClients: positive("RELAY_OAUTH_MAX_CLIENTS", 1000),
-  /** Registrations one peer address may make an hour. */
+  /** Registrations one client address may make an hour (behind a proxy: RELAY_HTTP_TRUSTED_PROXIES). */
   registrationsPerPeerHour: positive("RELAY_OAUTH_REGISTRATIONS_PER_PEER_HOUR", 20),
-  /** A registration no person approved within this is deleted. */
-  unusedClientHours: positive("RELAY_OAUTH_UNUSED_CLIENT_HOURS", 24)
+  /** A registration no person approved within this is no longer accepted. */
+  pendingClientMinutes: positive("RELAY_OAUTH_PENDING_CLIENT_MINUTES", 30),
+  /**
+   * Hosts (`host:port`) whose client metadata documents may be fetched though they resolve to a
+   * private or loopback address, and over plain http: tests, and a private deployment's own clients.
+   */
+  clientDocumentHosts: Config.string("RELAY_OAUTH_CLIENT_DOCUMENT_HOSTS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
+  )
 }).pipe(Config.map((s) => ({ ...s, publicUrl: Option.map(s.publicUrl, (u) => new URL(u)) })))
 
 export type OAuthSettings = Config.Config.Success<typeof readOAuthSettings>

@@ -1,10 +1,10 @@
 import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js"
 import {
+  InvalidClientMetadataError,
   InvalidGrantError,
   InvalidTargetError,
   InvalidTokenError,
-  ServerError,
-  TooManyRequestsError
+  ServerError
 } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js"
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
@@ -14,8 +14,10 @@ import { randomBytes } from "node:crypto"
 import type { DatabaseError } from "../../domain/errors.js"
 import { hashToken } from "../../domain/tokens.js"
 import type { OAuthClient, OAuthStore, RefreshGrant } from "../../services/OAuthStore.js"
-import { consentPage } from "./consentPage.js"
+import { consentHeaders, consentPage } from "./consentPage.js"
 import type { OAuthSettings } from "./OAuthSettings.js"
+import type { PendingClients } from "./pendingClients.js"
+import { redirectUrisProblem } from "./redirectUris.js"
 
 /** Runs one store call; a database failure becomes the SDK's 500/503-style OAuth error. */
 export type RunStore = <A>(effect: Effect.Effect<A, DatabaseError>) => Promise<A>
@@ -35,18 +37,28 @@ export const toSdkClient = (c: OAuthClient): OAuthClientInformationFull => ({
   response_types: ["code"]
 })
 
+/** A client as the edge knows it: approved and stored, or pending (signed into its id), or by its metadata document. */
+export type FindClient = (clientId: string) => Promise<(OAuthClient & { readonly host?: string }) | null>
+
 /**
  * Relay as its own authorization server, behind the SDK's handlers (mcpAuthRouter): they parse and
  * check every request (client, registered redirect URI, PKCE S256 against the stored challenge) and
  * this answers from the OAuth store. Clients are public (no secret: a hosted connector's secret would
  * protect nothing the PKCE verifier does not), so registration drops any secret asked for.
+ *
+ * Every refusal at the token endpoint happens before anything is spent: a code or refresh token
+ * presented with the wrong redirect URI or resource is refused and stays usable by the right request.
  */
-export const makeProvider = (
-  store: OAuthStore["Type"],
-  settings: OAuthSettings,
-  resource: URL,
-  run: RunStore
-): OAuthServerProvider => {
+export const makeProvider = (options: {
+  readonly store: OAuthStore["Type"]
+  readonly settings: OAuthSettings
+  readonly resource: URL
+  readonly issuer: URL
+  readonly run: RunStore
+  readonly pending: () => Promise<PendingClients>
+  readonly findClient: FindClient
+}): OAuthServerProvider => {
+  const { findClient, issuer, pending, resource, run, settings, store } = options
   const issue = (grant: RefreshGrant) =>
     Effect.gen(function*() {
       const at = yield* Clock.currentTimeMillis
@@ -73,38 +85,36 @@ export const makeProvider = (
 
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: async (clientId) => {
-      const found = await run(store.client(clientId))
+      const found = await findClient(clientId)
       return found === null ? undefined : toSdkClient(found)
     },
     registerClient: async (client) => {
+      const redirectUris = client.redirect_uris.map(String)
+      const problem = redirectUrisProblem(redirectUris)
+      if (problem !== null) throw new InvalidClientMetadataError(problem)
       const name = (client.client_name ?? "an unnamed client").slice(0, 100)
-      const made = await run(store.register(
-        {
-          clientId: (client as { client_id?: string }).client_id ?? "",
-          name,
-          redirectUris: client.redirect_uris.map(String)
-        },
-        { maxClients: settings.maxClients, unusedTtlMillis: settings.unusedClientHours * 3_600_000 }
-      ))
-      if (made === null) throw new TooManyRequestsError("registration is full; try again later")
-      return toSdkClient(made)
+      const at = await run(Clock.currentTimeMillis)
+      return toSdkClient((await pending()).issue({ name, redirectUris }, at))
     }
   }
 
   return {
     clientsStore,
-    authorize: (client, params, res: Response) => {
+    authorize: async (client, params, res: Response) => {
       if (params.resource !== undefined && params.resource.href !== resource.href) {
-        throw new InvalidTargetError("the resource is not this server")
+        // Answered here rather than thrown to the SDK, so the refusal names its issuer (RFC 9207) too.
+        const back = new URL(params.redirectUri)
+        back.searchParams.set("error", "invalid_target")
+        back.searchParams.set("error_description", "the resource is not this server")
+        if (params.state !== undefined) back.searchParams.set("state", params.state)
+        back.searchParams.set("iss", issuer.href)
+        return void res.redirect(302, back.href)
       }
-      res.setHeader("cache-control", "no-store")
-      res.setHeader("x-frame-options", "DENY")
-      res.setHeader(
-        "content-security-policy",
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-      )
+      const known = await findClient(client.client_id)
+      res.set(consentHeaders)
       res.status(200).type("html").send(consentPage({
         clientName: client.client_name ?? client.client_id,
+        ...(known?.host === undefined ? {} : { clientHost: known.host }),
         fields: {
           client_id: client.client_id,
           redirect_uri: params.redirectUri,
@@ -113,20 +123,22 @@ export const makeProvider = (
           resource: resource.href
         }
       }))
-      return Promise.resolve()
     },
     challengeForAuthorizationCode: async (client, code) => {
-      const challenge = await run(store.codeChallenge(hashToken(code), client.client_id))
-      if (challenge === null) throw new InvalidGrantError("the code is not valid")
-      return challenge
+      const grant = await run(store.peekCode(hashToken(code), client.client_id))
+      if (grant === null) throw new InvalidGrantError("the code is not valid")
+      return grant.challenge
     },
     exchangeAuthorizationCode: async (client, code, _verifier, redirectUri, asked) => {
-      const grant = await run(store.takeCode(hashToken(code), client.client_id))
-      if (grant === null) throw new InvalidGrantError("the code is not valid")
-      if (redirectUri !== undefined && redirectUri !== grant.redirectUri) {
+      const hash = hashToken(code)
+      const seen = await run(store.peekCode(hash, client.client_id))
+      if (seen === null) throw new InvalidGrantError("the code is not valid")
+      if (redirectUri !== undefined && redirectUri !== seen.redirectUri) {
         throw new InvalidGrantError("redirect_uri is not the one the code was issued for")
       }
-      checkResource(asked, grant.resource)
+      checkResource(asked, seen.resource)
+      const grant = await run(store.takeCode(hash, client.client_id))
+      if (grant === null) throw new InvalidGrantError("the code is not valid")
       return run(issue({
         clientId: client.client_id,
         resource: grant.resource,
@@ -135,9 +147,12 @@ export const makeProvider = (
       }))
     },
     exchangeRefreshToken: async (client, refreshToken, _scopes, asked) => {
-      const grant = await run(store.takeRefresh(hashToken(refreshToken), client.client_id))
+      const hash = hashToken(refreshToken)
+      const seen = await run(store.peekRefresh(hash, client.client_id))
+      if (seen === null) throw new InvalidGrantError("the refresh token is not valid")
+      checkResource(asked, seen.resource)
+      const grant = await run(store.takeRefresh(hash, client.client_id))
       if (grant === null) throw new InvalidGrantError("the refresh token is not valid")
-      checkResource(asked, grant.resource)
       return run(issue(grant))
     },
     verifyAccessToken: async (token) => {

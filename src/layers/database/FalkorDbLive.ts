@@ -255,8 +255,12 @@ export const FalkorDbLive = Layer.scoped(
             (connection) => driverCall(() => use(connection.db, connection.timeout), classifyQuery)
           )
         ),
+        // "exists" is an answer, not a fault: a schema statement for what is already there (every start
+        // on an existing database), which its caller expects and takes as done.
         Effect.tapError((e) =>
-          Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))
+          e.reason === "exists"
+            ? Effect.void
+            : Effect.logWarning("FalkorDB query failed").pipe(Effect.annotateLogs({ detail: e.detail }))
         )
       )
 

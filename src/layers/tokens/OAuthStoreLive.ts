@@ -39,10 +39,33 @@ const AccessRow = Schema.Struct({
   read_only: Schema.Boolean
 })
 const Count = Schema.Struct({ n: Schema.Number })
+const toCode = (r: typeof CodeRow.Type) => ({
+  clientId: r.client_id,
+  redirectUri: r.redirect_uri,
+  challenge: r.challenge,
+  resource: r.resource,
+  tokenId: r.token_id
+})
+
+const clientFields = "c.id AS id, c.name AS name, c.redirect_uris AS redirect_uris, c.issued_at AS issued_at"
+const codeFields = "c.client_id AS client_id, c.redirect_uri AS redirect_uri, c.challenge AS challenge, " +
+  "c.resource AS resource, c.token_id AS token_id"
+const liveCode = "c.client_id = $client AND c.used_at IS NULL AND c.expires_at > $at"
+const liveRefresh = "g.kind = 'refresh' AND g.client_id = $client AND g.revoked_at IS NULL AND g.expires_at > $at"
+/** The Relay token a grant acts as is still unrevoked (a revoked one ends its codes and chains at once). */
+const liveToken = (node: string) =>
+  `WITH ${node} MATCH (t:Token {id: ${node}.token_id}) WHERE t.revoked_at IS NULL WITH ${node}`
 
 export const makeOAuthStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
-  for (const index of ["(c:OAuthClient) ON (c.id)", "(c:OAuthCode) ON (c.hash)", "(g:OAuthToken) ON (g.hash)"]) {
+  for (
+    const index of [
+      "(c:OAuthClient) ON (c.id)",
+      "(c:OAuthCode) ON (c.hash)",
+      "(g:OAuthToken) ON (g.hash)",
+      "(g:OAuthToken) ON (g.client_id)"
+    ]
+  ) {
     yield* db.write(`CREATE INDEX FOR ${index}`).pipe(
       Effect.asVoid,
       Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
@@ -59,34 +82,52 @@ export const makeOAuthStore = Effect.gen(function*() {
   return OAuthStore.of({
     client: (clientId) =>
       db.read(
-        "MATCH (c:OAuthClient {id: $id}) RETURN c.id AS id, c.name AS name, c.redirect_uris AS redirect_uris, " +
-          "c.issued_at AS issued_at",
+        `MATCH (c:OAuthClient {id: $id}) RETURN ${clientFields}`,
         { id: clientId },
         ClientRow
       ).pipe(Effect.map((rows) => rows[0] === undefined ? null : toClient(rows[0]))),
 
-    register: (client, limits) =>
+    approveClient: (client, limits) =>
       Effect.gen(function*() {
+        const known = yield* db.read(
+          `MATCH (c:OAuthClient {id: $id}) RETURN ${clientFields}`,
+          { id: client.clientId },
+          ClientRow
+        )
+        if (known[0] !== undefined) return toClient(known[0])
         const at = yield* now
-        // Bounded: at most maxClients exist, and the delete touches only the unused ones past their time.
+        const count = () =>
+          db.read("MATCH (c:OAuthClient) RETURN count(c) AS n", {}, Count).pipe(Effect.map((r) => r[0]?.n ?? 0))
+        if ((yield* count()) >= limits.maxClients) {
+          // Bounded: the registry holds at most maxClients, and each has at most a few live chains.
+          yield* db.write(
+            "MATCH (c:OAuthClient) WHERE c.issued_at < $before " +
+              "OPTIONAL MATCH (g:OAuthToken {client_id: c.id}) WHERE g.kind = 'refresh' AND g.revoked_at IS NULL " +
+              "AND g.expires_at > $at WITH c, count(g) AS live WHERE live = 0 " +
+              "WITH c LIMIT 10000 DETACH DELETE c",
+            { before: at - limits.idleMillis, at }
+          )
+          if ((yield* count()) >= limits.maxClients) return null
+        }
         yield* db.write(
-          "MATCH (c:OAuthClient) WHERE c.used_at IS NULL AND c.issued_at < $before WITH c LIMIT 10000 DETACH DELETE c",
-          { before: at - limits.unusedTtlMillis }
+          "MERGE (c:OAuthClient {id: $id}) ON CREATE SET c.name = $name, c.redirect_uris = $uris, c.issued_at = $at",
+          { id: client.clientId, name: client.name, uris: [...client.redirectUris], at }
         )
-        const [count] = yield* db.read("MATCH (c:OAuthClient) RETURN count(c) AS n", {}, Count)
-        if ((count?.n ?? 0) >= limits.maxClients) return null
-        const clientId = client.clientId === "" ? randomBytes(16).toString("hex") : client.clientId
-        yield* db.write(
-          "CREATE (:OAuthClient {id: $id, name: $name, redirect_uris: $uris, issued_at: $at})",
-          { id: clientId, name: client.name, uris: [...client.redirectUris], at }
-        )
-        return { clientId, name: client.name, redirectUris: client.redirectUris, issuedAt: at }
+        return { ...client, issuedAt: at }
       }),
+
+    registrationKey: Effect.gen(function*() {
+      const rows = yield* db.write(
+        "MERGE (k:OAuthKey {name: 'client-registration'}) ON CREATE SET k.secret = $secret RETURN k.secret AS secret",
+        { secret: randomBytes(32).toString("base64url") },
+        Schema.Struct({ secret: Schema.String })
+      )
+      return rows[0]!.secret
+    }),
 
     saveCode: (codeHash, grant, expiresAt) =>
       db.write(
-        "MATCH (c:OAuthClient {id: $client}) SET c.used_at = $at " +
-          "CREATE (:OAuthCode {hash: $hash, client_id: $client, redirect_uri: $redirect, challenge: $challenge, " +
+        "CREATE (:OAuthCode {hash: $hash, client_id: $client, redirect_uri: $redirect, challenge: $challenge, " +
           "resource: $resource, token_id: $token, expires_at: $expires})",
         {
           hash: codeHash,
@@ -95,40 +136,27 @@ export const makeOAuthStore = Effect.gen(function*() {
           challenge: grant.challenge,
           resource: grant.resource,
           token: grant.tokenId,
-          expires: expiresAt,
-          at: expiresAt
+          expires: expiresAt
         }
       ),
 
-    codeChallenge: (codeHash, clientId) =>
+    peekCode: (codeHash, clientId) =>
       Effect.flatMap(now, (at) =>
         db.read(
-          "MATCH (c:OAuthCode {hash: $hash}) WHERE c.client_id = $client AND c.used_at IS NULL AND c.expires_at > $at " +
-            "RETURN c.client_id AS client_id, c.redirect_uri AS redirect_uri, c.challenge AS challenge, " +
-            "c.resource AS resource, c.token_id AS token_id",
+          `MATCH (c:OAuthCode {hash: $hash}) WHERE ${liveCode} ${liveToken("c")} RETURN ${codeFields}`,
           { hash: codeHash, client: clientId, at },
           CodeRow
-        )).pipe(Effect.map((rows) => rows[0]?.challenge ?? null)),
+        )).pipe(Effect.map((rows) => rows[0] === undefined ? null : toCode(rows[0]))),
 
     takeCode: (codeHash, clientId) =>
       Effect.flatMap(now, (at) =>
         // One statement: of two exchanges of the same code, only one sees used_at still null.
         db.write(
-          "MATCH (c:OAuthCode {hash: $hash}) WHERE c.client_id = $client AND c.used_at IS NULL AND c.expires_at > $at " +
-            "SET c.used_at = $at RETURN c.client_id AS client_id, c.redirect_uri AS redirect_uri, " +
-            "c.challenge AS challenge, c.resource AS resource, c.token_id AS token_id",
+          `MATCH (c:OAuthCode {hash: $hash}) WHERE ${liveCode} ${liveToken("c")} SET c.used_at = $at ` +
+            `RETURN ${codeFields}`,
           { hash: codeHash, client: clientId, at },
           CodeRow
-        )).pipe(Effect.map((rows) => {
-          const r = rows[0]
-          return r === undefined ? null : {
-            clientId: r.client_id,
-            redirectUri: r.redirect_uri,
-            challenge: r.challenge,
-            resource: r.resource,
-            tokenId: r.token_id
-          }
-        })),
+        )).pipe(Effect.map((rows) => rows[0] === undefined ? null : toCode(rows[0]))),
 
     saveTokens: (pair, grant) =>
       db.write(
@@ -148,12 +176,27 @@ export const makeOAuthStore = Effect.gen(function*() {
         }
       ),
 
+    peekRefresh: (refreshHash, clientId) =>
+      Effect.flatMap(now, (at) =>
+        db.read(
+          `MATCH (g:OAuthToken {hash: $hash}) WHERE ${liveRefresh} ` +
+            "RETURN g.client_id AS client_id, g.resource AS resource, g.token_id AS token_id, g.family AS family, " +
+            "g.used_at AS used_at",
+          { hash: refreshHash, client: clientId, at },
+          GrantRow
+        )).pipe(Effect.map((rows) => {
+          const r = rows[0]
+          return r === undefined
+            ? null
+            : { clientId: r.client_id, resource: r.resource, tokenId: r.token_id, family: r.family }
+        })),
+
     takeRefresh: (refreshHash, clientId) =>
       Effect.gen(function*() {
         const at = yield* now
+        // A chain whose Relay token was revoked ends here too, not only at the access tokens it yields.
         const rows = yield* db.write(
-          "MATCH (g:OAuthToken {hash: $hash}) WHERE g.kind = 'refresh' AND g.client_id = $client " +
-            "AND g.revoked_at IS NULL AND g.expires_at > $at " +
+          `MATCH (g:OAuthToken {hash: $hash}) WHERE ${liveRefresh} ${liveToken("g")} ` +
             "WITH g, g.used_at AS used_at SET g.used_at = coalesce(g.used_at, $at) " +
             "RETURN g.client_id AS client_id, g.resource AS resource, g.token_id AS token_id, g.family AS family, used_at",
           { hash: refreshHash, client: clientId, at },
