@@ -231,7 +231,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
       const cyclic = `${text}${
         JSON.stringify({
           kind: "decision",
-          created_at: "2026-05-02T00:00:00.000Z",
+          created_at: "2026-05-01T00:00:01.000Z",
           winner_id: root.fact.id,
           loser_id: root.fact.id,
           resolved_by: "a",
