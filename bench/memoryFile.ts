@@ -4,8 +4,8 @@ import { toIso } from "../src/domain/time.js"
 /**
  * An export file (src/domain/memoryRecord.ts) of `threads` threads of `perThread` facts each, as a
  * team's memory looks: each thread a root and a chain below it; every 10th fact a choice with a
- * rival sibling (a fork), every other such fork decided, every 25th fact a merge onto the fact of
- * the same depth in the thread before, the winner of every fourth fork retracted. Ids are counters in UUID form and every
+ * rival sibling (a fork), every other such fork decided, every 25th fact of an odd thread a merge onto
+ * the fact of the same depth in the thread before, the winner of every fourth fork retracted. Ids are counters in UUID form and every
  * record has a stamp of its own, so the lines are in write order. For the import tests and the bench.
  */
 export interface MemoryFileShape {
@@ -24,7 +24,7 @@ export interface MemoryFile {
   readonly decisions: number
   readonly merges: number
   readonly retractions: number
-  /** The forked parents whose fork is still open at the end (undecided, no side retracted). */
+  /** The parents with an open conflict at the end (two differing children, neither superseded nor retracted). */
   readonly openForks: ReadonlyArray<string>
 }
 
@@ -33,11 +33,15 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
   let next = 1
   const lines: Array<string> = [headerLine]
   const counts = { facts: 0, forks: 0, decisions: 0, merges: 0, retractions: 0 }
-  const openForks: Array<string> = []
+  const children = new Map<string, Array<{ id: string; content: string }>>()
+  const out = new Set<string>()
   const stamp = () => toIso(at++)
   const fact = (parent: string | null, content: string, also?: string, kind?: "choice") => {
     const id = counterId(next++)
     counts.facts++
+    for (const p of parent === null ? [] : [parent, ...(also === undefined ? [] : [also])]) {
+      children.set(p, [...(children.get(p) ?? []), { id, content }])
+    }
     lines.push(JSON.stringify({
       kind: "fact",
       id,
@@ -57,7 +61,8 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
     let parent: string | null = null
     for (let d = 0; d < shape.perThread && counts.facts < shape.threads * shape.perThread; d++) {
       const n = counts.facts
-      const merge = parent !== null && n % 25 === 24 && previous[d] !== undefined ? previous[d] : undefined
+      // Odd threads merge onto the even thread before them: no line holds more than two merges.
+      const merge = parent !== null && t % 2 === 1 && n % 25 === 24 && previous[d] !== undefined ? previous[d] : undefined
       if (merge !== undefined) counts.merges++
       const forked = parent !== null && n % 10 === 9
       const id: string = fact(parent, `thread ${t} step ${d}: the service answers in ${d} ms`, merge, forked ? "choice" : undefined)
@@ -74,7 +79,8 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
             resolved_by: "lead",
             reason: "measured"
           }))
-        } else openForks.push(parent!)
+          out.add(rival)
+        }
       }
       if (n % 40 === 29 && parent !== null) {
         counts.retractions++
@@ -86,12 +92,17 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
           retracted_by: "lead",
           reason: "wrong"
         }))
+        out.add(id)
       }
       chain.push(id)
       parent = id
     }
     previous = chain
   }
+  // Open: two children that say different things, neither superseded nor retracted (no detail here).
+  const openForks = [...children].filter(([, kids]) =>
+    new Set(kids.filter((k) => !out.has(k.id)).map((k) => k.content)).size > 1
+  ).map(([p]) => p)
   return { lines, ...counts, openForks }
 }
 

@@ -6,24 +6,17 @@
  * and everything derived is computed again (src/layers/transfer). Progress goes to stderr.
  */
 import { FileSystem } from "@effect/platform"
-import { Config, Console, Effect, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { AgentName } from "../domain/ids.js"
-import { defaultStampAhead } from "../domain/stampWindow.js"
 import { importText } from "../layers/transfer/transferText.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { CliFailure, runCli } from "./common.js"
+import { stampAhead } from "./stampAhead.js"
 import { chosenGraph, stackOn, unreachable } from "./transferGraph.js"
 
 const USAGE = "usage: npm run import -- <file.jsonl> [--graph <graph> | --workspace <workspace>] [--merge] " +
   "[--by <your name>] [--keep-approvals]"
-
-/** How far past now a stamp may be (seconds); the operator widens it for a file from a clock that ran ahead. */
-export const stampAheadSetting = Config.integer("RELAY_STAMP_AHEAD_SECONDS").pipe(
-  Config.validate({ message: "RELAY_STAMP_AHEAD_SECONDS must be 0 or more", validation: (n) => n >= 0 }),
-  Config.map((s) => s * 1000),
-  Config.withDefault(defaultStampAhead)
-)
 
 const main = Effect.gen(function*() {
   const { positionals, values } = yield* Effect.try({
@@ -48,9 +41,7 @@ const main = Effect.gen(function*() {
   if (!Schema.is(AgentName)(by)) {
     return yield* new CliFailure({ message: `--by must be a name as a writer's (1-100 characters)\n${USAGE}`, exitCode: 2 })
   }
-  const ahead = yield* stampAheadSetting.pipe(
-    Effect.mapError(() => new CliFailure({ message: "RELAY_STAMP_AHEAD_SECONDS must be a whole number of seconds, 0 or more", exitCode: 2 }))
-  )
+  const ahead = yield* stampAhead
   const fs = yield* FileSystem.FileSystem
   const text = yield* fs.readFileString(file).pipe(
     Effect.mapError(() => new CliFailure({ message: `cannot read ${file}`, exitCode: 1 }))

@@ -31,7 +31,7 @@ const takesPart = (c: string) =>
  * of them (a merge's record may join it to a child of another parent) joins one such pair: an open pair is left iff the pairs outnumber the records. Linear in the children and
  * their records (6,000 duplicates and one differing child: no pairing), but for the sort.
  */
-const openNow = (p: string, carry: ReadonlyArray<string>): string => {
+export const openNow = (p: string, carry: ReadonlyArray<string>): string => {
   const keep = [...carry, p].join(", ")
   return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON|ALSO_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
     `WITH ${keep}, fw_kids, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_kids | fw_k.norm]) | ` +

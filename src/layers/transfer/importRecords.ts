@@ -525,6 +525,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const later: Array<readonly [TaskRecord | TaskNoteRecord, number]> = []
     let batch: Array<FactRecord> = []
     let batchLine = 0
+    let batchEnd = 0
     let pending: Array<readonly [DecisionRecord | CompatibleRecord | RetractionRecord, number]> = []
     let newest = 0
     const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
@@ -533,12 +534,12 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       )
     const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
       if (batch.length > 0) {
-        const what = `lines ${batchLine}-${batchLine + batch.length - 1} (a batch of ${batch.length} facts)`
+        const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
         yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
       }
       for (const [r, at] of pending) yield* record(r, at)
       if (batch.length > 0) {
-        const what = `the fork marks of lines ${batchLine}-${batchLine + batch.length - 1}`
+        const what = `the fork marks of lines ${batchLine}-${batchEnd}`
         yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
       }
       batch = []
@@ -554,6 +555,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       switch (r.kind) {
         case "fact":
           if (batch.length === 0) batchLine = line
+          batchEnd = line
           batch.push(r)
           if (batch.length >= factBatchSize) yield* flush(line)
           break
