@@ -14,13 +14,13 @@ import type {
 import type { DatabaseError } from "../../domain/errors.js"
 import { type ChildStamp, marksFork } from "../../domain/importForks.js"
 import { termsOf } from "../../domain/terms.js"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
-import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
+import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
 import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
 import { oneHop } from "../factStore/oneHop.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
@@ -42,7 +42,10 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
  * edges already there; a rerun marks the forks of every batch again, so a batch whose marks failed
  * gets them.
  */
-export const factBatchSize = 500
+export const factBatchSize = 250
+
+/** ForkMarks a statement when the import reads every window from the edges at its end. */
+const rewindBatch = 1000
 
 export interface ImportCounts {
   facts: number
@@ -216,6 +219,61 @@ export const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, existing, shielded, CASE WHEN existing OR shielded THEN NULL ELSE $createdAt END AS at ` +
   markDependents("f", "at", ["existing", "shielded"]) +
   `RETURN existing, CASE WHEN shielded AND NOT existing THEN 'before_confirmation' END AS rule`
+
+/**
+ * Into an empty graph (no merge) the file's own rules are all there is to check (importCheck.ts did,
+ * before the first write), so decisions, compatible records and retractions go many a statement: the
+ * edges, then each dependent's stamp lowered once, to the earliest of the rows above it (two rows'
+ * SETs on one node in FalkorDB 4.16 do not apply in row order). The rows bind `x` (the decided or
+ * retracted fact) and `at`; the walk is markDependents' (staleness.ts): the first parents' subtree,
+ * then through extra parents. One record a statement cost ~40 ms each at 50k facts, most of it the
+ * node updates after a CREATE that FalkorDB 4.16 makes cost with the graph's size.
+ */
+const markRows = `OPTIONAL MATCH (x)<-[:BUILDS_ON*1..]-(x_dep) WITH x, at, collect(x_dep) AS x_deps ` +
+  `WITH at, x_deps, [x_h IN x_deps WHERE indegree(x_h, 'ALSO_ON') > 0] + ` +
+  `CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS x_hubs ` +
+  throughMerges("x_hubs", "x_more", ["at", "x_deps"]) +
+  `UNWIND x_deps + x_more AS dep WITH dep, min(at) AS at WHERE ${staleAt("dep")} > at SET dep.stale_at = at`
+
+export const decisionRowsQuery = `UNWIND $rows AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
+  `CREATE (w)-[:SUPERSEDES {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(x) ` +
+  `WITH x, d.at AS at ${markRows}`
+
+export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) ` +
+  `CREATE (:Retraction {id: d.id, reason: d.reason, retracted_by: d.by, created_at: d.at, import_id: $importId})` +
+  `-[:RETRACTS {created_at: d.at}]->(x) WITH x, d.at AS at ${markRows}`
+
+const compatibleRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
+  `CREATE (x)-[:COMPATIBLE {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(y)`
+
+type EdgeRecord = DecisionRecord | CompatibleRecord | RetractionRecord
+
+/** The rows of each kind, a pair once (a repeat of a pair is skipped, as the one-a-statement path does). */
+const rowsOf = (pending: ReadonlyArray<readonly [EdgeRecord, number]>, seen: Set<string>) => {
+  const decisions: Array<Record<string, CypherValue>> = []
+  const compatible: Array<Record<string, CypherValue>> = []
+  const retractions: Array<Record<string, CypherValue>> = []
+  let repeats = 0
+  for (const [r] of pending) {
+    const key = r.kind === "decision"
+      ? `d ${r.winner_id} ${r.loser_id}`
+      : r.kind === "compatible"
+      ? `c ${r.fact_ids[0]} ${r.fact_ids[1]}`
+      : `r ${r.fact_id}`
+    if (seen.has(key)) {
+      repeats++
+      continue
+    }
+    seen.add(key)
+    const at = stamp(r.created_at)
+    if (r.kind === "decision") {
+      decisions.push({ w: r.winner_id, l: r.loser_id, reason: r.reason, by: r.resolved_by, at })
+    } else if (r.kind === "compatible") {
+      compatible.push({ x: r.fact_ids[0], y: r.fact_ids[1], reason: r.reason, by: r.resolved_by, at })
+    } else retractions.push({ f: r.fact_id, id: r.id, reason: r.reason, by: r.retracted_by, at })
+  }
+  return { decisions, compatible, retractions, repeats }
+}
 
 /**
  * A confirmation raises the stored stamps below its fact as they stand when it is written
@@ -496,7 +554,7 @@ export interface ImportOptions {
  */
 export const importRecords = (db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, options: ImportOptions) =>
   writeRecords(db, records, options).pipe(
-    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db)))
+    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db, rewindBatch)))
   )
 
 /** A task whose approval the operator did not vouch for waits for a person again (contract, Export). */
@@ -526,7 +584,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     let batch: Array<FactRecord> = []
     let batchLine = 0
     let batchEnd = 0
-    let pending: Array<readonly [DecisionRecord | CompatibleRecord | RetractionRecord, number]> = []
+    let pending: Array<readonly [EdgeRecord, number]> = []
+    /** Into an empty graph: the pairs written, so a repeat in the file is skipped. */
+    const pairs = new Set<string>()
     let newest = 0
     const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
       writeRecord(db, r, line, counts, merge, options.importId).pipe(
@@ -537,7 +597,24 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
         yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
       }
-      for (const [r, at] of pending) yield* record(r, at)
+      if (merge) {
+        for (const [r, at] of pending) yield* record(r, at)
+      } else if (pending.length > 0) {
+        const what = `lines ${pending[0]![1]}-${pending[pending.length - 1]![1]} (decisions, compatible records, retractions)`
+        const rows = rowsOf(pending, pairs)
+        counts.skipped += rows.repeats
+        for (const [query, list, kind] of [
+          [decisionRowsQuery, rows.decisions, "decisions"],
+          [compatibleRowsQuery, rows.compatible, "compatible"],
+          [retractionRowsQuery, rows.retractions, "retractions"]
+        ] as const) {
+          for (let i = 0; i < list.length; i += factBatchSize) {
+            const chunk = list.slice(i, i + factBatchSize)
+            yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
+            counts[kind] += chunk.length
+          }
+        }
+      }
       if (batch.length > 0) {
         const what = `the fork marks of lines ${batchLine}-${batchEnd}`
         yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
