@@ -45,7 +45,7 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
 export const factBatchSize = 250
 
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
-const rewindBatch = 1000
+const rewindBatch = 500
 
 export interface ImportCounts {
   facts: number

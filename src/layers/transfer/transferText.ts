@@ -85,6 +85,9 @@ const openImport = "CREATE (:Import {id: $id, sha256: $sha256, by: $by, started_
 const closeImport = `MATCH (i:Import {id: $id}) ${stampClause(["i"])} SET i.created_at = ts ` +
   clockWrite({ last: "ts" })
 
+/** The fields that hold a name, not a text: one value recurs on many lines. */
+const nameFields = new Set(["written_by", "session_id", "retracted_by", "confirmed_by", "resolved_by", "by", "decided_by"])
+
 /**
  * Parses, checks and writes an export file's text into the connected graph. Every line is decoded
  * and scanned for secrets, its stamps checked against the window (domain/stampWindow.ts), and the
@@ -105,6 +108,7 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     return yield* refuse(1, `not a Relay export: the first line must be ${headerLine}`)
   }
   const records: Array<MemoryRecord> = []
+  const scannedNames = new Set<string>()
   for (let i = 1; i < lines.length; i++) {
     const decoded = decodeRecord(lines[i])
     if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
@@ -113,7 +117,10 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     if (outside !== undefined) return yield* refuse(i + 1, outside)
     // The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact).
     for (const [field, value] of scannedFields(record)) {
-      if (value !== null) yield* scanner.check(field, value).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+      // Names repeat across a file: each distinct one is scanned once (bulkSave.ts does the same).
+      if (value === null || scannedNames.has(value)) continue
+      yield* scanner.check(field, value).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+      if (nameFields.has(field)) scannedNames.add(value)
     }
     records.push(record)
   }
