@@ -71,7 +71,16 @@ const main = Effect.gen(function*() {
   })
   yield* run.pipe(
     // Only a connection that never answered is "could not be reached"; a statement that failed names itself.
-    Effect.catchTag("DatabaseError", () => Effect.fail(unreachable())),
+    Effect.catchTag("DatabaseError", (e) =>
+      Effect.fail(
+        e.reason === "unreachable" || e.reason === "refused_login" || e.reason === "no_module"
+          ? unreachable()
+          : new CliFailure({
+            message: `nothing was imported: the database failed a statement before the first write (${e.reason}); ` +
+              "run the same import again",
+            exitCode: 1
+          })
+      )),
     Effect.catchTag(
       "ImportRefused",
       (e) => Effect.fail(new CliFailure({ message: `nothing was imported: ${e.message}`, exitCode: 1 }))
