@@ -62,7 +62,12 @@ const run = <A, E>(label: string, program: Effect.Effect<A, E, GraphDatabase | n
     yield* Effect.ignore(db.dropGraph)
     return { seconds, slowest, out, verified }
   }).pipe(Effect.provide(stackOn(graph, slowest) as never)) as Effect.Effect<
-    { seconds: number; slowest: { ms: number; q: string }; out: A; verified: Awaited<ReturnType<typeof verifyStored>> extends never ? never : unknown },
+    {
+      seconds: number
+      slowest: { ms: number; q: string }
+      out: A
+      verified: Awaited<ReturnType<typeof verifyStored>> extends never ? never : unknown
+    },
     E
   >
 }
@@ -85,7 +90,13 @@ const program = Effect.gen(function*() {
   const imported = yield* run("import", importText(text, { merge: false }) as never)
   const rows = [
     ["path", "facts", "seconds", "facts/s", "slowest statement (ms, wall)"],
-    ["bulk", String(file.facts), bulk.seconds.toFixed(1), String(Math.round(file.facts / bulk.seconds)), `${bulk.slowest.ms.toFixed(0)} ${bulk.slowest.q}`],
+    [
+      "bulk",
+      String(file.facts),
+      bulk.seconds.toFixed(1),
+      String(Math.round(file.facts / bulk.seconds)),
+      `${bulk.slowest.ms.toFixed(0)} ${bulk.slowest.q}`
+    ],
     [
       "import",
       String(file.facts),

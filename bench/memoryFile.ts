@@ -62,10 +62,17 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
     for (let d = 0; d < shape.perThread && counts.facts < shape.threads * shape.perThread; d++) {
       const n = counts.facts
       // Odd threads merge onto the even thread before them: no line holds more than two merges.
-      const merge = parent !== null && t % 2 === 1 && n % 25 === 24 && previous[d] !== undefined ? previous[d] : undefined
+      const merge = parent !== null && t % 2 === 1 && n % 25 === 24 && previous[d] !== undefined
+        ? previous[d]
+        : undefined
       if (merge !== undefined) counts.merges++
       const forked = parent !== null && n % 10 === 9
-      const id: string = fact(parent, `thread ${t} step ${d}: the service answers in ${d} ms`, merge, forked ? "choice" : undefined)
+      const id: string = fact(
+        parent,
+        `thread ${t} step ${d}: the service answers in ${d} ms`,
+        merge,
+        forked ? "choice" : undefined
+      )
       if (forked) {
         const rival = fact(parent, `thread ${t} step ${d}: use another store instead`, undefined, "choice")
         counts.forks++

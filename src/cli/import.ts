@@ -39,7 +39,10 @@ const main = Effect.gen(function*() {
   const graph = yield* chosenGraph(USAGE, values)
   const by = values.by ?? process.env["USER"] ?? "unknown"
   if (!Schema.is(AgentName)(by)) {
-    return yield* new CliFailure({ message: `--by must be a name as a writer's (1-100 characters)\n${USAGE}`, exitCode: 2 })
+    return yield* new CliFailure({
+      message: `--by must be a name as a writer's (1-100 characters)\n${USAGE}`,
+      exitCode: 2
+    })
   }
   const ahead = yield* stampAhead
   const fs = yield* FileSystem.FileSystem
@@ -85,7 +88,10 @@ const main = Effect.gen(function*() {
       "ImportRefused",
       (e) => Effect.fail(new CliFailure({ message: `nothing was imported: ${e.message}`, exitCode: 1 }))
     ),
-    Effect.catchTag("ImportStopped", (e) => Effect.fail(new CliFailure({ message: `import ${e.message}`, exitCode: 1 }))),
+    Effect.catchTag(
+      "ImportStopped",
+      (e) => Effect.fail(new CliFailure({ message: `import ${e.message}`, exitCode: 1 }))
+    ),
     Effect.provide(stackOn(graph))
   )
 })

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
-import { NextCursor } from "./paging.js"
 import { ImportedNote } from "./imported.js"
+import { NextCursor } from "./paging.js"
 import { BriefingTasks } from "./tasks.js"
 
 export const SaveFactOutput = Schema.Struct({

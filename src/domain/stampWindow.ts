@@ -20,8 +20,7 @@ const stampsOf = (r: MemoryRecord): ReadonlyArray<readonly [string, string]> => 
   ]
 }
 
-export const inWindow = (millis: number, now: number, ahead: number): boolean =>
-  millis >= 0 && millis <= now + ahead
+export const inWindow = (millis: number, now: number, ahead: number): boolean => millis >= 0 && millis <= now + ahead
 
 /** What is wrong with the record's stamps, naming the field, or undefined when each is inside the window. */
 export const stampOutside = (r: MemoryRecord, now: number, ahead: number): string | undefined => {

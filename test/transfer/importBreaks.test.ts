@@ -126,7 +126,9 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       const text = memoryText(file)
       // First try: the first batch's fork marks fail (the database's timeout, as the issue saw it).
       const first = yield* Effect.flip(withDatabase(importText(text, { merge: false }), failingOnce(db, forkMarking)))
-      expect(first.message).toMatch(/^stopped at the fork marks of lines 2-\d+: a statement ran past the database's time limit/)
+      expect(first.message).toMatch(
+        /^stopped at the fork marks of lines 2-\d+: a statement ran past the database's time limit/
+      )
       expect(first.message).toMatch(/--merge/)
       expect(first.message).not.toMatch(/could not be reached/)
       // check-db --verify recomputes forks from the edges: the open pairs without a mark are named.
@@ -163,7 +165,13 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       const ahead = "2026-06-01T00:30:00.000Z"
       const file = fileOf(factLine(counterId(1), "2026-01-01T00:00:00.000Z"), factLine(counterId(2), ahead))
       expect((yield* importText(file, { merge: false, ahead: 3_600_000 })).facts).toBe(2)
-      const saved = yield* store.save({ id: randomUUID(), content: "after", writtenBy: "b", sessionId: "t", parentId: null })
+      const saved = yield* store.save({
+        id: randomUUID(),
+        content: "after",
+        writtenBy: "b",
+        sessionId: "t",
+        parentId: null
+      })
       expect(Date.parse(saved.fact.created_at)).toBeLessThan(Date.parse(ahead))
     }))
 
@@ -182,7 +190,13 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       const found = yield* verify
       expect([found.outside.facts, found.outside.clockLast]).toEqual([1, year9999])
       yield* TestClock.adjust(1000)
-      const saved = yield* store.save({ id: randomUUID(), content: "after", writtenBy: "a", sessionId: "s", parentId: null })
+      const saved = yield* store.save({
+        id: randomUUID(),
+        content: "after",
+        writtenBy: "a",
+        sessionId: "s",
+        parentId: null
+      })
       expect(saved.fact.created_at).toBe("2026-06-01T00:00:01.000Z")
       const briefing = yield* store.briefing({ reader: "zed", since: null, limit: 10, after: null })
       expect(briefing.asOf).toBe(now + 1000)
@@ -273,7 +287,13 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
         decided_at: "2026-05-01T00:00:01.000Z",
         last_finish: null
       })
-      const claim = tasks.claim({ claimedBy: "bot", taskId: id, fence: null, leaseMillis: 60_000, claimId: randomUUID() })
+      const claim = tasks.claim({
+        claimedBy: "bot",
+        taskId: id,
+        fence: null,
+        leaseMillis: 60_000,
+        claimId: randomUUID()
+      })
       yield* importText(file, { merge: false })
       const refused = yield* Effect.flip(claim)
       expect(refused._tag).toBe("InvalidInput")

@@ -1,8 +1,8 @@
 import { Clock, Effect, Schema } from "effect"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
 import { defaultStampAhead } from "../../domain/stampWindow.js"
+import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
+import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
 import { type ForkDrift, forkDrift, openNow } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
@@ -62,7 +62,8 @@ const unmarkedForks = `MATCH (p:Fact) WHERE id(p) >= $lo AND id(p) < $hi AND ind
   `WITH p, fw_open WHERE fw_open RETURN p.id AS id`
 
 /** Facts stamped outside the window (domain/stampWindow.ts), in the same batches. */
-const factsOutside = `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $hi AND (f.created_at < 0 OR f.created_at > $top) ` +
+const factsOutside =
+  `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $hi AND (f.created_at < 0 OR f.created_at > $top) ` +
   `RETURN f.id AS id, f.created_at AS created_at`
 
 /** The clock and the other stamped records outside the window, each through its created_at index. */

@@ -1,6 +1,8 @@
 import { Effect, Schema } from "effect"
 import { entrySets, mergePlaces } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
+import type { DatabaseError } from "../../domain/errors.js"
+import { type ChildStamp, marksFork } from "../../domain/importForks.js"
 import type {
   CompatibleRecord,
   ConfirmationRecord,
@@ -11,8 +13,6 @@ import type {
   TaskNoteRecord,
   TaskRecord
 } from "../../domain/memoryRecord.js"
-import type { DatabaseError } from "../../domain/errors.js"
-import { type ChildStamp, marksFork } from "../../domain/importForks.js"
 import { termsOf } from "../../domain/terms.js"
 import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
@@ -20,9 +20,9 @@ import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
+import { oneHop } from "../factStore/oneHop.js"
 import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
 import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
-import { oneHop } from "../factStore/oneHop.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
@@ -112,11 +112,20 @@ const childrenOf = (type: string, path: string) =>
   oneHop({ from: "p", dir: "in", type, path, to: `${path}_c`, yields: `${path}_c` })
 
 export const forkChildrenQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH pid, indegree(p, 'MARKS') > 0 AS marked, ${childrenOf("BUILDS_ON", "fb")} + ${childrenOf("ALSO_ON", "fa")} AS kids ` +
+  `WITH pid, indegree(p, 'MARKS') > 0 AS marked, ${childrenOf("BUILDS_ON", "fb")} + ${
+    childrenOf("ALSO_ON", "fa")
+  } AS kids ` +
   `UNWIND kids AS c ` +
   `RETURN pid AS parent, marked, c.id AS id, c.norm AS norm, coalesce(c.kind, '') = 'detail' AS detail, ` +
   `c.created_at AS created_at, CASE WHEN indegree(c, 'RETRACTS') > 0 THEN ${
-    oneHop({ from: "c", dir: "in", type: "RETRACTS", path: "cr", to: "cr_r", yields: "relationships(cr)[0].created_at" })
+    oneHop({
+      from: "c",
+      dir: "in",
+      type: "RETRACTS",
+      path: "cr",
+      to: "cr_r",
+      yields: "relationships(cr)[0].created_at"
+    })
   }[0] END AS retracted_at`
 
 const ForkChildRow = Schema.Struct({
@@ -144,7 +153,9 @@ export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
 /** Reads the children of the parents of the file's facts and marks the parents their stamps make forks. */
 const markForks = Effect.fn("relay/transfer/markForks")(
   function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>) {
-    const parents = [...new Set(batch.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])))]
+    const parents = [
+      ...new Set(batch.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])))
+    ]
     if (parents.length === 0) return
     const fromFile = new Set(batch.map((f) => f.id))
     const byParent = new Map<string, { marked: boolean; kids: Array<ChildStamp> }>()
@@ -152,7 +163,13 @@ const markForks = Effect.fn("relay/transfer/markForks")(
       const rows = yield* db.read(forkChildrenQuery, { parents: parents.slice(i, i + factBatchSize) }, ForkChildRow)
       for (const r of rows) {
         const entry = byParent.get(r.parent) ?? { marked: r.marked, kids: [] }
-        entry.kids.push({ id: r.id, norm: r.norm, detail: r.detail, createdAt: r.created_at, retractedAt: r.retracted_at })
+        entry.kids.push({
+          id: r.id,
+          norm: r.norm,
+          detail: r.detail,
+          createdAt: r.created_at,
+          retractedAt: r.retracted_at
+        })
         byParent.set(r.parent, entry)
       }
     }
@@ -552,7 +569,11 @@ export interface ImportOptions {
  * reads every fork's window from the edges (forkWindow.ts), even when a write failed partway: a
  * window the import left wide open is only ever too wide, and this narrows it again.
  */
-export const importRecords = (db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, options: ImportOptions) =>
+export const importRecords = (
+  db: GraphDatabase["Type"],
+  records: ReadonlyArray<MemoryRecord>,
+  options: ImportOptions
+) =>
   writeRecords(db, records, options).pipe(
     Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db, rewindBatch)))
   )
@@ -600,14 +621,18 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       if (merge) {
         for (const [r, at] of pending) yield* record(r, at)
       } else if (pending.length > 0) {
-        const what = `lines ${pending[0]![1]}-${pending[pending.length - 1]![1]} (decisions, compatible records, retractions)`
+        const what = `lines ${pending[0]![1]}-${
+          pending[pending.length - 1]![1]
+        } (decisions, compatible records, retractions)`
         const rows = rowsOf(pending, pairs)
         counts.skipped += rows.repeats
-        for (const [query, list, kind] of [
-          [decisionRowsQuery, rows.decisions, "decisions"],
-          [compatibleRowsQuery, rows.compatible, "compatible"],
-          [retractionRowsQuery, rows.retractions, "retractions"]
-        ] as const) {
+        for (
+          const [query, list, kind] of [
+            [decisionRowsQuery, rows.decisions, "decisions"],
+            [compatibleRowsQuery, rows.compatible, "compatible"],
+            [retractionRowsQuery, rows.retractions, "retractions"]
+          ] as const
+        ) {
           for (let i = 0; i < list.length; i += factBatchSize) {
             const chunk = list.slice(i, i + factBatchSize)
             yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))

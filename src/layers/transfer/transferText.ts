@@ -5,8 +5,8 @@ import { headerLine, HeaderRecord, MemoryRecord, recordLine } from "../../domain
 import { defaultStampAhead, stampOutside } from "../../domain/stampWindow.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { SecretScanner } from "../../services/SecretScanner.js"
-import { stampClause } from "../factStore/projection.js"
 import { clockWrite } from "../database/clock.js"
+import { stampClause } from "../factStore/projection.js"
 import { exportRecords } from "./exportRecords.js"
 import { type ImportProgress, importRecords } from "./importRecords.js"
 
@@ -86,7 +86,15 @@ const closeImport = `MATCH (i:Import {id: $id}) ${stampClause(["i"])} SET i.crea
   clockWrite({ last: "ts" })
 
 /** The fields that hold a name, not a text: one value recurs on many lines. */
-const nameFields = new Set(["written_by", "session_id", "retracted_by", "confirmed_by", "resolved_by", "by", "decided_by"])
+const nameFields = new Set([
+  "written_by",
+  "session_id",
+  "retracted_by",
+  "confirmed_by",
+  "resolved_by",
+  "by",
+  "decided_by"
+])
 
 /**
  * Parses, checks and writes an export file's text into the connected graph. Every line is decoded
@@ -165,7 +173,10 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     importId,
     approvals: options.approvals ?? false,
     ...(options.progress === undefined ? {} : { progress: options.progress })
-  }).pipe(Effect.ensuring(Effect.ignore(Effect.flatMap(Clock.currentTimeMillis, (end) =>
-    db.write(closeImport, { id: importId, now: end })))))
+  }).pipe(
+    Effect.ensuring(
+      Effect.ignore(Effect.flatMap(Clock.currentTimeMillis, (end) => db.write(closeImport, { id: importId, now: end })))
+    )
+  )
   return { ...counts, importId }
 })
