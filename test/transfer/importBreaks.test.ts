@@ -77,7 +77,7 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
     Effect.gen(function*() {
       yield* fresh
       const db = yield* GraphDatabase
-      const file = memoryFile({ threads: 8, perThread: 40 })
+      const file = memoryFile({ threads: 6, perThread: 40 })
       const captured: Array<{ readonly q: string; readonly p: Record<string, unknown> }> = []
       const recording: GraphDatabaseShape = {
         ...db,
@@ -122,7 +122,7 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
     Effect.gen(function*() {
       yield* fresh
       const db = yield* GraphDatabase
-      const file = memoryFile({ threads: 12, perThread: 50 })
+      const file = memoryFile({ threads: 6, perThread: 50 })
       const text = memoryText(file)
       // First try: the first batch's fork marks fail (the database's timeout, as the issue saw it).
       const first = yield* Effect.flip(withDatabase(importText(text, { merge: false }), failingOnce(db, forkMarking)))
