@@ -62,12 +62,7 @@ const indexes = [
   // a second edge): the queue's head and last place and the board's counts (taskMap.ts).
   index("RELATIONSHIP", "TALLY", "tail"),
   index("RELATIONSHIP", "ABOUT", "created_at"),
-  index("RELATIONSHIP", "NOTE_ON", "created_at"),
-  // What an import brought, found by its Import record for the briefings (factStore/importedNotes.ts).
-  index("NODE", "Import", "created_at"),
-  index("RELATIONSHIP", "SUPERSEDES", "import_id"),
-  index("NODE", "Retraction", "import_id"),
-  index("NODE", "Confirmation", "import_id")
+  index("RELATIONSHIP", "NOTE_ON", "created_at")
 ]
 
 /**

@@ -6,8 +6,9 @@ import { FactFromRow, factMap } from "./projection.js"
 
 /**
  * The imports a briefing's window holds (their Import records' stamps, set when each ended, in
- * commit order: transfer/transferText.ts) and what each brought, found by `import_id` through its
- * index: the cost is the imports in the window and a page of their records, never the graph.
+ * commit order: transfer/transferText.ts) and what each brought, found by `import_id`. No index of
+ * their own (each new graph's schema setup would make four more): the Import nodes are one an
+ * import, and the records are scanned only when an import ended in the window, once a reader.
  */
 const importsQuery = `MATCH (i:Import) WHERE i.created_at > $since AND i.created_at <= $asOf ` +
   `WITH i ORDER BY i.created_at LIMIT $limit ` +
