@@ -18,7 +18,7 @@ import { Settings } from "../services/Settings.js"
 import { answerLink, askForLink, linkPath, publishKey } from "../studio/studioJoin.js"
 import { handleStudio, studioBase } from "../studio/studioServer.js"
 import { makeStudioSessions } from "../studio/studioSessions.js"
-import { CliFailure, runCli } from "./common.js"
+import { CliFailure, describeDatabase, runCli } from "./common.js"
 
 const USAGE = "usage: npm run studio [-- --port <port>]"
 
@@ -37,9 +37,12 @@ const main = Effect.gen(function*() {
   const runtime = yield* Effect.runtime<ToolServices>()
   const clock = Runtime.runSync(runtime)
   const sessions = makeStudioSessions(() => clock(Clock.currentTimeMillis))
+  const { database, graph } = yield* Settings
+  const db = yield* describeDatabase(database)
   const local = {
     runtime,
     name: "local",
+    where: `graph ${graph} of the ${db.where}`,
     stillValid: () => Promise.resolve(true),
     release: () => Promise.resolve()
   }
@@ -105,7 +108,6 @@ const main = Effect.gen(function*() {
     (p) => Effect.sync(() => p.remove())
   )
   key = published.key
-  const { graph } = yield* Settings
   yield* Console.error(`Relay Studio on graph ${graph}, read-only. Open this link once (it signs this browser in):`)
   yield* Console.log(newLink())
   return yield* Effect.never

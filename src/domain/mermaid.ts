@@ -33,10 +33,15 @@ export interface MermaidDecision {
   readonly loser_id: string
 }
 
+/**
+ * `marks`, when given, are the forks to mark (the studio's: open conflicts as relay_detect_conflicts
+ * lists them, and conflicts a decision settled) instead of every parent whose children differ.
+ */
 export const threadMermaid = (
   facts: ReadonlyArray<Fact>,
   decisions: ReadonlyArray<MermaidDecision>,
-  more: boolean
+  more: boolean,
+  marks?: ReadonlyMap<string, "open" | "settled">
 ): string => {
   const shown = new Set(facts.map((f) => f.id))
   const children = new Map<string, Set<string>>()
@@ -48,7 +53,12 @@ export const threadMermaid = (
   }
   const lines = ["flowchart TD"]
   for (const f of facts) {
-    const fork = (children.get(f.id)?.size ?? 0) > 1 ? " (fork)" : ""
+    const mark = marks?.get(f.id)
+    const fork = marks === undefined
+      ? (children.get(f.id)?.size ?? 0) > 1 ? " (fork)" : ""
+      : mark === undefined
+      ? ""
+      : ` (${mark} conflict)`
     const status = f.status === "active" ? "" : ` (${f.status})`
     lines.push(
       `  ${node(f.id)}["${

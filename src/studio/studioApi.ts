@@ -46,7 +46,8 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
   const asOf = param(url, "as_of")
   switch (route) {
     case "me":
-      return sendJson(res, 200, { name: workspace.name })
+      // Which database and graph: on a laptop only (a team's studio does not tell its storage).
+      return sendJson(res, 200, withOptional({ name: workspace.name, where: workspace.where }))
     case "threads":
       return answer(
         res,
@@ -73,7 +74,10 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
     case "conflicts":
       return answer(
         res,
-        await run(callTool(detectConflicts, withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor") })))
+        await run(callTool(
+          detectConflicts,
+          withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor"), thread: param(url, "thread") })
+        ))
       )
     case "search":
       return answer(

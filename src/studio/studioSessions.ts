@@ -12,6 +12,8 @@ export interface StudioWorkspace {
   readonly runtime: Runtime.Runtime<ToolServices>
   /** Who signed in (a token's name; "local" on a laptop). */
   readonly name: string
+  /** Which database and graph it reads, for the page's empty state (laptop only: a team's is not told). */
+  readonly where?: string
   /** Checked on each request: false once the token behind the session was revoked. */
   readonly stillValid: () => Promise<boolean>
   readonly release: () => Promise<void>

@@ -83,6 +83,16 @@ describe("Relay Studio on 10,000 facts", () => {
       const drawn = await page.$$eval("g.node", (gs) => gs.length)
       expect(drawn).toBeGreaterThan(0)
       expect(drawn).toBe(200)
+      // Fitted on open: all 200 drawn facts of the 1,000-fact chain are inside the graph's box.
+      const outside = await page.evaluate(() => {
+        const box = document.querySelector("#graph")!.getBoundingClientRect()
+        return [...document.querySelectorAll("g.node")].filter((g) => {
+          const r = g.getBoundingClientRect()
+          return r.left < box.left - 0.5 || r.top < box.top - 0.5 || r.right > box.right + 0.5 ||
+            r.bottom > box.bottom + 0.5
+        }).length
+      })
+      expect(outside).toBe(0)
       expect(await page.$eval("#more", (b) => b.hasAttribute("hidden"))).toBe(false)
       await page.close()
     },

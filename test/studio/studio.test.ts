@@ -123,7 +123,9 @@ describe("Relay Studio in a browser", () => {
     )
     const auth = ids.get("auth")!
     const [winner, loser] = [ids.get(storyResolution.winner)!, ids.get(storyResolution.loser)!]
-    expect(await page.$eval(`g.node[data-id="${auth}"]`, (g) => g.getAttribute("class"))).toContain("fork")
+    // The fork a decision settled is marked as such; none is open.
+    expect(await page.$eval(`g.node[data-id="${auth}"]`, (g) => g.getAttribute("data-fork"))).toBe("settled")
+    expect(await page.$$("g.node[data-fork=open]")).toHaveLength(0)
     expect(await page.$(`path.supersedes[data-winner="${winner}"][data-loser="${loser}"]`)).not.toBeNull()
     expect(await page.$eval(`g.node[data-id="${loser}"]`, (g) => g.getAttribute("data-status"))).toBe("superseded")
     expect(await page.$eval(`g.node[data-id="${ids.get("rotation")!}"]`, (g) => g.getAttribute("data-status"))).toBe(
@@ -169,7 +171,8 @@ describe("Relay Studio in a browser", () => {
       "active"
     )
     expect(await page.$eval("#conflicts", (e) => e.textContent)).toContain("Store refresh tokens in Redis")
-    expect(await page.$eval("#as-of", (e) => e.textContent)).toBe(before)
+    expect(await page.$eval(`g.node[data-id="${ids.get("auth")!}"]`, (g) => g.getAttribute("data-fork"))).toBe("open")
+    expect(await page.$eval("#as-of", (e) => e.getAttribute("title"))).toBe(before)
     await shot("before-decision")
     await page.evaluate(() =>
       (window as unknown as { relayStudio: { setAsOf: (iso: null) => Promise<void> } }).relayStudio.setAsOf(null)
@@ -212,7 +215,9 @@ describe("Relay Studio in a browser", () => {
         id
       )
       expect(await page.$eval("#fact-text", (e) => e.textContent)).toBe(xss[i])
-      expect(await page.$eval(`g.node[data-id="${id}"] title`, (e) => e.textContent)).toBe(xss[i])
+      expect(await page.$eval(`g.node[data-id="${id}"]`, (e) => e.getAttribute("aria-label"))).toContain(xss[i])
+      await page.hover(`g.node[data-id="${id}"]`)
+      expect(await page.$eval("#tip .tip-text", (e) => e.textContent)).toBe(xss[i])
     }
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
     expect(await page.$$("#app img, #app script")).toHaveLength(0)

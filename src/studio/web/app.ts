@@ -1,534 +1,276 @@
 /// <reference lib="dom" />
 /**
  * Relay Studio's page: plain TypeScript and the DOM, bundled by esbuild (scripts/build-studio.mjs)
- * with @dagrejs/dagre for the top-down layout of a thread. Every text from the memory is put on the
- * page with textContent or as an SVG text node, never as markup, so a fact that holds `<script>` or
- * `<img onerror>` shows as those characters. The page reads only the studio's own API and event stream.
+ * with @dagrejs/dagre for the top-down layout of a thread. This file wires the page's parts:
+ * layout.ts (its elements), api.ts (what it reads), view.ts (what it shows), drawing.ts (the
+ * thread), zoom.ts (its zoom and pan), tip.ts (a node's tooltip), empty.ts (no thread to draw),
+ * panel.ts (the fact panel), lists.ts (threads, conflicts, timeline), live.ts (the event stream)
+ * and signIn.ts. The page reads only the studio's own API and
+ * event stream. Below 1100 px wide the lists and the fact panel fold away into drawers, so the
+ * thread keeps the width.
  */
-import { graphlib, layout } from "@dagrejs/dagre"
 import { threadMermaid } from "../../domain/mermaid.js"
+import { stamp } from "./ages.js"
+import { api, type Fact, now, type ThreadPage } from "./api.js"
+import { el, setText } from "./dom.js"
+import { type Drawn, drawThread, forkMarks, markSelected } from "./drawing.js"
+import { emptyState } from "./empty.js"
+import { makePage } from "./layout.js"
+import { loadLists, markOpenThread } from "./lists.js"
+import { listen } from "./live.js"
+import { factLine, panelHint, showFact } from "./panel.js"
+import { signIn } from "./signIn.js"
+import { makeTip } from "./tip.js"
+import { type Actions, makeView } from "./view.js"
+import { makeZoom } from "./zoom.js"
 
-interface Fact {
-  id: string
-  content: string
-  written_by: string
-  session_id: string
-  created_at: string
-  parent_id: string | null
-  status: "active" | "superseded" | "stale" | "retracted"
-}
-interface ThreadDecision {
-  winner_id: string
-  loser_id: string
-  reason: string
-  resolved_by: string
-  created_at: string
-}
-interface ThreadPage {
-  root_id: string
-  facts: Array<Fact>
-  decisions: Array<ThreadDecision>
-  next_cursor: string | null
-}
+const view = makeView()
+const asOfParam = () => ({ as_of: view.asOf })
 
-const base = "/studio"
+const ui = makePage()
+const toggle = (name: string, on?: boolean) => document.body.classList.toggle(name, on)
+panelHint(ui.panelBody)
 
-/**
- * Now, by the host's Clock: the page is stamped with it when served (studioServer.ts), and time
- * since then is the browser's monotonic timer, so a host on a TestClock sets the page's time too.
- */
-const servedAt = Number(document.body.dataset["now"])
-const loadedAt = performance.now()
-const now = () => servedAt + (performance.now() - loadedAt)
-const svgNs = "http://www.w3.org/2000/svg"
+const zoom = makeZoom(ui.graphBox)
+const tip = makeTip()
+let drawn: Drawn | null = null
 
-const state = {
-  asOf: null as string | null,
-  threadOf: null as string | null,
-  thread: null as ThreadPage | null,
-  selected: null as string | null,
-  minTime: now() - 24 * 3600_000,
-  refreshes: 0,
-  clusters: [] as Array<Cluster>,
-  threadsAt: 0
-}
-
-/**
- * On live updates the threads list (the connected components of the whole graph: the costliest
- * read, ~300 ms of FalkorDB time at 100k facts) is read again at most this often; the conflicts,
- * the timeline and the open thread on every update. A tab on a busy memory then cannot keep the
- * database busy for everyone else.
- */
-const threadsEvery = 30_000
-
-const el = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: Array<Node | string>
-): HTMLElementTagNameMap[K] => {
-  const e = document.createElement(tag)
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v)
-  for (const c of children) e.append(typeof c === "string" ? document.createTextNode(c) : c)
-  return e
-}
-const svg = (tag: string, attrs: Record<string, string | number> = {}) => {
-  const e = document.createElementNS(svgNs, tag)
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v))
-  return e
-}
-const short = (id: string) => id.slice(0, 8)
-const cut = (s: string, n: number) => {
-  const chars = [...s.replace(/\s+/g, " ").trim()]
-  return chars.length > n ? `${chars.slice(0, n - 1).join("")}…` : chars.join("")
-}
-
-const api = async <A>(route: string, params: Record<string, string | null | undefined> = {}): Promise<A> => {
-  const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== "") q.set(k, v)
-  const r = await fetch(`${base}/api/${route}?${q.toString()}`, { credentials: "same-origin" })
-  const body = (await r.json()) as A & { error?: { message: string }; team?: boolean }
-  if (!r.ok) throw Object.assign(new Error(body.error?.message ?? "failed"), { status: r.status, body })
-  return body
-}
-const asOfParam = () => ({ as_of: state.asOf })
-
-// ---- layout of the page
-const header = el("header", {}, el("h1", {}, "Relay Studio"))
-const search = el("input", { id: "search", type: "search", placeholder: "Search the memory (Enter)" })
-const slider = el("input", { id: "slider", type: "range", min: "0", max: "1000", value: "1000" })
-const sliderLabel = el("span", { id: "as-of" }, "now (live)")
-const liveBadge = el("span", { id: "live", class: "live" }, "connecting…")
-header.append(search, el("label", {}, "as of ", slider, sliderLabel), liveBadge)
-
-const threadsBox = el("ul", { id: "threads" })
-const resultsBox = el("ul", { id: "results" })
-const conflictsBox = el("ul", { id: "conflicts" })
-const timelineBox = el("ul", { id: "timeline" })
-const sidebar = el(
-  "nav",
-  {},
-  el("h2", {}, "Search results"),
-  resultsBox,
-  el("h2", {}, "Threads"),
-  threadsBox,
-  el("h2", {}, "Open conflicts"),
-  conflictsBox,
-  el("h2", {}, "Decisions and retractions"),
-  timelineBox
-)
-const copyButton = el("button", { id: "copy-mermaid", type: "button" }, "Copy as Mermaid")
-const moreButton = el("button", { id: "more", type: "button", hidden: "" }, "Draw more facts")
-const mermaidOut = el("pre", { id: "mermaid", hidden: "" })
-const graphBox = el("div", { id: "graph" })
-const center = el("main", {}, el("div", { class: "toolbar" }, copyButton, moreButton), graphBox, mermaidOut)
-const panel = el("aside", { id: "panel" }, el("p", { class: "hint" }, "Click a fact to see its chain and impact."))
-
-const setText = (node: Element, text: string) => {
-  node.textContent = text
-}
-
-// ---- the graph of one thread
-const statusColour: Record<Fact["status"], [string, string]> = {
-  active: ["#e8f5e9", "#2e7d32"],
-  superseded: ["#eeeeee", "#9e9e9e"],
-  stale: ["#fff8e1", "#f9a825"],
-  retracted: ["#ffebee", "#c62828"]
-}
-
-const drawThread = () => {
-  graphBox.replaceChildren()
-  const page = state.thread
-  if (page === null) return
-  const facts = page.facts
-  const g = new graphlib.Graph()
-  g.setGraph({ rankdir: "TB", nodesep: 24, ranksep: 64, marginx: 16, marginy: 56 })
-  g.setDefaultEdgeLabel(() => ({}))
-  const ids = new Set(facts.map((f) => f.id))
-  for (const f of facts) g.setNode(f.id, { width: 230, height: 58 })
-  for (const f of facts) if (f.parent_id !== null && ids.has(f.parent_id)) g.setEdge(f.parent_id, f.id)
-  layout(g)
-  const norms = new Map<string, Set<string>>()
-  for (const f of facts) {
-    if (f.parent_id === null || f.status === "retracted") continue
-    const set = norms.get(f.parent_id) ?? new Set<string>()
-    set.add(f.content.trim().replace(/\s+/g, " ").toLowerCase())
-    norms.set(f.parent_id, set)
-  }
-  const size = g.graph() as { width?: number; height?: number }
-  const root = svg("svg", { width: size.width ?? 300, height: size.height ?? 200, role: "img" })
-  root.append(svg("defs"))
-  const marker = svg("marker", {
-    id: "arrow",
-    viewBox: "0 0 10 10",
-    refX: 10,
-    refY: 5,
-    markerWidth: 6,
-    markerHeight: 6,
-    orient: "auto"
-  })
-  marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#c62828" }))
-  root.firstChild!.appendChild(marker)
-  for (const e of g.edges()) {
-    const points = (g.edge(e) as { points: Array<{ x: number; y: number }> }).points
-    root.append(svg("polyline", {
-      class: "builds-on",
-      points: points.map((p) => `${p.x},${p.y}`).join(" "),
-      fill: "none",
-      stroke: "#90a4ae",
-      "stroke-width": 1.5
-    }))
-  }
-  const at = (id: string) => g.node(id) as { x: number; y: number } | undefined
-  const drawn = new Set<string>()
-  // Drawn over the facts, so an arc between neighbours is not hidden under them.
-  const decisionLayer: Array<SVGElement> = []
-  for (const d of page.decisions) {
-    const w = at(d.winner_id)
-    const l = at(d.loser_id)
-    const key = `${d.winner_id} ${d.loser_id}`
-    if (w === undefined || l === undefined || drawn.has(key)) continue
-    drawn.add(key)
-    // An arc above the two facts (they are usually siblings, side by side), pointing at the loser.
-    const top = Math.min(w.y, l.y) - 29
-    const cx = (w.x + l.x) / 2
-    const cy = top - 36
-    const line = svg("path", {
-      class: "supersedes",
-      "data-winner": d.winner_id,
-      "data-loser": d.loser_id,
-      d: `M${w.x},${w.y - 29} Q${cx},${cy} ${l.x},${l.y - 29}`,
-      fill: "none",
-      stroke: "#c62828",
-      "stroke-dasharray": "6 4",
-      "stroke-width": 2,
-      "marker-end": "url(#arrow)"
-    })
-    const title = svg("title")
-    title.textContent = `decided by ${d.resolved_by}: ${d.reason}`
-    line.append(title)
-    decisionLayer.push(line)
-    const label = svg("text", { class: "decision-label", x: cx, y: cy + 12, "text-anchor": "middle" })
-    label.textContent = `decided: ${cut(d.reason, 40)}`
-    decisionLayer.push(label)
-  }
-  for (const f of facts) {
-    const n = at(f.id)!
-    const [fill, stroke] = statusColour[f.status]
-    const fork = (norms.get(f.id)?.size ?? 0) > 1
-    const group = svg("g", {
-      class: `node status-${f.status}${fork ? " fork" : ""}${state.selected === f.id ? " selected" : ""}`,
-      "data-id": f.id,
-      "data-status": f.status,
-      transform: `translate(${n.x - 115},${n.y - 29})`,
-      tabindex: 0
-    })
-    group.append(
-      svg("rect", { width: 230, height: 58, rx: 6, fill, stroke, "stroke-width": state.selected === f.id ? 3 : 1.5 })
-    )
-    const head = svg("text", { x: 8, y: 18, class: "node-head" })
-    head.textContent = `${short(f.id)} · ${f.written_by}${f.status === "active" ? "" : ` · ${f.status}`}${
-      fork ? " · fork" : ""
-    }`
-    const body = svg("text", { x: 8, y: 40, class: "node-text" })
-    body.textContent = cut(f.content, 34)
-    const full = svg("title")
-    full.textContent = f.content
-    group.append(head, body, full)
-    group.addEventListener("click", () => void selectFact(f.id))
-    root.append(group)
-  }
-  root.append(...decisionLayer)
-  graphBox.append(root)
-  if (page.next_cursor === null) moreButton.setAttribute("hidden", "")
-  else moreButton.removeAttribute("hidden")
-}
-
-const loadThread = async (factId: string, more = false) => {
-  const page = await api<ThreadPage>("thread", {
-    fact: factId,
-    ...asOfParam(),
-    cursor: more ? state.thread?.next_cursor : null
-  })
-  if (more && state.thread !== null) {
-    state.thread = {
-      ...page,
-      facts: [...state.thread.facts, ...page.facts],
-      decisions: [...state.thread.decisions, ...page.decisions]
-    }
-  } else {
-    state.thread = page
-  }
-  state.threadOf = factId
-  drawThread()
-}
-
-// ---- the fact panel
-interface ContextOut {
-  chain: Array<Fact>
-  superseded_by: Array<
-    { fact_id: string; winner_id: string; winner_content: string; reason: string; resolved_by: string }
-  >
-}
-interface ImpactOut {
-  dependents: Array<{ fact: Fact; distance: number }>
-  next_cursor: string | null
-}
-
-const factLine = (f: Fact, extra = "") => {
-  const li = el(
-    "li",
-    { "data-id": f.id, class: `status-${f.status}` },
-    `${short(f.id)} ${f.written_by}${f.status === "active" ? "" : ` [${f.status}]`}${extra}: `,
-    el("q", {}, f.content)
+// ---- the thread
+const showMermaid = () => {
+  if (view.thread === null) return ui.mermaidBox.setAttribute("hidden", "")
+  ui.mermaidOut.textContent = threadMermaid(
+    view.thread.facts,
+    view.thread.decisions,
+    view.thread.next_cursor !== null,
+    view.marks
   )
-  li.addEventListener("click", () => void openFact(f.id))
-  return li
 }
 
-let retractions = new Map<string, { reason: string; by: string }>()
+/** Draws view.thread; keeps the person's zoom and pan when `keep` (the same thread, redrawn). */
+const render = (keep: boolean) => {
+  tip.hide()
+  const page = view.thread
+  markOpenThread(ui.threadsBox, page?.root_id ?? null)
+  for (const b of [ui.fitButton, ui.zoomOut, ui.zoomIn, ui.copyButton]) {
+    b.toggleAttribute("hidden", page === null)
+  }
+  if (page === null) {
+    drawn = null
+    ui.graphBox.replaceChildren(emptyState(view))
+    zoom.attach(null, false)
+    setText(ui.threadTitle, "")
+    ui.moreButton.setAttribute("hidden", "")
+    ui.mermaidBox.setAttribute("hidden", "")
+    return
+  }
+  // A live redraw replaces the nodes: the fact that had keyboard focus keeps it.
+  const focused = ui.graphBox.contains(document.activeElement)
+    ? document.activeElement?.getAttribute("data-id")
+    : null
+  drawn = drawThread(ui.graphBox, page, {
+    selected: view.selected,
+    marks: view.marks,
+    now: now(),
+    onSelect: (id) => void selectFact(id),
+    onTip: (fact, node, focused) => {
+      if (fact === null || node === null) return tip.hide()
+      if (focused) zoom.reveal(node)
+      tip.show(fact, node, now())
+    }
+  })
+  zoom.attach(drawn, keep)
+  if (focused != null) {
+    drawn.root.querySelector<SVGGElement>(`g.node[data-id="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true })
+  }
+  const root = page.facts.find((f) => f.id === page.root_id) ?? page.facts[0]
+  setText(
+    ui.threadTitle,
+    `${root?.content ?? ""} · ${page.facts.length}${page.next_cursor === null ? "" : "+"} facts`
+  )
+  ui.threadTitle.setAttribute("title", root?.content ?? "")
+  if (page.next_cursor === null) ui.moreButton.setAttribute("hidden", "")
+  else ui.moreButton.removeAttribute("hidden")
+  if (!ui.mermaidBox.hasAttribute("hidden")) showMermaid()
+}
+
+/** The parents under which relay_detect_conflicts lists an open conflict, in the thread of `factId`. */
+const openForks = async (factId: string, asOf: string | null) => {
+  const open = new Set<string>()
+  let cursor: string | null = null
+  for (let page = 0; page < 4; page++) {
+    const r: { conflicts: Array<{ parent: Fact }>; next_cursor: string | null } = await api("conflicts", {
+      thread: factId,
+      as_of: asOf,
+      cursor
+    })
+    for (const c of r.conflicts) open.add(c.parent.id)
+    if (r.next_cursor === null) break
+    cursor = r.next_cursor
+  }
+  return open
+}
+
+/** Shows the thread of `factId` with `select` selected (when it is in it), as of the slider's time. */
+const openThread = async (factId: string, select: string | null, keep: boolean) => {
+  const ticket = ++view.ticket
+  const asOf = view.asOf
+  const read = await Promise.all([api<ThreadPage>("thread", { fact: factId, as_of: asOf }), openForks(factId, asOf)])
+    .catch(() => null)
+  if (ticket !== view.ticket) return
+  const same = read !== null && view.thread?.root_id === read[0].root_id
+  view.threadOf = factId
+  view.thread = read?.[0] ?? null
+  view.openForks = read?.[1] ?? new Set()
+  view.marks = read === null ? new Map() : forkMarks(read[0], view.openForks)
+  view.selected = select
+  render(keep && same)
+  if (select === null) {
+    view.panelTicket++
+    panelHint(ui.panelBody)
+  } else {
+    await showFact(ui.panelBody, view, actions, select)
+  }
+}
+
+const drawMore = async () => {
+  const page = view.thread
+  if (page === null || page.next_cursor === null || view.threadOf === null) return
+  const ticket = ++view.ticket
+  const next = await api<ThreadPage>("thread", { fact: view.threadOf, ...asOfParam(), cursor: page.next_cursor })
+  if (ticket !== view.ticket) return
+  view.thread = {
+    ...next,
+    facts: [...page.facts, ...next.facts],
+    decisions: [...page.decisions, ...next.decisions]
+  }
+  view.marks = forkMarks(view.thread, view.openForks)
+  render(true)
+}
 
 const selectFact = async (id: string) => {
-  state.selected = id
-  drawThread()
-  const { context, impact } = await api<{ context: ContextOut; impact: ImpactOut }>("fact", { id, ...asOfParam() })
-  const fact = context.chain[context.chain.length - 1]!
-  const why = el("ul", { id: "why" })
-  for (const s of context.superseded_by.filter((s) => s.fact_id === id)) {
-    why.append(
-      el(
-        "li",
-        {},
-        `superseded by ${short(s.winner_id)} (`,
-        el("q", {}, s.winner_content),
-        `), decided by ${s.resolved_by}: ${s.reason}`
-      )
-    )
-  }
-  const retraction = retractions.get(id)
-  if (fact.status === "retracted") {
-    why.append(
-      el("li", {}, retraction === undefined ? "retracted" : `retracted by ${retraction.by}: ${retraction.reason}`)
-    )
-  }
-  if (fact.status === "stale") why.append(el("li", {}, "stale: something it builds on was superseded or retracted"))
-  const chain = el("ol", { id: "chain" }, ...context.chain.map((f) => factLine(f)))
-  const impacted = el(
-    "ul",
-    { id: "impact" },
-    ...impact.dependents.map((d) => factLine(d.fact, ` (distance ${d.distance})`))
-  )
-  panel.replaceChildren(
-    el("h2", {}, "Fact"),
-    el("p", { id: "fact-text", class: "fact-text" }, fact.content),
-    el(
-      "dl",
-      {},
-      el("dt", {}, "id"),
-      el("dd", {}, fact.id),
-      el("dt", {}, "writer"),
-      el("dd", { id: "fact-writer" }, fact.written_by),
-      el("dt", {}, "session"),
-      el("dd", {}, fact.session_id),
-      el("dt", {}, "saved"),
-      el("dd", {}, fact.created_at),
-      el("dt", {}, "status"),
-      el("dd", { id: "fact-status" }, fact.status)
-    ),
-    why,
-    el("h3", {}, "Chain (root first)"),
-    chain,
-    el("h3", {}, `Impact (${impact.dependents.length}${impact.next_cursor === null ? "" : "+"})`),
-    impacted
-  )
+  view.selected = id
+  if (drawn !== null) markSelected(drawn.root, id)
+  toggle("panel-open", true)
+  await showFact(ui.panelBody, view, actions, id)
 }
 
-/** Shows a fact's thread and selects it. */
+/** Shows a fact: selected in its thread (opened when another). */
 const openFact = async (id: string) => {
-  await loadThread(id)
-  await selectFact(id)
-}
-
-// ---- lists
-interface Cluster {
-  id: number
-  size: number
-  facts: Array<Fact>
-}
-interface Conflict {
-  parent: Fact
-  children: Array<Fact>
-  children_total: number
-}
-interface TimelineEntry {
-  kind: "decision" | "retraction"
-  created_at: string
-  by: string
-  reason: string
-  winner_id: string | null
-  winner_content: string | null
-  fact_id: string
-  fact_content: string
-}
-
-const loadLists = async (threadsToo: boolean) => {
-  const [threads, conflicts, timeline] = await Promise.all([
-    threadsToo ? api<{ clusters: Array<Cluster> }>("threads") : Promise.resolve(null),
-    api<{ conflicts: Array<Conflict> }>("conflicts", asOfParam()),
-    api<{ entries: Array<TimelineEntry> }>("timeline", asOfParam())
-  ])
-  if (threads !== null) {
-    state.clusters = threads.clusters
-    state.threadsAt = now()
-    threadsBox.replaceChildren(
-      ...threads.clusters.filter((c) => c.facts.length > 0).map((c) => {
-        const root = c.facts[0]!
-        const li = el(
-          "li",
-          { "data-id": root.id },
-          el("q", {}, cut(root.content, 60)),
-          ` ${c.size} fact${c.size === 1 ? "" : "s"}`
-        )
-        li.addEventListener("click", () => void loadThread(root.id))
-        return li
-      })
-    )
-    const oldest = threads.clusters.flatMap((c) => c.facts).map((f) => Date.parse(f.created_at))
-    if (oldest.length > 0) state.minTime = Math.min(...oldest) - 1000
+  toggle("lists-open", false)
+  if (view.thread?.facts.some((f) => f.id === id)) {
+    await selectFact(id)
+    const node = drawn?.root.querySelector(`g.node[data-id="${CSS.escape(id)}"]`)
+    if (node) zoom.reveal(node)
+    return
   }
-  conflictsBox.replaceChildren(...conflicts.conflicts.map((c) => {
-    const li = el(
-      "li",
-      { "data-id": c.parent.id },
-      `fork under `,
-      el("q", {}, cut(c.parent.content, 50)),
-      `: ${c.children_total} open`
-    )
-    for (const child of c.children) {
-      li.append(el("div", { class: "child" }, `${child.written_by}: `, el("q", {}, cut(child.content, 60))))
-    }
-    li.addEventListener("click", () => void loadThread(c.parent.id))
-    return li
-  }))
-  if (conflicts.conflicts.length === 0) conflictsBox.append(el("li", { class: "empty" }, "none open"))
-  retractions = new Map(
-    timeline.entries.filter((e) => e.kind === "retraction").map((e) => [e.fact_id, { reason: e.reason, by: e.by }])
-  )
-  timelineBox.replaceChildren(...timeline.entries.map((e) => {
-    const li = el(
-      "li",
-      { class: e.kind, "data-id": e.fact_id },
-      `${e.created_at.slice(0, 16).replace("T", " ")} ${e.by} ${e.kind === "decision" ? "decided" : "retracted"} `,
-      el("q", {}, cut(e.fact_content, 50)),
-      e.kind === "decision" ? " lost to " : "",
-      e.winner_content === null ? "" : el("q", {}, cut(e.winner_content, 50)),
-      `: ${e.reason}`
-    )
-    li.addEventListener("click", () => void openFact(e.fact_id))
-    return li
-  }))
-  return state.clusters
+  await openThread(id, id, false)
+  toggle("panel-open", true)
+}
+
+const actions: Actions = {
+  openFact,
+  loadThread: (id) => {
+    toggle("lists-open", false)
+    toggle("panel-open", false)
+    return openThread(id, null, false)
+  },
+  selectFact
 }
 
 const refresh = async (threadsToo = true) => {
-  const clusters = await loadLists(threadsToo)
-  const first = clusters[0]?.facts[0]?.id
-  const target = state.threadOf ?? first
-  if (target !== undefined) {
-    await loadThread(target).catch(() => {
-      // A fact saved after the chosen time is not in the thread then: show nothing for it.
-      state.thread = null
-      drawThread()
-    })
+  const lists = await loadLists(
+    view,
+    { threads: ui.threadsBox, conflicts: ui.conflictsBox, timeline: ui.timelineBox },
+    actions,
+    threadsToo
+  ).catch(() => false)
+  if (!lists) return
+  const target = view.threadOf ?? view.clusters[0]?.facts[0]?.id
+  if (target === undefined) {
+    view.thread = null
+    render(false)
+  } else {
+    await openThread(target, view.selected, true)
   }
-  if (state.selected !== null && state.thread?.facts.some((f) => f.id === state.selected)) {
-    await selectFact(state.selected)
-  }
-  state.refreshes++
-  document.body.dataset["refreshes"] = String(state.refreshes)
+  view.refreshes++
+  document.body.dataset["refreshes"] = String(view.refreshes)
   document.body.dataset["state"] = "ready"
 }
 
-// ---- search, slider, live
-search.addEventListener("keydown", (e) => {
+// ---- ui.search, ui.slider, buttons
+ui.search.addEventListener("keydown", (e) => {
   if (e.key !== "Enter") return
-  const q = search.value.trim()
-  if (q === "") return resultsBox.replaceChildren()
+  const q = ui.search.value.trim()
+  if (q === "") return ui.resultsBox.replaceChildren()
+  toggle("lists-open", true)
   void api<{ hits: Array<{ fact: Fact }> }>("search", { q, ...asOfParam() }).then((r) => {
-    resultsBox.replaceChildren(...r.hits.map((h) => factLine(h.fact)))
-    if (r.hits.length === 0) resultsBox.append(el("li", { class: "empty" }, "no match"))
-  }, (e: Error) => resultsBox.replaceChildren(el("li", { class: "empty" }, e.message)))
+    ui.resultsBox.replaceChildren(...r.hits.map((h) => factLine(h.fact, actions)))
+    if (r.hits.length === 0) ui.resultsBox.append(el("li", { class: "empty" }, "no match"))
+  }, (e: Error) => ui.resultsBox.replaceChildren(el("li", { class: "empty" }, e.message)))
 })
 
-slider.addEventListener("input", () => {
-  const v = Number(slider.value)
-  state.asOf = v >= 1000 ? null : new Date(state.minTime + (now() - state.minTime) * v / 1000).toISOString()
-  setText(sliderLabel, state.asOf === null ? "now (live)" : state.asOf)
+const showAsOf = () => {
+  setText(ui.sliderLabel, view.asOf === null ? "now (live)" : stamp(view.asOf))
+  ui.sliderLabel.setAttribute("title", view.asOf ?? "")
+}
+
+ui.slider.addEventListener("input", () => {
+  const v = Number(ui.slider.value)
+  view.asOf = v >= 1000 ? null : new Date(view.minTime + (now() - view.minTime) * v / 1000).toISOString()
+  showAsOf()
   void refresh()
 })
 
-/** Sets the time slider to an instant (tests and links use it: ?as_of=). */
+/** Sets the time ui.slider to an instant (tests and links use it: ?as_of=). */
 const setAsOf = (iso: string | null) => {
-  state.asOf = iso
-  setText(sliderLabel, iso === null ? "now (live)" : iso)
-  slider.value = iso === null
+  view.asOf = iso
+  showAsOf()
+  ui.slider.value = iso === null
     ? "1000"
     : String(
-      Math.max(0, Math.min(999, Math.floor((Date.parse(iso) - state.minTime) / (now() - state.minTime) * 1000)))
+      Math.max(0, Math.min(999, Math.floor((Date.parse(iso) - view.minTime) / (now() - view.minTime) * 1000)))
     )
 }
 
-copyButton.addEventListener("click", () => {
-  if (state.thread === null) return
-  const text = threadMermaid(state.thread.facts, state.thread.decisions, state.thread.next_cursor !== null)
-  mermaidOut.textContent = text
-  mermaidOut.removeAttribute("hidden")
-  void navigator.clipboard?.writeText(text).catch(() => undefined)
+ui.copyButton.addEventListener("click", () => {
+  if (view.thread === null) return
+  showMermaid()
+  ui.mermaidBox.removeAttribute("hidden")
+  void navigator.clipboard?.writeText(ui.mermaidOut.textContent ?? "").catch(() => undefined)
 })
-moreButton.addEventListener("click", () => {
-  if (state.threadOf !== null) void loadThread(state.threadOf, true)
+ui.closeMermaid.addEventListener("click", () => ui.mermaidBox.setAttribute("hidden", ""))
+ui.moreButton.addEventListener("click", () => void drawMore())
+ui.fitButton.addEventListener("click", () => zoom.fit())
+ui.zoomIn.addEventListener("click", () => zoom.zoomBy(1.25))
+ui.zoomOut.addEventListener("click", () => zoom.zoomBy(1 / 1.25))
+ui.showLists.addEventListener("click", () => toggle("lists-open"))
+ui.showPanel.addEventListener("click", () => toggle("panel-open"))
+ui.closeLists.addEventListener("click", () => toggle("lists-open", false))
+ui.closePanel.addEventListener("click", () => toggle("panel-open", false))
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return
+  tip.hide()
+  toggle("lists-open", false)
+  toggle("panel-open", false)
 })
-
-let pending: number | undefined
-const live = () => {
-  const events = new EventSource(`${base}/events`)
-  events.addEventListener("open", () => setText(liveBadge, "live"))
-  events.addEventListener("error", () => setText(liveBadge, "reconnecting…"))
-  events.addEventListener("record", () => {
-    if (state.asOf !== null) return
-    window.clearTimeout(pending)
-    pending = window.setTimeout(() => void refresh(now() - state.threadsAt >= threadsEvery), 150)
-  })
-}
-
-const signIn = (team: boolean, failed: boolean) => {
-  const box = el("div", { class: "signin" }, el("h1", {}, "Relay Studio"))
-  if (!team) {
-    box.append(el("p", {}, "Open the one-time link that npm run studio printed (each link signs in one browser once)."))
-  } else {
-    const form = el(
-      "form",
-      { method: "post", action: `${base}/login` },
-      el("label", {}, "Token ", el("input", { type: "password", name: "token", autocomplete: "off" })),
-      el("button", { type: "submit" }, "Sign in")
-    )
-    box.append(el("p", {}, "Sign in with your Relay token: you will see that token's workspace, read-only."), form)
-    if (failed) box.append(el("p", { class: "error" }, "That token was not accepted."))
-  }
-  document.getElementById("app")!.replaceChildren(box)
-}
 
 const start = async () => {
   try {
-    await api("me")
+    const me = await api<{ where?: string | null }>("me")
+    view.where = me.where ?? null
   } catch (e) {
     const body = (e as { body?: { team?: boolean } }).body
     return signIn(body?.team === true, new URLSearchParams(location.search).has("signin"))
   }
-  document.getElementById("app")!.replaceChildren(header, el("div", { class: "columns" }, sidebar, center, panel))
+  document.getElementById("app")!.replaceChildren(
+    ui.header,
+    el("div", { class: "columns" }, ui.sidebar, ui.center, ui.panel),
+    tip.box
+  )
   const given = new URLSearchParams(location.search).get("as_of")
   if (given !== null) setAsOf(given)
   await refresh()
-  live()
+  listen(view, ui.liveBadge, refresh)
 }
 
 Object.assign(window, {
