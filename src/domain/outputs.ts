@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
+import { ImportedNote } from "./imported.js"
 import { NextCursor } from "./paging.js"
 import { BriefingTasks } from "./tasks.js"
 
@@ -112,6 +113,9 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  imported: Schema.optional(Schema.Array(ImportedNote)).annotations({
+    description: "Imports made in this window and the decisions, retractions and confirmations they brought"
+  }),
   next_cursor: NextCursor
 })
 

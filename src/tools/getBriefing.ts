@@ -69,6 +69,7 @@ export const getBriefing = defineTool({
       open_conflicts: fresh,
       unchanged_conflicts: b.openConflicts.length - fresh.length,
       tasks,
+      ...(b.imported.length === 0 ? {} : { imported: b.imported }),
       next_cursor: n === null ? null : encodeCursor([
         n.since,
         n.asOf,
