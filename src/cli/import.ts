@@ -58,8 +58,8 @@ const main = Effect.gen(function*() {
       ahead,
       approvals: values["keep-approvals"],
       progress: (p) => {
-        // About every 10,000 lines, and the end: enough to see it move without flooding a terminal.
-        if (p.line < p.lines && p.line - reported < 10_000) return Effect.void
+        // About every 10,000 lines, and the end once (a last line that fills a batch reports it twice).
+        if (p.line === reported || (p.line < p.lines && p.line - reported < 10_000)) return Effect.void
         reported = p.line
         return Console.error(`import: ${p.line} of ${p.lines} lines, ${p.facts} fact(s) written`)
       }
