@@ -1,6 +1,7 @@
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { stampNow } from "../database/stampNow.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
 import { graphCapacity } from "./capacity.js"
@@ -21,11 +22,7 @@ import { search } from "./search.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
 
-/**
- * The Clock's now as a stamp: never below 1, because FalkorDB 4.16's range index leaves out the
- * value 0 (`WHERE f.created_at >= 0` misses a fact stamped 0), and a TestClock starts at 0.
- */
-const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
+const now = stampNow
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const makeFactStore = Effect.gen(function*() {
