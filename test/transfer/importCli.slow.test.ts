@@ -5,6 +5,23 @@ import { countFacts } from "../../src/cli/common.js"
 import { ownGraph, stackOn } from "../support/ownGraph.js"
 import { fileWith, openParents, runCli, withLine } from "./importCli.js"
 
+/** Issue 40, finding 1: the 3,001-fact chain that stopped after 4.8 s with "could not be reached". */
+it.scoped(
+  "npm run import of the issue's 3,001-fact chain lands whole, every fork marked",
+  () =>
+    Effect.gen(function*() {
+      const graph = yield* ownGraph("import_cli_chain")
+      const file = memoryFile({ threads: 1, perThread: 3001 })
+      expect(file.facts).toBe(3001)
+      const done = yield* runCli("import", [yield* fileWith(memoryText(file))], graph)
+      expect(done.stderr).toBe(`import: ${file.lines.length} of ${file.lines.length} lines, 3001 fact(s) written\n`)
+      expect(done.code).toBe(0)
+      expect(done.stdout).toMatch(new RegExp(`^imported into graph ${graph}: 3001 fact\\(s\\), `))
+      expect(yield* openParents.pipe(Effect.provide(stackOn(graph)))).toEqual([...new Set(file.openForks)].sort())
+    }),
+  600_000
+)
+
 /**
  * Issue 40, finding 1: a generated 50,000-fact file (1,000 threads of 50) stopped at 13,000, and each
  * `--merge` rerun landed one batch and failed again, leaving forks unmarked. As a person runs it:
