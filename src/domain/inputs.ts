@@ -5,10 +5,13 @@ import { FactKind, StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
+import { contradictsMax } from "./rules.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
+
+const contradictsDescription = `Sibling ids (up to ${contradictsMax}) this fact disagrees with: always a conflict`
 
 export const SaveFactInput = Schema.Struct({
   content: FactContent,
@@ -25,6 +28,12 @@ export const SaveFactInput = Schema.Struct({
     })
   ),
   kind: Schema.optional(FactKind),
+  contradicts: Schema.optional(
+    Schema.Array(FactId).pipe(Schema.minItems(1), Schema.maxItems(contradictsMax)).annotations({
+      description: contradictsDescription,
+      jsonSchema: { type: "array", items: { type: "string" }, description: contradictsDescription }
+    })
+  ),
   supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
   reason: Schema.optional(Reason),
   request_id: Schema.optional(RequestId)

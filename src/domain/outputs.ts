@@ -18,6 +18,11 @@ export const SaveFactOutput = Schema.Struct({
     siblings_total: Schema.Number,
     duplicate_of: Schema.NullOr(Fact)
   }))),
+  /** Only for a choice with differing siblings it does not fork with (the fork rule let them pass). */
+  compared: Schema.optional(Schema.Struct({
+    siblings: Schema.Array(Fact).annotations({ description: "Differing siblings compared and not in conflict" }),
+    siblings_total: Schema.Number
+  })),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,

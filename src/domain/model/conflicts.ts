@@ -1,13 +1,39 @@
+import { termsOf } from "../terms.js"
 import { childrenOf, type GraphModel, type ModelFact, normaliseContent, pairKey } from "./graph.js"
 import { retractedIds, supersededIds } from "./status.js"
 
 /**
- * Whether two siblings disagree: they say different things (once normalised) and neither is a
- * detail. A detail adds to its parent and is never in a conflict; two choices, two kind-less facts,
- * or one of each that differ are (kind-less is the seed's rule: every differing sibling forks).
+ * How many stemmed content terms (search's terms, domain/terms.ts: question words and stopwords
+ * left out) two facts must share for a choice to fork with a sibling that is not kind-less-with-it.
  */
-export const disagree = (x: ModelFact, y: ModelFact): boolean =>
-  x.kind !== "detail" && y.kind !== "detail" && normaliseContent(x.content) !== normaliseContent(y.content)
+export const forkSharedTerms = 2
+
+/** The distinct stemmed content terms two texts share. */
+export const sharedTerms = (x: string, y: string): number => {
+  const mine = new Set(termsOf(x))
+  return new Set(termsOf(y).filter((t) => mine.has(t))).size
+}
+
+/** Whether one of the two names the other in `contradicts`. */
+export const namesEither = (x: ModelFact, y: ModelFact): boolean =>
+  (x.contradicts ?? []).includes(y.id) || (y.contradicts ?? []).includes(x.id)
+
+/**
+ * Whether two siblings disagree (a fork pair). Never when they say the same thing once normalised
+ * (a duplicate). Otherwise when one names the other in `contradicts`; when both are kind-less (the
+ * seed's rule: every differing sibling forks); or when one of them is a `choice` and they share at
+ * least `forkSharedTerms` stemmed content terms, whatever the other's kind. So a detail forks only
+ * with what it names or with a choice about the same thing, and a choice never hides behind a
+ * sibling's label; a kind-less fact beside a choice forks only on shared terms.
+ */
+export const disagree = (x: ModelFact, y: ModelFact): boolean => {
+  if (normaliseContent(x.content) === normaliseContent(y.content)) return false
+  if (namesEither(x, y)) return true
+  const xk = x.kind ?? null
+  const yk = y.kind ?? null
+  if (xk === null && yk === null) return true
+  return (xk === "choice" || yk === "choice") && sharedTerms(x.content, y.content) >= forkSharedTerms
+}
 
 export interface ModelConflict {
   readonly parent: string
