@@ -107,7 +107,7 @@ export const ConfirmFactOutput = Schema.Struct({
 export const BriefingOutput = Schema.Struct({
   as_of: Schema.String,
   since: Schema.String,
-  new_facts: Schema.Array(Fact),
+  // What must not be missed first (issue 41): a reader that stops early has read it.
   decisions: Schema.Array(Decision),
   retractions: Schema.Array(Withdrawal),
   open_conflicts: Schema.Array(Conflict).annotations({
@@ -117,6 +117,7 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  new_facts: Schema.Array(Fact),
   next_cursor: NextCursor
 })
 

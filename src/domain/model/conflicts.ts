@@ -3,15 +3,25 @@ import { childrenOf, type GraphModel, type ModelFact, normaliseContent, pairKey 
 import { retractedIds, supersededIds } from "./status.js"
 
 /**
- * How many stemmed content terms (search's terms, domain/terms.ts: question words and stopwords
- * left out) two facts must share for a choice to fork with a sibling that is not kind-less-with-it.
+ * How many stemmed content terms two facts must share for a choice to fork with a sibling of another
+ * kind or another choice.
  */
 export const forkSharedTerms = 2
 
+/**
+ * Whether a stored term (search's terms, domain/terms.ts: question words and stopwords left out)
+ * counts for the fork rule: two characters or more, and not a number ("pool size 20" and "note 20"
+ * say nothing alike).
+ */
+export const isForkTerm = (t: string): boolean => t.length >= 2 && !/^[0-9]+$/.test(t)
+
+/** The distinct stemmed content terms of a text that the fork rule counts. */
+export const forkTermsOf = (text: string): Array<string> => [...new Set(termsOf(text).filter(isForkTerm))]
+
 /** The distinct stemmed content terms two texts share. */
 export const sharedTerms = (x: string, y: string): number => {
-  const mine = new Set(termsOf(x))
-  return new Set(termsOf(y).filter((t) => mine.has(t))).size
+  const mine = new Set(forkTermsOf(x))
+  return forkTermsOf(y).filter((t) => mine.has(t)).length
 }
 
 /** Whether one of the two names the other in `contradicts`. */

@@ -19,8 +19,11 @@ export const plain = (v: string): string => `coalesce(${v}.kind, '') = ''`
 
 /** At least `forkSharedTerms` distinct terms of `terms` (a list) are among `other` (a list). */
 const sharesTerms = (terms: string, other: string): string =>
-  `size(reduce(fr_s = [], fr_t IN ${terms} | CASE WHEN fr_t IN ${other} AND NOT fr_t IN fr_s ` +
+  `size(reduce(fr_s = [], fr_t IN ${terms} | CASE WHEN ${forkTerm("fr_t")} AND fr_t IN ${other} AND NOT fr_t IN fr_s ` +
   `THEN fr_s + [fr_t] ELSE fr_s END)) >= ${forkSharedTerms}`
+
+/** domain/model/conflicts.ts isForkTerm: two characters or more, not a number. */
+const forkTerm = (t: string): string => `size(${t}) >= 2 AND toInteger(${t}) IS NULL`
 
 /** Whether the stored facts `a` and `b` (siblings) form a fork pair kept as a FORKS edge. */
 export const storedPair = (a: string, b: string): string =>
@@ -31,13 +34,13 @@ export const storedPair = (a: string, b: string): string =>
 
 /**
  * Whether the fact being saved (its text, kind and `contradicts` as parameters: `$norm`, `$kind`,
- * `$contradicts`, `$distinctTerms`) forms such a pair with its sibling `x`.
+ * `$contradicts`, `$forkTerms`: its distinct terms the rule counts) forms such a pair with its sibling `x`.
  */
 export const newPair = (x: string): string =>
   `${x}.norm <> $norm AND NOT (coalesce($kind, '') = '' AND ${plain(x)}) AND ` +
   `(${x}.id IN coalesce($contradicts, []) OR ` +
   `CASE WHEN coalesce($kind, '') = 'choice' OR coalesce(${x}.kind, '') = 'choice' ` +
-  `THEN size([fr_t IN $distinctTerms WHERE fr_t IN coalesce(${x}.terms, [])]) >= ${forkSharedTerms} ELSE false END)`
+  `THEN size([fr_t IN $forkTerms WHERE fr_t IN coalesce(${x}.terms, [])]) >= ${forkSharedTerms} ELSE false END)`
 
 /** The siblings a fact forks with through a FORKS edge, either way: its fork pairs that are not both kind-less. */
 export const forkedWith = (v: string): string =>

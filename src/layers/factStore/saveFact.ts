@@ -4,6 +4,7 @@ import { normaliseContent } from "../../domain/content.js"
 import { contentKey } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull, noFactWithId } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
+import { forkTermsOf } from "../../domain/model/conflicts.js"
 import { requestIdMessage } from "../../domain/requestId.js"
 import { buildsOnMessage, comparedShown, forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revises, Revision, Saved } from "../../services/FactStore.js"
@@ -259,6 +260,7 @@ export const save = Effect.fn("relay/factStore/save")(
       alsoSorted: [...alsoOn].sort(),
       kind: input.kind ?? null,
       contradicts: contradicts.length === 0 ? null : contradicts,
+      forkTerms: forkTermsOf(input.content),
       comparedShown,
       supersedes: revises?.id ?? null,
       reason: revises?.reason ?? null,
