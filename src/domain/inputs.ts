@@ -155,8 +155,16 @@ export const ClustersInput = Schema.Struct({
 })
 
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
+const queriesDescription = "Up to 5 rephrasings, in the words the facts would use, fused with query; no cursor"
+
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
+  queries: Schema.optional(
+    Schema.Array(SearchQuery).pipe(Schema.minItems(1), Schema.maxItems(5)).annotations({
+      description: queriesDescription,
+      jsonSchema: { type: "array", items: { type: "string" }, description: queriesDescription }
+    })
+  ),
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),

@@ -176,8 +176,16 @@ export const SearchHit = Schema.Struct({
   fact: Fact,
   score: Schema.Number.annotations({ description: "Text relevance; higher is better" }),
   superseded_by: Schema.Array(LostTo).annotations({ description: "The decisions this fact lost (up to 3)" }),
-  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" })
+  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" }),
+  weak: Schema.optional(Schema.Boolean.annotations({
+    description: "Matched words carrying under half the query's weight: likely not the answer"
+  }))
 })
 export type SearchHit = typeof SearchHit.Type
 
-export const SearchOutput = Schema.Struct({ hits: Schema.Array(SearchHit), next_cursor: NextCursor })
+export const SearchOutput = Schema.Struct({
+  hits: Schema.Array(SearchHit),
+  /** Only when every hit of the page is weak: what to do about it. */
+  note: Schema.optional(Schema.String),
+  next_cursor: NextCursor
+})
