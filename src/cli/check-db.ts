@@ -94,6 +94,13 @@ const main = Effect.gen(function*() {
       }`
     )
   }
+  for (const d of checked.pairExamples) {
+    yield* say(
+      `drift:     facts ${d.id} and ${d.sibling} ${
+        d.pair ? "are a fork pair by the rule, with no FORKS edge" : "have a FORKS edge the rule does not give"
+      }`
+    )
+  }
   for (const d of checked.taskCounts) {
     yield* say(`drift:     the board counts ${d.stored} ${d.status} tasks, a recount finds ${d.counted}`)
   }
@@ -102,6 +109,13 @@ const main = Effect.gen(function*() {
       message: `verify: ${checked.taskCounts.length} task counter${
         checked.taskCounts.length === 1 ? " differs" : "s differ"
       } from a recount; report it with this output`,
+      exitCode: 1
+    })
+  }
+  if (checked.pairsDrifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.pairsDrifted} sibling pair${checked.pairsDrifted === 1 ? "" : "s"} store a fork ` +
+        `edge the fork rule does not give, or lack one it gives; report it with this output`,
       exitCode: 1
     })
   }
@@ -121,7 +135,7 @@ const main = Effect.gen(function*() {
   }
   yield* say(
     `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
-      `edges; the task counters agree with a recount`
+      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; the task counters agree with a recount`
   )
 }).pipe(Effect.provide(SettingsLive))
 

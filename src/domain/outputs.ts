@@ -18,6 +18,11 @@ export const SaveFactOutput = Schema.Struct({
     siblings_total: Schema.Number,
     duplicate_of: Schema.NullOr(Fact)
   }))),
+  /** Only for a choice with differing siblings it does not fork with (the fork rule let them pass). */
+  compared: Schema.optional(Schema.Struct({
+    siblings: Schema.Array(Fact).annotations({ description: "Differing siblings compared and not in conflict" }),
+    siblings_total: Schema.Number
+  })),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,
@@ -102,7 +107,7 @@ export const ConfirmFactOutput = Schema.Struct({
 export const BriefingOutput = Schema.Struct({
   as_of: Schema.String,
   since: Schema.String,
-  new_facts: Schema.Array(Fact),
+  // What must not be missed first (issue 41): a reader that stops early has read it.
   decisions: Schema.Array(Decision),
   retractions: Schema.Array(Withdrawal),
   open_conflicts: Schema.Array(Conflict).annotations({
@@ -112,6 +117,7 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  new_facts: Schema.Array(Fact),
   next_cursor: NextCursor
 })
 
@@ -170,8 +176,16 @@ export const SearchHit = Schema.Struct({
   fact: Fact,
   score: Schema.Number.annotations({ description: "Text relevance; higher is better" }),
   superseded_by: Schema.Array(LostTo).annotations({ description: "The decisions this fact lost (up to 3)" }),
-  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" })
+  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" }),
+  weak: Schema.optional(Schema.Boolean.annotations({
+    description: "Matched words carrying under half the query's weight: likely not the answer"
+  }))
 })
 export type SearchHit = typeof SearchHit.Type
 
-export const SearchOutput = Schema.Struct({ hits: Schema.Array(SearchHit), next_cursor: NextCursor })
+export const SearchOutput = Schema.Struct({
+  hits: Schema.Array(SearchHit),
+  /** Only when every hit of the page is weak: what to do about it. */
+  note: Schema.optional(Schema.String),
+  next_cursor: NextCursor
+})

@@ -70,8 +70,17 @@ describe("compact rendering", () => {
       expect(text.split(`"${t}"`)).toHaveLength(2)
     }
     expect(text).toContain("1 older open conflict(s) unchanged: relay_detect_conflicts lists them.")
-    // Both sides named: the winner by id (its text is above), the loser with its text the first time.
-    expect(text).toContain("bbbbbbbb supersedes cccccccc \"loser text\" because \"why\" (cursor, 1h ago)")
-    expect(text).toContain("under aaaaaaaa (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago: \"other text\"")
+    // Decisions first (issue 41), both sides with their text the first time; the conflict and the new
+    // facts after it name what was written above by id.
+    expect(text).toContain(
+      "bbbbbbbb \"winner text\" supersedes cccccccc \"loser text\" because \"why\" (cursor, 1h ago)"
+    )
+    expect(text).toContain(
+      "under aaaaaaaa cursor 3h ago: \"parent text\" (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago: \"other text\""
+    )
+    expect(text.indexOf("Decisions by others")).toBeLessThan(text.indexOf("New facts by others"))
+    expect(text).toContain(
+      "New facts by others (2):\naaaaaaaa cursor 3h ago (text above)\nbbbbbbbb cursor 3h ago (text above)"
+    )
   })
 })

@@ -34,7 +34,15 @@ import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 // Contents that often collide once normalised: a few bases, random case, padding and whitespace runs.
 const contentArb = fc.record({
-  base: fc.constantFrom("use postgres 16", "store tokens in redis", "ship on friday"),
+  // Pairs that share two stemmed terms ("use postgres", "tokens redis") and one that shares one ("ship").
+  base: fc.constantFrom(
+    "use postgres 16",
+    "store tokens in redis",
+    "ship on friday",
+    "use postgres 15",
+    "keep the tokens in redis",
+    "ship on monday"
+  ),
   caseMask: fc.nat(),
   lead: fc.constantFrom("", " ", "\t ", "\n"),
   sep: fc.constantFrom(" ", " ", "  ", "\t", " \n "),
@@ -58,6 +66,8 @@ const step = fc.oneof(
       content: contentArb,
       // What the new fact says of its parent: kind-less (the seed's rule) as often as the two kinds.
       factKind: fc.constantFrom(null, null, "detail" as const, "choice" as const),
+      // Sometimes it names a sibling it contradicts (a fork pair whatever the kinds).
+      contradictsPick: fc.option(fc.nat(), { nil: null, freq: 3 }),
       writer: fc.constantFrom(...writers),
       dt: fc.constantFrom(0, 0, 1, 7)
     })
@@ -164,8 +174,10 @@ const modelFact = (
   id: string,
   s: { readonly content: string; readonly writer: string; readonly factKind: Rules.ModelKind | null },
   parents: ReadonlyArray<string>,
-  createdAt: number
+  createdAt: number,
+  contradicts: ReadonlyArray<string> = []
 ): Rules.ModelFact => ({
+  ...(contradicts.length > 0 ? { contradicts } : {}),
   id,
   content: s.content,
   parentId: parents[0] ?? null,
@@ -289,7 +301,11 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const parentId = pickIx === model.facts.length ? null : model.facts[pickIx]!.id
         const also = parentId === null || s.alsoPick === null ? null : model.facts[s.alsoPick % model.facts.length]!.id
         const alsoOn = also === null || also === parentId ? [] : [also]
-        const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind)
+        const kids = parentId === null ? [] : model.facts.filter((f) => Rules.parentsOf(f).includes(parentId))
+        const contradicts = s.contradictsPick === null || kids.length === 0
+          ? []
+          : [kids[s.contradictsPick % kids.length]!.id]
+        const expected = Rules.saveOutcome(model, parentId, s.content, s.factKind, null, contradicts)
         const saving = store.save({
           id,
           content: s.content,
@@ -297,6 +313,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           sessionId: "prop",
           parentId,
           kind: s.factKind,
+          contradicts,
           ...(alsoOn.length > 0 ? { alsoOn } : {})
         })
         if (alsoOn.length > 0 && Rules.mergeDepth(model, [parentId!, ...alsoOn]) > mergeDepthCap) {
@@ -307,8 +324,8 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         const saved = yield* saving
         const createdAt = Rules.nextStamp(model.last, now)
         model.last = createdAt
-        const outcomes = Rules.saveOutcomes(model, alsoOn, s.content, s.factKind)
-        model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoOn], createdAt))
+        const outcomes = Rules.saveOutcomes(model, alsoOn, s.content, s.factKind, null, contradicts)
+        model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoOn], createdAt, contradicts))
         expectFactMatches(model, saved.fact)
         expect(saved.fact.builds_on).toEqual(alsoOn.length > 0 ? [parentId, ...alsoOn] : undefined)
         expect(
@@ -321,6 +338,8 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           )
         expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
         expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
+        // A choice names the siblings it was compared with and let pass.
+        expect([ids(saved.compared), saved.comparedTotal]).toEqual([expected.compared, expected.comparedTotal])
         expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
         for (const f of [...saved.forkSiblings, ...(saved.duplicateOf === null ? [] : [saved.duplicateOf])]) {
           expectFactMatches(model, f, parentId)
@@ -663,6 +682,24 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         expect(w !== undefined && Rules.windowAdmits(w, t), `${c.parent} open at ${t}`).toBe(true)
       }
     }
+    // The FORKS edges are exactly the model's fork pairs that are not two kind-less facts, later to earlier.
+    const forkEdges = yield* db.read(
+      "MATCH (a:Fact)-[:FORKS]->(b:Fact) RETURN a.id AS a, b.id AS b",
+      {},
+      Schema.Struct({ a: Schema.String, b: Schema.String })
+    )
+    const siblingsOf = Rules.childrenOf(model)
+    const expectedEdges = new Set<string>()
+    for (const kids of siblingsOf.values()) {
+      for (const x of kids) {
+        for (const y of kids) {
+          if (x.createdAt > y.createdAt && Rules.disagree(x, y) && !(x.kind == null && y.kind == null)) {
+            expectedEdges.add(`${x.id} ${y.id}`)
+          }
+        }
+      }
+    }
+    expect(forkEdges.map((e) => `${e.a} ${e.b}`).sort()).toEqual([...expectedEdges].sort())
     // Law: a loser is never shown as an open child.
     for (const r of accepted) expect(conflicts.some((c) => ids(c.children).includes(r.loser))).toBe(false)
 

@@ -45,6 +45,9 @@ const indexes = [
   index("NODE", "Confirmation", "id"),
   // The export's and the studio's live reads of COMPATIBLE records in write order (exportRecords.ts).
   index("RELATIONSHIP", "COMPATIBLE", "created_at"),
+  // FORKS edges (factStore/forkRule.ts) carry no property: the index makes the type exist before any
+  // plan names it (a plan cached before finds nothing through it, and walks every edge meanwhile).
+  index("RELATIONSHIP", "FORKS", "created_at"),
   // The task board (src/layers/tasks): the queue takes places by seq and expired leases by
   // lease_until, never sorting every open task; ABOUT and NOTE_ON exist before any query names them.
   // What changes is on a task's STATE self-loop (taskMap.ts), so those indexes are the edge's.

@@ -3,6 +3,7 @@ import { DatabaseError } from "../../domain/errors.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
+import { relinkForks } from "../factStore/forkRule.js"
 import { rewindForks } from "../factStore/forkWindow.js"
 import { moveTaskState } from "../tasks/moveTaskState.js"
 import { countTasks } from "../tasks/taskCounts.js"
@@ -163,7 +164,12 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
   // mean something else there (database/effectsReplication.ts).
   const empty = found === null && (yield* db.read(emptyQuery, {}, EmptyRow))[0]?.empty === true
   if (!empty) {
-    if (found === null || found < 4) yield* rewindForks(db)
+    // Schema 7's fork rule (domain/model/conflicts.ts): the pairs with a choice in them become FORKS
+    // edges, then every window is set again from the edges (a window of schema 4 on is one too).
+    if (found === null || found < 7) {
+      yield* relinkForks(db)
+      yield* rewindForks(db)
+    }
     // Before the recount, which reads each task's status from its STATE edge.
     if (found === null || found < 6) yield* moveTaskState(db, migrationBatch)
     if (found === null || found < 5) yield* countTasks(db)

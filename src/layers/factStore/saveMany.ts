@@ -8,6 +8,7 @@ import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockBind, clockRead, clockVars, clockWrite } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
+import { linkKids, plain } from "./forkRule.js"
 import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { addDocs, addTermCountsParams } from "./termCounts.js"
@@ -59,11 +60,14 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
-  // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
+  // As a save marks: a parent with two kind-less, unretracted children whose contents differ, or a
+  // fork pair kept as a FORKS edge (forkRule.ts), made here for the batch's facts.
   `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
-  `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
-  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | ` +
+  `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) | k] AS kids ` +
+  linkKids("kids", "$ids") +
+  `WITH p, kids, [k IN kids WHERE ${plain("k")} AND indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
+  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND (any(x IN norms WHERE x <> norms[0]) OR ` +
+  `any(k IN kids WHERE indegree(k, 'RETRACTS') = 0 AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0)) THEN [1] ELSE [] END | ` +
   `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}) ` +
   // A batch only adds children: a window opens, at the batch's first stamp at the latest (forkWindow.ts).
   `WITH p ${settleFork("p", "$now", "true", [])}` +
@@ -197,6 +201,7 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         ]]
       ),
       parents: [...new Set(fresh.flatMap((f) => f.parentId === null ? [] : [f.parentId]))],
+      ids: fresh.map((f) => f.id),
       counts: counts.counts,
       docs: counts.docs,
       terms: counts.terms

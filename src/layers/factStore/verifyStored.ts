@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
+import { type PairDrift, pairDrift } from "./forkRule.js"
 import { type ForkDrift, forkDrift } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
@@ -69,6 +70,10 @@ export interface Verified {
   readonly forks: number
   readonly forksDrifted: number
   readonly forkExamples: ReadonlyArray<ForkDrift>
+  /** Choices and facts with `contradicts` checked against their siblings, and the first pairs whose FORKS edge disagrees with the rule. */
+  readonly pairsChecked: number
+  readonly pairsDrifted: number
+  readonly pairExamples: ReadonlyArray<PairDrift>
   /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
   readonly taskCounts: ReadonlyArray<TaskCountDrift>
 }
@@ -89,7 +94,11 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     examples.push(...rows.slice(0, Math.max(0, shown - examples.length)))
   }
   const forks = yield* forkDrift(db)
+  const pairs = yield* pairDrift(db)
   return {
+    pairsChecked: pairs.checked,
+    pairsDrifted: pairs.drifted.length,
+    pairExamples: pairs.drifted.slice(0, shown),
     facts,
     drifted,
     examples,

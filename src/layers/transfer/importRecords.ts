@@ -17,6 +17,7 @@ import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
+import { linkForksQuery } from "../factStore/forkRule.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
@@ -56,7 +57,7 @@ export interface ImportCounts {
  */
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
-  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
+  `session_id: r.session_id, kind: r.kind, contradicts: r.contradicts, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
   `merge_of: r.merge_of, merge_depth: r.merge_depth}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
@@ -93,7 +94,7 @@ const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", byt
  * only says where the conflicts read starts: what is open is the same.)
  */
 const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(c:Fact) WHERE coalesce(c.kind, '') <> 'detail' AND indegree(c, 'RETRACTS') = 0 ` +
+  `MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(c:Fact) WHERE coalesce(c.kind, '') = '' AND indegree(c, 'RETRACTS') = 0 ` +
   `WITH p, c ORDER BY c.created_at, c.id ` +
   `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
   `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off, ` +
@@ -246,6 +247,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
       ...storedText(f.content),
       kind: f.fact_kind ?? null,
+      contradicts: f.contradicts ?? null,
       written_by: f.written_by,
       session_id: f.session_id,
       created_at: stamp(f.created_at),
@@ -265,6 +267,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
     const parents = [...new Set(withParents.flatMap((f) => f.parents))]
     if (parents.length > 0) yield* db.write(markForks, { parents, ids: fresh.map((f) => f.id) })
+    // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
+    if (parents.length > 0) yield* db.write(linkForksQuery, { parents, ids: fresh.map((f) => f.id) })
     counts.facts += fresh.length
   }
 )

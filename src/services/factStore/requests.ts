@@ -15,6 +15,8 @@ export interface NewFact {
   readonly alsoOn?: ReadonlyArray<string> | undefined
   /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
   readonly kind?: FactKind | null | undefined
+  /** Siblings the writer says this fact contradicts: each such pair forks whatever the kinds. */
+  readonly contradicts?: ReadonlyArray<string> | undefined
   /**
    * A revision (domain/model/revision.ts): the fact this one supersedes, written in the same
    * statement. `parentId` null then means the revised fact's own parent.

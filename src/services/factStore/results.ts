@@ -17,6 +17,12 @@ export interface Saved {
   readonly revision: Revision | null
   /** Under each parent after the first (builds_on), where the fact forks or repeats: the same three. */
   readonly alsoUnder: ReadonlyArray<AlsoUnder>
+  /**
+   * A choice's: the most recent differing siblings under its first parent that it was compared
+   * with and does not fork with (domain/model/save.ts), oldest first; `comparedTotal` counts them all.
+   */
+  readonly compared: ReadonlyArray<Fact>
+  readonly comparedTotal: number
 }
 
 export interface AlsoUnder {
