@@ -10,10 +10,11 @@ import { Console, Effect, Layer, Option } from "effect"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { graphStack } from "../layers/assembly/stacks.js"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { verifyStored } from "../layers/factStore/verifyStored.js"
+import { outsideCount, verifyStored } from "../layers/factStore/verifyStored.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"
+import { stampAhead } from "./stampAhead.js"
 
 const whatToDo = (db: DatabaseDescription): string => {
   switch (db.kind) {
@@ -42,7 +43,7 @@ const main = Effect.gen(function*() {
     const gdb = yield* GraphDatabase
     const versions = yield* gdb.versions
     const facts = yield* countFacts
-    const checked = process.argv.slice(2).includes("--verify") ? yield* verifyStored(gdb) : null
+    const checked = process.argv.slice(2).includes("--verify") ? yield* verifyStored(gdb, 10, yield* stampAhead) : null
     return { versions, facts, checked }
   }).pipe(
     Effect.provide(graphStack(Layer.succeed(Settings, settings))),
@@ -104,6 +105,32 @@ const main = Effect.gen(function*() {
   for (const d of checked.taskCounts) {
     yield* say(`drift:     the board counts ${d.stored} ${d.status} tasks, a recount finds ${d.counted}`)
   }
+  for (const id of checked.unmarkedExamples) {
+    yield* say(`drift:     fork under ${id} has an open pair now and no fork mark: conflicts reads pass it over`)
+  }
+  const out = checked.outside
+  for (const f of out.factExamples) {
+    yield* say(`stamp:     fact ${f.id} is stamped ${f.created_at}, outside 1970 .. now + the window ahead`)
+  }
+  if (out.clockLast !== null) yield* say(`stamp:     the graph's clock stands at ${out.clockLast}, outside the window`)
+  for (const k of ["decisions", "retractions", "confirmations", "tasks"] as const) {
+    if (out[k] > 0) yield* say(`stamp:     ${out[k]} ${k} stamped outside the window`)
+  }
+  if (outsideCount(out) > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${outsideCount(out)} stamp(s) outside 1970 .. now + RELAY_STAMP_AHEAD_SECONDS ` +
+        `(${out.facts} of them facts); a save answers after the graph's clock, so such a stamp is a write from the ` +
+        `future: see README, Export and import`,
+      exitCode: 1
+    })
+  }
+  if (checked.unmarked > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.unmarked} forked parent(s) have an open pair and no fork mark; ` +
+        "import the same file again with --merge (it marks them), or report it with this output",
+      exitCode: 1
+    })
+  }
   if (checked.taskCounts.length > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.taskCounts.length} task counter${
@@ -135,7 +162,7 @@ const main = Effect.gen(function*() {
   }
   yield* say(
     `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
-      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; the task counters agree with a recount`
+      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount`
   )
 }).pipe(Effect.provide(SettingsLive))
 

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
+import { ImportedNote } from "./imported.js"
 import { NextCursor } from "./paging.js"
 import { BriefingTasks } from "./tasks.js"
 
@@ -118,6 +119,9 @@ export const BriefingOutput = Schema.Struct({
   }),
   tasks: BriefingTasks,
   new_facts: Schema.Array(Fact),
+  imported: Schema.optional(Schema.Array(ImportedNote)).annotations({
+    description: "Imports made in this window and the decisions, retractions and confirmations they brought"
+  }),
   next_cursor: NextCursor
 })
 

@@ -70,6 +70,7 @@ export const getBriefing = defineTool({
       unchanged_conflicts: b.openConflicts.length - fresh.length,
       tasks,
       new_facts: b.newFacts,
+      ...(b.imported.length === 0 ? {} : { imported: b.imported }),
       next_cursor: n === null ? null : encodeCursor([
         n.since,
         n.asOf,

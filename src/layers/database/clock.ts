@@ -54,6 +54,24 @@ export const clockWrite = (values: Partial<Record<ClockField, string>>, when = "
     `SET ${set("clk_n")} MERGE (clk_n)-[:CLOCK]->(clk_n)) `
 }
 
+/**
+ * How far the graph's clock may stand past now and still be followed: a burst of saves runs it
+ * ahead by one millisecond a fact (a bulk load of 1M facts in a minute, ~16 minutes), a stamp from
+ * a file (before imports were bounded) or a hand by years. Past this a write takes the Clock's now
+ * instead of the clock's next stamp, so one bad stamp never carries every later write into the future
+ * (year 9999 made every save `+010000-01-01`, +275760-09-13 made them unreadable).
+ */
+export const clockRunAhead = 24 * 60 * 60_000
+
+/** Whether the bound clock `clk` stands within clockRunAhead of `$now` (and so is followed). */
+const followed = `clk.last IS NOT NULL AND clk.last >= $now AND clk.last <= $now + ${clockRunAhead}`
+
+/** A write's commit-order stamp: just past the clock's last, or now when that is later (or the clock ran away). */
+export const nextStamp = `CASE WHEN ${followed} THEN clk.last + 1 ELSE $now END`
+
+/** A fence's stamp (a briefing's as_of): the clock's last, or now when that is later (or the clock ran away). */
+export const fenceStamp = `CASE WHEN ${followed} THEN clk.last ELSE $now END`
+
 /** One statement that sets the clock's values (import, and the bulk loaders), and the version when asked. */
 export const clockSetQuery = (values: Partial<Record<ClockField, string>>, stampVersion = false): string =>
   `${clockBind([])}${clockWrite(values)}${stampVersion ? `WITH clk_node SET clk_node.schema = ${schemaVersion}` : ""}`

@@ -4,8 +4,9 @@ import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { IsoFromStamp, Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockBind, clockVars, clockWrite } from "../database/clock.js"
+import { clockBind, clockVars, clockWrite, fenceStamp } from "../database/clock.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
+import { importedNotes } from "./importedNotes.js"
 import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
 
@@ -18,7 +19,7 @@ const furthest = (a: string, b: string) => `CASE WHEN ${b} IS NULL OR ${a} > ${b
  * That is what lets a caller chain briefings (since = previous as_of) and see everything once.
  */
 export const fenceQuery = `${clockBind([])}` +
-  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
+  `WITH ${clockVars}, ${fenceStamp} AS asOf ` +
   `${clockWrite({ last: "asOf" })}RETURN asOf`
 
 /**
@@ -27,7 +28,7 @@ export const fenceQuery = `${clockBind([])}` +
  * this as_of, and (as writes run one at a time) no other session can move it in between.
  */
 export const trackedFenceQuery = `${clockBind([])}` +
-  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last END AS asOf ` +
+  `WITH ${clockVars}, ${fenceStamp} AS asOf ` +
   clockWrite({ last: "asOf" }) +
   // The edge by a pattern of its own, not from `c`: an OPTIONAL MATCH from a null node has crashed
   // FalkorDB 4.16 (a name that never briefed has none).
@@ -239,6 +240,8 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     decisions,
     retractions,
     openConflicts: conflicts.conflicts,
+    // An import's decisions, retractions and confirmations keep the file's stamps: told by when it was made.
+    imported: options.after === null ? yield* importedNotes(db, at.since, asOf, limit) : [],
     next: done ? null : next,
     advance
   }

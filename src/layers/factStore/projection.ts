@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Fact, type FactStatus } from "../../domain/fact.js"
 import { IsoFromStamp } from "../../domain/time.js"
-import { clockBind, clockVars } from "../database/clock.js"
+import { clockBind, clockVars, nextStamp } from "../database/clock.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { staleBy, staleNow } from "./staleness.js"
 
@@ -187,4 +187,4 @@ export const stampOf = (fact: { readonly created_at: string }): number => Date.p
  */
 export const stampClause = (carry: ReadonlyArray<string>): string =>
   `${clockBind(carry)}WITH ${[...carry, clockVars].join(", ")}, ` +
-  `CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS ts`
+  `${nextStamp} AS ts`

@@ -6,7 +6,7 @@ import { requestIdMessage } from "../../domain/requestId.js"
 import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { clockBind, clockRead, clockVars, clockWrite } from "../database/clock.js"
+import { clockBind, clockRead, clockVars, clockWrite, nextStamp } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { linkKids, plain } from "./forkRule.js"
 import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
@@ -30,7 +30,7 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `WITH c, e WHERE (c[1] AND e IS NULL) OR (NOT c[1] AND e IS NOT NULL) ` +
   `WITH count(*) AS passed WHERE passed = size($check) ` +
   `${clockBind([])}` +
-  `WITH ${clockVars}, CASE WHEN clk.last IS NULL OR $now > clk.last THEN $now ELSE clk.last + 1 END AS base ` +
+  `WITH ${clockVars}, ${nextStamp} AS base ` +
   // The batch must fit the graph's capacity (capacity.ts), checked and counted as a save does.
   `WHERE coalesce(clk.facts, 0) + size($rows) <= $maxFacts AND coalesce(clk.bytes, 0) + $bytes <= $maxBytes ` +
   clockWrite({

@@ -1,8 +1,10 @@
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
+import { defaultStampAhead } from "../../domain/stampWindow.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { clockRead } from "../database/clock.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
 import { type PairDrift, pairDrift } from "./forkRule.js"
-import { type ForkDrift, forkDrift } from "./forkWindow.js"
+import { type ForkDrift, forkDrift, openNow } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
 /**
@@ -49,6 +51,42 @@ const mergeDrift = `MATCH (f:Fact)-[:ALSO_ON]->(q) WHERE id(f) >= $lo AND id(f) 
   `f.stale_at IS NULL OR (indegree(f, 'CONFIRMS') = 0 AND f.stale_at > expected) AS staleOff ` +
   driftRows
 
+/**
+ * Forks recomputed from the edges: a parent with an open pair now and no mark, which no conflicts
+ * read starts from (an import whose fork-mark statement failed left such parents before the marks
+ * were derived from stamps; a write that missed one would too). Parents with two children or more
+ * (indegree, no traverse), in the same batches of node ids.
+ */
+const unmarkedForks = `MATCH (p:Fact) WHERE id(p) >= $lo AND id(p) < $hi AND indegree(p, 'MARKS') = 0 AND ` +
+  `indegree(p, 'BUILDS_ON') + indegree(p, 'ALSO_ON') > 1 ` +
+  openNow("p", []) +
+  `WITH p, fw_open WHERE fw_open RETURN p.id AS id`
+
+/** Facts stamped outside the window (domain/stampWindow.ts), in the same batches. */
+const factsOutside =
+  `MATCH (f:Fact) WHERE id(f) >= $lo AND id(f) < $hi AND (f.created_at < 0 OR f.created_at > $top) ` +
+  `RETURN f.id AS id, f.created_at AS created_at`
+
+/** The clock and the other stamped records outside the window, each through its created_at index. */
+const othersOutside = `${clockRead([])}WITH CASE WHEN clk.last > $top OR clk.last < 0 THEN clk.last END AS clockLast ` +
+  `OPTIONAL MATCH ()-[s:SUPERSEDES]->() WHERE s.created_at > $top OR s.created_at < 0 ` +
+  `WITH clockLast, count(s) AS decisions OPTIONAL MATCH ()-[r:RETRACTS]->() WHERE r.created_at > $top OR r.created_at < 0 ` +
+  `WITH clockLast, decisions, count(r) AS retractions ` +
+  `OPTIONAL MATCH ()-[c:CONFIRMS]->() WHERE c.created_at > $top OR c.created_at < 0 ` +
+  `WITH clockLast, decisions, retractions, count(c) AS confirmations ` +
+  `OPTIONAL MATCH (t:Task) WHERE t.created_at > $top OR t.created_at < 0 ` +
+  `RETURN clockLast, decisions, retractions, confirmations, count(t) AS tasks`
+
+const IdOnly = Schema.Struct({ id: Schema.String })
+const StampedRow = Schema.Struct({ id: Schema.String, created_at: Schema.Number })
+const OthersRow = Schema.Struct({
+  clockLast: Schema.NullOr(Schema.Number),
+  decisions: Schema.Number,
+  retractions: Schema.Number,
+  confirmations: Schema.Number,
+  tasks: Schema.Number
+})
+
 const Value = Schema.NullOr(Schema.Union(Schema.Number, Schema.String))
 const DriftRow = Schema.Struct({
   id: Schema.String,
@@ -76,23 +114,54 @@ export interface Verified {
   readonly pairExamples: ReadonlyArray<PairDrift>
   /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
   readonly taskCounts: ReadonlyArray<TaskCountDrift>
+  /** Parents with an open pair now and no fork mark, and the first of them. */
+  readonly unmarked: number
+  readonly unmarkedExamples: ReadonlyArray<string>
+  /** Stamps outside 1970 .. now + the window ahead: the first facts, and how many of each kind. */
+  readonly outside: {
+    readonly facts: number
+    readonly factExamples: ReadonlyArray<{ readonly id: string; readonly created_at: number }>
+    readonly clockLast: number | null
+    readonly decisions: number
+    readonly retractions: number
+    readonly confirmations: number
+    readonly tasks: number
+  }
 }
+
+/** How many records `outside` counts in all (the clock counts one). */
+export const outsideCount = (o: Verified["outside"]): number =>
+  o.facts + (o.clockLast === null ? 0 : 1) + o.decisions + o.retractions + o.confirmations + o.tasks
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
   db: GraphDatabase["Type"],
-  shown = 10
+  shown = 10,
+  ahead = defaultStampAhead
 ) {
-  const { facts, top } =
+  const top = (yield* Clock.currentTimeMillis) + ahead
+  const { facts, top: topId } =
     (yield* db.read("MATCH (f:Fact) RETURN max(id(f)) AS top, count(f) AS facts", {}, TopRow))[0] ??
       { facts: 0, top: null }
   const examples: Array<Drift> = []
+  const unmarkedExamples: Array<string> = []
+  const factExamples: Array<{ id: string; created_at: number }> = []
   let drifted = 0
-  for (let lo = 0; top !== null && lo <= top; lo += verifyBatch) {
+  let unmarked = 0
+  let factsOut = 0
+  for (let lo = 0; topId !== null && lo <= topId; lo += verifyBatch) {
     const range = { lo, hi: lo + verifyBatch }
     const rows = [...yield* db.read(plainDrift, range, DriftRow), ...yield* db.read(mergeDrift, range, DriftRow)]
     drifted += rows.length
     examples.push(...rows.slice(0, Math.max(0, shown - examples.length)))
+    const bare = yield* db.read(unmarkedForks, range, IdOnly)
+    unmarked += bare.length
+    unmarkedExamples.push(...bare.slice(0, Math.max(0, shown - unmarkedExamples.length)).map((r) => r.id))
+    const out = yield* db.read(factsOutside, { ...range, top }, StampedRow)
+    factsOut += out.length
+    factExamples.push(...out.slice(0, Math.max(0, shown - factExamples.length)))
   }
+  const others = (yield* db.read(othersOutside, { top }, OthersRow))[0] ??
+    { clockLast: null, decisions: 0, retractions: 0, confirmations: 0, tasks: 0 }
   const forks = yield* forkDrift(db)
   const pairs = yield* pairDrift(db)
   return {
@@ -105,6 +174,9 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     forks: forks.forks,
     forksDrifted: forks.drifted.length,
     forkExamples: forks.drifted.slice(0, shown),
-    taskCounts: yield* taskCountDrift(db)
+    taskCounts: yield* taskCountDrift(db),
+    unmarked,
+    unmarkedExamples,
+    outside: { facts: factsOut, factExamples, ...others }
   } satisfies Verified
 })

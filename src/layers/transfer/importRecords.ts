@@ -1,6 +1,8 @@
 import { Effect, Schema } from "effect"
 import { entrySets, mergePlaces } from "../../domain/batchEntry.js"
 import { storedText } from "../../domain/contentKey.js"
+import type { DatabaseError } from "../../domain/errors.js"
+import { type ChildStamp, marksFork } from "../../domain/importForks.js"
 import type {
   CompatibleRecord,
   ConfirmationRecord,
@@ -12,15 +14,16 @@ import type {
   TaskRecord
 } from "../../domain/memoryRecord.js"
 import { termsOf } from "../../domain/terms.js"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { linkForksQuery } from "../factStore/forkRule.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
-import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
-import { addTermCountsParams, addTermCountsQuery } from "../factStore/termCounts.js"
+import { oneHop } from "../factStore/oneHop.js"
+import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
+import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
@@ -29,12 +32,21 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
  * deriving everything else again: a fact's normalised content, its fork mark, and its stored
  * staleness (a decision or retraction marks the dependents already imported, a fact inherits it). Tasks keep the state the file gives them; open ones join the
- * queue's tail in the order they last entered a queue. Runs of facts go in batches (one statement creates the nodes, then
- * links their parents); each decision, compatible record and retraction is one statement that
- * checks its rule against the graph as it stands, so a merge never writes what the rules refuse.
- * Facts already in the graph by id are skipped, as are edges already there.
+ * queue's tail in the order they last entered a queue. Facts go in batches of `factBatchSize`, each
+ * one atomic statement (nodes, parent edges, staleness, the capacity and search counts, the clock);
+ * the decisions, compatible records and retractions met meanwhile follow the batch, each one
+ * statement that checks its rule against the graph as it stands, so a merge never writes what the
+ * rules refuse. (A decision or retraction lowers the stamps of what is below its fact whenever it
+ * lands, so facts saved after it may be written first; a confirmation raises them as they stand,
+ * so everything before it is written first.) Then the batch's parents get their fork marks, from
+ * the stamps alone (domain/importForks.ts). Facts already in the graph by id are skipped, as are
+ * edges already there; a rerun marks the forks of every batch again, so a batch whose marks failed
+ * gets them.
  */
-export const factBatchSize = 500
+export const factBatchSize = 250
+
+/** ForkMarks a statement when the import reads every window from the edges at its end. */
+const rewindBatch = 500
 
 export interface ImportCounts {
   facts: number
@@ -71,41 +83,109 @@ const createFacts = `UNWIND $rows AS r ` +
   `UNWIND en[1] AS eid MATCH (e:Fact {id: eid}) WITH f, e0, ${inheritedStale("e")} AS st ` +
   // And the spans a confirmation closed above its first parent's line: a fact merged in with an
   // older stamp was stale then too.
-  `WITH f, e0, min(st) AS st SET f.stale_at = st, f.stale_spans = e0.stale_spans`
+  `WITH f, e0, min(st) AS st SET f.stale_at = st, f.stale_spans = e0.stale_spans ` +
+  // In the same statement, so a batch that lands is counted once and one that fails leaves nothing:
+  // search's document counts (termCounts.ts), the capacity counts (capacity.ts) and the clock, which
+  // never moves past the import's now (a file's stamps may run up to the window ahead of it).
+  `WITH count(*) AS staled FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) WITH 1 AS one ` +
+  clockSetQuery({
+    docs: "coalesce(clk.docs, 0) + $docs",
+    terms: "coalesce(clk.terms, 0) + $terms",
+    facts: "coalesce(clk.facts, 0) + $facts",
+    bytes: "coalesce(clk.bytes, 0) + $bytes",
+    last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
+  })
 
 /** The nearest merge and merge depth of facts already stored, for the batch's facts on them. */
 const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
   `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth`
 const MergePlaceRow = Schema.Struct({ id: Schema.String, merge_of: Schema.NullOr(Schema.String), depth: Schema.Number })
 
-/** The graph's capacity counts (layers/factStore/capacity.ts) take in what an import adds; the operator's import is not refused. */
-const countFacts = clockSetQuery({ facts: "coalesce(clk.facts, 0) + $facts", bytes: "coalesce(clk.bytes, 0) + $bytes" })
+/**
+ * The children of the batch's parents, with what marksFork reads (domain/importForks.ts), and
+ * whether each parent has its mark. From each parent by its index, then along its own adjacency
+ * (oneHop.ts: a plain one-hop comprehension builds a matrix a row, ~0.1 ms here) and indegree(): the
+ * cost is the parents' children, never the graph. (A MATCH of the children with a WHERE on them let
+ * FalkorDB 4.16 start from every Fact once a parent: 60,020 rows for 20 parents of 3,001 facts,
+ * past the 2 s timeout.)
+ */
+const childrenOf = (type: string, path: string) =>
+  oneHop({ from: "p", dir: "in", type, path, to: `${path}_c`, yields: `${path}_c` })
+
+export const forkChildrenQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
+  `WITH pid, indegree(p, 'MARKS') > 0 AS marked, ${childrenOf("BUILDS_ON", "fb")} + ${
+    childrenOf("ALSO_ON", "fa")
+  } AS kids ` +
+  `UNWIND kids AS c ` +
+  `RETURN pid AS parent, marked, c.id AS id, c.norm AS norm, coalesce(c.kind, '') <> '' AS kinded, ` +
+  `c.created_at AS created_at, CASE WHEN indegree(c, 'RETRACTS') > 0 THEN ${
+    oneHop({
+      from: "c",
+      dir: "in",
+      type: "RETRACTS",
+      path: "cr",
+      to: "cr_r",
+      yields: "relationships(cr)[0].created_at"
+    })
+  }[0] END AS retracted_at`
+
+const ForkChildRow = Schema.Struct({
+  parent: Schema.String,
+  marked: Schema.Boolean,
+  id: Schema.String,
+  norm: Schema.String,
+  kinded: Schema.Boolean,
+  created_at: Schema.Number,
+  retracted_at: Schema.NullOr(Schema.Number)
+})
 
 /**
- * A parent is marked a fork as a save marks it (saveFact.ts): when a new child says something else
- * than a sibling saved before it that was not retracted then, details left out (a detail disagrees
- * with nothing). Retractions are written in file order between the batches of facts, so the ones in
- * the graph now are exactly those stamped before this batch. A merge adds children before ones the
- * graph holds, so a pair counts when either side is new. In time order, a new child has an earlier
- * differing sibling iff it comes at or after the first child whose text differs from the first's,
- * and a later one iff it comes at or before the last child whose text differs from the last's: one
- * pass per parent, never a pairing of siblings. (A revision's save also leaves out the fact it supersedes;
- * here it counts, so an imported revision of a sibling may mark a parent its save did not. The mark
- * only says where the conflicts read starts: what is open is the same.)
+ * The marks a batch makes: a new one, open since forever until rewindForks reads every window from
+ * the edges, and an existing one opened again (a conflict a merge opens under a parent decided
+ * before is never hidden meanwhile, nor when the import stops before its end).
  */
-const markForks = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(c:Fact) WHERE coalesce(c.kind, '') = '' AND indegree(c, 'RETRACTS') = 0 ` +
-  `WITH p, c ORDER BY c.created_at, c.id ` +
-  `WITH p, collect(c.norm) AS norms, collect(c.id IN $ids) AS fresh ` +
-  `WITH p, norms, fresh, [i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[0]] AS off, ` +
-  `[i IN range(0, size(norms) - 1) WHERE norms[i] <> norms[size(norms) - 1]] AS back ` +
-  `WHERE size(off) > 0 AND ` +
-  `any(i IN range(0, size(norms) - 1) WHERE fresh[i] AND (i >= off[0] OR i <= back[size(back) - 1])) ` +
-  // Open since forever (an existing window too, closed or not) until rewindForks reads every window
-  // from the edges: a conflict the batch opens under a parent decided before is never hidden meanwhile,
-  // nor when the import stops before its end.
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} ` +
-  `THEN m.opened ELSE 0 END, m.closed = coalesce(m.closed, ${neverClosed})`
+export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
+  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}}]->(p) ` +
+  `WITH count(*) AS made UNWIND $marked AS pid MATCH (p:Fact {id: pid}) ` +
+  `WITH p, [(p)<-[pm]-() WHERE type(pm) = 'MARKS' | pm] AS ms UNWIND ms AS m ` +
+  `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
+  `m.closed = coalesce(m.closed, ${neverClosed})`
+
+/** Reads the children of the parents of the file's facts and marks the parents their stamps make forks. */
+const markForks = Effect.fn("relay/transfer/markForks")(
+  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>) {
+    const parents = [
+      ...new Set(batch.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])))
+    ]
+    if (parents.length === 0) return
+    const fromFile = new Set(batch.map((f) => f.id))
+    // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
+    for (let i = 0; i < parents.length; i += factBatchSize) {
+      yield* db.write(linkForksQuery, { parents: parents.slice(i, i + factBatchSize), ids: [...fromFile] })
+    }
+    const byParent = new Map<string, { marked: boolean; kids: Array<ChildStamp> }>()
+    for (let i = 0; i < parents.length; i += factBatchSize) {
+      const rows = yield* db.read(forkChildrenQuery, { parents: parents.slice(i, i + factBatchSize) }, ForkChildRow)
+      for (const r of rows) {
+        const entry = byParent.get(r.parent) ?? { marked: r.marked, kids: [] }
+        entry.kids.push({
+          id: r.id,
+          norm: r.norm,
+          kinded: r.kinded,
+          createdAt: r.created_at,
+          retractedAt: r.retracted_at
+        })
+        byParent.set(r.parent, entry)
+      }
+    }
+    const forked = [...byParent].filter(([, e]) => marksFork(e.kids, fromFile))
+    if (forked.length === 0) return
+    yield* db.write(forkMarkQuery, {
+      fresh: forked.filter(([, e]) => !e.marked).map(([p]) => p),
+      marked: forked.filter(([, e]) => e.marked).map(([p]) => p)
+    })
+  }
+)
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
 
@@ -135,7 +215,7 @@ export const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $lose
   shieldedBelow("l", ["w", "existing", "cycle", "related"]) +
   `WITH w, l, existing, cycle, related, shielded, NOT existing AND NOT cycle AND NOT related AND NOT shielded AS write ` +
   `FOREACH (_ IN CASE WHEN write THEN [1] ELSE [] END | ` +
-  `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(l)) ` +
+  `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt, import_id: $importId}]->(l)) ` +
   `WITH l, existing, cycle, related, shielded, CASE WHEN write THEN $createdAt END AS at ` +
   markDependents("l", "at", ["existing", "cycle", "related", "shielded"]) +
   `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' ` +
@@ -149,18 +229,73 @@ const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
   `WITH x, y, existing, decided, any(x_p IN xParents WHERE x_p IN yParents) AS siblings ` +
   `FOREACH (_ IN CASE WHEN NOT existing AND siblings AND NOT decided THEN [1] ELSE [] END | ` +
-  `CREATE (x)-[:COMPATIBLE {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt}]->(y)) ` +
+  `CREATE (x)-[:COMPATIBLE {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt, import_id: $importId}]->(y)) ` +
   `RETURN existing, CASE WHEN NOT siblings THEN 'not_siblings' WHEN decided THEN 'already_superseded' END AS rule`
 
 export const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, indegree(f, 'RETRACTS') > 0 AS existing ` +
   shieldedBelow("f", ["existing"]) +
   `FOREACH (_ IN CASE WHEN existing OR shielded THEN [] ELSE [1] END | ` +
-  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt})` +
+  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt, import_id: $importId})` +
   `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
   `WITH f, existing, shielded, CASE WHEN existing OR shielded THEN NULL ELSE $createdAt END AS at ` +
   markDependents("f", "at", ["existing", "shielded"]) +
   `RETURN existing, CASE WHEN shielded AND NOT existing THEN 'before_confirmation' END AS rule`
+
+/**
+ * Into an empty graph (no merge) the file's own rules are all there is to check (importCheck.ts did,
+ * before the first write), so decisions, compatible records and retractions go many a statement: the
+ * edges, then each dependent's stamp lowered once, to the earliest of the rows above it (two rows'
+ * SETs on one node in FalkorDB 4.16 do not apply in row order). The rows bind `x` (the decided or
+ * retracted fact) and `at`; the walk is markDependents' (staleness.ts): the first parents' subtree,
+ * then through extra parents. One record a statement cost ~40 ms each at 50k facts, most of it the
+ * node updates after a CREATE that FalkorDB 4.16 makes cost with the graph's size.
+ */
+const markRows = `OPTIONAL MATCH (x)<-[:BUILDS_ON*1..]-(x_dep) WITH x, at, collect(x_dep) AS x_deps ` +
+  `WITH at, x_deps, [x_h IN x_deps WHERE indegree(x_h, 'ALSO_ON') > 0] + ` +
+  `CASE WHEN indegree(x, 'ALSO_ON') > 0 THEN [x] ELSE [] END AS x_hubs ` +
+  throughMerges("x_hubs", "x_more", ["at", "x_deps"]) +
+  `UNWIND x_deps + x_more AS dep WITH dep, min(at) AS at WHERE ${staleAt("dep")} > at SET dep.stale_at = at`
+
+export const decisionRowsQuery = `UNWIND $rows AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
+  `CREATE (w)-[:SUPERSEDES {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(x) ` +
+  `WITH x, d.at AS at ${markRows}`
+
+export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) ` +
+  `CREATE (:Retraction {id: d.id, reason: d.reason, retracted_by: d.by, created_at: d.at, import_id: $importId})` +
+  `-[:RETRACTS {created_at: d.at}]->(x) WITH x, d.at AS at ${markRows}`
+
+const compatibleRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
+  `CREATE (x)-[:COMPATIBLE {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(y)`
+
+type EdgeRecord = DecisionRecord | CompatibleRecord | RetractionRecord
+
+/** The rows of each kind, a pair once (a repeat of a pair is skipped, as the one-a-statement path does). */
+const rowsOf = (pending: ReadonlyArray<readonly [EdgeRecord, number]>, seen: Set<string>) => {
+  const decisions: Array<Record<string, CypherValue>> = []
+  const compatible: Array<Record<string, CypherValue>> = []
+  const retractions: Array<Record<string, CypherValue>> = []
+  let repeats = 0
+  for (const [r] of pending) {
+    const key = r.kind === "decision"
+      ? `d ${r.winner_id} ${r.loser_id}`
+      : r.kind === "compatible"
+      ? `c ${r.fact_ids[0]} ${r.fact_ids[1]}`
+      : `r ${r.fact_id}`
+    if (seen.has(key)) {
+      repeats++
+      continue
+    }
+    seen.add(key)
+    const at = stamp(r.created_at)
+    if (r.kind === "decision") {
+      decisions.push({ w: r.winner_id, l: r.loser_id, reason: r.reason, by: r.resolved_by, at })
+    } else if (r.kind === "compatible") {
+      compatible.push({ x: r.fact_ids[0], y: r.fact_ids[1], reason: r.reason, by: r.resolved_by, at })
+    } else retractions.push({ f: r.fact_id, id: r.id, reason: r.reason, by: r.retracted_by, at })
+  }
+  return { decisions, compatible, retractions, repeats }
+}
 
 /**
  * A confirmation raises the stored stamps below its fact as they stand when it is written
@@ -211,10 +346,15 @@ const queueTasks = `${queueNode} ` +
 const queuedAt = (t: TaskRecord): string =>
   [t.created_at, t.decided_at ?? "", t.last_finish?.created_at ?? ""].reduce((a, b) => (a > b ? a : b))
 
-/** The Relay clock moves past the newest stamp imported, so every later write is stamped after it. */
+/**
+ * The Relay clock moves past the newest stamp imported, so every later write is stamped after it;
+ * never past the import's now (a stamp of the file within the window ahead does not move it there).
+ */
 const moveClock = clockSetQuery({
   last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
 })
+
+const linkConfirmation = "MATCH (c:Confirmation {id: $id}) WHERE c.import_id IS NULL SET c.import_id = $importId"
 
 const Outcome = Schema.Struct({ existing: Schema.Boolean, rule: Schema.NullOr(Schema.String) })
 const IdRow = Schema.Struct({ id: Schema.String })
@@ -222,7 +362,7 @@ const IdRow = Schema.Struct({ id: Schema.String })
 const stamp = (iso: string) => Date.parse(iso)
 
 const writeFacts = Effect.fn("relay/transfer/writeFacts")(
-  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts) {
+  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts, now: number) {
     const there = new Set(
       (yield* db.read(existingIds, { ids: batch.map((f) => f.id) }, IdRow)).map((r) => r.id)
     )
@@ -255,20 +395,18 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       terms: termsOf(f.content)
     }))
     const entries = entrySets(withParents)
+    const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
       rows,
       also: fresh.flatMap((f) => (f.also_on ?? []).map((q) => [f.id, q])),
       entries: fresh.flatMap((f, k): Array<[string, Array<string>]> =>
         entries[k]!.length === 0 ? [] : [[f.id, entries[k]!]]
-      )
+      ),
+      ...addTermCountsParams(rows.map((r) => r.terms)),
+      facts: rows.length,
+      bytes: rows.reduce((n, r) => n + textBytes(r.content), 0),
+      newest
     })
-    yield* db.write(countFacts, { facts: rows.length, bytes: rows.reduce((n, r) => n + textBytes(r.content), 0) })
-    // Search's document counts, as a save keeps them (termCounts.ts).
-    yield* db.write(addTermCountsQuery, addTermCountsParams(rows.map((r) => r.terms)))
-    const parents = [...new Set(withParents.flatMap((f) => f.parents))]
-    if (parents.length > 0) yield* db.write(markForks, { parents, ids: fresh.map((f) => f.id) })
-    // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
-    if (parents.length > 0) yield* db.write(linkForksQuery, { parents, ids: fresh.map((f) => f.id) })
     counts.facts += fresh.length
   }
 )
@@ -320,7 +458,8 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
     record: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord | TaskRecord | TaskNoteRecord,
     line: number,
     counts: ImportCounts,
-    merge: boolean
+    merge: boolean,
+    importId: string
   ) {
     const createdAt = stamp(record.created_at)
     const rows = record.kind === "task"
@@ -334,6 +473,7 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         reason: record.reason,
         resolvedBy: record.resolved_by,
         createdAt,
+        importId,
         merge
       }, Outcome)
       : record.kind === "compatible"
@@ -342,7 +482,8 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         y: record.fact_ids[1],
         reason: record.reason,
         resolvedBy: record.resolved_by,
-        createdAt
+        createdAt,
+        importId
       }, Outcome)
       : record.kind === "confirmation"
       ? yield* db.write(confirmationQuery, {
@@ -351,6 +492,7 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         reason: record.reason,
         confirmedBy: record.confirmed_by,
         createdAt,
+        importId,
         merge
       }, Outcome)
       : yield* db.write(retractionQuery, {
@@ -359,9 +501,14 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
         reason: record.reason,
         retractedBy: record.retracted_by,
         createdAt,
+        importId,
         merge
       }, Outcome)
     const outcome = rows[0]
+    if (record.kind === "confirmation" && outcome?.existing === false && outcome.rule === null) {
+      // The Confirmation's CREATE is confirm.ts's, shared with the tool: the link is set after it.
+      yield* db.write(linkConfirmation, { id: record.id, importId })
+    }
     if (outcome?.existing === true) {
       counts.skipped++
       return "existing" as const
@@ -375,18 +522,77 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   }
 )
 
+/** An import the database stopped partway: which lines, what failed, and what to do. */
+export class ImportStopped extends Schema.TaggedError<ImportStopped>()("ImportStopped", {
+  message: Schema.String
+}) {}
+
+/** Why a statement failed, in words that leak nothing of the driver (errors.ts, DatabaseFailure). */
+const causeOf = (e: DatabaseError): string => {
+  switch (e.reason) {
+    case "timeout":
+      return "a statement ran past the database's time limit"
+    case "unreachable":
+    case "shut_down":
+      return "the connection to the database was lost"
+    case "busy":
+    case "refused":
+      return "the database refused the statement (busy, full or read-only)"
+    case "newer_schema":
+      return "the graph was written by a newer Relay, so this one only reads it"
+    default:
+      return `the database failed the statement (${e.reason})`
+  }
+}
+
+/** Where the import was when a statement failed: the lines of the batch or the record. */
+const stoppedAt = (what: string) => (e: DatabaseError) =>
+  new ImportStopped({
+    message: `stopped at ${what}: ${causeOf(e)}. What came before was written; run the same import again ` +
+      "with --merge to finish it (what is there is skipped, fork marks and stamps are derived again)"
+  })
+
+export interface ImportProgress {
+  /** The last line written (1 is the header). */
+  readonly line: number
+  readonly lines: number
+  readonly facts: number
+}
+
+export interface ImportOptions {
+  readonly merge: boolean
+  /** The Clock's now when the import began: no stamp of the file moves the graph's clock past it. */
+  readonly now: number
+  /** The Import record's id: the decisions, retractions and confirmations written carry it. */
+  readonly importId: string
+  /** Whether a task's approval in the file (needs_approval, decided_by) is taken as one (else it waits for a person again). */
+  readonly approvals: boolean
+  readonly progress?: (p: ImportProgress) => Effect.Effect<void>
+}
+
 /**
  * Writes the records in their order (line numbers for reports start at 2, after the header), then
  * reads every fork's window from the edges (forkWindow.ts), even when a write failed partway: a
  * window the import left wide open is only ever too wide, and this narrows it again.
  */
-export const importRecords = (db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) =>
-  writeRecords(db, records, merge).pipe(
-    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db)))
+export const importRecords = (
+  db: GraphDatabase["Type"],
+  records: ReadonlyArray<MemoryRecord>,
+  options: ImportOptions
+) =>
+  writeRecords(db, records, options).pipe(
+    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db, rewindBatch)))
   )
 
+/** A task whose approval the operator did not vouch for waits for a person again (contract, Export). */
+const asApproved = (t: TaskRecord, approvals: boolean): TaskRecord =>
+  approvals || !t.needs_approval || t.decided_by === null || t.status !== "open"
+    ? t
+    : { ...t, status: "awaiting_approval", decided_by: null, decided_at: null }
+
 const writeRecords = Effect.fn("relay/transfer/importRecords")(
-  function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) {
+  function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, options: ImportOptions) {
+    const { merge, now } = options
     const counts: ImportCounts = {
       facts: 0,
       decisions: 0,
@@ -403,41 +609,105 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     // fact it names (importCheck.ts). Write order leaves no trace: an export sorts by stamp.
     const later: Array<readonly [TaskRecord | TaskNoteRecord, number]> = []
     let batch: Array<FactRecord> = []
+    let batchLine = 0
+    let batchEnd = 0
+    let pending: Array<readonly [EdgeRecord, number]> = []
+    /** Into an empty graph: the pairs written, so a repeat in the file is skipped. */
+    const pairs = new Set<string>()
     let newest = 0
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!
-      newest = Math.max(newest, stamp(record.created_at))
-      if (record.kind === "fact") {
-        batch.push(record)
-        if (batch.length < factBatchSize) continue
+    const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
+      writeRecord(db, r, line, counts, merge, options.importId).pipe(
+        Effect.mapError(stoppedAt(`line ${line} (a ${r.kind})`))
+      )
+    const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
+      if (batch.length > 0) {
+        const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
+        yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
+      }
+      if (merge) {
+        for (const [r, at] of pending) yield* record(r, at)
+      } else if (pending.length > 0) {
+        const what = `lines ${pending[0]![1]}-${
+          pending[pending.length - 1]![1]
+        } (decisions, compatible records, retractions)`
+        const rows = rowsOf(pending, pairs)
+        counts.skipped += rows.repeats
+        for (
+          const [query, list, kind] of [
+            [decisionRowsQuery, rows.decisions, "decisions"],
+            [compatibleRowsQuery, rows.compatible, "compatible"],
+            [retractionRowsQuery, rows.retractions, "retractions"]
+          ] as const
+        ) {
+          for (let i = 0; i < list.length; i += factBatchSize) {
+            const chunk = list.slice(i, i + factBatchSize)
+            yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
+            counts[kind] += chunk.length
+          }
+        }
       }
       if (batch.length > 0) {
-        yield* writeFacts(db, batch, counts)
-        batch = []
+        const what = `the fork marks of lines ${batchLine}-${batchEnd}`
+        yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
       }
-      if (record.kind === "task" || record.kind === "task_note") later.push([record, i + 2])
-      else if (record.kind !== "fact") yield* writeRecord(db, record, i + 2, counts, merge)
+      batch = []
+      pending = []
+      if (options.progress !== undefined) {
+        yield* options.progress({ line, lines: records.length + 1, facts: counts.facts })
+      }
+    })
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!
+      const line = i + 2
+      newest = Math.max(newest, stamp(r.created_at))
+      switch (r.kind) {
+        case "fact":
+          if (batch.length === 0) batchLine = line
+          batchEnd = line
+          batch.push(r)
+          if (batch.length >= factBatchSize) yield* flush(line)
+          break
+        case "confirmation":
+          // It raises the stamps below its fact as they stand: everything before it goes first.
+          yield* flush(line - 1)
+          yield* record(r, line)
+          break
+        case "task":
+        case "task_note":
+          later.push([r, line])
+          break
+        default:
+          pending.push([r, line])
+          if (pending.length >= factBatchSize) yield* flush(line)
+      }
     }
-    if (batch.length > 0) yield* writeFacts(db, batch, counts)
+    yield* flush(records.length + 1)
     // A merge keeps a task the graph has as it stands, and leaves out the file's notes on it.
     const kept = new Set<string>()
-    for (const [record, line] of later) {
-      if (record.kind === "task_note" && kept.has(record.task_id)) {
+    for (const [r, line] of later) {
+      if (r.kind === "task_note" && kept.has(r.task_id)) {
         counts.skipped++
         continue
       }
-      const result = yield* writeRecord(db, record, line, counts, merge)
-      if (record.kind !== "task") continue
-      if (result === "existing") kept.add(record.id)
-      else if (result === "written" && record.status === "open") queue.push(record)
+      const written = r.kind === "task" ? asApproved(r, options.approvals) : r
+      const result = yield* writeRecord(db, written, line, counts, merge, options.importId).pipe(
+        Effect.mapError(stoppedAt(`line ${line} (a ${r.kind})`))
+      )
+      if (written.kind !== "task") continue
+      if (result === "existing") kept.add(written.id)
+      else if (result === "written" && written.status === "open") queue.push(written)
     }
     const order = queue.map((t) => [queuedAt(t), t.id] as const).sort((a, b) =>
       a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1
     )
     for (let i = 0; i < order.length; i += factBatchSize) {
-      yield* db.write(queueTasks, { ids: order.slice(i, i + factBatchSize).map(([, id]) => id) })
+      yield* db.write(queueTasks, { ids: order.slice(i, i + factBatchSize).map(([, id]) => id) }).pipe(
+        Effect.mapError(stoppedAt("the task queue"))
+      )
     }
-    if (records.length > 0) yield* db.write(moveClock, { newest })
+    if (records.length > 0) {
+      yield* db.write(moveClock, { newest: Math.min(newest, now) }).pipe(Effect.mapError(stoppedAt("the clock")))
+    }
     return counts
   }
 )

@@ -1,10 +1,14 @@
-import { Effect, ParseResult, Schema, Stream } from "effect"
+import { Clock, Effect, ParseResult, Schema, Stream } from "effect"
+import { createHash, randomUUID } from "node:crypto"
 import { checkImport, idsFromOutside } from "../../domain/importCheck.js"
 import { headerLine, HeaderRecord, MemoryRecord, recordLine } from "../../domain/memoryRecord.js"
+import { defaultStampAhead, stampOutside } from "../../domain/stampWindow.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { SecretScanner } from "../../services/SecretScanner.js"
+import { clockWrite } from "../database/clock.js"
+import { stampClause } from "../factStore/projection.js"
 import { exportRecords } from "./exportRecords.js"
-import { importRecords } from "./importRecords.js"
+import { type ImportProgress, importRecords } from "./importRecords.js"
 
 /** An import refused before anything was written: the line and the field or rule it breaks. */
 export class ImportRefused extends Schema.TaggedError<ImportRefused>()("ImportRefused", {
@@ -61,14 +65,50 @@ const scannedFields = (r: MemoryRecord): ReadonlyArray<readonly [string, string 
   }
 }
 
+export interface ImportTextOptions {
+  readonly merge: boolean
+  /** Who ran the import (`--by`), kept on its Import record. */
+  readonly by?: string
+  /** How far past now a stamp of the file may be, in milliseconds (RELAY_STAMP_AHEAD_SECONDS). */
+  readonly ahead?: number
+  /** Whether the file's task approvals stand as approvals (`--keep-approvals`). */
+  readonly approvals?: boolean
+  readonly progress?: (p: ImportProgress) => Effect.Effect<void>
+}
+
+/**
+ * The Import record (not exported): the file's SHA-256, who ran it and when, made before the first
+ * write. Its stamp is set when the import ends, in commit order (projection.ts stampClause), so the
+ * next briefing of every reader finds it and, through `import_id`, what it brought (briefing.ts).
+ */
+const openImport = "CREATE (:Import {id: $id, sha256: $sha256, by: $by, started_at: $now, lines: $lines})"
+const closeImport = `MATCH (i:Import {id: $id}) ${stampClause(["i"])} SET i.created_at = ts ` +
+  clockWrite({ last: "ts" })
+
+/** The fields that hold a name, not a text: one value recurs on many lines. */
+const nameFields = new Set([
+  "written_by",
+  "session_id",
+  "retracted_by",
+  "confirmed_by",
+  "resolved_by",
+  "by",
+  "decided_by"
+])
+
 /**
  * Parses, checks and writes an export file's text into the connected graph. Every line is decoded
- * and scanned for secrets, and the file's own rules are checked (domain/importCheck.ts), before the
- * first write; without `merge` the graph must hold no fact.
+ * and scanned for secrets, its stamps checked against the window (domain/stampWindow.ts), and the
+ * file's own rules are checked (domain/importCheck.ts), before the first write; without `merge` the
+ * graph must hold no fact.
  */
-export const importText = Effect.fn("relay/transfer/importText")(function*(text: string, options: { merge: boolean }) {
+export const importText = Effect.fn("relay/transfer/importText")(function*(text: string, options: ImportTextOptions) {
   const db = yield* GraphDatabase
   const scanner = yield* SecretScanner
+  const now = yield* Clock.currentTimeMillis
+  const ahead = options.ahead ?? defaultStampAhead
+  const by = options.by ?? "unknown"
+  yield* scanner.check("by", by).pipe(Effect.mapError((e) => new ImportRefused({ message: `--by: ${e.message}` })))
   const lines = text.split("\n")
   if (lines[lines.length - 1] === "") lines.pop()
   const header = lines[0]
@@ -76,13 +116,19 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
     return yield* refuse(1, `not a Relay export: the first line must be ${headerLine}`)
   }
   const records: Array<MemoryRecord> = []
+  const scannedNames = new Set<string>()
   for (let i = 1; i < lines.length; i++) {
     const decoded = decodeRecord(lines[i])
     if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
     const record = decoded.right
+    const outside = stampOutside(record, now, ahead)
+    if (outside !== undefined) return yield* refuse(i + 1, outside)
     // The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact).
     for (const [field, value] of scannedFields(record)) {
-      if (value !== null) yield* scanner.check(field, value).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+      // Names repeat across a file: each distinct one is scanned once (bulkSave.ts does the same).
+      if (value === null || scannedNames.has(value)) continue
+      yield* scanner.check(field, value).pipe(Effect.mapError((e) => refuse(i + 1, e.message)))
+      if (nameFields.has(field)) scannedNames.add(value)
     }
     records.push(record)
   }
@@ -113,5 +159,24 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
   }
   const problem = checkImport(records, inGraph, graphDepth)
   if (problem !== undefined) return yield* refuse(problem.line, problem.message)
-  return yield* importRecords(db, records, options.merge)
+  const importId = randomUUID()
+  yield* db.write(openImport, {
+    id: importId,
+    sha256: createHash("sha256").update(text).digest("hex"),
+    by,
+    now,
+    lines: lines.length
+  })
+  const counts = yield* importRecords(db, records, {
+    merge: options.merge,
+    now,
+    importId,
+    approvals: options.approvals ?? false,
+    ...(options.progress === undefined ? {} : { progress: options.progress })
+  }).pipe(
+    Effect.ensuring(
+      Effect.ignore(Effect.flatMap(Clock.currentTimeMillis, (end) => db.write(closeImport, { id: importId, now: end })))
+    )
+  )
+  return { ...counts, importId }
 })

@@ -1,3 +1,4 @@
+import type { ImportedNote } from "../../domain/imported.js"
 /** What the FactStore answers. */
 import type { Effect } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
@@ -107,6 +108,8 @@ export interface Briefing {
   readonly decisions: ReadonlyArray<Decision>
   readonly retractions: ReadonlyArray<Withdrawal>
   readonly openConflicts: ReadonlyArray<Conflict>
+  /** The imports made in the window and what they brought (the first page only; importedNotes.ts). */
+  readonly imported: ReadonlyArray<ImportedNote>
   readonly next: BriefingAfter | null
   /**
    * An automatic briefing's cursor move to what this page served, for whoever sends the page to run

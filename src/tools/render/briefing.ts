@@ -17,6 +17,18 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ...list("Decisions by others", o.decisions, decision(p), null, paged),
     ...list("Retracted by others", o.retractions, withdrawal(p), null, paged),
     ...list("Open conflicts with new facts", fresh, conflict(p), null, paged),
+    ...(o.imported ?? []).flatMap((i) => [
+      `Imported by ${quote(i.by)} ${p.when(i.at)} (file sha256 ${i.file_sha256.slice(0, 12)}), stamped as in the file:`,
+      ...list("Decisions it brought", i.decisions, decision(p), null),
+      ...list("Retractions it brought", i.retractions, withdrawal(p), null),
+      ...list(
+        "Confirmations it brought",
+        i.confirmations,
+        (c) => `${p.fact(c.fact)} confirmed by ${c.confirmed_by} ${p.when(c.created_at)}: ${quote(c.reason)}`,
+        null
+      ),
+      ...(i.more ? ["More records came with imports: relay_get_current_state with status lists what changed."] : [])
+    ]),
     ...(older === 0 ? [] : [`${older} older open conflict(s) unchanged: relay_detect_conflicts lists them.`]),
     ...list("New tasks by others", o.tasks.new_tasks, (t) => taskLine(t, p), null),
     ...list("Tasks others hold", o.tasks.claimed_by_others, (t) => taskLine(t, p), null),
