@@ -24,6 +24,7 @@ import {
   createFacts,
   createSupersedes,
   markForks,
+  storeThreadClustersOn,
   rewindForks,
   type StoredFact,
   storedFact
@@ -179,6 +180,7 @@ const main = async () => {
         })
       )
       yield* Effect.promise(() => rewindForks(graph))
+      yield* Effect.promise(() => storeThreadClustersOn(graph))
       const counts = yield* Effect.promise(() =>
         graph.roQuery<{ facts: number }>("MATCH (f:Fact) RETURN count(f) AS facts")
       )

@@ -10,6 +10,7 @@ import {
   createSupersedes,
   markForks,
   rewindForks,
+  storeThreadClustersOn,
   type StoredFact,
   storedFact,
   type Supersedes
@@ -221,6 +222,7 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
     params: { last: g.lastStamp }
   })
   await rewindForks(graph)
+  await storeThreadClustersOn(graph)
 }
 
 /**

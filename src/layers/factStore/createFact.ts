@@ -2,6 +2,7 @@ import { clockVars, clockWrite } from "../database/clock.js"
 import { stampClause } from "./projection.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { termClockValues } from "./termCounts.js"
+import { clusterOnSave, rootOf } from "./threadClusters.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -50,7 +51,7 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
     `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
     `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
     `session_id: $sessionId, kind: $kind, created_at: ts, stale_at: ${child ? "inherited" : neverStale}, ` +
-    `terms: $terms${
+    `terms: $terms, root: ${rootOf(child)}${
       merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`
     }})) ` +
     clockWrite({
@@ -59,7 +60,8 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
       bytes: "coalesce(clk.bytes, 0) + $bytes",
       ...termClockValues
     }, "earlier IS NULL") +
-    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id})`
+    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id}) ` +
+    clusterOnSave(child, [...kept, clockVars, "ts", "f"])
 }
 
 /** The stamp a revision marks the dependents with: none on a retry (its first try marked them; again would undo a confirmation since). */

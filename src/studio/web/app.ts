@@ -53,14 +53,6 @@ const state = {
   threadsAt: 0
 }
 
-/**
- * On live updates the threads list (the connected components of the whole graph: the costliest
- * read, ~300 ms of FalkorDB time at 100k facts) is read again at most this often; the conflicts,
- * the timeline and the open thread on every update. A tab on a busy memory then cannot keep the
- * database busy for everyone else.
- */
-const threadsEvery = 30_000
-
 const el = <K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs: Record<string, string> = {},
@@ -496,7 +488,8 @@ const live = () => {
   events.addEventListener("record", () => {
     if (state.asOf !== null) return
     window.clearTimeout(pending)
-    pending = window.setTimeout(() => void refresh(now() - state.threadsAt >= threadsEvery), 150)
+    // The threads list is a page read (issue 42): read again on every update, with the rest.
+    pending = window.setTimeout(() => void refresh(), 150)
   })
 }
 
