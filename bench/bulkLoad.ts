@@ -2,10 +2,10 @@ import { Effect, Schema } from "effect"
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
 import { termsOf } from "../src/domain/terms.js"
+import { buildClusters } from "../src/layers/factStore/clusterMigration.js"
 import { forkBatch, lastStampQuery, rewindQuery } from "../src/layers/factStore/forkWindow.js"
 import { markDependentsOfRows, neverStale } from "../src/layers/factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
-import { buildClusters } from "../src/layers/factStore/clusterMigration.js"
 import type { GraphDatabaseShape } from "../src/services/GraphDatabase.js"
 
 /**

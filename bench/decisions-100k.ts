@@ -24,10 +24,10 @@ import {
   createFacts,
   createSupersedes,
   markForks,
-  storeThreadClustersOn,
   rewindForks,
   type StoredFact,
-  storedFact
+  storedFact,
+  storeThreadClustersOn
 } from "./bulkLoad.js"
 
 const N = Number(process.env.BENCH_FACTS ?? 100_000)

@@ -10,9 +10,9 @@ import {
   createSupersedes,
   markForks,
   rewindForks,
-  storeThreadClustersOn,
   type StoredFact,
   storedFact,
+  storeThreadClustersOn,
   type Supersedes
 } from "./bulkLoad.js"
 

@@ -5,8 +5,8 @@ import { Cause, ConfigError, Console, Effect, Layer, Logger, Option } from "effe
 import { serveHttp } from "./http/serveHttp.js"
 import { SettingsLive } from "./layers/assembly/SettingsLive.js"
 import { relayStack, teamStack } from "./layers/assembly/stacks.js"
-import { RankDaemonLive } from "./layers/factStore/FactStoreLive.js"
 import { guardDriverErrors } from "./layers/database/driverGuard.js"
+import { RankDaemonLive } from "./layers/factStore/FactStoreLive.js"
 import { serveStdio } from "./mcp/serveStdio.js"
 import { warmUp } from "./mcp/warmUp.js"
 

@@ -68,7 +68,10 @@ export const clusterTallies = (
     if (a !== b) up[a] = b
   }
   const order = Array.from({ length: parent.length }, (_, v) => v).sort((a, b) => createdAt[a]! - createdAt[b]!)
-  const byCluster = new Map<number, { rep: number; size: number; roots: number; first: number; last: number; firsts: Array<number> }>()
+  const byCluster = new Map<
+    number,
+    { rep: number; size: number; roots: number; first: number; last: number; firsts: Array<number> }
+  >()
   for (const v of order) {
     const k = find(root[v]!)
     const at = createdAt[v]!

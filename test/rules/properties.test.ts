@@ -3,6 +3,7 @@ import { Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { Fact } from "../../src/domain/fact.js"
+import { pageRank } from "../../src/domain/graphRank.js"
 import * as Rules from "../../src/domain/model/index.js"
 import {
   buildsOnMessage,
@@ -14,7 +15,10 @@ import {
   revisionMessage
 } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
+import { clusterDrift } from "../../src/layers/factStore/clusterMigration.js"
 import { neverClosed, notOpen } from "../../src/layers/factStore/forkWindow.js"
+import { readShape } from "../../src/layers/factStore/graphShape.js"
+import { materialise, rankOf } from "../../src/layers/factStore/rankGenerations.js"
 import {
   type Briefing,
   type BriefingAfter,
@@ -46,6 +50,8 @@ const contentArb = fc.record({
 )
 
 const writers = ["claude-desktop", "cursor", "zed"] as const
+
+const RootRow = Schema.Struct({ id: Schema.String, root: Schema.NullOr(Schema.String) })
 
 const step = fc.oneof(
   {
@@ -700,6 +706,30 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     const few = yield* store.clusters({ limit: 2, factsPerCluster: 2 })
     expect(few.clusters.map((c) => ids(c.facts))).toEqual(expected.slice(0, 2).map((c) => c.slice(0, 2)))
     expect(few.clusters.map((c) => c.size)).toEqual(expected.slice(0, 2).map((c) => c.length))
+
+    // Threads and clusters kept on write (schema 8): each fact stores its model thread's root, and
+    // check-db --verify's recount from the edges agrees with every root, membership and tally.
+    const storedRoots = new Map(
+      (yield* db.read("MATCH (f:Fact) RETURN f.id AS id, f.root AS root", {}, RootRow)).map((r) => [r.id, r.root])
+    )
+    for (const f of model.facts) {
+      const tree = Rules.thread(model, f.id)
+      expect(storedRoots.get(f.id)).toBe(model.facts.find((x) => tree.has(x.id) && x.parentId === null)?.id)
+    }
+    expect((yield* clusterDrift(db)).drifted).toBe(0)
+    // Importance materialised: its inputs (first parents, retractions) are the model's, and the
+    // generation's page is PageRank over the model's first parents, retracted facts left out.
+    const shape = yield* readShape(db, { retracted: true })
+    expect(shape.node.length).toBe(model.facts.length)
+    const at = new Map(model.facts.map((f, i) => [f.id, i]))
+    const parents = Int32Array.from(model.facts, (f) => f.parentId === null ? -1 : at.get(f.parentId)!)
+    const withdrawn = new Set((model.retractions ?? []).map((r) => r.fact))
+    const scores = pageRank(parents)
+    const ranked = model.facts.map((f, i) => ({ f, i })).filter(({ f }) => !withdrawn.has(f.id))
+      .sort((x, y) => rankOf(scores[y.i]!) - rankOf(scores[x.i]!) || x.f.createdAt - y.f.createdAt)
+    expect(yield* materialise(db, { me: "props", force: true })).toBe(true)
+    const generation = yield* store.important({ limit: 100, after: null })
+    expect(generation.items.map((x) => x.fact.id)).toEqual(ranked.slice(0, 100).map(({ f }) => f.id))
 
     // Law: no accepted sequence of resolutions forms a SUPERSEDES cycle.
     const cycles = yield* db.read(

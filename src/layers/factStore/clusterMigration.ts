@@ -31,7 +31,10 @@ const BatchRow = Schema.Struct({ last: Schema.NullOr(Schema.Number), n: Schema.N
 
 const inBatches = <A, E>(rows: ReadonlyArray<A>, write: (batch: ReadonlyArray<A>) => Effect.Effect<void, E>) =>
   Effect.forEach(
-    Array.from({ length: Math.ceil(rows.length / clusterBatch) }, (_, i) => rows.slice(i * clusterBatch, (i + 1) * clusterBatch)),
+    Array.from(
+      { length: Math.ceil(rows.length / clusterBatch) },
+      (_, i) => rows.slice(i * clusterBatch, (i + 1) * clusterBatch)
+    ),
     write,
     { discard: true }
   )
@@ -46,8 +49,7 @@ const expected = (db: Db) =>
 export const buildClusters = Effect.fn("relay/graph/buildClusters")(function*(db: Db) {
   const { repOf, root, shape, tallies } = yield* expected(db)
   const node = shape.node
-  const write = (cypher: string) => (rows: ReadonlyArray<unknown>) =>
-    db.write(cypher, { rows: rows as never })
+  const write = (cypher: string) => (rows: ReadonlyArray<unknown>) => db.write(cypher, { rows: rows as never })
   yield* inBatches(Array.from(root, (r, v) => [node[v]!, node[r]!]), write(rootsWrite))
   const tallyOf = new Map(tallies.map((t) => [t.rep, t]))
   const loops: Array<unknown> = []
@@ -117,7 +119,9 @@ export const clusterDrift = Effect.fn("relay/factStore/clusterDrift")(function*(
     if (examples.length < 5) examples.push(what)
   }
   for (let v = 0; v < root.length; v++) {
-    if (storedRoot.get(node[v]!) !== node[root[v]!]) drift(`fact node ${node[v]} stores another thread root than its edges give`)
+    if (storedRoot.get(node[v]!) !== node[root[v]!]) {
+      drift(`fact node ${node[v]} stores another thread root than its edges give`)
+    }
   }
   // The stored partition: the roots of one computed cluster share one stored representative, used by no other.
   const storedOf = new Map<number, number>()
@@ -128,7 +132,9 @@ export const clusterDrift = Effect.fn("relay/factStore/clusterDrift")(function*(
     const want = repOf[v]!
     const had = storedOf.get(want)
     if (had === undefined) storedOf.set(want, k)
-    else if (had !== k) drift(`root node ${node[v]} is not in the stored cluster of the roots its SUPERSEDES edges join it to`)
+    else if (had !== k) {
+      drift(`root node ${node[v]} is not in the stored cluster of the roots its SUPERSEDES edges join it to`)
+    }
     if (claimed.has(k) && claimed.get(k) !== want) drift(`cluster of node ${k} holds roots of two clusters`)
     claimed.set(k, want)
   }
@@ -139,8 +145,12 @@ export const clusterDrift = Effect.fn("relay/factStore/clusterDrift")(function*(
       s === undefined || s.size !== t.size || s.roots !== t.roots || s.first !== t.first || s.last !== t.last ||
       s.firsts.join(",") !== t.firsts.join(",")
     ) {
-      drift(`the cluster of node ${node[t.rep]} stores ${s === undefined ? "no tally" : `size ${s.size}, ${s.roots} roots`}; ` +
-        `its edges give size ${t.size}, ${t.roots} roots`)
+      drift(
+        `the cluster of node ${node[t.rep]} stores ${
+          s === undefined ? "no tally" : `size ${s.size}, ${s.roots} roots`
+        }; ` +
+          `its edges give size ${t.size}, ${t.roots} roots`
+      )
     }
   }
   const stored = (yield* db.read(clusterCount, {}, Schema.Struct({ n: Schema.Number })))[0]?.n ?? 0

@@ -7,7 +7,6 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { readConflictsIn } from "./conflicts.js"
 import { notOpen } from "./forkWindow.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
-import { firstsKept } from "./threadClusters.js"
 
 /** How long a cluster's label is: its oldest fact's text, cut. */
 export const clusterLabelLength = 80
@@ -25,7 +24,8 @@ const CountRow = Schema.Struct({ n: Schema.Number })
  * The next clusters after the keyset ($s, $f), largest first, through the CLUSTER.size index: only
  * clusters of at least `$min` facts are read and sorted, `$min` lowered until a page is full.
  */
-const tallyQuery = `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
+const tallyQuery =
+  `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
   `WITH c ORDER BY c.size DESC, c.first LIMIT $n ` +
   `RETURN startNode(c).id AS rep, c.size AS size, c.first AS first, c.last AS last, c.firsts AS firsts`
 const TallyRow = Schema.Struct({
@@ -48,7 +48,9 @@ const KeyedFact = Schema.Struct({ k: Schema.String, fact: FactFromRow })
 
 /** More facts than the cluster keeps stamps of: its roots' facts through the Fact.root index, oldest first. */
 const oldestQuery = `MATCH ()-[t:THREAD]->(r) WHERE t.cluster = $k WITH collect(r.id) AS roots ` +
-  `MATCH (f:Fact) WHERE f.root IN roots WITH f ORDER BY f.created_at LIMIT $take RETURN $k AS k, ${factMap("f")} AS fact`
+  `MATCH (f:Fact) WHERE f.root IN roots WITH f ORDER BY f.created_at LIMIT $take RETURN $k AS k, ${
+    factMap("f")
+  } AS fact`
 
 /** The page's clusters' roots, and their forked parents that may be open now (the window admits now). */
 const rootsQuery = `MATCH ()-[t:THREAD]->(r) WHERE t.cluster IN $reps RETURN t.cluster AS k, r.id AS root`

@@ -58,4 +58,3 @@ export const importantNow = Effect.fn("relay/factStore/importantNow")(function*(
   }
   return result
 })
-

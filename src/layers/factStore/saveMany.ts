@@ -124,7 +124,9 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
     const stored = (id: string) => !index.has(id) || earlier.has(id)
     const outside = [...new Set(facts.flatMap((f) => f.parentId !== null && stored(f.parentId) ? [f.parentId] : []))]
     const rootOfFound = new Map(
-      outside.length === 0 ? [] : (yield* db.read(parentsQuery, { ids: outside }, IdRow)).map((r) => [r.id, r.root ?? r.id])
+      outside.length === 0
+        ? []
+        : (yield* db.read(parentsQuery, { ids: outside }, IdRow)).map((r) => [r.id, r.root ?? r.id])
     )
     const found = new Set(rootOfFound.keys())
     const fresh: Array<BulkFact & { readonly i: number }> = []

@@ -85,8 +85,8 @@ export const clusterOnBatch = `UNWIND CASE WHEN size($newRoots) = 0 THEN [null] 
   `WITH base, count(*) AS opened ` +
   `UNWIND CASE WHEN size($grown) = 0 THEN [null] ELSE $grown END AS g ` +
   `OPTIONAL MATCH (:Fact {id: g.root})-[t:THREAD]->() ` +
-  `WITH base, t.cluster AS k, sum(g.n) AS n, max(g.last) AS last, ` +
-  `reduce(a = [], l IN collect(g.offs) | a + l) AS offs ` +
+  `WITH base, t.cluster AS k, sum(g.n) AS n, max(g.last) AS last, collect(g.offs) AS offsLists ` +
+  `WITH base, k, n, last, reduce(a = [], l IN offsLists | a + l) AS offs ` +
   `OPTIONAL MATCH (:Fact {id: k})-[c:CLUSTER]->() ` +
   `FOREACH (x IN CASE WHEN c IS NULL THEN [] ELSE [c] END | SET x.size = x.size + n, ` +
   `x.last = CASE WHEN base + last > x.last THEN base + last ELSE x.last END, ` +

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
+import { type ClusterDrift, clusterDrift } from "./clusterMigration.js"
 import { type ForkDrift, forkDrift } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 
@@ -71,6 +72,8 @@ export interface Verified {
   readonly forkExamples: ReadonlyArray<ForkDrift>
   /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
   readonly taskCounts: ReadonlyArray<TaskCountDrift>
+  /** Threads and clusters recomputed from the edges against what is stored (clusterMigration.ts). */
+  readonly clusters: ClusterDrift
 }
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
@@ -96,6 +99,7 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     forks: forks.forks,
     forksDrifted: forks.drifted.length,
     forkExamples: forks.drifted.slice(0, shown),
-    taskCounts: yield* taskCountDrift(db)
+    taskCounts: yield* taskCountDrift(db),
+    clusters: yield* clusterDrift(db)
   } satisfies Verified
 })
