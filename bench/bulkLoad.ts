@@ -124,7 +124,7 @@ export const markForks = async (graph: Graph, parents: ReadonlyArray<string>) =>
 
 /** Raw Cypher (a bare client's query) as the statements Relay's own steps take: rows decoded, failures defects. */
 export type RawQuery = (cypher: string, params: Record<string, unknown>) => Promise<ReadonlyArray<unknown>>
-const statements = (query: RawQuery): Pick<GraphDatabaseShape, "read" | "write"> => {
+export const statements = (query: RawQuery): Pick<GraphDatabaseShape, "read" | "write"> => {
   const run = (cypher: string, params?: Record<string, unknown>, row?: Schema.Schema<unknown, unknown>) =>
     Effect.promise(() => query(cypher, params ?? {})).pipe(
       Effect.flatMap((rows) => row === undefined ? Effect.void : Schema.decodeUnknown(Schema.Array(row))(rows)),

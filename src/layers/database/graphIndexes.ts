@@ -28,6 +28,8 @@ const indexes = [
   // forked parent's root on its MARKS edge; the types exist before any plan names them.
   index("NODE", "Fact", "root"),
   index("RELATIONSHIP", "THREAD", "cluster"),
+  index("RELATIONSHIP", "THREAD", "root"),
+  index("RELATIONSHIP", "CLUSTER", "rep"),
   index("RELATIONSHIP", "CLUSTER", "size"),
   index("RELATIONSHIP", "CLUSTER", "first"),
   index("RELATIONSHIP", "MARKS", "root"),

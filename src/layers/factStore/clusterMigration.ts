@@ -21,9 +21,9 @@ const rootsWrite = `UNWIND $rows AS r WITH r[0] AS n, r[1] AS rn MATCH (f) WHERE
 const loopsWrite = `UNWIND $rows AS r WITH r[0] AS n, r[1] AS kn, r[2] AS t MATCH (f) WHERE id(f) = n ` +
   `MATCH (k) WHERE id(k) = kn OPTIONAL MATCH (f)-[old]->(f) WHERE type(old) IN ['THREAD', 'CLUSTER'] ` +
   `WITH f, k, t, collect(old) AS olds FOREACH (o IN olds | DELETE o) ` +
-  `CREATE (f)-[:THREAD {cluster: k.id}]->(f) ` +
+  `CREATE (f)-[:THREAD {root: f.id, cluster: k.id}]->(f) ` +
   `FOREACH (_ IN CASE WHEN t IS NULL THEN [] ELSE [1] END | ` +
-  `CREATE (f)-[:CLUSTER {size: t[0], roots: t[1], first: t[2], last: t[3], firsts: t[4]}]->(f))`
+  `CREATE (f)-[:CLUSTER {rep: f.id, size: t[0], roots: t[1], first: t[2], last: t[3], firsts: t[4]}]->(f))`
 
 const marksWrite = `MATCH (fm:ForkMark) WHERE id(fm) > $after WITH fm LIMIT ${clusterBatch} ` +
   `MATCH (fm)-[m:MARKS]->(p) SET m.root = p.root RETURN max(id(fm)) AS last, count(*) AS n`

@@ -27,7 +27,7 @@ const CountRow = Schema.Struct({ n: Schema.Number })
 const tallyQuery =
   `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
   `WITH c ORDER BY c.size DESC, c.first LIMIT $n ` +
-  `RETURN startNode(c).id AS rep, c.size AS size, c.first AS first, c.last AS last, c.firsts AS firsts`
+  `RETURN c.rep AS rep, c.size AS size, c.first AS first, c.last AS last, c.firsts AS firsts`
 const TallyRow = Schema.Struct({
   rep: Schema.String,
   size: Schema.Number,
@@ -40,10 +40,12 @@ type Tally = typeof TallyRow.Type
 /** How many clusters come before the keyset (a cursor without its place). */
 const placeQuery = `MATCH ()-[c:CLUSTER]->() WHERE c.size > $s OR (c.size = $s AND c.first <= $f) RETURN count(c) AS n`
 
-/** The oldest facts of clusters by their stamps (each checked to be of its cluster: stamps are unique in a graph Relay wrote). */
-const byStampQuery = `UNWIND $pairs AS p MATCH (f:Fact) WHERE f.created_at = p[1] ` +
-  `MATCH (:Fact {id: f.root})-[t:THREAD]->() WHERE t.cluster = p[0] ` +
-  `RETURN p[0] AS k, ${factMap("f")} AS fact`
+/**
+ * The oldest facts of clusters by their stamps ([cluster, stamp, its roots]: each checked to be of
+ * its cluster, as stamps are unique only in a graph Relay alone wrote), through Fact.created_at.
+ */
+const byStampQuery = `UNWIND $pairs AS p WITH p[0] AS k, p[1] AS s, p[2] AS roots ` +
+  `MATCH (f:Fact) WHERE f.created_at = s AND f.root IN roots RETURN k, ${factMap("f")} AS fact`
 const KeyedFact = Schema.Struct({ k: Schema.String, fact: FactFromRow })
 
 /** More facts than the cluster keeps stamps of: its roots' facts through the Fact.root index, oldest first. */
@@ -53,7 +55,7 @@ const oldestQuery = `MATCH ()-[t:THREAD]->(r) WHERE t.cluster = $k WITH collect(
   } AS fact`
 
 /** The page's clusters' roots, and their forked parents that may be open now (the window admits now). */
-const rootsQuery = `MATCH ()-[t:THREAD]->(r) WHERE t.cluster IN $reps RETURN t.cluster AS k, r.id AS root`
+const rootsQuery = `MATCH ()-[t:THREAD]->() WHERE t.cluster IN $reps RETURN t.cluster AS k, t.root AS root`
 const RootRow = Schema.Struct({ k: Schema.String, root: Schema.String })
 const forksQuery = `MATCH ()-[m:MARKS]->(p) WHERE m.root IN $roots AND m.opened < ${notOpen} ` +
   `RETURN id(p) AS n, p.id AS id, m.root AS root`
@@ -86,11 +88,14 @@ const readTallies = Effect.fn("relay/factStore/clusterTallies")(function*(
 const oldestFacts = Effect.fn("relay/factStore/clusterFacts")(function*(
   db: GraphDatabase["Type"],
   chosen: ReadonlyArray<Tally & { readonly take: number }>,
+  rootsOf: ReadonlyMap<string, ReadonlyArray<string>>,
   budget: number
 ) {
   const byCluster = new Map<string, Array<Fact>>()
   const stamped = chosen.filter((c) => c.take <= c.firsts.length)
-  const pairs = stamped.flatMap((c) => c.firsts.slice(0, c.take).map((t) => [c.rep, t] as const))
+  const pairs = stamped.flatMap((c) =>
+    c.firsts.slice(0, c.take).map((t) => [c.rep, t, [...(rootsOf.get(c.rep) ?? [])]] as const)
+  )
   for (const r of pairs.length === 0 ? [] : yield* db.read(byStampQuery, { pairs }, KeyedFact)) {
     byCluster.set(r.k, [...(byCluster.get(r.k) ?? []), r.fact])
   }
@@ -98,7 +103,11 @@ const oldestFacts = Effect.fn("relay/factStore/clusterFacts")(function*(
   for (const c of chosen) {
     if (cost > budget) break
     if (c.take > c.firsts.length) {
-      byCluster.set(c.rep, (yield* db.read(oldestQuery, { k: c.rep, take: c.take }, KeyedFact)).map((r) => r.fact))
+      const roots = [...(rootsOf.get(c.rep) ?? [])]
+      byCluster.set(
+        c.rep,
+        (yield* db.read(oldestQuery, { k: c.rep, roots, take: c.take }, KeyedFact)).map((r) => r.fact)
+      )
     }
     const facts = (byCluster.get(c.rep) ?? []).sort((x, y) => stampOf(x) - stampOf(y))
     byCluster.set(c.rep, facts)
@@ -110,11 +119,8 @@ const oldestFacts = Effect.fn("relay/factStore/clusterFacts")(function*(
 /** How many of the page's clusters' forked parents have an open conflict now, a cluster. */
 const openConflictsOf = Effect.fn("relay/factStore/clusterConflicts")(function*(
   db: GraphDatabase["Type"],
-  reps: ReadonlyArray<string>
+  clusterOf: ReadonlyMap<string, string>
 ) {
-  const clusterOf = new Map(
-    (reps.length === 0 ? [] : yield* db.read(rootsQuery, { reps }, RootRow)).map((r) => [r.root, r.k])
-  )
   const forks = clusterOf.size === 0 ? [] : yield* db.read(forksQuery, { roots: [...clusterOf.keys()] }, ForkRow)
   const open = new Set(
     forks.length === 0 ? [] : (yield* readConflictsIn(db, {
@@ -152,8 +158,12 @@ export const clusterPage = Effect.fn("relay/factStore/clusters")(function*(
     perCluster: options.factsPerCluster,
     budget: clusterFactBudget
   })
-  const facts = yield* oldestFacts(db, chosen, budget)
-  const open = yield* openConflictsOf(db, chosen.map((c) => c.rep))
+  const reps = chosen.map((c) => c.rep)
+  const roots = reps.length === 0 ? [] : yield* db.read(rootsQuery, { reps }, RootRow)
+  const rootsOf = new Map<string, Array<string>>()
+  for (const r of roots) rootsOf.set(r.k, [...(rootsOf.get(r.k) ?? []), r.root])
+  const facts = yield* oldestFacts(db, chosen, rootsOf, budget)
+  const open = yield* openConflictsOf(db, new Map(roots.map((r) => [r.root, r.k])))
   const skipped = after === null
     ? 0
     : options.skipped ?? (yield* db.read(placeQuery, { s: after[0], f: after[1] }, CountRow))[0]?.n ?? 0

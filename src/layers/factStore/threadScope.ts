@@ -15,7 +15,9 @@ export const threadBound = 10_000
  * As of a time: the facts stamped by then (in a tree, those are connected among themselves: a
  * fact's parent is older than it).
  */
-export const threadQuery = `MATCH (s:Fact {id: $thread}) MATCH (m:Fact) WHERE m.root = s.root WITH s, m LIMIT $steps ` +
+export const threadQuery = `MATCH (s:Fact {id: $thread}) WITH s, s.root AS rt ` +
+  // The root bound first: `m.root = s.root` is planned as a join over every fact.
+  `MATCH (m:Fact) WHERE m.root = rt WITH s, m LIMIT $steps ` +
   `RETURN s.created_at AS at, count(m) AS steps, ` +
   `[x IN collect(m) WHERE x.created_at <= $asOf | id(x)] AS members`
 
