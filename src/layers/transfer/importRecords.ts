@@ -16,6 +16,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
+import { buildClusters } from "../factStore/clusterMigration.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { inheritedStale, markDependents, neverStale } from "../factStore/staleness.js"
@@ -378,7 +379,9 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
  */
 export const importRecords = (db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, merge = false) =>
   writeRecords(db, records, merge).pipe(
-    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db)))
+    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(rewindForks(db))),
+    // Issue 42: the imported facts' thread roots and the clusters, recomputed from the edges.
+    Effect.ensuring(records.length === 0 ? Effect.void : Effect.ignore(buildClusters(db)))
   )
 
 const writeRecords = Effect.fn("relay/transfer/importRecords")(
