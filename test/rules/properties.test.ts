@@ -299,6 +299,8 @@ const checkStored = (model: Rules.GraphModel) =>
     expect(generation.items.map((x) => x.fact.id)).toEqual(ranked.slice(0, 100).map(({ f }) => f.id))
   })
 
+let scenarios = 0
+
 const runScenario = (steps: ReadonlyArray<Step>, withStoredForm = true) =>
   Effect.gen(function*() {
     const store = yield* FactStore
@@ -737,8 +739,9 @@ const runScenario = (steps: ReadonlyArray<Step>, withStoredForm = true) =>
     expect(few.clusters.map((c) => ids(c.facts))).toEqual(expected.slice(0, 2).map((c) => c.slice(0, 2)))
     expect(few.clusters.map((c) => c.size)).toEqual(expected.slice(0, 2).map((c) => c.length))
 
-    // Schema 8's stored form (not in the many-resolutions property: a few facts, covered here already).
-    if (withStoredForm) yield* checkStored(model)
+    // Schema 8's stored form, every third scenario (its reads and a generation's build cost about what
+    // the rest of a scenario does; not in the many-resolutions property: a few facts, covered here).
+    if (withStoredForm && scenarios++ % 3 === 0) yield* checkStored(model)
 
     // Law: no accepted sequence of resolutions forms a SUPERSEDES cycle.
     const cycles = yield* db.read(
