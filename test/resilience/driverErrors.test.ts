@@ -1,8 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConnectionTimeoutError, ErrorReply, SimpleError, SocketClosedUnexpectedlyError } from "@redis/client"
 import { Cause, Effect, Exit } from "effect"
-import { classify, classifyQuery } from "../../src/layers/database/driverErrors.js"
+import type { DatabaseError } from "../../src/domain/errors.js"
+import { classifyCommand, classifyQuery } from "../../src/layers/database/driverErrors.js"
 import { ReplicasShortfall } from "../../src/layers/database/replication.js"
+
+/** The failure `classify` makes of `cause`; throws when it made a defect instead. */
+const failureOf = (classify: (cause: unknown) => Effect.Effect<never, DatabaseError>, cause: unknown) => {
+  const exit = Effect.runSyncExit(classify(cause))
+  const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
+  if (failure?._tag !== "Some") throw new Error(`not a failure: ${String(cause)}`)
+  return failure.value
+}
 
 /** What the driver throws is sorted by its class first, and a reply by what the server said. */
 describe("driver errors", () => {
@@ -31,11 +40,23 @@ describe("driver errors", () => {
       ]
     ] as const
   )("%s is %s", (cause, reason, transient) => {
-    const error = classify(cause)
+    const error = failureOf(classifyCommand, cause)
     expect(error.reason).toBe(reason)
     expect(error.transient).toBe(transient)
     // The driver's text is kept for the log.
     expect(error.detail).toContain(cause.message)
+  })
+
+  it("a programming error in any driver call is a defect, not an outage; an unknown reply to a command is refused", () => {
+    for (const classify of [classifyCommand, classifyQuery]) {
+      const bug = Effect.runSyncExit(classify(new TypeError("Cannot read properties of undefined (reading 'data')")))
+      expect(Exit.isFailure(bug) && Cause.isDie(bug.cause) && !Cause.isFailType(bug.cause)).toBe(true)
+    }
+    expect(failureOf(classifyCommand, new ErrorReply("ERR unknown subcommand 'GET'")).reason).toBe("refused")
+    // Wrapped by the client while connecting, a refused login is still named as one.
+    expect(failureOf(classifyCommand, new Error("WRONGPASS invalid username-password pair")).reason).toBe(
+      "refused_login"
+    )
   })
 
   it("a reply of no known kind to a query is a defect (the client sees internal), not an outage", () => {

@@ -29,7 +29,7 @@ import {
   statementTimeout
 } from "../../services/GraphDatabase.js"
 import { decodingStatement } from "./decodeRows.js"
-import { classify, classifyQuery, timedOut } from "./driverErrors.js"
+import { classifyCommand, classifyQuery, driverCall, timedOut } from "./driverErrors.js"
 import { effectsWarning, replicatesEffects } from "./effectsReplication.js"
 import { ensureSchema } from "./graphIndexes.js"
 import { confirmReplicas, replicationConfig } from "./replication.js"
@@ -117,9 +117,9 @@ export const FalkorDbLive = Layer.scoped(
             made.on("error", () => {})
             return made
           }),
-        catch: classify
-      })
-      const db = yield* Effect.tryPromise({ try: () => connecting, catch: classify }).pipe(
+        catch: (cause) => cause
+      }).pipe(Effect.catchAll(classifyCommand))
+      const db = yield* driverCall(() => connecting).pipe(
         Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("connect") }),
         // A connect given up on can still finish later, for instance when a paused server resumes:
         // close it then rather than leak it.
@@ -129,7 +129,7 @@ export const FalkorDbLive = Layer.scoped(
           })
         )
       )
-      const client = yield* Effect.tryPromise({ try: () => db.connection, catch: classify }).pipe(
+      const client = yield* driverCall(() => db.connection).pipe(
         Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
       const timeout = yield* readServerTimeout(db).pipe(
@@ -252,10 +252,7 @@ export const FalkorDbLive = Layer.scoped(
           onConnection(
             timed,
             "query",
-            (connection) =>
-              Effect.tryPromise({ try: () => use(connection.db, connection.timeout), catch: (cause) => cause }).pipe(
-                Effect.catchAll(classifyQuery)
-              )
+            (connection) => driverCall(() => use(connection.db, connection.timeout), classifyQuery)
           )
         ),
         Effect.tapError((e) =>

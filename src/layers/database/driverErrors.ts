@@ -52,39 +52,55 @@ export const isConnectionError = (error: unknown): boolean =>
   error instanceof AbortError ||
   (error instanceof Error && connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
 
-/** Sorts anything the driver threw into a DatabaseError; a reply of no known kind is `refused`. */
-export const classify = (cause: unknown): DatabaseError => {
-  const detail = detailOf(cause)
-  if (cause instanceof ReplicasShortfall) return new DatabaseError({ reason: "not_replicated", detail })
-  if (cause instanceof ErrorReply) {
-    return new DatabaseError({ reason: reasonOfReply(cause.message) ?? "refused", detail })
-  }
-  // A login refused while connecting may come wrapped by the client rather than as the reply itself.
-  return new DatabaseError({ reason: refusedLogin.test(detail) ? "refused_login" : "unreachable", detail })
-}
+/** What a server reply says, as a DatabaseError; a reply of no known kind is `refused`. */
+const ofReply = (cause: ErrorReply): DatabaseError =>
+  new DatabaseError({ reason: reasonOfReply(cause.message) ?? "refused", detail: detailOf(cause) })
 
 /** The server refused the query itself (a Cypher or constraint error): Relay's bug, not an outage. */
 class QueryRejected extends Schema.TaggedError<QueryRejected>()("QueryRejected", { message: Schema.String }) {}
 
-/** Relay's own code threw inside a query's callback (a TypeError, say): a bug, not an outage. */
-class QueryCallbackFailed extends Schema.TaggedError<QueryCallbackFailed>()("QueryCallbackFailed", {
+/** Relay's own code threw inside a driver call (a TypeError, say): a bug, not an outage. */
+class DriverCallFailed extends Schema.TaggedError<DriverCallFailed>()("DriverCallFailed", {
   message: Schema.String
 }) {}
 
 /**
- * For a query, by class: a server reply of a known kind and a failing connection are failures
- * (`unavailable`, retried when transient); a reply of no known kind and anything else thrown (a
- * programming error) are defects: the client sees `internal`, and nothing retries them.
+ * The one classifier of what a driver call threw. A server reply of a known kind, a failing
+ * connection, a replica shortfall and a login refused while connecting (the client may wrap that
+ * reply) are failures: `unavailable` to the client, retried when transient. Anything else thrown is
+ * a programming error: a defect (logged, `internal`), never retried. A reply of no known kind is
+ * `unknownReply`'s to say: for a query it is a rejected statement (a defect, `classifyQuery`); for
+ * a command (a setting, an index) the server declining it (`refused`, `classifyCommand`).
  */
-export const classifyQuery = (cause: unknown): Effect.Effect<never, DatabaseError> => {
-  if (cause instanceof ErrorReply) {
-    return reasonOfReply(cause.message) === undefined
-      ? Effect.die(new QueryRejected({ message: `FalkorDB rejected a query: ${cause.message}` }))
-      : Effect.fail(classify(cause))
+const classifyWith =
+  (unknownReply: (cause: ErrorReply) => Effect.Effect<never, DatabaseError>) =>
+  (cause: unknown): Effect.Effect<never, DatabaseError> => {
+    if (cause instanceof ErrorReply) {
+      return reasonOfReply(cause.message) === undefined ? unknownReply(cause) : Effect.fail(ofReply(cause))
+    }
+    const detail = detailOf(cause)
+    if (cause instanceof ReplicasShortfall) return Effect.fail(new DatabaseError({ reason: "not_replicated", detail }))
+    if (isConnectionError(cause)) return Effect.fail(new DatabaseError({ reason: "unreachable", detail }))
+    if (cause instanceof Error && refusedLogin.test(cause.message)) {
+      return Effect.fail(new DatabaseError({ reason: "refused_login", detail }))
+    }
+    return Effect.die(new DriverCallFailed({ message: detail }))
   }
-  if (cause instanceof ReplicasShortfall || isConnectionError(cause)) return Effect.fail(classify(cause))
-  return Effect.die(new QueryCallbackFailed({ message: detailOf(cause) }))
-}
+
+/** For a query: a reply of no known kind is Relay's own statement rejected, a defect. */
+export const classifyQuery = classifyWith((cause) =>
+  Effect.die(new QueryRejected({ message: `FalkorDB rejected a query: ${cause.message}` }))
+)
+
+/** For a command (connect, a setting, an index): a reply of no known kind is the server declining it. */
+export const classifyCommand = classifyWith((cause) => Effect.fail(ofReply(cause)))
+
+/** A driver call, its throw sorted by `classify` (commands by default). */
+export const driverCall = <A>(
+  run: () => Promise<A>,
+  classify: (cause: unknown) => Effect.Effect<never, DatabaseError> = classifyCommand
+): Effect.Effect<A, DatabaseError> =>
+  Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(Effect.catchAll(classify))
 
 /** Relay's own timer ran out on `what`. */
 export const timedOut = (what: string) => () => new DatabaseError({ reason: "timeout", detail: `${what} timed out` })

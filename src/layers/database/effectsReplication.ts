@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FalkorDB } from "falkordb"
-import { classify } from "./driverErrors.js"
+import { driverCall } from "./driverErrors.js"
 import { configNumber } from "./serverTimeout.js"
 
 /**
@@ -31,7 +31,7 @@ export const effectsThreshold = 1_000_000_000
  * takes a failure for no.
  */
 export const replicatesEffects = (db: FalkorDB) =>
-  Effect.tryPromise({ try: () => db.configGet("EFFECTS_THRESHOLD"), catch: classify }).pipe(
+  driverCall(() => db.configGet("EFFECTS_THRESHOLD")).pipe(
     Effect.map((reply) => configNumber(reply) < effectsThreshold)
   )
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ConstraintType, EntityType, type Graph } from "falkordb"
-import { classify } from "./driverErrors.js"
+import { driverCall } from "./driverErrors.js"
 
 /**
  * Indexes the queries rely on, and the unique constraint that makes a repeated write of the same
@@ -100,10 +100,7 @@ interface Row {
 }
 
 const existing = (graph: Graph, procedure: string, entity: string) =>
-  Effect.tryPromise({
-    try: () => graph.roQuery<Row>(`CALL ${procedure} RETURN ${entity} AS entity, label, properties`),
-    catch: classify
-  }).pipe(
+  driverCall(() => graph.roQuery<Row>(`CALL ${procedure} RETURN ${entity} AS entity, label, properties`)).pipe(
     Effect.map((reply) =>
       new Set((reply.data ?? []).flatMap((r) => r.properties.map((p) => `${r.entity} ${r.label} ${p}`)))
     ),
@@ -111,20 +108,18 @@ const existing = (graph: Graph, procedure: string, entity: string) =>
   )
 
 const ignoreExisting = <A>(make: () => Promise<A>) =>
-  Effect.tryPromise({ try: make, catch: classify }).pipe(
+  driverCall(make).pipe(
     Effect.asVoid,
     Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
   )
 
 const hasFullText = (graph: Graph) =>
-  Effect.tryPromise({
-    try: () =>
-      graph.roQuery<{ types: Record<string, ReadonlyArray<string>> }>(
-        `CALL db.indexes() YIELD label, types, entitytype WHERE label = $label AND entitytype = 'NODE' RETURN types`,
-        { params: { label: fullText.label } }
-      ),
-    catch: classify
-  }).pipe(
+  driverCall(() =>
+    graph.roQuery<{ types: Record<string, ReadonlyArray<string>> }>(
+      `CALL db.indexes() YIELD label, types, entitytype WHERE label = $label AND entitytype = 'NODE' RETURN types`,
+      { params: { label: fullText.label } }
+    )
+  ).pipe(
     Effect.map((reply) => (reply.data ?? []).some((r) => r.types[fullText.property]?.includes("FULLTEXT") === true)),
     Effect.catchIf((e) => e.reason === "no_graph", () => Effect.succeed(false))
   )

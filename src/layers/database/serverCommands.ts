@@ -5,6 +5,7 @@
  */
 import { createClient, ErrorReply } from "@redis/client"
 import { Duration, Effect, Redacted, Schema } from "effect"
+import { isConnectionError } from "./driverErrors.js"
 
 export { ErrorReply }
 
@@ -16,14 +17,19 @@ export class ServerUnreachable extends Schema.TaggedError<ServerUnreachable>()("
   code: Schema.String
 }) {}
 
-const unreachable = (cause: unknown) => {
-  const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : cause instanceof Error && /timeout/i.test(cause.name)
-    ? "ETIMEDOUT"
-    : "ECLOSED"
-  return new ServerUnreachable({ code })
-}
+/** A failing connection is ServerUnreachable (by its errno code); anything else thrown is a bug (driverErrors.ts). */
+const unreachable = (cause: unknown): Effect.Effect<never, ServerUnreachable> =>
+  isConnectionError(cause)
+    ? Effect.fail(
+      new ServerUnreachable({
+        code: cause instanceof Error && typeof (cause as NodeJS.ErrnoException).code === "string"
+          ? (cause as NodeJS.ErrnoException).code as string
+          : cause instanceof Error && /timeout/i.test(cause.name)
+          ? "ETIMEDOUT"
+          : "ECLOSED"
+      })
+    )
+    : Effect.die(cause)
 
 /**
  * Authenticates (unless `password` is null) and sends `commands`; answers one reply a command. A
@@ -69,8 +75,8 @@ export const sendCommands = (
             })
           ))
         },
-        catch: unreachable
-      }),
+        catch: (cause) => cause
+      }).pipe(Effect.catchAll(unreachable)),
     (client) =>
       Effect.sync(() => {
         try {

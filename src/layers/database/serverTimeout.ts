@@ -1,7 +1,7 @@
 import { Duration, Effect } from "effect"
 import type { FalkorDB } from "falkordb"
 import { queryTimeout } from "../../services/GraphDatabase.js"
-import { classify } from "./driverErrors.js"
+import { driverCall } from "./driverErrors.js"
 
 /**
  * The TIMEOUT Relay sends with every query, so FalkorDB stops a query the caller has given up on.
@@ -42,10 +42,7 @@ export const timeoutSettings = (max: number, fallback: number): ServerTimeout =>
  * GRAPH.CONFIG (an ACL, a managed service) gets Relay's own value, as if it had no cap.
  */
 export const readServerTimeout = (db: FalkorDB) =>
-  Effect.tryPromise({
-    try: () => Promise.all([db.configGet("TIMEOUT_MAX"), db.configGet("TIMEOUT_DEFAULT")]),
-    catch: classify
-  }).pipe(
+  driverCall(() => Promise.all([db.configGet("TIMEOUT_MAX"), db.configGet("TIMEOUT_DEFAULT")])).pipe(
     Effect.map(([max, fallback]) => timeoutSettings(configNumber(max), configNumber(fallback))),
     Effect.catchIf((e) => !e.transient, () => Effect.succeed(timeoutSettings(0, 0)))
   )
