@@ -1,8 +1,9 @@
 /**
  * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
  * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
- * With `--verify`, checks every fact's stored staleness, every fork window and the task counters against
- * what the graph holds (verifyStored.ts): exit 1 on drift.
+ * With `--verify`, checks every fact's stored staleness, every fork window, the task counters and the
+ * threads and clusters (recomputed from the edges) against what the graph holds (verifyStored.ts):
+ * exit 1 on drift.
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
@@ -124,6 +125,14 @@ const main = Effect.gen(function*() {
       exitCode: 1
     })
   }
+  for (const d of checked.clusters.examples) yield* say(`drift:     ${d}`)
+  if (checked.clusters.drifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.clusters.drifted} thread roots, cluster memberships or tallies differ from what ` +
+        `the edges give; report it with this output`,
+      exitCode: 1
+    })
+  }
   if (checked.unmarked > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.unmarked} forked parent(s) have an open pair and no fork mark; ` +
@@ -162,7 +171,8 @@ const main = Effect.gen(function*() {
   }
   yield* say(
     `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
-      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount`
+      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount; ` +
+      `${checked.clusters.clusters} clusters, each thread root, membership and tally agrees with the edges`
   )
 }).pipe(Effect.provide(SettingsLive))
 

@@ -127,6 +127,8 @@ export const BriefingOutput = Schema.Struct({
 
 export const ImportantFactsOutput = Schema.Struct({
   facts: Schema.Array(Schema.Struct({ fact: Fact, score: Schema.Number })),
+  /** The scores are as of this instant (null: an empty memory): facts written since are not ranked yet. */
+  as_of: Schema.NullOr(Schema.String),
   next_cursor: NextCursor
 })
 

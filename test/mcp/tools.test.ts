@@ -347,7 +347,9 @@ describe("all the tools over stdio", () => {
     expect(facts).toHaveLength(2)
     expect(facts[0]!.fact.id).toBe(ids.root)
     expect(facts[0]!.score).toBeGreaterThan(facts[1]!.score)
-    expect(lines(r)[1]).toBe("Most built-upon facts, with score (2 on this page):")
+    // The scores are as of an instant (issue 42: a materialised generation, or this memory's last stamp).
+    expect(outputOf(r).as_of).not.toBeNull()
+    expect(lines(r)[1]).toBe(`Most built-upon facts, with score (as of ${outputOf(r).as_of}) (2 on this page):`)
     expect(lines(r)[2]).toMatch(
       re(`${facts[0]!.score.toFixed(3)} ${s(ids.root)} claude-desktop ${now}: "Auth needs refresh tokens"`)
     )

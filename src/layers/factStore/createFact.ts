@@ -2,6 +2,7 @@ import { clockVars, clockWrite } from "../database/clock.js"
 import { stampClause } from "./projection.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { termClockValues } from "./termCounts.js"
+import { clusterOnSave, rootOf } from "./threadClusters.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -52,7 +53,7 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
     `session_id: $sessionId, kind: $kind, contradicts: $contradicts, created_at: ts, stale_at: ${
       child ? "inherited" : neverStale
     }, ` +
-    `terms: $terms${
+    `terms: $terms, root: ${rootOf(child)}${
       merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`
     }})) ` +
     clockWrite({
@@ -61,7 +62,8 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
       bytes: "coalesce(clk.bytes, 0) + $bytes",
       ...termClockValues
     }, "earlier IS NULL") +
-    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id})`
+    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id}) ` +
+    clusterOnSave(child, [...kept, clockVars, "ts", "f"])
 }
 
 /** The stamp a revision marks the dependents with: none on a retry (its first try marked them; again would undo a confirmation since). */

@@ -70,7 +70,7 @@ export const linkForksQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) `
   `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) | k] AS kids ` +
   linkKids("kids", "$ids") +
   `FOREACH (_ IN CASE WHEN any(k IN kids WHERE k.id IN $ids AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = CASE WHEN coalesce(m.opened, ${neverStale}) < ${neverStale} ` +
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.root = p.root, m.opened = CASE WHEN coalesce(m.opened, ${neverStale}) < ${neverStale} ` +
   `THEN m.opened ELSE 0 END, m.closed = coalesce(m.closed, -1))`
 
 /** Choices one statement of the migration reads. */
@@ -91,7 +91,7 @@ const relinkQuery = `MATCH (c:Fact) WHERE id(c) > $after AND c.kind = 'choice' W
   linkKids("kids") +
   `FOREACH (_ IN CASE WHEN p IS NOT NULL AND indegree(p, 'MARKS') = 0 AND ` +
   `any(k IN kids WHERE indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = 0, m.closed = -1) ` +
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.root = p.root, m.opened = 0, m.closed = -1) ` +
   `RETURN last, n LIMIT 1`
 
 const BatchRow = Schema.Struct({ last: Schema.NullOr(Schema.Number), n: Schema.Number })

@@ -81,7 +81,7 @@ export const settleFork = (p: string, at: string, when: string, carry: ReadonlyA
  */
 export const markFork = (differing: string, made: string): string =>
   `FOREACH (_ IN CASE WHEN size(${differing}) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[fw_m:MARKS]->(p) ` +
-  `SET fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
+  `SET fw_m.root = p.root, fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
   `any(x IN ${differing} WHERE indegree(x, 'SUPERSEDES') = 0) AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} ` +
   `THEN f.created_at ELSE coalesce(fw_m.opened, ${notOpen}) END) `
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 
 /**
  * The whole memory's shape, for importance and clusters (domain/graphRank.ts): every fact's node
@@ -52,7 +52,7 @@ const markedQuery = `MATCH (x:ForkMark) WHERE id(x) > $after WITH x LIMIT ${shap
 const KeyRow = Schema.Struct({ a: Schema.Number, b: Schema.NullOr(Schema.Number) })
 
 /** Every [a, b] of a keyset query, `shapeBatch` keys at a time. */
-const keyset = (db: GraphDatabase["Type"], query: string) =>
+const keyset = (db: Pick<GraphDatabaseShape, "read">, query: string) =>
   Effect.gen(function*() {
     const out: Array<readonly [number, number]> = []
     for (let after = -1;;) {
@@ -71,7 +71,7 @@ export interface ShapeColumns {
 }
 
 export const readShape = Effect.fn("relay/factStore/readShape")(function*(
-  db: GraphDatabase["Type"],
+  db: Pick<GraphDatabaseShape, "read">,
   columns: ShapeColumns
 ) {
   const nodes: Array<number> = []

@@ -21,6 +21,7 @@ import { mergeQueries } from "./saveMerge.js"
 import { siblingPicture } from "./siblingPicture.js"
 import { markDependents } from "./staleness.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
+import { joinClusters } from "./threadClusters.js"
 import { mergeRounds } from "./walkDown.js"
 
 /**
@@ -273,6 +274,8 @@ export const save = Effect.fn("relay/factStore/save")(
     }
     const row = merged ? (yield* db.write(query, params, MergeRow))[0] : (yield* db.write(query, params, Row))[0]
     if (row === undefined) return yield* noRow(db, { ...input, parentId, alsoOn }, capacity)
+    // A revision's SUPERSEDES joins its clusters (threadClusters.ts); again on a retry, which heals a lost one.
+    if (row.revised !== null) yield* joinClusters(db, row.fact.id, row.revised.id)
     const revision = revises === null || row.revised === null ?
       null :
       yield* revisionOf(db, revises, row.revised, stampOf(row.fact))

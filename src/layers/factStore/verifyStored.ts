@@ -3,6 +3,7 @@ import { defaultStampAhead } from "../../domain/stampWindow.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
+import { type ClusterDrift, clusterDrift } from "./clusterMigration.js"
 import { type PairDrift, pairDrift } from "./forkRule.js"
 import { type ForkDrift, forkDrift, openNow } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
@@ -127,6 +128,8 @@ export interface Verified {
     readonly confirmations: number
     readonly tasks: number
   }
+  /** Threads and clusters recomputed from the edges against what is stored (clusterMigration.ts). */
+  readonly clusters: ClusterDrift
 }
 
 /** How many records `outside` counts in all (the clock counts one). */
@@ -177,6 +180,7 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     taskCounts: yield* taskCountDrift(db),
     unmarked,
     unmarkedExamples,
-    outside: { facts: factsOut, factExamples, ...others }
+    outside: { facts: factsOut, factExamples, ...others },
+    clusters: yield* clusterDrift(db)
   } satisfies Verified
 })

@@ -24,6 +24,7 @@ import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { oneHop } from "../factStore/oneHop.js"
 import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
 import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
+import { batchClusters, clusterOnBatch, joinClusters } from "../factStore/threadClusters.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
@@ -70,7 +71,7 @@ export interface ImportCounts {
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
   `session_id: r.session_id, kind: r.kind, contradicts: r.contradicts, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
-  `merge_of: r.merge_of, merge_depth: r.merge_depth}) ` +
+  `merge_of: r.merge_of, merge_depth: r.merge_depth, root: r.root}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
@@ -87,7 +88,9 @@ const createFacts = `UNWIND $rows AS r ` +
   // In the same statement, so a batch that lands is counted once and one that fails leaves nothing:
   // search's document counts (termCounts.ts), the capacity counts (capacity.ts) and the clock, which
   // never moves past the import's now (a file's stamps may run up to the window ahead of it).
-  `WITH count(*) AS staled FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) WITH 1 AS one ` +
+  `WITH count(*) AS staled FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) ` +
+  // The batch's threads and clusters (threadClusters.ts), stamps as they are (offsets from 0).
+  `WITH 0 AS base ${clusterOnBatch}` +
   clockSetQuery({
     docs: "coalesce(clk.docs, 0) + $docs",
     terms: "coalesce(clk.terms, 0) + $terms",
@@ -96,10 +99,15 @@ const createFacts = `UNWIND $rows AS r ` +
     last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
   })
 
-/** The nearest merge and merge depth of facts already stored, for the batch's facts on them. */
+/** The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on them. */
 const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
-  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth`
-const MergePlaceRow = Schema.Struct({ id: Schema.String, merge_of: Schema.NullOr(Schema.String), depth: Schema.Number })
+  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root`
+const MergePlaceRow = Schema.Struct({
+  id: Schema.String,
+  merge_of: Schema.NullOr(Schema.String),
+  depth: Schema.Number,
+  root: Schema.NullOr(Schema.String)
+})
 
 /**
  * The children of the batch's parents, with what marksFork reads (domain/importForks.ts), and
@@ -145,7 +153,7 @@ const ForkChildRow = Schema.Struct({
  * before is never hidden meanwhile, nor when the import stops before its end).
  */
 export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
-  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}}]->(p) ` +
+  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}, root: p.root}]->(p) ` +
   `WITH count(*) AS made UNWIND $marked AS pid MATCH (p:Fact {id: pid}) ` +
   `WITH p, [(p)<-[pm]-() WHERE type(pm) = 'MARKS' | pm] AS ms UNWIND ms AS m ` +
   `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
@@ -361,6 +369,38 @@ const IdRow = Schema.Struct({ id: Schema.String })
 
 const stamp = (iso: string) => Date.parse(iso)
 
+/**
+ * Each fresh fact's thread root (threadClusters.ts): a root's own id, else its first parent's root,
+ * from the batch (a parent anywhere in it) or from the graph (`stored`). A parent found in neither
+ * (none, as the import checks parents first) stands as its own root.
+ */
+const threadRootsOf = (fresh: ReadonlyArray<FactRecord>, stored: ReadonlyMap<string, string>) => {
+  const parentOf = new Map(fresh.map((f) => [f.id, f.parent_id]))
+  const roots = new Map<string, string>()
+  const rootOf = (id: string): string => {
+    const path: Array<string> = []
+    let at = id
+    let root: string | undefined
+    for (;;) {
+      root = roots.get(at) ?? stored.get(at)
+      if (root !== undefined) break
+      const up = parentOf.get(at)
+      // Not a fresh fact with a parent: a root (or a parent neither here nor stored), or a cycle.
+      if (up === undefined || up === null || path.includes(at)) {
+        root = at
+        break
+      }
+      path.push(at)
+      at = up
+    }
+    for (const x of path) roots.set(x, root)
+    if (parentOf.has(at) && !roots.has(at)) roots.set(at, root)
+    return root
+  }
+  for (const f of fresh) rootOf(f.id)
+  return roots
+}
+
 const writeFacts = Effect.fn("relay/transfer/writeFacts")(
   function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts, now: number) {
     const there = new Set(
@@ -375,12 +415,12 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     }))
     const inBatch = new Set(fresh.map((f) => f.id))
     const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
-    const outsidePlaces = new Map(
-      fromOutside.length === 0 ? [] : (yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)).map((
-        r
-      ) => [r.id, { mergeOf: r.merge_of, depth: r.depth }])
-    )
+    const outsideRows = fromOutside.length === 0
+      ? []
+      : yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)
+    const outsidePlaces = new Map(outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth }]))
     const places = mergePlaces(withParents, outsidePlaces)
+    const roots = threadRootsOf(fresh, new Map(outsideRows.map((r) => [r.id, r.root ?? r.id])))
     const rows = fresh.map((f, k) => ({
       id: f.id,
       merge_of: places[k]!.mergeOf,
@@ -392,7 +432,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       session_id: f.session_id,
       created_at: stamp(f.created_at),
       parent_id: f.parent_id,
-      terms: termsOf(f.content)
+      terms: termsOf(f.content),
+      root: roots.get(f.id)!
     }))
     const entries = entrySets(withParents)
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
@@ -405,7 +446,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       ...addTermCountsParams(rows.map((r) => r.terms)),
       facts: rows.length,
       bytes: rows.reduce((n, r) => n + textBytes(r.content), 0),
-      newest
+      newest,
+      ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
     counts.facts += fresh.length
   }
@@ -624,8 +666,14 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
         yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
       }
+      // A decision joins its two facts' clusters (threadClusters.ts): one statement each, as union by
+      // size is done one pair at a time; a pair one cluster already (a rerun) changes nothing.
+      const join = (w: string, l: string, what: string) => joinClusters(db, w, l).pipe(Effect.mapError(stoppedAt(what)))
       if (merge) {
-        for (const [r, at] of pending) yield* record(r, at)
+        for (const [r, at] of pending) {
+          const done = yield* record(r, at)
+          if (r.kind === "decision" && done !== "refused") yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
+        }
       } else if (pending.length > 0) {
         const what = `lines ${pending[0]![1]}-${
           pending[pending.length - 1]![1]
@@ -643,6 +691,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
             const chunk = list.slice(i, i + factBatchSize)
             yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
             counts[kind] += chunk.length
+            if (kind === "decisions") {
+              for (const d of chunk) yield* join(d.w as string, d.l as string, what)
+            }
           }
         }
       }

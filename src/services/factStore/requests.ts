@@ -181,6 +181,8 @@ export interface ClustersOptions {
   readonly factsPerCluster?: number | undefined
   /** The [size, first created_at] of the last cluster of the previous page. */
   readonly after?: readonly [number, number] | null | undefined
+  /** How many clusters the previous pages held (the cursor carries it). */
+  readonly skipped?: number | undefined
 }
 
 export interface ThreadRequest {

@@ -134,6 +134,11 @@ export interface Cluster {
   readonly facts: ReadonlyArray<Fact>
 }
 
+/** A page of the important facts, and the stamp the scores are as of (null: an empty memory). */
+export interface ImportantPage extends Page<{ readonly fact: Fact; readonly score: number }> {
+  readonly asOf: number | null
+}
+
 export interface Clusters {
   readonly clusters: ReadonlyArray<Cluster>
   readonly total: number

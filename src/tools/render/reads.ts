@@ -50,7 +50,7 @@ export const renderConflicts: Render<typeof ConflictsOutput.Type> = (o, p) => [
 
 export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o, p) => [
   ...list(
-    "Most built-upon facts, with score",
+    `Most built-upon facts, with score${o.as_of === null ? "" : ` (as of ${o.as_of})`}`,
     o.facts,
     (x) => `${x.score.toFixed(3)} ${p.fact(x.fact)}`,
     "none yet",
