@@ -134,17 +134,23 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       // check-db --verify recomputes forks from the edges: the open pairs without a mark are named.
       const caught = yield* verify
       expect(caught.unmarked).toBeGreaterThan(0)
+      // Each batch stores its facts' thread roots and clusters in its own statement (issue 42): a stop
+      // leaves them whole.
+      expect(caught.clusters.drifted).toBe(0)
       // Second try: the second batch of facts fails whole (its counts with it).
       const second = yield* Effect.flip(withDatabase(
         importText(text, { merge: true }),
         failingOnce(db, (q) => q.startsWith("UNWIND $rows AS r CREATE (:Fact"))
       ))
       expect(second.message).toMatch(/^stopped at lines \d+-\d+ \(a batch of \d+ facts\): a statement ran past/)
+      expect((yield* verify).clusters.drifted).toBe(0)
       // Third: finishes, and what two stops left behind is whole.
       const third = yield* importText(text, { merge: true })
       expect(third.refused).toEqual([])
       const done = yield* verify
-      expect([done.unmarked, done.forksDrifted, done.drifted, outsideCount(done.outside)]).toEqual([0, 0, 0, 0])
+      expect([done.unmarked, done.forksDrifted, done.drifted, outsideCount(done.outside), done.clusters.drifted])
+        .toEqual([0, 0, 0, 0, 0])
+      expect(done.clusters.clusters).toBe(6)
       expect(yield* openParents).toEqual([...new Set(file.openForks)].sort())
       const [clock] = yield* clockCounts
       expect([clock?.facts, clock?.docs]).toEqual([file.facts, file.facts])
