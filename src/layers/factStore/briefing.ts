@@ -1,13 +1,14 @@
 import { Effect, Schema } from "effect"
 import { currentBudget, fit, replyCost } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
-import { IsoFromStamp, Stamp } from "../../domain/time.js"
+import { Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockBind, clockVars, clockWrite, fenceStamp } from "../database/clock.js"
+import { DecisionRow, WithdrawalRow } from "./briefingRows.js"
 import { conflictsPage, readConflicts } from "./conflicts.js"
 import { importedNotes } from "./importedNotes.js"
-import { FactColumn, FactFromRow, factMap, stampOf } from "./projection.js"
+import { FactColumn, factMap, stampOf } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
 
 /** The later of two stamps, either of which may be null. */
@@ -93,23 +94,6 @@ const FenceRow = Schema.Struct({
   asOf: Stamp,
   /** Only the tracked fence reads it: null for a name that never briefed. */
   cursor: Schema.optional(Schema.NullOr(Stamp))
-})
-
-/** A decision as the briefing shows it, straight from its row. */
-const DecisionRow = Schema.Struct({
-  winner: FactFromRow,
-  loser: FactFromRow,
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: IsoFromStamp
-})
-
-/** A retraction as the briefing shows it: the fact and why it was withdrawn. */
-const WithdrawalRow = Schema.Struct({
-  fact: FactFromRow,
-  reason: Schema.String,
-  retracted_by: Schema.String,
-  created_at: IsoFromStamp
 })
 
 /** The conflicts position that has nothing left: no key is below 0. */

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { ImportedNote } from "../../domain/imported.js"
 import { IsoFromStamp } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { DecisionRow as BriefingDecision, WithdrawalRow as BriefingWithdrawal } from "./briefingRows.js"
 import { FactFromRow, factMap } from "./projection.js"
 
 /**
@@ -30,21 +31,9 @@ const confirmationsQuery = `MATCH (c:Confirmation) WHERE c.import_id IN $ids MAT
   `k.created_at AS created_at`
 
 const ImportRow = Schema.Struct({ id: Schema.String, by: Schema.String, at: IsoFromStamp, sha256: Schema.String })
-const DecisionRow = Schema.Struct({
-  import_id: Schema.String,
-  winner: FactFromRow,
-  loser: FactFromRow,
-  reason: Schema.String,
-  resolved_by: Schema.String,
-  created_at: IsoFromStamp
-})
-const WithdrawalRow = Schema.Struct({
-  import_id: Schema.String,
-  fact: FactFromRow,
-  reason: Schema.String,
-  retracted_by: Schema.String,
-  created_at: IsoFromStamp
-})
+/** A briefing's rows (briefingRows.ts), each with the import that brought it. */
+const DecisionRow = Schema.Struct({ import_id: Schema.String, ...BriefingDecision.fields })
+const WithdrawalRow = Schema.Struct({ import_id: Schema.String, ...BriefingWithdrawal.fields })
 const ConfirmationRow = Schema.Struct({
   import_id: Schema.String,
   fact: FactFromRow,
