@@ -672,7 +672,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       if (merge) {
         for (const [r, at] of pending) {
           const done = yield* record(r, at)
-          if (r.kind === "decision" && done !== "refused") yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
+          if (r.kind === "decision" && done !== "refused") {
+            yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
+          }
         }
       } else if (pending.length > 0) {
         const what = `lines ${pending[0]![1]}-${
