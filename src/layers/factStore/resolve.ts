@@ -11,7 +11,7 @@ import { leanRelatedClause, relatedClause } from "./buildsOn.js"
 import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
 import { joinClusters } from "./threadClusters.js"
@@ -90,7 +90,7 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
   )
 
 export const resolve = Effect.fn("relay/factStore/resolve")(
-  function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
+  function*(db: GraphDatabase["Type"], gate: MergeGate, now: number, r: Resolution) {
     if (r.winnerId === r.loserId) {
       return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }
@@ -103,7 +103,7 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
       now
     }
     const rows = yield* leanUnlessMerged(
-      db,
+      gate,
       db.write(leanResolveQuery, params, Row),
       db.write(resolveQuery, params, Row)
     )
@@ -121,7 +121,13 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
     }
     // The decision joins the two facts' clusters (threadClusters.ts); a repeat heals a join a crash lost.
     yield* joinClusters(db, r.winnerId, r.loserId)
-    const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
+    const stale = yield* impact(
+      db,
+      gate,
+      r.loserId,
+      { limit: r.staleLimit ?? staleDefault, cursor: null },
+      "loser_fact_id"
+    )
     const resolved: Resolved = {
       winner: row.winner,
       loser: row.loser,
