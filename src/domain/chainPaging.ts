@@ -5,7 +5,9 @@ import { Cursor, type CursorKey, pageLimit, replyBudgetBytes } from "./paging.js
  * Pages of the BUILDS_ON family: relay_get_context reads a chain from the fact toward its root,
  * relay_get_impact (and relay_resolve_conflict's `stale`) the facts below one, nearest first.
  */
-export const contextLimit = pageLimit(50, 500)
+/** The most facts a context page may ask for. */
+export const contextMax = 500
+export const contextLimit = pageLimit(50, contextMax)
 export const impactLimit = pageLimit(100, 500)
 export const staleDefault = 100
 export const staleLimit = pageLimit(staleDefault, 500, "Stale facts to list")

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { chainBudgetBytes, type ContextCursor, type PageRequest } from "../../domain/chainPaging.js"
+import { chainBudgetBytes, type ContextCursor, contextMax, type PageRequest } from "../../domain/chainPaging.js"
 
 import { noFactWithId } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
@@ -53,17 +53,33 @@ export const contextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= 
  * The two pages without the rounds, for a graph without merges (mergeGate.ts): the first parents'
  * chain is then all x builds on (one walk, newest first, LIMIT over it), and each row says `merged`.
  */
-const leanAncestors = `${anyMerge(["x"])}` +
-  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
+const leanAncestors = (hops: string) =>
+  `${anyMerge(["x"])}` +
+  `OPTIONAL MATCH (x)-[:BUILDS_ON*0..${hops}]->(a) WHERE $before IS NULL OR a.created_at < $before ` +
   `WITH merged, a ORDER BY a.created_at DESC LIMIT $take `
 
-export const leanContextQuery = `MATCH (x:Fact {id: $id}) ${leanAncestors}` +
+/**
+ * Without merges a fact's ancestors are one path, oldest at the far end, so the first page (no
+ * cursor) lies within its first `contextMax` hops: the walk stops there instead of reading the
+ * whole chain (a 200,000-deep chain read whole took most of the statement timeout). A later page
+ * starts below a cursor at an unknown depth, so it walks the chain.
+ */
+const firstPageHops = String(contextMax)
+
+const leanContext = (hops: string) =>
+  `MATCH (x:Fact {id: $id}) ${leanAncestors(hops)}` +
   `RETURN merged, CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, superseded: indegree(a, 'SUPERSEDES') > 0, ` +
   `retracted: indegree(a, 'RETRACTS') > 0, stale: ${staleNow("a")}, ${parentOf}} END AS fact`
 
-export const leanContextAsOfQuery = `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ${leanAncestors}` +
+const leanContextAsOf = (hops: string) =>
+  `MATCH (x:Fact {id: $id}) WHERE x.created_at <= $asOf ${leanAncestors(hops)}` +
   `RETURN merged, CASE WHEN a IS NULL THEN NULL ELSE {${factFields("a")}, ${ownStatusAsOf("a")}, ` +
   `stale: ${staleBy("a", "$asOf")}, ${parentOf}} END AS fact`
+
+export const leanContextQuery = leanContext("")
+export const leanContextAsOfQuery = leanContextAsOf("")
+export const leanFirstPageQuery = leanContext(firstPageHops)
+export const leanFirstPageAsOfQuery = leanContextAsOf(firstPageHops)
 
 /** A row of the walk: null when no fact of the chain is older than the cursor (the OPTIONAL MATCH found none). */
 const ChainRow = Schema.Struct({
@@ -81,7 +97,13 @@ export const context = (
   const params = { id, before: request.cursor?.[0] ?? null, take: request.limit + 1, asOf }
   return leanUnlessMerged(
     db,
-    db.read(asOf === null ? leanContextQuery : leanContextAsOfQuery, params, ChainRow),
+    db.read(
+      request.cursor == null
+        ? (asOf === null ? leanFirstPageQuery : leanFirstPageAsOfQuery)
+        : (asOf === null ? leanContextQuery : leanContextAsOfQuery),
+      params,
+      ChainRow
+    ),
     db.read(asOf === null ? contextQuery : contextAsOfQuery, params, ChainRow)
   ).pipe(
     Effect.zip(currentBudget(chainBudgetBytes)),
