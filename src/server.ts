@@ -1,16 +1,14 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
-import { Cause, ConfigError, Console, Effect, Logger, Option } from "effect"
+import { Cause, ConfigError, Console, Effect, Option } from "effect"
 import { serveHttp } from "./http/serveHttp.js"
 import { SettingsLive } from "./layers/assembly/SettingsLive.js"
 import { relayStack, teamStack } from "./layers/assembly/stacks.js"
+import { StderrLogger } from "./layers/assembly/stderrLogger.js"
 import { guardDriverErrors } from "./layers/database/driverGuard.js"
 import { serveStdio } from "./mcp/serveStdio.js"
 import { warmUp } from "./mcp/warmUp.js"
-
-/** stdout belongs to the MCP protocol: every log line goes to stderr. */
-const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 
 const startFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)

@@ -5,6 +5,7 @@
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Console, Effect, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import { StderrLogger } from "../layers/assembly/stderrLogger.js"
 import { currentLayout } from "../layers/embedded/layout.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import type { DatabaseTarget } from "../services/Settings.js"
@@ -111,9 +112,6 @@ export const countFacts = GraphDatabase.pipe(
   Effect.flatMap((db) => db.read("MATCH (f:Fact) RETURN count(f) AS n", {}, Schema.Struct({ n: Schema.Number }))),
   Effect.map((rows) => rows[0]?.n ?? 0)
 )
-
-/** stdout is for the CLI's own output; Effect's log lines (errors only) go to stderr. */
-const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 
 const exitWith = (code: number) =>
   Effect.sync(() => {

@@ -1,6 +1,7 @@
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
+import { stampNow } from "../database/stampNow.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
 import { graphCapacity } from "./capacity.js"
@@ -21,27 +22,26 @@ import { search } from "./search.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
 
-/**
- * The Clock's now as a stamp: never below 1, because FalkorDB 4.16's range index leaves out the
- * value 0 (`WHERE f.created_at >= 0` misses a fact stamped 0), and a TestClock starts at 0.
- */
-const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
+const now = stampNow
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   const capacity = yield* graphCapacity
+  // What the store learns of its graph as it reads (mergeGate.ts, currentState.ts): the store's own.
+  const gate = yield* Ref.make(false)
+  const spacing = yield* Ref.make<number | undefined>(undefined)
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, capacity, now, fact))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, gate, capacity, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
-    context: (id, page, asOf) => context(db, id, page, asOf ?? null),
+    context: (id, page, asOf) => context(db, gate, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
-    impact: (id, page) => impact(db, id, page),
-    currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, now, options))),
+    impact: (id, page) => impact(db, gate, id, page),
+    currentState: (options) => now.pipe(Effect.flatMap((now) => currentState(db, spacing, now, options))),
     openConflicts: (request) => openConflicts(db, request),
-    resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, now, r))),
+    resolve: (r) => now.pipe(Effect.flatMap((now) => resolve(db, gate, now, r))),
     compatible: (c) => now.pipe(Effect.flatMap((now) => compatible(db, now, c))),
-    retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, now, r))),
+    retract: (r) => now.pipe(Effect.flatMap((now) => retract(db, gate, now, r))),
     confirm: (c) => now.pipe(Effect.flatMap((now) => confirm(db, now, c))),
     briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
     important: (options) => important(db, options),

@@ -6,7 +6,7 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { ChainFactRow, factFields, ownStatusAsOf, parentIdOf, stampOf, withParent } from "./projection.js"
 import { staleBy, staleNow } from "./staleness.js"
 import { hubsOf, throughMerges } from "./walkDown.js"
@@ -89,6 +89,7 @@ const ChainRow = Schema.Struct({
 
 export const context = (
   db: GraphDatabase["Type"],
+  gate: MergeGate,
   id: string,
   request: PageRequest<ContextCursor>,
   asOf: number | null = null,
@@ -96,7 +97,7 @@ export const context = (
 ) => {
   const params = { id, before: request.cursor?.[0] ?? null, take: request.limit + 1, asOf }
   return leanUnlessMerged(
-    db,
+    gate,
     db.read(
       request.cursor == null
         ? (asOf === null ? leanFirstPageQuery : leanFirstPageAsOfQuery)

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Ref, Schema } from "effect"
 
 import { type DatabaseError, type FactNotFound, type InvalidInput } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
@@ -81,25 +81,25 @@ const firstWindow = 60 * minute
 const narrowest = minute
 const widen = [24, 32 * 24]
 
-/** Per graph (its database handle): ms between two facts a default read matched, from its last count. */
-const spacing = new WeakMap<object, number>()
+/**
+ * Per graph: ms between two facts a default read matched, from its last count (none yet: undefined).
+ * Made by the FactStore that owns the graph (FactStoreLive.ts).
+ */
+export type LearnedSpacing = Ref.Ref<number | undefined>
 
 /**
  * What a read of `window` ms that matched `n` facts (`sorted` at most: then there were more) says of
  * the graph's spacing; nothing when it matched none (an idle hour says little of the memory).
  */
-const learn = (db: object, window: number, n: number) => {
-  if (n > 0 && window < Number.MAX_SAFE_INTEGER) spacing.set(db, window / n)
-}
+const learn = (spacing: LearnedSpacing, window: number, n: number) =>
+  n > 0 && window < Number.MAX_SAFE_INTEGER ? Ref.set(spacing, window / n) : Effect.void
 
 /**
  * The first window: two pages' worth of the learned spacing, between a minute and an hour. (A
  * window the read's top-k cut filled, four pages, halves the next one: the spacing is then a bound.)
  */
-const firstFor = (db: object, take: number): number => {
-  const s = spacing.get(db)
-  return s === undefined ? firstWindow : Math.min(firstWindow, Math.max(narrowest, Math.ceil(s * take * 2)))
-}
+const firstFor = (s: number | undefined, take: number): number =>
+  s === undefined ? firstWindow : Math.min(firstWindow, Math.max(narrowest, Math.ceil(s * take * 2)))
 
 /** Binds `anchor` (see windows) from the clock, read in the same statement. */
 const sinceAnchor = `${
@@ -109,6 +109,7 @@ const sinceAnchor = `${
 /** One page of the newest facts (optionally of one session, writer or statuses) older than `before`, newest first. */
 export const currentState = (
   db: GraphDatabase["Type"],
+  spacing: LearnedSpacing,
   now: number,
   options: CurrentStateOptions
 ): Effect.Effect<Page<Fact>, FactNotFound | InvalidInput | DatabaseError> => {
@@ -127,17 +128,22 @@ export const currentState = (
       Number.MAX_SAFE_INTEGER,
       (sorted) => db.read(query, { ...params, limit: limit + 1, sorted, ...filters }, Row)
     )
-  const first = firstFor(db, limit + 1)
-  const windows = [first, ...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER]
-  const attempt = (i: number): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
+  const attempt = (
+    windows: ReadonlyArray<number>,
+    i: number
+  ): Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> => {
     const window = windows[i]!
     return sortedRead(recentQuery("since", asOf !== null), { top, window, before }).pipe(
-      Effect.tap((rows) => {
-        if (i === 0 && rows[0] !== undefined) learn(db, window, rows[0].n)
-      }),
-      Effect.flatMap((rows) => rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(i + 1))
+      Effect.tap((rows) => i === 0 && rows[0] !== undefined ? learn(spacing, window, rows[0].n) : Effect.void),
+      Effect.flatMap((rows) =>
+        rows.length > limit || i === windows.length - 1 ? Effect.succeed(rows) : attempt(windows, i + 1)
+      )
     )
   }
+  const recent = Effect.flatMap(Ref.get(spacing), (s) => {
+    const first = firstFor(s, limit + 1)
+    return attempt([first, ...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER], 0)
+  })
   const thread = options.thread ?? null
   const rows: Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, FactNotFound | InvalidInput | DatabaseError> =
     thread !== null
@@ -151,6 +157,6 @@ export const currentState = (
         }, Row))
       : sessionId !== null
       ? sortedRead(recentQuery("session", asOf !== null), { sessionId, before })
-      : attempt(0)
+      : recent
   return Effect.map(Effect.zip(rows, currentBudget()), read)
 }

@@ -7,7 +7,7 @@ import { currentBudget, page } from "../../domain/paging.js"
 import type { Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { madeStale } from "./madeStale.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { pageFacts } from "./pageFacts.js"
 import { statusFrom } from "./projection.js"
 import { staleNow } from "./staleness.js"
@@ -57,13 +57,14 @@ const SubtreeRow = Schema.Struct({
 
 export const impact = Effect.fn("relay/factStore/impact")(function*(
   db: GraphDatabase["Type"],
+  gate: MergeGate,
   id: string,
   request: PageRequest<ImpactCursor>,
   field = "fact_id"
 ) {
   const cursor = request.cursor
   if (cursor !== null && cursor.length === 4) {
-    const made = yield* madeStale(db, id, cursor[3], {
+    const made = yield* madeStale(db, gate, id, cursor[3], {
       limit: request.limit,
       cursor: [cursor[0], cursor[1], cursor[2]]
     }, field)
@@ -71,7 +72,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   }
   const depth = cursor === null ? firstPageDepth(request.limit + 1) : null
   const found = (yield* leanUnlessMerged(
-    db,
+    gate,
     db.read(leanSubtreeQuery(depth), { id }, SubtreeRow),
     db.read(subtreeQuery(depth), { id }, SubtreeRow)
   ))[0]

@@ -5,7 +5,7 @@ import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { pageFacts } from "./pageFacts.js"
 import { statusFrom } from "./projection.js"
 import { staleBy } from "./staleness.js"
@@ -49,13 +49,14 @@ const Row = Schema.Struct({
 /** A page of what the revision stamped `at` made stale, in impact order, with how many there are in all. */
 export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   db: GraphDatabase["Type"],
+  gate: MergeGate,
   id: string,
   at: number,
   request: PageRequest<ImpactKey>,
   field = "fact_id"
 ) {
   const found = (yield* leanUnlessMerged(
-    db,
+    gate,
     db.read(leanMadeStaleQuery, { id, at }, Row),
     db.read(madeStaleQuery, { id, at }, Row)
   ))[0]

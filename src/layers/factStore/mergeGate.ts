@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 
 /**
  * Statements that walk through merges (context, impact, what a decision made stale, resolve,
@@ -16,19 +16,25 @@ export const anyMerge = (carry: ReadonlyArray<string>): string =>
   `CALL { MATCH (mg_f:Fact) WHERE mg_f.merge_depth > 0 WITH mg_f LIMIT 1 RETURN count(mg_f) > 0 AS merged } ` +
   `WITH ${[...carry, "merged"].join(", ")} `
 
-/** The graphs (by their database handle) a lean read found a merge in. */
-const merged = new WeakSet<object>()
+/**
+ * Whether the store's graph has shown a merge: made by the FactStore that owns the graph
+ * (FactStoreLive.ts), so a store made afresh starts lean again and a test can read it.
+ */
+export type MergeGate = Ref.Ref<boolean>
 
 /** `lean` while the graph has no merge, else `full`; a lean answer from a graph with one is read again in full. */
 export const leanUnlessMerged = <R extends { readonly merged?: boolean | undefined }, E, Q>(
-  db: object,
+  gate: MergeGate,
   lean: Effect.Effect<ReadonlyArray<R>, E, Q>,
   full: Effect.Effect<ReadonlyArray<R>, E, Q>
 ): Effect.Effect<ReadonlyArray<R>, E, Q> =>
-  Effect.suspend(() =>
-    merged.has(db) ? full : Effect.flatMap(lean, (rows) => {
-      if (!rows.some((r) => r.merged === true)) return Effect.succeed(rows)
-      merged.add(db)
-      return full
-    })
+  Effect.flatMap(
+    Ref.get(gate),
+    (merged) =>
+      merged ?
+        full :
+        Effect.flatMap(lean, (rows) =>
+          rows.some((r) => r.merged === true)
+            ? Effect.zipRight(Ref.set(gate, true), full)
+            : Effect.succeed(rows))
   )

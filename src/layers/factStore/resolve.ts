@@ -11,7 +11,7 @@ import { leanRelatedClause, relatedClause } from "./buildsOn.js"
 import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
 
@@ -89,7 +89,7 @@ const missing = (db: GraphDatabase["Type"], r: Resolution) =>
   )
 
 export const resolve = Effect.fn("relay/factStore/resolve")(
-  function*(db: GraphDatabase["Type"], now: number, r: Resolution) {
+  function*(db: GraphDatabase["Type"], gate: MergeGate, now: number, r: Resolution) {
     if (r.winnerId === r.loserId) {
       return yield* new InvalidResolution({ message: resolutionMessage.winner_is_loser })
     }
@@ -102,7 +102,7 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
       now
     }
     const rows = yield* leanUnlessMerged(
-      db,
+      gate,
       db.write(leanResolveQuery, params, Row),
       db.write(resolveQuery, params, Row)
     )
@@ -118,7 +118,13 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
     if (!row.existing && row.reason !== r.reason) {
       return yield* new InvalidInput({ message: requestIdMessage.resolve })
     }
-    const stale = yield* impact(db, r.loserId, { limit: r.staleLimit ?? staleDefault, cursor: null }, "loser_fact_id")
+    const stale = yield* impact(
+      db,
+      gate,
+      r.loserId,
+      { limit: r.staleLimit ?? staleDefault, cursor: null },
+      "loser_fact_id"
+    )
     const resolved: Resolved = {
       winner: row.winner,
       loser: row.loser,

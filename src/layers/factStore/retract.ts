@@ -8,7 +8,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockWrite } from "../database/clock.js"
 import { settleFork } from "./forkWindow.js"
 import { impact } from "./impact.js"
-import { anyMerge, leanUnlessMerged } from "./mergeGate.js"
+import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
 
@@ -62,10 +62,10 @@ const Row = Schema.Struct({
 })
 
 export const retract = Effect.fn("relay/factStore/retract")(
-  function*(db: GraphDatabase["Type"], now: number, r: Retraction) {
+  function*(db: GraphDatabase["Type"], gate: MergeGate, now: number, r: Retraction) {
     const params = { factId: r.factId, id: r.callId, reason: r.reason, retractedBy: r.retractedBy, now }
     const rows = yield* leanUnlessMerged(
-      db,
+      gate,
       db.write(leanRetractQuery, params, Row),
       db.write(retractQuery, params, Row)
     )
@@ -76,7 +76,7 @@ export const retract = Effect.fn("relay/factStore/retract")(
     }
     // This call's id on a retraction with another reason: the request_id was used before with that reason.
     if (!row.existing && row.reason !== r.reason) return yield* new InvalidInput({ message: requestIdMessage.retract })
-    const stale = yield* impact(db, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
+    const stale = yield* impact(db, gate, r.factId, { limit: r.staleLimit ?? staleDefault, cursor: null })
     const retracted: Retracted = {
       id: row.id,
       fact: row.fact,

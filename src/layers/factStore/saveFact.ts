@@ -16,6 +16,7 @@ import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { settleFork } from "./forkWindow.js"
 import { madeStale } from "./madeStale.js"
+import type { MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
 import { mergeQueries } from "./saveMerge.js"
 import { siblingPicture } from "./siblingPicture.js"
@@ -220,9 +221,9 @@ const checkContradicts = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>,
   )
 
 /** What a revision reports: the fact it superseded and, paged, what it made stale. */
-const revisionOf = (db: GraphDatabase["Type"], revises: Revises, revised: Fact, stamp: number) =>
+const revisionOf = (db: GraphDatabase["Type"], gate: MergeGate, revises: Revises, revised: Fact, stamp: number) =>
   Effect.map(
-    madeStale(db, revises.id, stamp, { limit: revises.staleLimit ?? staleDefault, cursor: null }, "supersedes"),
+    madeStale(db, gate, revises.id, stamp, { limit: revises.staleLimit ?? staleDefault, cursor: null }, "supersedes"),
     (made): Revision => ({
       fact: revised,
       reason: revises.reason,
@@ -233,7 +234,7 @@ const revisionOf = (db: GraphDatabase["Type"], revises: Revises, revised: Fact, 
   )
 
 export const save = Effect.fn("relay/factStore/save")(
-  function*(db: GraphDatabase["Type"], capacity: GraphCapacity, now: number, input: NewFact) {
+  function*(db: GraphDatabase["Type"], gate: MergeGate, capacity: GraphCapacity, now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
     const contradicts = [...new Set(input.contradicts ?? [])].sort()
     const revises = input.revises ?? null
@@ -275,7 +276,7 @@ export const save = Effect.fn("relay/factStore/save")(
     if (row === undefined) return yield* noRow(db, { ...input, parentId, alsoOn }, capacity)
     const revision = revises === null || row.revised === null ?
       null :
-      yield* revisionOf(db, revises, row.revised, stampOf(row.fact))
+      yield* revisionOf(db, gate, revises, row.revised, stampOf(row.fact))
     const under = "reports" in row ?
       row.reports.map((r) => ({
         parentId: r.parent,

@@ -1,6 +1,7 @@
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { TaskStore, type TaskStoreShape } from "../../services/TaskStore.js"
+import { stampNow } from "../database/stampNow.js"
 import { briefing } from "./briefing.js"
 import { claim } from "./claim.js"
 import { decide } from "./decide.js"
@@ -8,8 +9,7 @@ import { finish } from "./finish.js"
 import { list } from "./list.js"
 import { post } from "./post.js"
 
-/** The Clock's now as a stamp, never below 1 (as FactStore's: FalkorDB's range index leaves out 0). */
-const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.max(millis, 1))
+const now = stampNow
 
 /** TaskStore on the graph's connection: each operation is one statement file here. */
 export const makeTaskStore = Effect.gen(function*() {
