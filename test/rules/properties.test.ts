@@ -848,6 +848,14 @@ const runScenario = (steps: ReadonlyArray<Step>, wholeGraph = true) =>
     }
   })
 
+/*
+ * Runs: each costs about a second of database round trips on 2 busy cores (the steps' own checks a
+ * third, the whole-graph reads and briefings the rest), and the file is held to about a minute of
+ * `npm test`. 45 scenarios of up to 22 steps save ~170 facts of every kind, with contradicts, merges,
+ * revisions and decisions among them; the cycle property needs only its steps and the laws of
+ * resolving, so it runs 30 short ones at half the cost each. To search harder after a change to a
+ * rule, raise `numRuns` locally (150 and 80 ran for about 3.5 minutes here).
+ */
 layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
   it.effect.prop(
     "forks, duplicates, resolutions, statuses, stale and impact sets",
