@@ -1,9 +1,12 @@
+import { Effect, Schema } from "effect"
 import type { Graph } from "falkordb"
 import { normaliseContent } from "../src/domain/content.js"
 import { termsOf } from "../src/domain/terms.js"
+import { buildClusters } from "../src/layers/factStore/clusterMigration.js"
 import { forkBatch, lastStampQuery, rewindQuery } from "../src/layers/factStore/forkWindow.js"
 import { markDependentsOfRows, neverStale } from "../src/layers/factStore/staleness.js"
 import { addTermCountsParams, addTermCountsQuery } from "../src/layers/factStore/termCounts.js"
+import type { GraphDatabaseShape } from "../src/services/GraphDatabase.js"
 
 /**
  * Loading a large memory in a few batched statements (saving 100k facts one tool call at a time
@@ -118,3 +121,25 @@ export const markForks = async (graph: Graph, parents: ReadonlyArray<string>) =>
     })
   }
 }
+
+/** Raw Cypher (a bare client's query) as the statements Relay's own steps take: rows decoded, failures defects. */
+export type RawQuery = (cypher: string, params: Record<string, unknown>) => Promise<ReadonlyArray<unknown>>
+export const statements = (query: RawQuery): Pick<GraphDatabaseShape, "read" | "write"> => {
+  const run = (cypher: string, params?: Record<string, unknown>, row?: Schema.Schema<unknown, unknown>) =>
+    Effect.promise(() => query(cypher, params ?? {})).pipe(
+      Effect.flatMap((rows) => row === undefined ? Effect.void : Schema.decodeUnknown(Schema.Array(row))(rows)),
+      Effect.orDie
+    )
+  return { read: run as never, write: run as never }
+}
+
+/**
+ * What relay_save_fact keeps on write and the schema 8 migration computes for a graph loaded in
+ * bulk: each fact's thread root, each thread's cluster and each cluster's tallies
+ * (layers/factStore/threadClusters.ts). Run once the facts, their edges and marks are loaded.
+ */
+export const storeThreadClusters = (query: RawQuery) => Effect.runPromise(buildClusters(statements(query)))
+
+/** storeThreadClusters on a bare client's graph. */
+export const storeThreadClustersOn = (graph: Graph) =>
+  storeThreadClusters(async (cypher, params) => (await graph.query(cypher, { params: params as never })).data ?? [])

@@ -26,7 +26,8 @@ import {
   markForks,
   rewindForks,
   type StoredFact,
-  storedFact
+  storedFact,
+  storeThreadClustersOn
 } from "./bulkLoad.js"
 
 const N = Number(process.env.BENCH_FACTS ?? 100_000)
@@ -179,6 +180,7 @@ const main = async () => {
         })
       )
       yield* Effect.promise(() => rewindForks(graph))
+      yield* Effect.promise(() => storeThreadClustersOn(graph))
       const counts = yield* Effect.promise(() =>
         graph.roQuery<{ facts: number }>("MATCH (f:Fact) RETURN count(f) AS facts")
       )

@@ -12,6 +12,7 @@ import {
   rewindForks,
   type StoredFact,
   storedFact,
+  storeThreadClustersOn,
   type Supersedes
 } from "./bulkLoad.js"
 
@@ -221,6 +222,7 @@ export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGrap
     params: { last: g.lastStamp }
   })
   await rewindForks(graph)
+  await storeThreadClustersOn(graph)
 }
 
 /**

@@ -1,6 +1,9 @@
+import { Effect } from "effect"
 import type { FalkorDB, Graph } from "falkordb"
 import { randomUUID } from "node:crypto"
+import { materialise } from "../src/layers/factStore/rankGenerations.js"
 import type { EncodedOutputOf } from "../test/support/toolOutputs.js"
+import { statements } from "./bulkLoad.js"
 import { type GeneratedGraph, makeForkPairs, rng } from "./graph.js"
 import { type inProcessRelay, replay, type StdioRelay } from "./relay.js"
 import { sample, type SampleOptions, type Stats } from "./sampler.js"
@@ -33,6 +36,8 @@ const savedId = (result: unknown) => (result as EncodedOutputOf<"relay_save_fact
 /** How one tool is driven: the input of call i, and which recorded values a floor call swaps for i's. */
 interface Scenario {
   readonly tool: string
+  /** The row's name when one tool is measured in several ways (default: the tool). */
+  readonly key?: string
   readonly options?: SampleOptions
   readonly prepare?: () => Promise<void>
   readonly args: (i: number) => Args
@@ -40,6 +45,24 @@ interface Scenario {
   readonly ids: (args: Args) => ReadonlyArray<string>
   /** Called with each result (e.g. to hand a new fact back as a fresh parent). */
   readonly after?: (result: unknown, args: Args) => void
+}
+
+/** One generation of importance built on the bare client, each statement timed. */
+const materialiseTimed = async (graph: Graph) => {
+  let longest = 0
+  let count = 0
+  const start = performance.now()
+  await Effect.runPromise(materialise(
+    statements(async (cypher, params) => {
+      const t = performance.now()
+      const reply = await graph.query(cypher, { params: params as never })
+      longest = Math.max(longest, performance.now() - t)
+      count++
+      return reply.data ?? []
+    }),
+    { me: "bench", force: true }
+  ))
+  return { seconds: (performance.now() - start) / 1000, statements: count, longest }
 }
 
 const readOptions: SampleOptions = { warmup: 20, min: 20, max: 400, budgetMs: 1500 }
@@ -83,8 +106,40 @@ export const measureTools = async (
     { tool: "relay_get_current_state", args: () => ({ limit: 20 }), ids: () => [] },
     { tool: "relay_detect_conflicts", args: () => ({}), ids: () => [] },
     { tool: "relay_get_briefing", args: () => ({ my_name: "bench-reader", since }), ids: () => [] },
-    { tool: "relay_get_important_facts", options: heavyOptions, args: () => ({ limit: 10 }), ids: () => [] },
-    { tool: "relay_get_clusters", options: heavyOptions, args: () => ({}), ids: () => [] },
+    {
+      tool: "relay_get_important_facts",
+      // Issue 42: read from the materialised generation, built here as the leased process would.
+      prepare: async () => {
+        const timed = await materialiseTimed(graph)
+        log(
+          `  importance materialised: ${timed.seconds.toFixed(1)} s, ${timed.statements} statements, ` +
+            `the longest ${timed.longest.toFixed(1)} ms (client time, round trip included)`
+        )
+      },
+      args: () => ({ limit: 10 }),
+      ids: () => []
+    },
+    // Issue 42's target: a page of 20 clusters, 5 facts each; the studio's threads list; a thread scope.
+    { tool: "relay_get_clusters", args: () => ({ limit: 20, facts_per_cluster: 5 }), ids: () => [] },
+    {
+      tool: "relay_get_clusters",
+      key: "studio threads list",
+      args: () => ({ limit: 50, facts_per_cluster: 1 }),
+      ids: () => []
+    },
+    {
+      tool: "relay_get_current_state",
+      key: "thread scope (current_state)",
+      args: (i) => ({ limit: 20, thread: targets[i % targets.length] }),
+      ids: (a) => [a.thread as string]
+    },
+    {
+      tool: "relay_get_clusters",
+      key: "clusters (every one, 2,000 facts)",
+      options: heavyOptions,
+      args: () => ({}),
+      ids: () => []
+    },
     {
       tool: "relay_save_fact",
       options: writeOptions,
@@ -132,9 +187,10 @@ export const measureTools = async (
     const recorded = await cx.inproc.recorder.record(() => cx.inproc.call(s.tool, firstArgs)).catch((e: unknown) => ({
       error: e instanceof Error ? e.message.split("\n")[0]! : String(e)
     }))
+    const key = s.key ?? s.tool
     if ("error" in recorded) {
-      out[s.tool] = { floor: recorded, inproc: recorded, e2e: recorded }
-      log(`  ${s.tool.padEnd(26)} failed (${recorded.error})`)
+      out[key] = { floor: recorded, inproc: recorded, e2e: recorded }
+      log(`  ${key.padEnd(26)} failed (${recorded.error})`)
       continue
     }
     const { result, trace } = recorded
@@ -167,7 +223,7 @@ export const measureTools = async (
       )
     const inproc = await through(cx.inproc)
     const e2e = await through(cx.e2e)
-    out[s.tool] = { floor, inproc, e2e }
+    out[key] = { floor, inproc, e2e }
     // A level under half its floor did not run the calls it timed: say so rather than print it.
     const p50 = (x: Stats | Failed) =>
       isFailed(x)
@@ -176,7 +232,7 @@ export const measureTools = async (
           !isFailed(floor) && x !== floor && x.p50 < floor.p50 / 2 ? " (SUSPECT: under its floor)" : ""
         }`
     log(
-      `  ${s.tool.padEnd(26)} floor ${p50(floor)}  in-process ${p50(inproc)}  e2e ${
+      `  ${key.padEnd(26)} floor ${p50(floor)}  in-process ${p50(inproc)}  e2e ${
         p50(e2e)
       } (p50, ${trace.flat().length} statements)`
     )

@@ -7,12 +7,16 @@ import { toIso } from "../src/domain/time.js"
  * rival sibling (a fork), every other such fork decided, every 25th fact of an odd thread a merge onto
  * the fact of the same depth in the thread before, the winner of every fourth fork retracted. Ids are counters in UUID form and every
  * record has a stamp of its own, so the lines are in write order. For the import tests and the bench.
+ * With `plainForks`, every other fork is two kind-less facts (a pair the fork marks count by text)
+ * instead of two choices (a pair kept as a FORKS edge: layers/factStore/forkRule.ts).
  */
 export interface MemoryFileShape {
   readonly threads: number
   readonly perThread: number
   /** The first record's stamp (default 2026-01-01T00:00:00.000Z). */
   readonly start?: number
+  /** Every other fork kind-less (default: every fork two choices). */
+  readonly plainForks?: boolean
 }
 
 export const counterId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
@@ -67,14 +71,10 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
         : undefined
       if (merge !== undefined) counts.merges++
       const forked = parent !== null && n % 10 === 9
-      const id: string = fact(
-        parent,
-        `thread ${t} step ${d}: the service answers in ${d} ms`,
-        merge,
-        forked ? "choice" : undefined
-      )
+      const kind = forked && !(shape.plainForks === true && counts.forks % 2 === 1) ? "choice" : undefined
+      const id: string = fact(parent, `thread ${t} step ${d}: the service answers in ${d} ms`, merge, kind)
       if (forked) {
-        const rival = fact(parent, `thread ${t} step ${d}: use another store instead`, undefined, "choice")
+        const rival = fact(parent, `thread ${t} step ${d}: use another store instead`, undefined, kind)
         counts.forks++
         if (Math.floor(n / 10) % 2 === 0) {
           counts.decisions++
@@ -106,7 +106,8 @@ export const memoryFile = (shape: MemoryFileShape): MemoryFile => {
     }
     previous = chain
   }
-  // Open: two children that say different things, neither superseded nor retracted (no detail here).
+  // Open: two children that say different things, neither superseded nor retracted (no detail here,
+  // and two siblings of which one is a choice share the words "thread" and "step").
   const openForks = [...children].filter(([, kids]) =>
     new Set(kids.filter((k) => !out.has(k.id)).map((k) => k.content)).size > 1
   ).map(([p]) => p)

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
-import { Cause, ConfigError, Console, Effect, Option } from "effect"
+import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
 import { serveHttp } from "./http/serveHttp.js"
 import { SettingsLive } from "./layers/assembly/SettingsLive.js"
 import { relayStack, teamStack } from "./layers/assembly/stacks.js"
 import { StderrLogger } from "./layers/assembly/stderrLogger.js"
 import { guardDriverErrors } from "./layers/database/driverGuard.js"
+import { RankDaemonLive } from "./layers/factStore/FactStoreLive.js"
 import { serveStdio } from "./mcp/serveStdio.js"
 import { warmUp } from "./mcp/warmUp.js"
 
@@ -36,7 +37,10 @@ const teardown: Teardown = (exit, onExit) =>
 /** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
 const serve = process.argv.slice(2).includes("--http")
   ? Effect.provide(Effect.scoped(serveHttp), teamStack(SettingsLive))
-  : Effect.provide(Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)), relayStack(SettingsLive))
+  : Effect.provide(
+    Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)),
+    RankDaemonLive.pipe(Layer.provideMerge(relayStack(SettingsLive)))
+  )
 
 guardDriverErrors.pipe(
   Effect.zipRight(serve),

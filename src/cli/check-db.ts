@@ -1,8 +1,9 @@
 /**
  * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
  * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
- * With `--verify`, checks every fact's stored staleness, every fork window and the task counters against
- * what the graph holds (verifyStored.ts): exit 1 on drift.
+ * With `--verify`, checks every fact's stored staleness, every fork window, the task counters and the
+ * threads and clusters (recomputed from the edges) against what the graph holds (verifyStored.ts):
+ * exit 1 on drift.
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
@@ -108,6 +109,13 @@ const main = Effect.gen(function*() {
       }`
     )
   }
+  for (const d of checked.pairExamples) {
+    yield* say(
+      `drift:     facts ${d.id} and ${d.sibling} ${
+        d.pair ? "are a fork pair by the rule, with no FORKS edge" : "have a FORKS edge the rule does not give"
+      }`
+    )
+  }
   for (const d of checked.taskCounts) {
     yield* say(`drift:     the board counts ${d.stored} ${d.status} tasks, a recount finds ${d.counted}`)
   }
@@ -130,6 +138,14 @@ const main = Effect.gen(function*() {
       exitCode: 1
     })
   }
+  for (const d of checked.clusters.examples) yield* say(`drift:     ${d}`)
+  if (checked.clusters.drifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.clusters.drifted} thread roots, cluster memberships or tallies differ from what ` +
+        `the edges give; report it with this output`,
+      exitCode: 1
+    })
+  }
   if (checked.unmarked > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.unmarked} forked parent(s) have an open pair and no fork mark; ` +
@@ -142,6 +158,13 @@ const main = Effect.gen(function*() {
       message: `verify: ${checked.taskCounts.length} task counter${
         checked.taskCounts.length === 1 ? " differs" : "s differ"
       } from a recount; report it with this output`,
+      exitCode: 1
+    })
+  }
+  if (checked.pairsDrifted > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.pairsDrifted} sibling pair${checked.pairsDrifted === 1 ? "" : "s"} store a fork ` +
+        `edge the fork rule does not give, or lack one it gives; report it with this output`,
       exitCode: 1
     })
   }
@@ -161,7 +184,8 @@ const main = Effect.gen(function*() {
   }
   yield* say(
     `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
-      `edges, every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount`
+      `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount; ` +
+      `${checked.clusters.clusters} clusters, each thread root, membership and tally agrees with the edges`
   )
 }).pipe(Effect.provide(SettingsLive))
 

@@ -36,17 +36,19 @@ export const filterStatuses = (
   status: "any" | FactStatus | ReadonlyArray<FactStatus>
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
-const kindDescription = "detail (adds to parent) or choice (an option)"
+const kindDescription = "choice: an option; conflicts with any sibling sharing 2+ words. detail: adds to parent; " +
+  "conflicts only with what it contradicts. Left out: conflicts with every differing kind-less sibling"
 
 /**
- * What a fact says of its parent: `detail` adds to it (never a fork, never in a conflict), `choice`
- * is one answer where others are possible. Left out: the seed's rule, every differing sibling forks
- * (see domain/model/conflicts.ts). Stored on the fact; not shown in Fact (the conflicts it makes are).
+ * What a fact says of its parent: `detail` adds to it (in a conflict only with a sibling it names in
+ * `contradicts`, or a choice about the same thing), `choice` is one answer where others are possible
+ * (in a conflict with any sibling it shares two stemmed terms with). Left out: the seed's rule, every
+ * differing kind-less sibling forks (see domain/model/conflicts.ts). Stored on the fact; not shown in
+ * Fact (the conflicts it makes are). An enum in the listing: a model that writes "Detail" is told.
  */
 export const FactKind = Schema.Literal("detail", "choice").annotations({
   description: kindDescription,
-  // The values are in the description; the listing does not spell them out twice.
-  jsonSchema: { type: "string", description: kindDescription }
+  jsonSchema: { type: "string", enum: ["detail", "choice"], description: kindDescription }
 })
 export type FactKind = typeof FactKind.Type
 

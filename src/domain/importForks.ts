@@ -1,7 +1,8 @@
 /**
  * Whether an import marks a parent a fork (layers/transfer/importRecords.ts), as the saves of its
  * children would have: a child marks it when it says something else than a sibling saved before it
- * that was not retracted by then, details left out (a detail disagrees with nothing). Decided from
+ * that was not retracted by then, kind-less children only (a pair with a choice or a `contradicts`
+ * in it is a FORKS edge instead: layers/factStore/forkRule.ts). Decided from
  * the stamps alone (each child's, and its retraction's), so it does not matter which of the file's
  * records are in the graph yet, and a rerun that finds the children there marks the same. Only a
  * pair with a child of the file counts: a merge never marks what the graph's own saves did not.
@@ -10,7 +11,8 @@
 export interface ChildStamp {
   readonly id: string
   readonly norm: string
-  readonly detail: boolean
+  /** Saved with a kind: its pairs are FORKS edges, not this grouped count. */
+  readonly kinded: boolean
   readonly createdAt: number
   /** When it was retracted (null: never). */
   readonly retractedAt: number | null
@@ -34,7 +36,7 @@ const raise = (top: Array<Best>, norm: string, until: number) => {
 }
 
 export const marksFork = (children: ReadonlyArray<ChildStamp>, fromFile: ReadonlySet<string>): boolean => {
-  const kids = children.filter((c) => !c.detail).sort((a, b) =>
+  const kids = children.filter((c) => !c.kinded).sort((a, b) =>
     a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   )
   const all: Array<Best> = []

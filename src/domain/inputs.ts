@@ -5,10 +5,13 @@ import { FactKind, StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
+import { contradictsMax } from "./rules.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
+
+const contradictsDescription = `Sibling ids (up to ${contradictsMax}) this fact disagrees with: always a conflict`
 
 export const SaveFactInput = Schema.Struct({
   content: FactContent,
@@ -25,6 +28,12 @@ export const SaveFactInput = Schema.Struct({
     })
   ),
   kind: Schema.optional(FactKind),
+  contradicts: Schema.optional(
+    Schema.Array(FactId).pipe(Schema.minItems(1), Schema.maxItems(contradictsMax)).annotations({
+      description: contradictsDescription,
+      jsonSchema: { type: "array", items: { type: "string" }, description: contradictsDescription }
+    })
+  ),
   supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
   reason: Schema.optional(Reason),
   request_id: Schema.optional(RequestId)
@@ -146,8 +155,16 @@ export const ClustersInput = Schema.Struct({
 })
 
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
+const queriesDescription = "Up to 5 rephrasings, in the words the facts would use, fused with query; no cursor"
+
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
+  queries: Schema.optional(
+    Schema.Array(SearchQuery).pipe(Schema.minItems(1), Schema.maxItems(5)).annotations({
+      description: queriesDescription,
+      jsonSchema: { type: "array", items: { type: "string" }, description: queriesDescription }
+    })
+  ),
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),

@@ -48,7 +48,9 @@ export const FactRecord = Schema.Struct({
   also_on: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(7))),
   content: FactContent,
   /** The `kind` the writer gave (detail or choice); absent when none was given. */
-  fact_kind: Schema.optional(FactKind)
+  fact_kind: Schema.optional(FactKind),
+  /** The siblings the writer said it contradicts (`contradicts`), sorted; absent when none. */
+  contradicts: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(8)))
 })
 
 /** A SUPERSEDES edge: the winner stands, the loser is overruled. */
@@ -205,7 +207,8 @@ export const recordLine = (r: MemoryRecord): string => {
         parent_id: r.parent_id,
         ...(r.also_on === undefined ? {} : { also_on: r.also_on }),
         content: r.content,
-        ...(r.fact_kind === undefined ? {} : { fact_kind: r.fact_kind })
+        ...(r.fact_kind === undefined ? {} : { fact_kind: r.fact_kind }),
+        ...(r.contradicts === undefined ? {} : { contradicts: r.contradicts })
       })
     case "decision":
       return JSON.stringify({

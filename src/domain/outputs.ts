@@ -19,6 +19,11 @@ export const SaveFactOutput = Schema.Struct({
     siblings_total: Schema.Number,
     duplicate_of: Schema.NullOr(Fact)
   }))),
+  /** Only for a choice with differing siblings it does not fork with (the fork rule let them pass). */
+  compared: Schema.optional(Schema.Struct({
+    siblings: Schema.Array(Fact).annotations({ description: "Differing siblings compared and not in conflict" }),
+    siblings_total: Schema.Number
+  })),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,
@@ -103,7 +108,7 @@ export const ConfirmFactOutput = Schema.Struct({
 export const BriefingOutput = Schema.Struct({
   as_of: Schema.String,
   since: Schema.String,
-  new_facts: Schema.Array(Fact),
+  // What must not be missed first (issue 41): a reader that stops early has read it.
   decisions: Schema.Array(Decision),
   retractions: Schema.Array(Withdrawal),
   open_conflicts: Schema.Array(Conflict).annotations({
@@ -113,6 +118,7 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  new_facts: Schema.Array(Fact),
   imported: Schema.optional(Schema.Array(ImportedNote)).annotations({
     description: "Imports made in this window and the decisions, retractions and confirmations they brought"
   }),
@@ -121,6 +127,8 @@ export const BriefingOutput = Schema.Struct({
 
 export const ImportantFactsOutput = Schema.Struct({
   facts: Schema.Array(Schema.Struct({ fact: Fact, score: Schema.Number })),
+  /** The scores are as of this instant (null: an empty memory): facts written since are not ranked yet. */
+  as_of: Schema.NullOr(Schema.String),
   next_cursor: NextCursor
 })
 
@@ -174,8 +182,16 @@ export const SearchHit = Schema.Struct({
   fact: Fact,
   score: Schema.Number.annotations({ description: "Text relevance; higher is better" }),
   superseded_by: Schema.Array(LostTo).annotations({ description: "The decisions this fact lost (up to 3)" }),
-  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" })
+  supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" }),
+  weak: Schema.optional(Schema.Boolean.annotations({
+    description: "Matched words carrying under half the query's weight: likely not the answer"
+  }))
 })
 export type SearchHit = typeof SearchHit.Type
 
-export const SearchOutput = Schema.Struct({ hits: Schema.Array(SearchHit), next_cursor: NextCursor })
+export const SearchOutput = Schema.Struct({
+  hits: Schema.Array(SearchHit),
+  /** Only when every hit of the page is weak: what to do about it. */
+  note: Schema.optional(Schema.String),
+  next_cursor: NextCursor
+})

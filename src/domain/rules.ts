@@ -64,6 +64,12 @@ export const conflictChildrenShown = 20
 /** How many differing siblings a save shows (the most recent); it counts them all. */
 export const forkSiblingsShown = 20
 
+/** How many siblings a choice's save names that it was compared with and does not fork with (the most recent). */
+export const comparedShown = 5
+
+/** How many siblings a save may name in `contradicts`. */
+export const contradictsMax = 8
+
 /** How far back the first briefing of a name reaches. */
 export const firstBriefingSpan = 7 * 24 * 60 * 60 * 1000
 

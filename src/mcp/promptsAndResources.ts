@@ -62,6 +62,9 @@ const unwrap = (
   })
 }
 
+/** The start-session prompt's budget, as max_tokens of the briefing it renders. */
+const promptTokens = 1500
+
 export const startSession = {
   name: "start-session",
   title: "Start a session with Relay's briefing",
@@ -95,9 +98,16 @@ export const getPrompt = async (calls: Calls, name: string, args: Readonly<Recor
     )
   }
   const given = args?.["name"]
-  const result = unwrap(await calls.invoke(getBriefing, given === undefined ? {} : { my_name: given }), {
-    my_name: "name"
-  })
+  // Within about 1,500 tokens (issue 41): decisions, conflicts and tasks first, then the facts that fit.
+  const result = unwrap(
+    await calls.invoke(
+      getBriefing,
+      given === undefined ? { max_tokens: promptTokens } : { my_name: given, max_tokens: promptTokens }
+    ),
+    {
+      my_name: "name"
+    }
+  )
   const text = result.content[0]?.text ?? ""
   return {
     description: startSession.description,

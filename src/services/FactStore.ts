@@ -28,6 +28,7 @@ import type {
   CompatibleRecord,
   Confirmed,
   ConflictsPage,
+  ImportantPage,
   Page,
   Resolved,
   Retracted,
@@ -92,7 +93,8 @@ export interface FactStoreShape {
     confirmation: Confirmation
   ) => Effect.Effect<Confirmed, FactNotFound | InvalidInput | InvalidResolution | DatabaseError>
   readonly briefing: (options: BriefingOptions) => Effect.Effect<Briefing, FactNotFound | InvalidInput | DatabaseError>
-  readonly important: (options: ImportantOptions) => Effect.Effect<Page<{ fact: Fact; score: number }>, DatabaseError>
+  /** A page of the materialised importance (or, before the first generation, computed now), with its as-of stamp. */
+  readonly important: (options: ImportantOptions) => Effect.Effect<ImportantPage, DatabaseError>
   readonly search: (
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<SearchRow>, FactNotFound | InvalidInput | DatabaseError>

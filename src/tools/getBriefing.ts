@@ -23,7 +23,8 @@ const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor o
 
 export const getBriefing = defineTool({
   name: "relay_get_briefing",
-  description: "Start each session here: what others saved and decided since your last briefing, open conflicts",
+  description: "Start each session here: decisions, retractions, open conflicts and tasks since your last briefing, " +
+    "then others' new facts (max_tokens cuts facts first)",
   annotations: readOnly("Get a briefing"),
   input: BriefingInput,
   output: BriefingOutput,
@@ -63,12 +64,12 @@ export const getBriefing = defineTool({
     return {
       as_of: toIso(b.asOf),
       since: toIso(b.since),
-      new_facts: b.newFacts,
       decisions: b.decisions,
       retractions: b.retractions,
       open_conflicts: fresh,
       unchanged_conflicts: b.openConflicts.length - fresh.length,
       tasks,
+      new_facts: b.newFacts,
       ...(b.imported.length === 0 ? {} : { imported: b.imported }),
       next_cursor: n === null ? null : encodeCursor([
         n.since,

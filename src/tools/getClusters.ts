@@ -16,11 +16,12 @@ export const getClusters = defineTool({
   output: ClustersOutput,
   render: renderClusters,
   handler: Effect.fn("relay/tools/relay_get_clusters")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 2)
+    const at = yield* cursorNumbers(input.cursor, 3)
     const found = yield* (yield* FactStore).clusters({
       limit: input.limit,
       factsPerCluster: input.facts_per_cluster,
-      after: at === null ? null : [at[0]!, at[1]!]
+      after: at === null ? null : [at[0]!, at[1]!],
+      skipped: at?.[2]
     })
     return {
       clusters: found.clusters.map((c) => ({

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ImportantFactsInput } from "../domain/inputs.js"
 import { ImportantFactsOutput } from "../domain/outputs.js"
 import { cursorNumbers } from "../domain/paging.js"
+import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderImportantFacts } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
@@ -20,6 +21,10 @@ export const getImportantFacts = defineTool({
       limit: input.limit,
       after: at === null ? null : [at[0]!, at[1]!]
     })
-    return { facts: found.items, next_cursor: found.next_cursor }
+    return {
+      facts: found.items,
+      as_of: found.asOf === null ? null : toIso(found.asOf),
+      next_cursor: found.next_cursor
+    }
   })
 })

@@ -50,6 +50,7 @@ export const saveFact = defineTool({
       parentId: input.parent_fact_id ?? parents[0] ?? null,
       alsoOn: parents.slice(1),
       kind: input.kind ?? null,
+      contradicts: input.contradicts ?? [],
       revises: input.supersedes === undefined || reason === undefined ? null : { id: input.supersedes, reason }
     })
     // The fact has landed: a reply too large for its siblings keeps the most recent that fit (siblings_total stays whole).
@@ -72,6 +73,9 @@ export const saveFact = defineTool({
           siblings_total: u.siblingsTotal,
           duplicate_of: u.duplicateOf
         }))
+      }),
+      ...(saved.comparedTotal === 0 ? {} : {
+        compared: { siblings: saved.compared, siblings_total: saved.comparedTotal }
       }),
       ...(saved.revision === null ? {} : {
         revision: {

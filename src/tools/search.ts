@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
-import { SearchOutput } from "../domain/outputs.js"
+import { type SearchHit, SearchOutput } from "../domain/outputs.js"
 import { currentBudget, type CursorKey, page } from "../domain/paging.js"
 import { FactStore, type SearchKey } from "../services/FactStore.js"
 import { renderSearch } from "./render/reads.js"
@@ -27,9 +27,34 @@ const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, 
   return Effect.succeed(key.length === 3 ? [score, i as number, 1] as const : [score, i as number] as const)
 }
 
+/**
+ * Reciprocal rank fusion of several phrasings' hits (k = 60): a fact's score is the sum of 1 / (k +
+ * its rank) over the lists it is in; it is weak only when weak in every list it is in.
+ */
+const fuse = (lists: ReadonlyArray<ReadonlyArray<SearchHit>>): Array<SearchHit> => {
+  const fused = new Map<string, { hit: SearchHit; score: number; weak: boolean; first: number }>()
+  lists.forEach((hits, l) =>
+    hits.forEach((h, rank) => {
+      const seen = fused.get(h.fact.id)
+      const strong = h.weak !== true
+      if (seen === undefined) {
+        fused.set(h.fact.id, { hit: h, score: 1 / (60 + rank + 1), weak: !strong, first: l * 1000 + rank })
+      } else fused.set(h.fact.id, { ...seen, score: seen.score + 1 / (60 + rank + 1), weak: seen.weak && !strong })
+    })
+  )
+  return [...fused.values()].sort((x, y) => y.score - x.score || x.first - y.first).map((f) => {
+    const { weak: _, ...rest } = f.hit
+    return { ...rest, score: Math.round(f.score * 10000) / 10000, ...(f.weak ? { weak: true } : {}) }
+  })
+}
+
+/** What a page of weak hits only opens with (issue 41). */
+export const noStrongMatch = "no strong match: try the words the facts would use"
+
 export const search = defineTool({
   name: "relay_search",
-  description: "Words or a question; best first, with decisions won or lost",
+  description: "Words or a question; best first, with decisions won or lost. A weak hit matched few of the words: " +
+    "when nothing is strong, call again with queries in the words a fact would use",
   annotations: readOnly("Search the memory"),
   // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
   unlisted: ["session_id"],
@@ -38,7 +63,40 @@ export const search = defineTool({
   render: renderSearch,
   handler: Effect.fn("relay/tools/relay_search")(function*(input) {
     const after = yield* searchKey(input.cursor)
-    const rows = yield* (yield* FactStore).search({
+    const store = yield* FactStore
+    const ask = (query: string, take: number, from: SearchKey | null) =>
+      store.search({
+        query,
+        statuses: filterStatuses(input.status),
+        writtenBy: input.written_by ?? null,
+        sessionId: input.session_id ?? null,
+        since: input.since ?? null,
+        until: input.until ?? null,
+        asOf: input.as_of ?? null,
+        thread: input.thread ?? null,
+        take,
+        after: from
+      })
+    if (input.queries !== undefined) {
+      if (after !== null) {
+        return yield* new InvalidInput({ message: "cursor: not taken with queries (one page, fused)" })
+      }
+      const lists = yield* Effect.forEach([input.query, ...input.queries], (q) => ask(q, input.limit, null))
+      const hits = fuse(lists.map((rows) => rows.map((r) => r.hit))).slice(0, input.limit)
+      const { items } = page(
+        hits.map((h, i) => ({ h, key: [0, i] as const })),
+        input.limit,
+        (r) => r.key,
+        yield* currentBudget()
+      )
+      const shown = items.map((r) => r.h)
+      return {
+        hits: shown,
+        ...(shown.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
+        next_cursor: null
+      }
+    }
+    const rows = yield* store.search({
       query: input.query,
       statuses: filterStatuses(input.status),
       writtenBy: input.written_by ?? null,
@@ -51,6 +109,18 @@ export const search = defineTool({
       after
     })
     const { items, next_cursor } = page(rows, input.limit, (r) => r.key, yield* currentBudget())
-    return { hits: items.map((r) => r.hit), next_cursor }
+    // On an equal score a decision's winner comes first (stable, within the page: the cursor is the
+    // page's last key as read, so no hit is skipped or repeated).
+    const hits = items.map((r) => r.hit).map((h, i) => ({ h, i })).sort((x, y) =>
+      x.h.score === y.h.score && x.h.weak === y.h.weak
+        ? (y.h.supersedes.length > 0 ? 1 : 0) - (x.h.supersedes.length > 0 ? 1 : 0) || x.i - y.i
+        : x.i - y.i
+    ).map((x) => x.h)
+    // A first page with no strong hit (none at all, or weak ones only) says what to do next.
+    return {
+      hits,
+      ...(after === null && hits.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
+      next_cursor
+    }
   })
 })

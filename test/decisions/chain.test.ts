@@ -41,7 +41,7 @@ const underConcurrentWrites = async (
             written_by: `writer-${w}`,
             session_id: `w${w}`
           })
-          expect(r.isError).toBeFalsy()
+          expect(r.isError, r.content[0]?.text).toBeFalsy()
           saved.push(outputOf(r).fact.id)
         }
       })
@@ -123,7 +123,7 @@ describe("briefings chain exactly", () => {
       // No since, no as_of kept by the client: only my_name, and a small limit so windows take pages.
       const { briefings } = await underConcurrentWrites("chain_auto", async (reader, seen) => {
         const r = await reader.call("relay_get_briefing", { my_name: "reader", limit: 7 })
-        expect(r.isError).toBeFalsy()
+        expect(r.isError, r.content[0]?.text).toBeFalsy()
         if (previous !== undefined) expect(outputOf(r).since).toBe(previous)
         for (const f of outputOf(r).new_facts) seen.push(f.id)
         paged += await readRestOf(reader, r, seen, { limit: 7 })

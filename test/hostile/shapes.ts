@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import { storeThreadClusters } from "../../bench/bulkLoad.js"
 import { normaliseContent } from "../../src/domain/content.js"
 import { clockSetQuery } from "../../src/layers/database/clock.js"
 import type { ToolCallResult } from "../support/mcpClient.js"
@@ -75,6 +76,8 @@ export const writeFacts = async (
     clockSetQuery({ last: "CASE WHEN clk.last IS NULL OR clk.last < $last THEN $last ELSE clk.last END" }),
     { last }
   )
+  // What the saves would have kept on write: threads and clusters (schema 8).
+  await storeThreadClusters((cypher, params) => admin.query(graph, cypher, params))
   return built
 }
 

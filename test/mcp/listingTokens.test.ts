@@ -5,7 +5,7 @@ import { propertiesOf } from "../support/jsonSchema.js"
 
 /**
  * tools/list is read by the model on every turn (issue 10): names, descriptions and input schemas
- * stay within 2,000 o200k tokens, every field is described, no regex is advertised, and no note is
+ * stay within 2,500 o200k tokens (issue 41: words where a model misread), every field is described, no regex is advertised, and no note is
  * repeated across the descriptions.
  */
 describe("tools/list as the model reads it", () => {
@@ -18,7 +18,7 @@ describe("tools/list as the model reads it", () => {
     const total = countTokens(
       JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })))
     )
-    expect(total, JSON.stringify(perTool)).toBeLessThanOrEqual(2000)
+    expect(total, JSON.stringify(perTool)).toBeLessThanOrEqual(2500)
   })
 
   it("describes every input field, advertises no pattern, and says one thing once", () => {

@@ -70,8 +70,44 @@ describe("compact rendering", () => {
       expect(text.split(`"${t}"`)).toHaveLength(2)
     }
     expect(text).toContain("1 older open conflict(s) unchanged: relay_detect_conflicts lists them.")
-    // Both sides named: the winner by id (its text is above), the loser with its text the first time.
-    expect(text).toContain("bbbbbbbb supersedes cccccccc \"loser text\" because \"why\" (cursor, 1h ago)")
-    expect(text).toContain("under aaaaaaaa (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago: \"other text\"")
+    // Decisions first (issue 41), both sides with their text the first time; the conflict and the new
+    // facts after it name what was written above by id.
+    expect(text).toContain(
+      "bbbbbbbb \"winner text\" supersedes cccccccc \"loser text\" because \"why\" (cursor, 1h ago)"
+    )
+    expect(text).toContain(
+      "under aaaaaaaa cursor 3h ago: \"parent text\" (2 open):\n  bbbbbbbb\n  dddddddd cursor 3h ago: \"other text\""
+    )
+    expect(text.indexOf("Decisions by others")).toBeLessThan(text.indexOf("New facts by others"))
+    expect(text).toContain(
+      "New facts by others (2):\naaaaaaaa cursor 3h ago (text above)\nbbbbbbbb cursor 3h ago (text above)"
+    )
+  })
+
+  it("a fact whose text a decision cut is written whole where it is next listed, never left cut", () => {
+    const w = "bbbbbbbb-0000-4000-8000-000000000000"
+    const l = "cccccccc-0000-4000-8000-000000000000"
+    const long = `The loser says a great deal more than eighty characters can hold: ${"x".repeat(40)} end`
+    const text = renderResult(getBriefing, {
+      as_of: "2026-12-01T13:00:00.000Z",
+      since: "2026-12-01T09:00:00.000Z",
+      new_facts: [fact(w, null, "winner text"), { ...fact(l, null, long), status: "superseded" }],
+      decisions: [{
+        winner: fact(w, null, "winner text"),
+        loser: { ...fact(l, null, long), status: "superseded" },
+        reason: "why",
+        resolved_by: "cursor",
+        created_at: "2026-12-01T12:00:00.000Z"
+      }],
+      retractions: [],
+      open_conflicts: [],
+      unchanged_conflicts: 0,
+      tasks: noTasks,
+      next_cursor: null
+    }, Date.parse("2026-12-01T13:00:00.000Z"))
+    expect(text).toContain(`cccccccc "${long.slice(0, 79)}…" because`)
+    expect(text.split(`"${long}"`)).toHaveLength(2)
+    expect(text).toContain(`cccccccc [superseded] cursor 3h ago: "${long}"`)
+    expect(text).toContain("bbbbbbbb cursor 3h ago (text above)")
   })
 })

@@ -114,10 +114,12 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
         ...who
       })
       expect((a.fact as { parent_id: string }).parent_id).toBe(root.id)
+      // One shared word is no fork by itself (issue 41): the writer names what it contradicts, by short id.
       const b = await call("relay_save_fact", {
         content: "Keep them in Redis",
         parent_fact_id: root.id,
         kind: "choice",
+        contradicts: [(a.fact as { id: string }).id],
         ...who
       })
       const fork = b.fork as { parent_id: string; siblings: Array<{ id: string }> }

@@ -31,16 +31,16 @@ describe("kind and supersedes on relay_save_fact", () => {
     await admin?.close()
   })
 
-  it("details never fork; two differing choices do, and the reply names the compatible call", async () => {
+  it("details never fork; two choices about the same thing do, and the reply names the compatible call", async () => {
     const app = (await save("The web app is a React 18 single-page app")).fact.id
     const flags = await save("Feature flags come from LaunchDarkly", { parent_fact_id: app, kind: "detail" })
     expect(flags.fork).toBeNull()
     const i18n = await save("Strings go through i18next", { parent_fact_id: app, kind: "detail" })
     expect(i18n.fork).toBeNull()
-    const vite = await save("Build with Vite", { parent_fact_id: app, kind: "choice" })
+    const vite = await save("Bundle builds with Vite", { parent_fact_id: app, kind: "choice" })
     expect(vite.fork).toBeNull()
     const webpack = await mcp.call("relay_save_fact", {
-      content: "Build with webpack",
+      content: "Bundle builds with webpack",
       written_by: "cursor",
       session_id: "revision",
       parent_fact_id: app,

@@ -156,7 +156,7 @@ describe("all the tools over stdio", () => {
     expect(lines(redis)[4]).toBe(
       `If all can hold: relay_resolve_conflict outcome "compatible", fact_ids ["${s(rs.fact.id)}", "${
         s(ids.cookies)
-      }"]; a detail is saved with kind "detail".`
+      }"].`
     )
     expect(lines(redis)).toHaveLength(5)
 
@@ -314,11 +314,12 @@ describe("all the tools over stdio", () => {
     expect(l[1]).toBe(`Briefing since 7d ago, as of ${b.as_of}.`)
     expect(l).toContain("New facts by others (3):")
     expect(l).toContain("Decisions by others (1):")
-    // the winner was listed among the new facts: the decision names it by id and the loser with its text
+    // decisions come first (issue 41): both sides with their text; the new facts after name the winner by id
     const d = l.indexOf("Decisions by others (1):")
+    expect(d).toBeLessThan(l.indexOf("New facts by others (3):"))
     expect(l[d + 1]).toMatch(
       re(
-        `${s(ids.redis)} supersedes ${
+        `${s(ids.redis)} "Keep refresh tokens in Redis" supersedes ${
           s(ids.cookies)
         } "Keep refresh tokens in cookies" because "Redis wins because we need instant revocation" \\(cursor, ${now}\\)`
       )
@@ -346,7 +347,9 @@ describe("all the tools over stdio", () => {
     expect(facts).toHaveLength(2)
     expect(facts[0]!.fact.id).toBe(ids.root)
     expect(facts[0]!.score).toBeGreaterThan(facts[1]!.score)
-    expect(lines(r)[1]).toBe("Most built-upon facts, with score (2 on this page):")
+    // The scores are as of an instant (issue 42: a materialised generation, or this memory's last stamp).
+    expect(outputOf(r).as_of).not.toBeNull()
+    expect(lines(r)[1]).toBe(`Most built-upon facts, with score (as of ${outputOf(r).as_of}) (2 on this page):`)
     expect(lines(r)[2]).toMatch(
       re(`${facts[0]!.score.toFixed(3)} ${s(ids.root)} claude-desktop ${now}: "Auth needs refresh tokens"`)
     )

@@ -15,7 +15,9 @@ layer(relayTestLayer("merges"))("a save on several parents", (it) => {
       const db = yield* save("Jobs run on Postgres")
       const workers = yield* save("Workers are stateless")
       const a = yield* save("Lease jobs with SKIP LOCKED", { parent_fact_id: db.fact.id })
-      const b = yield* save("Workers poll every second", { parent_fact_id: workers.fact.id, kind: "choice" })
+      // Under the second parent a choice forks with the merge only when they share 2 stemmed terms (issue 41).
+      const b = yield* save("Workers lease jobs in batches of ten", { parent_fact_id: workers.fact.id, kind: "choice" })
+      yield* save("Workers poll every second", { parent_fact_id: workers.fact.id, kind: "choice" })
       const m = yield* save("Lease jobs with advisory locks", {
         builds_on: [db.fact.id, workers.fact.id, db.fact.id]
       })

@@ -133,6 +133,8 @@ const cases: ReadonlyArray<Case> = [
     tool: getImportantFacts,
     output: fc.record({
       facts: fc.array(fc.record({ fact, score: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 5 }),
+      // As of when the scores were materialised (issue 42): null for an empty memory.
+      as_of: fc.option(stamp, { nil: null }),
       next_cursor: cursor
     }).map((o) => ({ output: o, items: o.facts }))
   },

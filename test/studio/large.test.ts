@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import puppeteer, { type Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createBuildsOn, createFacts, storedFact } from "../../bench/bulkLoad.js"
+import { createBuildsOn, createFacts, storedFact, storeThreadClustersOn } from "../../bench/bulkLoad.js"
 import { generateGraph, loadGraph } from "../../bench/graph.js"
 import { falkordbEnv } from "../support/mcpClient.js"
 import { withRawDatabase as withDb } from "../support/rawDatabase.js"
@@ -30,6 +30,7 @@ beforeAll(async () => {
     )
     await createFacts(db.selectGraph(graph), chain)
     await createBuildsOn(db.selectGraph(graph), chain.slice(1).map((f, i) => [f.id, chain[i]!.id] as const))
+    await storeThreadClustersOn(db.selectGraph(graph))
   })
   studio = spawn(process.execPath, ["dist/cli/studio.js", "--port", "0"], {
     env: falkordbEnv({ RELAY_GRAPH: graph }),

@@ -152,6 +152,8 @@ describe("Relay Studio reads well at any size of memory and window", () => {
     // The memory is saved while the page is away (a live page would redraw on each of 220 saves).
     await page.goto("about:blank")
     ;({ ids, forks } = await stack.runPromise(loadStudioMemory()))
+    // The memory has both marks to draw: forks a decision settled, and forks still open.
+    expect(new Set(forks.values())).toEqual(new Set(["open", "settled"]))
     await page.goto(`${origin}/studio/`)
     await ready(0)
     expect(await page.$$eval("#threads li[data-id]", (lis) => lis.length)).toBe(threadSizes.length)

@@ -1,15 +1,19 @@
 import { Clock, Effect } from "effect"
 import { rng } from "../../bench/graph.js"
 import { bulkSave } from "../../src/bulk/bulkSave.js"
+import { openConflicts } from "../../src/domain/model/conflicts.js"
+import type { GraphModel } from "../../src/domain/model/graph.js"
 import { ok } from "./runTool.js"
 
 /**
  * A memory as a team leaves it after a few days: five threads of 220 facts in all (80, 60, 40, 25
  * and 15), several writers, texts from a few words to a few lines, forks between two choices (some
  * settled by a decision, which leaves the loser's branch stale; some still open), and a retraction.
- * Everything else is a detail, which never forks, so the open and settled forks are exactly the
- * ones listed in `forks`. Deterministic; saved through the tools' own path over the last three
- * days, so the studio shows ages from minutes to days.
+ * Everything else is a detail. A choice also forks with a detail beside it that shares two stemmed
+ * terms with it (issue 41's rule), so a decision between the two choices leaves such a parent open:
+ * `forks` says which parents read open and which settled, by the pure model's rule. Deterministic;
+ * saved through the tools' own path over the last three days, so the studio shows ages from
+ * minutes to days.
  */
 export const threadSizes = [80, 60, 40, 25, 15] as const
 
@@ -86,12 +90,35 @@ export type Step =
 const fill = (template: string, thing: string) =>
   template.replace("{thing}", thing).replace("{Thing}", thing[0]!.toUpperCase() + thing.slice(1))
 
-/** The steps, in order; `forks` are the forked parents' keys, open or settled. */
+/**
+ * The forked parents' keys, as the studio marks them: open where the pure model (domain/model) finds
+ * an open conflict once every step is taken, settled where a decision between two of a parent's
+ * children left none open.
+ */
+const forkMarks = (steps: ReadonlyArray<Step>): Map<string, "open" | "settled"> => {
+  const model: GraphModel = {
+    facts: steps.flatMap((s, i) =>
+      s.op === "save" ? [{ id: s.key, content: s.content, parentId: s.parent, createdAt: i, kind: s.kind ?? null }] : []
+    ),
+    supersedes: steps.flatMap((s) => s.op === "resolve" ? [{ winner: s.winner, loser: s.loser }] : []),
+    retractions: steps.flatMap((s, i) => s.op === "retract" ? [{ fact: s.key, createdAt: i }] : [])
+  }
+  const parentOf = new Map(model.facts.map((f) => [f.id, f.parentId]))
+  const marks = new Map<string, "open" | "settled">()
+  for (const c of openConflicts(model)) marks.set(c.parent, "open")
+  for (const d of model.supersedes) {
+    const parent = parentOf.get(d.winner)!
+    if (!marks.has(parent)) marks.set(parent, "settled")
+  }
+  return marks
+}
+
+/** The steps, in order; `forks` are the forked parents' keys, open or settled (forkMarks). */
 export const studioMemory = (seed = 47) => {
   const rand = rng(seed)
   const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!
   const steps: Array<Step> = []
-  const forks = new Map<string, "open" | "settled">()
+  const forked = new Set<string>()
   for (const [t, size] of threadSizes.entries()) {
     const topic = topics[t]!
     const keys: Array<string> = []
@@ -113,7 +140,7 @@ export const studioMemory = (seed = 47) => {
       const back = Math.min(keys.length, 1 + Math.floor(rand() * 6))
       const parent = keys[keys.length - back]!
       const thing = pick(topic.things)
-      if (keys.length % 12 === 5 && keys.length + 2 <= size && !forks.has(parent)) {
+      if (keys.length % 12 === 5 && keys.length + 2 <= size && !forked.has(parent)) {
         const [a, b] = pick(choices)
         const first = save(parent, fill(a!, thing), "choice")
         const second = save(parent, fill(b!, thing), "choice")
@@ -125,10 +152,8 @@ export const studioMemory = (seed = 47) => {
             loser: first,
             reason: `Chosen for ${topic.area}: it is what the team already runs in production`
           })
-          forks.set(parent, "settled")
-        } else {
-          forks.set(parent, "open")
         }
+        forked.add(parent)
         forksMade++
       } else {
         save(parent, pool.shift() ?? `${fill(pick(details), thing)} (${keys.length})`, "detail")
@@ -136,7 +161,7 @@ export const studioMemory = (seed = 47) => {
     }
     if (t === 1) steps.push({ op: "retract", key: keys[7]!, reason: "Saved by mistake: it was about another project" })
   }
-  return { steps, forks }
+  return { steps, forks: forkMarks(steps) }
 }
 
 /** A clock `behind` ms in the past, for stamping a memory as if written over the last days. */

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
-import { createBuildsOnCypher, createFactsCypher, type StoredFact, storedFact } from "../../bench/bulkLoad.js"
+import {
+  createBuildsOnCypher,
+  createFactsCypher,
+  type StoredFact,
+  storedFact,
+  storeThreadClusters
+} from "../../bench/bulkLoad.js"
 import { clockSetQuery } from "../../src/layers/database/clock.js"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
@@ -67,6 +73,8 @@ describe("thread scope", () => {
       { id: root.id }
     )
     await admin.query(relay.graph, clockSetQuery({ last: "$last" }), { last: at })
+    // What the saves would have kept on write (threads and clusters, schema 8).
+    await storeThreadClusters((cypher, params) => admin.query(relay.graph, cypher, params))
     // A small thread through the tools, saying the same words, with a fork of its own.
     const save = async (content: string, parent?: string) =>
       (await mcp.ok("relay_save_fact", {

@@ -77,7 +77,7 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
     Effect.gen(function*() {
       yield* fresh
       const db = yield* GraphDatabase
-      const file = memoryFile({ threads: 6, perThread: 40 })
+      const file = memoryFile({ threads: 6, perThread: 40, plainForks: true })
       const captured: Array<{ readonly q: string; readonly p: Record<string, unknown> }> = []
       const recording: GraphDatabaseShape = {
         ...db,
@@ -122,7 +122,7 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
     Effect.gen(function*() {
       yield* fresh
       const db = yield* GraphDatabase
-      const file = memoryFile({ threads: 6, perThread: 50 })
+      const file = memoryFile({ threads: 6, perThread: 50, plainForks: true })
       const text = memoryText(file)
       // First try: the first batch's fork marks fail (the database's timeout, as the issue saw it).
       const first = yield* Effect.flip(withDatabase(importText(text, { merge: false }), failingOnce(db, forkMarking)))
@@ -131,20 +131,34 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       )
       expect(first.message).toMatch(/--merge/)
       expect(first.message).not.toMatch(/could not be reached/)
-      // check-db --verify recomputes forks from the edges: the open pairs without a mark are named.
+      // check-db --verify recomputes forks from the edges: the open kind-less pairs without a mark are
+      // named, and the choices' pairs without their FORKS edge.
       const caught = yield* verify
       expect(caught.unmarked).toBeGreaterThan(0)
+      expect(caught.pairsDrifted).toBeGreaterThan(0)
+      // Each batch stores its facts' thread roots and clusters in its own statement (issue 42): a stop
+      // leaves them whole.
+      expect(caught.clusters.drifted).toBe(0)
       // Second try: the second batch of facts fails whole (its counts with it).
       const second = yield* Effect.flip(withDatabase(
         importText(text, { merge: true }),
         failingOnce(db, (q) => q.startsWith("UNWIND $rows AS r CREATE (:Fact"))
       ))
       expect(second.message).toMatch(/^stopped at lines \d+-\d+ \(a batch of \d+ facts\): a statement ran past/)
+      expect((yield* verify).clusters.drifted).toBe(0)
       // Third: finishes, and what two stops left behind is whole.
       const third = yield* importText(text, { merge: true })
       expect(third.refused).toEqual([])
       const done = yield* verify
-      expect([done.unmarked, done.forksDrifted, done.drifted, outsideCount(done.outside)]).toEqual([0, 0, 0, 0])
+      expect([
+        done.unmarked,
+        done.forksDrifted,
+        done.pairsDrifted,
+        done.drifted,
+        outsideCount(done.outside),
+        done.clusters.drifted
+      ]).toEqual([0, 0, 0, 0, 0, 0])
+      expect(done.clusters.clusters).toBe(6)
       expect(yield* openParents).toEqual([...new Set(file.openForks)].sort())
       const [clock] = yield* clockCounts
       expect([clock?.facts, clock?.docs]).toEqual([file.facts, file.facts])

@@ -169,6 +169,9 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         const verify = Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
         expect((yield* verify).examples).toEqual([])
         expect((yield* onCopy(verify)).examples).toEqual([])
+        // Thread roots and clusters: kept by the saves, derived batch by batch by the import (issue 42).
+        expect((yield* verify).clusters.examples).toEqual([])
+        expect((yield* onCopy(verify)).clusters.examples).toEqual([])
         // The copy's clock moved past the newest imported stamp: a write now lands after it, from a
         // process whose clock is a second behind (one a day behind or more is not followed: clock.ts).
         const newest = lines.length > 1 ? Date.parse(JSON.parse(lines[lines.length - 1]!).created_at) : 0
@@ -286,7 +289,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         [root.fact.id, [sqlite.fact.id, postgres.fact.id]]
       ])
       const verified = yield* onCopy(Effect.flatMap(GraphDatabase, (db) => verifyStored(db)))
-      expect([verified.forks, verified.forksDrifted]).toEqual([1, 0])
+      expect([verified.forks, verified.forksDrifted, verified.clusters.drifted]).toEqual([1, 0, 0])
     }))
 
   it.effect("a confirmation travels: the copy reads the same now and as of before it; a merge older than the graph refuses it", () =>

@@ -1,13 +1,49 @@
+import { termsOf } from "../terms.js"
 import { childrenOf, type GraphModel, type ModelFact, normaliseContent, pairKey } from "./graph.js"
 import { retractedIds, supersededIds } from "./status.js"
 
 /**
- * Whether two siblings disagree: they say different things (once normalised) and neither is a
- * detail. A detail adds to its parent and is never in a conflict; two choices, two kind-less facts,
- * or one of each that differ are (kind-less is the seed's rule: every differing sibling forks).
+ * How many stemmed content terms two facts must share for a choice to fork with a sibling of another
+ * kind or another choice.
  */
-export const disagree = (x: ModelFact, y: ModelFact): boolean =>
-  x.kind !== "detail" && y.kind !== "detail" && normaliseContent(x.content) !== normaliseContent(y.content)
+export const forkSharedTerms = 2
+
+/**
+ * Whether a stored term (search's terms, domain/terms.ts: question words and stopwords left out)
+ * counts for the fork rule: two characters or more, and not a number ("pool size 20" and "note 20"
+ * say nothing alike).
+ */
+export const isForkTerm = (t: string): boolean => t.length >= 2 && !/^[0-9]+$/.test(t)
+
+/** The distinct stemmed content terms of a text that the fork rule counts. */
+export const forkTermsOf = (text: string): Array<string> => [...new Set(termsOf(text).filter(isForkTerm))]
+
+/** The distinct stemmed content terms two texts share. */
+export const sharedTerms = (x: string, y: string): number => {
+  const mine = new Set(forkTermsOf(x))
+  return forkTermsOf(y).filter((t) => mine.has(t)).length
+}
+
+/** Whether one of the two names the other in `contradicts`. */
+export const namesEither = (x: ModelFact, y: ModelFact): boolean =>
+  (x.contradicts ?? []).includes(y.id) || (y.contradicts ?? []).includes(x.id)
+
+/**
+ * Whether two siblings disagree (a fork pair). Never when they say the same thing once normalised
+ * (a duplicate). Otherwise when one names the other in `contradicts`; when both are kind-less (the
+ * seed's rule: every differing sibling forks); or when one of them is a `choice` and they share at
+ * least `forkSharedTerms` stemmed content terms, whatever the other's kind. So a detail forks only
+ * with what it names or with a choice about the same thing, and a choice never hides behind a
+ * sibling's label; a kind-less fact beside a choice forks only on shared terms.
+ */
+export const disagree = (x: ModelFact, y: ModelFact): boolean => {
+  if (normaliseContent(x.content) === normaliseContent(y.content)) return false
+  if (namesEither(x, y)) return true
+  const xk = x.kind ?? null
+  const yk = y.kind ?? null
+  if (xk === null && yk === null) return true
+  return (xk === "choice" || yk === "choice") && sharedTerms(x.content, y.content) >= forkSharedTerms
+}
 
 export interface ModelConflict {
   readonly parent: string

@@ -21,6 +21,8 @@ export interface ModelFact {
   readonly writtenBy?: string
   /** Left out: the seed's rule (a differing sibling is a fork). */
   readonly kind?: ModelKind | null
+  /** Siblings the writer said it contradicts (`contradicts` on save): a fork pair whatever the kinds. */
+  readonly contradicts?: ReadonlyArray<string>
 }
 
 export interface ModelResolution {

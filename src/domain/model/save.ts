@@ -1,4 +1,4 @@
-import { forkSiblingsShown } from "../rules.js"
+import { comparedShown, forkSiblingsShown } from "../rules.js"
 import { disagree } from "./conflicts.js"
 import type { GraphModel, ModelKind } from "./graph.js"
 import { normaliseContent, parentsOf } from "./graph.js"
@@ -6,31 +6,49 @@ import { retractedIds } from "./status.js"
 
 /**
  * What saving `content` under `parentId` reports: the most recent siblings it disagrees with
- * (oldest first) and how many in all, and the oldest same-content sibling. A detail forks with
- * nothing; a choice or a kind-less fact forks with every differing sibling that is not a detail.
- * A retracted sibling is neither a duplicate nor a fork sibling, and neither is `revised`, the fact
- * a revision supersedes in the same write (it is decided, not open).
+ * (oldest first) and how many in all, and the oldest same-content sibling (the fork rule is
+ * conflicts.ts `disagree`). A choice also reports the siblings it was compared with and does not
+ * fork with (`compared`, the most recent, oldest first; `comparedTotal` all of them), so its writer
+ * sees what the rule let pass. A retracted sibling is neither a duplicate nor a fork sibling nor
+ * compared, and neither is `revised`, the fact a revision supersedes in the same write (it is
+ * decided, not open).
  */
 export const saveOutcome = (
   model: GraphModel,
   parentId: string | null,
   content: string,
   kind: ModelKind | null = null,
-  revised: string | null = null
-): { forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null } => {
-  if (parentId === null) return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null }
+  revised: string | null = null,
+  contradicts: ReadonlyArray<string> = []
+): SaveOutcome => {
+  if (parentId === null) {
+    return { forkSiblings: [], siblingsTotal: 0, duplicateOf: null, compared: [], comparedTotal: 0 }
+  }
   const retracted = retractedIds(model)
   const siblings = model.facts
     .filter((f) => parentsOf(f).includes(parentId) && !retracted.has(f.id) && f.id !== revised)
     .sort((x, y) => x.createdAt - y.createdAt)
-  const self = { id: "", content, parentId, createdAt: 0, kind }
+  const self = { id: "", content, parentId, createdAt: 0, kind, contradicts }
   const differing = siblings.filter((s) => disagree(self, s)).map((s) => s.id)
   const norm = normaliseContent(content)
+  const passed = kind !== "choice" ?
+    [] :
+    siblings.filter((s) => normaliseContent(s.content) !== norm && !differing.includes(s.id)).map((s) => s.id)
   return {
     forkSiblings: differing.slice(-forkSiblingsShown),
     siblingsTotal: differing.length,
-    duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null
+    duplicateOf: siblings.find((s) => normaliseContent(s.content) === norm)?.id ?? null,
+    compared: passed.slice(-comparedShown),
+    comparedTotal: passed.length
   }
+}
+
+export interface SaveOutcome {
+  readonly forkSiblings: Array<string>
+  readonly siblingsTotal: number
+  readonly duplicateOf: string | null
+  readonly compared: Array<string>
+  readonly comparedTotal: number
 }
 
 /**
@@ -42,9 +60,10 @@ export const saveOutcomes = (
   parentIds: ReadonlyArray<string>,
   content: string,
   kind: ModelKind | null = null,
-  revised: string | null = null
-): Array<{ parent: string; forkSiblings: Array<string>; siblingsTotal: number; duplicateOf: string | null }> =>
-  parentIds.map((parent) => ({ parent, ...saveOutcome(model, parent, content, kind, revised) }))
+  revised: string | null = null,
+  contradicts: ReadonlyArray<string> = []
+): Array<SaveOutcome & { parent: string }> =>
+  parentIds.map((parent) => ({ parent, ...saveOutcome(model, parent, content, kind, revised, contradicts) }))
 
 /**
  * How many facts with several parents lie on the deepest line above and including a fact: a merge

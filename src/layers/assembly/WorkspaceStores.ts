@@ -2,7 +2,7 @@ import { Effect, Layer, RcMap } from "effect"
 import { workspaceGraph } from "../../domain/tokens.js"
 import { Database, GraphDatabase } from "../../services/GraphDatabase.js"
 import { WorkspaceStores } from "../../services/WorkspaceStores.js"
-import { FactStoreLive } from "../factStore/FactStoreLive.js"
+import { FactStoreLive, RankDaemonLive } from "../factStore/FactStoreLive.js"
 import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
 
 /**
@@ -18,7 +18,7 @@ export const WorkspaceStoresLive = Layer.scoped(
     const stores = yield* RcMap.make({
       lookup: (workspace: string) =>
         Layer.build(
-          Layer.merge(FactStoreLive, TaskStoreLive).pipe(
+          Layer.mergeAll(FactStoreLive, TaskStoreLive, RankDaemonLive).pipe(
             Layer.provide(Layer.succeed(GraphDatabase, database.graph(workspaceGraph(workspace))))
           )
         ),

@@ -23,6 +23,22 @@ const indexes = [
   // Whether a graph holds any merge, one index entry away (layers/factStore/mergeGate.ts): only
   // merges and what builds on them have the property, so other saves pay nothing for it.
   index("NODE", "Fact", "merge_depth"),
+  // Threads and clusters kept on write (layers/factStore/threadClusters.ts): a fact's thread root,
+  // each root's cluster on its THREAD self-loop, each cluster's tallies on its CLUSTER self-loop, a
+  // forked parent's root on its MARKS edge; the types exist before any plan names them.
+  index("NODE", "Fact", "root"),
+  index("RELATIONSHIP", "THREAD", "cluster"),
+  index("RELATIONSHIP", "THREAD", "root"),
+  index("RELATIONSHIP", "CLUSTER", "rep"),
+  index("RELATIONSHIP", "CLUSTER", "size"),
+  index("RELATIONSHIP", "CLUSTER", "first"),
+  index("RELATIONSHIP", "MARKS", "root"),
+  // Importance materialised (layers/factStore/rankGenerations.ts): a generation's entries by place,
+  // and its head (the generation read, as of when, the lease) on the clock node's RANKS self-loop.
+  index("RELATIONSHIP", "RANKED", "gen"),
+  index("RELATIONSHIP", "RANKED", "pos"),
+  index("RELATIONSHIP", "RANKED", "rank"),
+  index("RELATIONSHIP", "RANKS", "gen"),
   index("NODE", "RelayClock", "id"),
   index("NODE", "BriefingCursor", "name"),
   // A reader's position, on its cursor's self-loop (briefing.ts); the type exists before any plan.
@@ -45,6 +61,9 @@ const indexes = [
   index("NODE", "Confirmation", "id"),
   // The export's and the studio's live reads of COMPATIBLE records in write order (exportRecords.ts).
   index("RELATIONSHIP", "COMPATIBLE", "created_at"),
+  // FORKS edges (factStore/forkRule.ts) carry no property: the index makes the type exist before any
+  // plan names it (a plan cached before finds nothing through it, and walks every edge meanwhile).
+  index("RELATIONSHIP", "FORKS", "created_at"),
   // The task board (src/layers/tasks): the queue takes places by seq and expired leases by
   // lease_until, never sorting every open task; ABOUT and NOTE_ON exist before any query names them.
   // What changes is on a task's STATE self-loop (taskMap.ts), so those indexes are the edge's.

@@ -3,7 +3,11 @@ import { DatabaseError } from "../../domain/errors.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { neverStale } from "../factStore/staleness.js"
 
+import { randomUUID } from "node:crypto"
+import { buildClusters } from "../factStore/clusterMigration.js"
+import { relinkForks } from "../factStore/forkRule.js"
 import { rewindForks } from "../factStore/forkWindow.js"
+import { materialise } from "../factStore/rankGenerations.js"
 import { moveTaskState } from "../tasks/moveTaskState.js"
 import { countTasks } from "../tasks/taskCounts.js"
 import { schemaVersion } from "./version.js"
@@ -163,10 +167,20 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
   // mean something else there (database/effectsReplication.ts).
   const empty = found === null && (yield* db.read(emptyQuery, {}, EmptyRow))[0]?.empty === true
   if (!empty) {
-    if (found === null || found < 4) yield* rewindForks(db)
+    // Schema 7's fork rule (domain/model/conflicts.ts): the pairs with a choice in them become FORKS
+    // edges, then every window is set again from the edges (a window of schema 4 on is one too).
+    if (found === null || found < 7) {
+      yield* relinkForks(db)
+      yield* rewindForks(db)
+    }
     // Before the recount, which reads each task's status from its STATE edge.
     if (found === null || found < 6) yield* moveTaskState(db, migrationBatch)
     if (found === null || found < 5) yield* countTasks(db)
+    // Schema 8 needs nothing of 7: it reads only facts, their edges and the ForkMarks.
+    if (found === null || found < 8) {
+      yield* buildClusters(db)
+      yield* materialise(db, { me: randomUUID(), force: true })
+    }
   }
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.

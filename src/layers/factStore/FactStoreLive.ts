@@ -5,15 +5,17 @@ import { stampNow } from "../database/stampNow.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
 import { briefing } from "./briefing.js"
 import { graphCapacity } from "./capacity.js"
+import { clusterPage, makeClusterFloor } from "./clusterPage.js"
 import { compatible } from "./compatible.js"
 import { confirm } from "./confirm.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
 import { impact } from "./impact.js"
+import { important } from "./importantPage.js"
 import { lostDecisions } from "./lostDecisions.js"
 import { matchPrefixes } from "./prefixes.js"
-import { clusters, important } from "./ranking.js"
+import { rankDaemon } from "./rankGenerations.js"
 import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save } from "./saveFact.js"
@@ -28,6 +30,7 @@ const now = stampNow
 export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   const capacity = yield* graphCapacity
+  const floor = yield* makeClusterFloor
   // What the store learns of its graph as it reads (mergeGate.ts, currentState.ts): the store's own.
   const gate = yield* Ref.make(false)
   const spacing = yield* Ref.make<number | undefined>(undefined)
@@ -45,7 +48,7 @@ export const makeFactStore = Effect.gen(function*() {
     confirm: (c) => now.pipe(Effect.flatMap((now) => confirm(db, now, c))),
     briefing: (options) => now.pipe(Effect.flatMap((now) => briefing(db, now, options))),
     important: (options) => important(db, options),
-    clusters: (options) => clusters(db, options),
+    clusters: (options) => clusterPage(db, floor, options),
     search: (options) => search(db, options),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
     thread: (request) => thread(db, request),
@@ -57,3 +60,11 @@ export const makeFactStore = Effect.gen(function*() {
 
 /** FactStore on the GraphDatabase it is given (the graph it reads and writes). */
 export const FactStoreLive = Layer.effect(FactStore, makeFactStore)
+
+/**
+ * A serving process's look at whether its graph's importance is due to be materialised
+ * (rankGenerations.ts), for as long as the layer lives: the stdio server and each team workspace.
+ */
+export const RankDaemonLive = Layer.scopedDiscard(
+  Effect.flatMap(GraphDatabase, (db) => Effect.forkScoped(rankDaemon(db)))
+)

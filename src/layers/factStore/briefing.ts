@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { currentBudget, fit } from "../../domain/paging.js"
+import { currentBudget, fit, replyCost } from "../../domain/paging.js"
 import { briefingServed, briefingWindow } from "../../domain/rules.js"
 import { Stamp } from "../../domain/time.js"
 import type { Briefing, BriefingAfter, BriefingOptions, ConflictsAfter } from "../../services/FactStore.js"
@@ -104,8 +104,8 @@ const conflictsDone = (asOf: number): ConflictsAfter => ({ snap: asOf, key: 0, p
  * page carries the window and where each list stopped (BriefingAfter) and makes no new fence, so
  * pages only continue the window, and chaining as_of afterwards still sees everything once. Each
  * list reads `limit` + 1 by keyset on its own created_at; the page then spends one reply budget on
- * new facts, then decisions, then retractions, then open conflicts (the open conflicts as of as_of, see conflicts.ts),
- * so a list may be cut, even to nothing, and continue on the next page.
+ * decisions, then retractions, then open conflicts (as of as_of, see conflicts.ts), then new facts,
+ * so a list may be cut, even to nothing, and continue on the next page; the facts are cut first.
  *
  * An automatic briefing (no `since`) starts at the reader's BriefingCursor, and every page says how
  * to move it (`advance`) to what that page served, not at once to as_of: a session that stops paging leaves the cursor
@@ -184,11 +184,17 @@ export const briefing = Effect.fn("relay/factStore/briefing")(function*(
     shown += count
     return candidates.slice(0, count)
   }
+  // What a reader must not miss comes first (issue 41): decisions, retractions and open conflicts
+  // spend the budget before new facts, so a small max_tokens cuts facts, never a decision.
   const facts = factRows.map((r) => r.fact)
-  const newFacts = cut(facts)
   const decisions = cut(decisionRows)
   const retractions = cut(withdrawalRows)
   const conflicts = conflictsPage(conflictItems, conflictsRequest, Math.max(left, 0), shown === 0 ? 1 : 0)
+  for (const c of conflicts.conflicts) {
+    left -= replyCost(c)
+    shown += 1
+  }
+  const newFacts = cut(facts)
 
   // Where each list stops: after its last row shown, or at as_of when it was shown to its end.
   const stop = (rows: ReadonlyArray<{ created_at: string }>, kept: number, from: number) =>

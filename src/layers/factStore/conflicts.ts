@@ -6,6 +6,7 @@ import type { ConflictsAfter, ConflictsPage, ConflictsRequest } from "../../serv
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
 import { childMap } from "./childMap.js"
+import { forkedWith, plain } from "./forkRule.js"
 import { admits } from "./forkWindow.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { factFields, FactFromRow, parentIdOf, stampOf } from "./projection.js"
@@ -13,7 +14,7 @@ import { staleBy } from "./staleness.js"
 import { threadMembers } from "./threadScope.js"
 
 /**
- * A child takes part when it is no detail, stamped at or before the snapshot, and neither superseded nor retracted by
+ * A child takes part when it is stamped at or before the snapshot, and neither superseded nor retracted by
  * then. `late` holds the node ids of the losers of decisions stamped after the snapshot (one entry a
  * decision; a loser stamped after the snapshot is left out, it takes no part anyway), `lateOut` those
  * of facts retracted after it: a child takes part when every SUPERSEDES
@@ -22,8 +23,7 @@ import { threadMembers } from "./threadScope.js"
  * index once per child, hundreds of ms at 100k facts.
  */
 const openChild = (c: string) =>
-  // A detail is never in a conflict (domain/model/conflicts.ts), so it never takes part.
-  `${c}.created_at <= snap AND coalesce(${c}.kind, '') <> 'detail' AND ` +
+  `${c}.created_at <= snap AND ` +
   `(indegree(${c}, 'SUPERSEDES') = 0 OR (size(late) > 0 AND indegree(${c}, 'SUPERSEDES') <= size([x IN late WHERE x = id(${c})]))) AND ` +
   `(indegree(${c}, 'RETRACTS') = 0 OR (size(lateOut) > 0 AND indegree(${c}, 'RETRACTS') <= size([x IN lateOut WHERE x = id(${c})])))`
 
@@ -105,12 +105,21 @@ export const openConflictsQuery = (scoped = false) =>
   // counted before the grouping, where the open children are in scope, through the adjacency
   // (oneHop.ts): a COMPATIBLE traverse a child took 20 us each whether it had records or not,
   // 0.9 of the 3.5 ms a briefing's conflicts took at 100k facts.
+  // Kind-less children only (a kind-less pair forks on any difference: forkRule.ts); every other
+  // pair is a FORKS edge between two open children that no record joins. A child with a kind is a
+  // group of its own.
+  // Lists are only read in the clause right after the UNWIND: carried on, each row would copy them.
+  `WITH snap, late, lateOut, p, open, hashed, size([x IN open WHERE ${plain("x")}]) AS n ` +
   `UNWIND open AS a ` +
-  `WITH snap, late, lateOut, p, hashed, size(open) AS n, a, ${textKey("a")} AS g, ` +
-  `size([e IN ${compatibleWith("a")} WHERE e[1] <= snap AND e[0] IN open AND e[0].norm <> a.norm]) AS compat ` +
-  `WITH snap, late, lateOut, p, hashed, n, g, collect([a, compat]) AS group ` +
+  `WITH snap, late, lateOut, p, hashed, n, a, ` +
+  `[e IN ${compatibleWith("a")} WHERE e[1] <= snap AND e[0] IN open AND e[0].norm <> a.norm | e[0]] AS compats, ` +
+  `[y IN ${forkedWith("a")} WHERE y IN open] AS forks ` +
+  `WITH snap, late, lateOut, p, n, a, ${plain("a")} AS isPlain, ` +
+  `CASE WHEN ${plain("a")} THEN ${textKey("a")} END AS g, CASE WHEN ${plain("a")} THEN -1 ELSE id(a) END AS solo, ` +
+  `size([y IN compats WHERE ${plain("y")}]) AS compat, any(y IN forks WHERE NOT y IN compats) AS linked ` +
+  `WITH snap, late, lateOut, p, n, g, solo, collect([a, compat, isPlain, linked]) AS group ` +
   `UNWIND group AS ac ` +
-  `WITH snap, late, lateOut, p, ac[0] AS a, n - size(group) > ac[1] AS inPair ` +
+  `WITH snap, late, lateOut, p, ac[0] AS a, ac[3] OR (ac[2] AND n - size(group) > ac[1]) AS inPair ` +
   `WITH snap, late, lateOut, p, collect(CASE WHEN inPair THEN a END) AS listed ` +
   `WHERE size(listed) > 0 ` +
   `WITH snap, late, lateOut, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +

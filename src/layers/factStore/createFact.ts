@@ -2,6 +2,7 @@ import { clockVars, clockWrite } from "../database/clock.js"
 import { stampClause } from "./projection.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { termClockValues } from "./termCounts.js"
+import { clusterOnSave, rootOf } from "./threadClusters.js"
 
 /**
  * A fact already stored under this id (a retry with the same request_id) must say the same, in the same
@@ -20,7 +21,7 @@ export const sameOrNew = (carry: ReadonlyArray<string>) =>
   `head([(earlier)-[earlier_r:SUPERSEDES]->(earlier_o) WHERE earlier_r.call_id = $id | ` +
   `[earlier_o.id, earlier_r.reason]]) AS earlier_rev ` +
   `WHERE earlier IS NULL OR (earlier.content = $content AND earlier.session_id = $sessionId AND ` +
-  `coalesce(earlier.kind, '') = coalesce($kind, '') AND ` +
+  `coalesce(earlier.kind, '') = coalesce($kind, '') AND coalesce(earlier.contradicts, []) = coalesce($contradicts, []) AND ` +
   `coalesce(earlier_parent, '') = coalesce($parentId, '') AND list.sort(earlier_also) = $alsoSorted AND ` +
   `coalesce(earlier_rev[0], '') = coalesce($supersedes, '') AND coalesce(earlier_rev[1], '') = coalesce($reason, ''))`
 
@@ -49,8 +50,10 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
     // MERGE ... ON CREATE SET does) cost in proportion to the graph's nodes, 38 ms of a save at 1M.
     `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
     `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
-    `session_id: $sessionId, kind: $kind, created_at: ts, stale_at: ${child ? "inherited" : neverStale}, ` +
-    `terms: $terms${
+    `session_id: $sessionId, kind: $kind, contradicts: $contradicts, created_at: ts, stale_at: ${
+      child ? "inherited" : neverStale
+    }, ` +
+    `terms: $terms, root: ${rootOf(child)}${
       merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`
     }})) ` +
     clockWrite({
@@ -59,7 +62,8 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
       bytes: "coalesce(clk.bytes, 0) + $bytes",
       ...termClockValues
     }, "earlier IS NULL") +
-    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id})`
+    `WITH ${[...kept, clockVars, "ts"].join(", ")} MATCH (f:Fact {id: $id}) ` +
+    clusterOnSave(child, [...kept, clockVars, "ts", "f"])
 }
 
 /** The stamp a revision marks the dependents with: none on a retry (its first try marked them; again would undo a confirmation since). */

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
+import { forkedWith, plain } from "./forkRule.js"
 import { oneHop } from "./oneHop.js"
 import { neverStale } from "./staleness.js"
 
@@ -20,32 +21,42 @@ export const neverClosed = -1
 /** Whether the MARKS edge bound as `m` lets a read at the snapshot `snap` consider its parent. */
 export const admits = (m: string, snap: string): string => `(${m}.opened <= ${snap} OR ${m}.closed > ${snap})`
 
-/** A child of a parent takes part now: no detail, neither superseded nor retracted (as conflicts.ts, at now). */
-const takesPart = (c: string) =>
-  `coalesce(${c}.kind, '') <> 'detail' AND indegree(${c}, 'SUPERSEDES') = 0 AND indegree(${c}, 'RETRACTS') = 0`
+/** A child of a parent takes part now: neither superseded nor retracted (as conflicts.ts, at now). */
+const takesPart = (c: string) => `indegree(${c}, 'SUPERSEDES') = 0 AND indegree(${c}, 'RETRACTS') = 0`
 
 /**
  * Binds `fw_open`: whether the parent bound as `p` has an open pair now (domain/model/conflicts.ts),
- * carrying `carry`. The children that take part differ in (n² - Σ g²) / 2 pairs, g the sizes of the
- * groups of one normalised text (counted on the sorted texts), and each COMPATIBLE record between two
- * of them (a merge's record may join it to a child of another parent) joins one such pair: an open pair is left iff the pairs outnumber the records. Linear in the children and
- * their records (6,000 duplicates and one differing child: no pairing), but for the sort.
+ * carrying `carry`. Its kind-less children that take part differ in (n² - Σ g²) / 2 pairs, g the
+ * sizes of the groups of one normalised text (counted on the sorted texts), and each COMPATIBLE
+ * record between two of them (a merge's record may join it to a child of another parent) joins one
+ * such pair: an open kind-less pair is left iff the pairs outnumber the records. Every other pair is
+ * a FORKS edge (forkRule.ts): open when both ends take part and no record joins them. Linear in the
+ * children and their edges (6,000 duplicates and one differing child: no pairing), but for the sort.
  */
+/** The facts a COMPATIBLE record joins to the child `fw_k`, through a path named `path` to `to`. */
+const compatOf = (path: string, to: string) =>
+  oneHop({ from: "fw_k", dir: "both", type: "COMPATIBLE", path, to, yields: to })
+
 export const openNow = (p: string, carry: ReadonlyArray<string>): string => {
   const keep = [...carry, p].join(", ")
   return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON|ALSO_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
-    `WITH ${keep}, fw_kids, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_kids | fw_k.norm]) | ` +
+    `WITH ${keep}, fw_kids, [fw_c IN fw_kids WHERE ${plain("fw_c")}] AS fw_plain ` +
+    `WITH ${keep}, fw_kids, size(fw_plain) AS fw_n, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_plain | fw_k.norm]) | ` +
     `CASE WHEN fw_t = fw_acc[0] THEN [fw_t, fw_acc[1] + 1, fw_acc[2] + 2 * fw_acc[1] + 1] ` +
     `ELSE [fw_t, 1, fw_acc[2] + 1] END)[2] AS fw_sq ` +
     // One row a child (a comprehension inside reduce() over the children miscounts in FalkorDB 4.16).
     `UNWIND CASE WHEN size(fw_kids) = 0 THEN [null] ELSE fw_kids END AS fw_k ` +
     // The record's other end among the children that take part: a child of this parent (oneHop.ts:
-    // a COMPATIBLE traverse a row cost ~20 us at 100k facts, records or not).
-    `WITH ${keep}, fw_kids, fw_sq, size([fw_b IN ${
-      oneHop({ from: "fw_k", dir: "both", type: "COMPATIBLE", path: "fw_kp", to: "fw_y", yields: "fw_y" })
-    } WHERE fw_b IN fw_kids AND fw_b.norm <> fw_k.norm]) AS fw_kc ` +
-    `WITH ${keep}, size(fw_kids) AS fw_n, fw_sq, sum(fw_kc) AS fw_cc ` +
-    `WITH ${keep}, fw_n * fw_n - fw_sq > fw_cc AS fw_open `
+    // a COMPATIBLE traverse a row cost ~20 us at 100k facts, records or not). The list of children is
+    // read only here: carried to a later clause, every row would copy it.
+    `WITH ${keep}, fw_n, fw_sq, CASE WHEN ${plain("fw_k")} THEN size([fw_b IN ${
+      compatOf("fw_kp", "fw_y")
+    } WHERE fw_b IN fw_kids AND ` +
+    `${plain("fw_b")} AND fw_b.norm <> fw_k.norm]) ELSE 0 END AS fw_kc, ` +
+    `CASE WHEN fw_k IS NULL THEN 0 WHEN any(fw_e IN ${forkedWith("fw_k")} WHERE fw_e IN fw_kids AND ` +
+    `NOT fw_e IN ${compatOf("fw_kq", "fw_z")}) THEN 1 ELSE 0 END AS fw_ke ` +
+    `WITH ${keep}, fw_n, fw_sq, sum(fw_kc) AS fw_cc, sum(fw_ke) AS fw_ce ` +
+    `WITH ${keep}, fw_n * fw_n - fw_sq > fw_cc OR fw_ce > 0 AS fw_open `
 }
 
 /**
@@ -70,7 +81,7 @@ export const settleFork = (p: string, at: string, when: string, carry: ReadonlyA
  */
 export const markFork = (differing: string, made: string): string =>
   `FOREACH (_ IN CASE WHEN size(${differing}) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[fw_m:MARKS]->(p) ` +
-  `SET fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
+  `SET fw_m.root = p.root, fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
   `any(x IN ${differing} WHERE indegree(x, 'SUPERSEDES') = 0) AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} ` +
   `THEN f.created_at ELSE coalesce(fw_m.opened, ${notOpen}) END) `
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 
 /**
  * The whole memory's shape, for importance and clusters (domain/graphRank.ts): every fact's node
@@ -34,7 +34,9 @@ const range = "id(f) >= $lo AND id(f) < $hi"
  * one row a statement: a row a fact, each decoded on its own, cost ~2 s more at 1M.
  */
 const factsQuery = `MATCH (f:Fact) WHERE id(f) > $after WITH f LIMIT ${shapeBatch} ` +
-  `RETURN collect(id(f)) AS a, collect(f.created_at) AS b`
+  // collect() leaves nulls out: a fact without a stamp (written by hand) counts as the oldest, so the
+  // columns stay aligned and no NaN reaches a statement (the migration to schema 8 writes stamps).
+  `RETURN collect(id(f)) AS a, collect(coalesce(f.created_at, 0)) AS b`
 
 /** One statement a column over the batch's id range, each one hop (10-20 ms a batch of 20,000 at 1M). */
 const parentsQuery = `MATCH (f:Fact)-[:BUILDS_ON]->(p) WHERE ${range} RETURN collect(id(f)) AS a, collect(id(p)) AS b`
@@ -52,7 +54,7 @@ const markedQuery = `MATCH (x:ForkMark) WHERE id(x) > $after WITH x LIMIT ${shap
 const KeyRow = Schema.Struct({ a: Schema.Number, b: Schema.NullOr(Schema.Number) })
 
 /** Every [a, b] of a keyset query, `shapeBatch` keys at a time. */
-const keyset = (db: GraphDatabase["Type"], query: string) =>
+const keyset = (db: Pick<GraphDatabaseShape, "read">, query: string) =>
   Effect.gen(function*() {
     const out: Array<readonly [number, number]> = []
     for (let after = -1;;) {
@@ -71,7 +73,7 @@ export interface ShapeColumns {
 }
 
 export const readShape = Effect.fn("relay/factStore/readShape")(function*(
-  db: GraphDatabase["Type"],
+  db: Pick<GraphDatabaseShape, "read">,
   columns: ShapeColumns
 ) {
   const nodes: Array<number> = []

@@ -14,6 +14,7 @@ import { impact } from "./impact.js"
 import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
+import { joinClusters } from "./threadClusters.js"
 
 /**
  * Checks the rules and records the decision in one statement, so concurrent identical calls leave
@@ -118,6 +119,8 @@ export const resolve = Effect.fn("relay/factStore/resolve")(
     if (!row.existing && row.reason !== r.reason) {
       return yield* new InvalidInput({ message: requestIdMessage.resolve })
     }
+    // The decision joins the two facts' clusters (threadClusters.ts); a repeat heals a join a crash lost.
+    yield* joinClusters(db, r.winnerId, r.loserId)
     const stale = yield* impact(
       db,
       gate,

@@ -4,8 +4,9 @@ import { normaliseContent } from "../../domain/content.js"
 import { contentKey } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull, noFactWithId } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
+import { forkTermsOf } from "../../domain/model/conflicts.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { buildsOnMessage, forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
+import { buildsOnMessage, comparedShown, forkSiblingsShown, revisionMessage } from "../../domain/rules.js"
 import type { NewFact, Revises, Revision, Saved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
@@ -13,13 +14,15 @@ import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
-import { markFork, settleFork } from "./forkWindow.js"
+import { settleFork } from "./forkWindow.js"
 import { madeStale } from "./madeStale.js"
 import type { MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
 import { mergeQueries } from "./saveMerge.js"
+import { siblingPicture } from "./siblingPicture.js"
 import { markDependents } from "./staleness.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
+import { joinClusters } from "./threadClusters.js"
 import { mergeRounds } from "./walkDown.js"
 
 /**
@@ -39,11 +42,11 @@ const saveRoot = (revision: boolean) =>
     `${revisedMatch(false)}${createFact(["o"])} ${termCountsClause}WITH f, o, f.created_at = ts AS made ` +
     `${recordRevision}${markDependents("o", revisionStamp, ["f", "o", "made"])}` +
     `RETURN ${factMap("f")} AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
-    `${factMap("o")} AS revised` :
+    `${factMap("o")} AS revised, 0 AS comparedTotal, [] AS compared` :
     `${createFact([])} ${termCountsClause}RETURN ${
       factMap("f")
     } AS fact, 0 AS siblingsTotal, [] AS siblings, [] AS duplicate, ` +
-    `null AS revised`
+    `null AS revised, 0 AS comparedTotal, [] AS compared`
 
 const saveChild = (revision: boolean) => {
   const carry = revision ? ["p", "o"] : ["p"]
@@ -59,30 +62,26 @@ const saveChild = (revision: boolean) => {
     }` +
     // A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor one it differs
     // from; the fact a revision supersedes is decided, not open.
-    `OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at AND indegree(s, 'RETRACTS') = 0` +
-    `${revision ? " AND s <> o" : ""} ` +
+    `OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
     `WITH f, ${keep}, made, s ORDER BY s.created_at ` +
     // Node references and their norms only: just the shown siblings and the duplicate are mapped.
-    `WITH f, ${keep}, made, collect(s) AS siblings ` +
-    // A detail disagrees with nothing, and nothing disagrees with a detail (domain/model/conflicts.ts).
-    `WITH f, ${keep}, made, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
-    `coalesce(x.kind, '') <> 'detail'] AS differing, ` +
-    `[x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
-    markFork("differing", "made") +
+    `WITH f, ${keep}, made, collect(s) AS every ` +
+    siblingPicture(`f, ${keep}, made`, revision) +
     // The fact a revision supersedes leaves its parent's pairs: that parent's window may end here.
     `${
       revision ?
         // Every parent of o: a merge may be revised under one parent.
-        `WITH f, ${keep}, made, differing, same OPTIONAL MATCH (o)-[:BUILDS_ON|ALSO_ON]->(q) ` +
-        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same"]) +
-        `WITH f, ${keep}, made, differing, same, count(*) AS settled ` :
+        `WITH f, ${keep}, made, differing, same, passed OPTIONAL MATCH (o)-[:BUILDS_ON|ALSO_ON]->(q) ` +
+        settleFork("q", "f.created_at", "made", ["f", ...carry, "made", "differing", "same", "passed"]) +
+        `WITH f, ${keep}, made, differing, same, passed, count(*) AS settled ` :
         ""
     }` +
-    `WITH f, ${revision ? "o, " : ""}differing, same, ${factMap("p")} AS parent ` +
+    `WITH f, ${revision ? "o, " : ""}differing, same, passed, ${factMap("p")} AS parent ` +
     `RETURN ${factMap("f")} AS fact, size(differing) AS siblingsTotal, ` +
     `[x IN differing[-$shown..] | ${childMap("x", "parent")}] AS siblings, [x IN same | ${
       childMap("x", "parent")
-    }] AS duplicate, ${revision ? factMap("o") : "null"} AS revised`
+    }] AS duplicate, ${revision ? factMap("o") : "null"} AS revised, size(passed) AS comparedTotal, ` +
+    `[x IN passed[-$comparedShown..] | ${childMap("x", "parent")}] AS compared`
 }
 
 export const saveQueries = {
@@ -97,14 +96,18 @@ const Row = Schema.Struct({
   siblingsTotal: Schema.Number,
   siblings: Schema.Array(FactFromRow),
   duplicate: Schema.Array(FactFromRow),
-  revised: Schema.NullOr(FactFromRow)
+  revised: Schema.NullOr(FactFromRow),
+  comparedTotal: Schema.Number,
+  compared: Schema.Array(FactFromRow)
 })
 
 const Report = Schema.Struct({
   parent: Schema.String,
   total: Schema.Number,
   siblings: Schema.Array(FactFromRow),
-  duplicate: Schema.Array(FactFromRow)
+  duplicate: Schema.Array(FactFromRow),
+  comparedTotal: Schema.Number,
+  compared: Schema.Array(FactFromRow)
 })
 
 const MergeRow = Schema.Struct({
@@ -192,6 +195,32 @@ const parentsOfRevised = (db: GraphDatabase["Type"], id: string) =>
     )
   )
 
+const ContradictsRow = Schema.Struct({ id: Schema.String, found: Schema.Boolean, parents: Schema.Array(Schema.String) })
+
+/**
+ * `contradicts` names siblings: each must exist and share a parent with the new fact (edges never
+ * change, so reading them before the save is safe). Only siblings fork (domain/model/conflicts.ts).
+ */
+const checkContradicts = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>, parents: ReadonlyArray<string>) =>
+  db.read(
+    `UNWIND $ids AS cid OPTIONAL MATCH (c:Fact {id: cid}) ` +
+      `RETURN cid AS id, c IS NOT NULL AS found, CASE WHEN c IS NULL THEN [] ELSE [(c)-[:BUILDS_ON|ALSO_ON]->(q) | q.id] END AS parents`,
+    { ids },
+    ContradictsRow
+  ).pipe(
+    Effect.flatMap((rows): Effect.Effect<void, InvalidInput | FactNotFound> => {
+      const missing = rows.find((r) => !r.found)
+      if (missing !== undefined) return Effect.fail(noFactWithId("contradicts", missing.id))
+      const stranger = rows.find((r) => !r.parents.some((q) => parents.includes(q)))
+      return stranger === undefined ? Effect.void : Effect.fail(
+        new InvalidInput({
+          message: `contradicts: ${stranger.id} is not a sibling of this fact (no parent in common); ` +
+            "only siblings are in conflict: to replace a fact elsewhere use supersedes and reason"
+        })
+      )
+    })
+  )
+
 /** What a revision reports: the fact it superseded and, paged, what it made stale. */
 const revisionOf = (db: GraphDatabase["Type"], gate: MergeGate, revises: Revises, revised: Fact, stamp: number) =>
   Effect.map(
@@ -208,11 +237,13 @@ const revisionOf = (db: GraphDatabase["Type"], gate: MergeGate, revises: Revises
 export const save = Effect.fn("relay/factStore/save")(
   function*(db: GraphDatabase["Type"], gate: MergeGate, capacity: GraphCapacity, now: number, input: NewFact) {
     const norm = normaliseContent(input.content)
+    const contradicts = [...new Set(input.contradicts ?? [])].sort()
     const revises = input.revises ?? null
     // A revision goes beside the fact it supersedes unless the caller named a parent.
     const beside = revises !== null && input.parentId === null ? yield* parentsOfRevised(db, revises.id) : null
     const parentId = beside === null ? input.parentId : beside.parent
     const alsoOn = parentId === null ? [] : beside === null ? input.alsoOn ?? [] : beside.also
+    if (contradicts.length > 0) yield* checkContradicts(db, contradicts, parentId === null ? [] : [parentId, ...alsoOn])
     const merged = alsoOn.length > 0
     const query = merged
       ? (revises === null ? mergeQueries.merged : mergeQueries.revisedMerged)
@@ -230,6 +261,9 @@ export const save = Effect.fn("relay/factStore/save")(
       parents: parentId === null ? [] : [parentId, ...alsoOn],
       alsoSorted: [...alsoOn].sort(),
       kind: input.kind ?? null,
+      contradicts: contradicts.length === 0 ? null : contradicts,
+      forkTerms: forkTermsOf(input.content),
+      comparedShown,
       supersedes: revises?.id ?? null,
       reason: revises?.reason ?? null,
       shown: forkSiblingsShown,
@@ -241,6 +275,8 @@ export const save = Effect.fn("relay/factStore/save")(
     }
     const row = merged ? (yield* db.write(query, params, MergeRow))[0] : (yield* db.write(query, params, Row))[0]
     if (row === undefined) return yield* noRow(db, { ...input, parentId, alsoOn }, capacity)
+    // A revision's SUPERSEDES joins its clusters (threadClusters.ts); again on a retry, which heals a lost one.
+    if (row.revised !== null) yield* joinClusters(db, row.fact.id, row.revised.id)
     const revision = revises === null || row.revised === null ?
       null :
       yield* revisionOf(db, gate, revises, row.revised, stampOf(row.fact))
@@ -249,13 +285,17 @@ export const save = Effect.fn("relay/factStore/save")(
         parentId: r.parent,
         forkSiblings: r.siblings,
         siblingsTotal: r.total,
-        duplicateOf: r.duplicate[0] ?? null
+        duplicateOf: r.duplicate[0] ?? null,
+        compared: r.compared,
+        comparedTotal: r.comparedTotal
       })) :
       [{
         parentId: parentId ?? "",
         forkSiblings: row.siblings,
         siblingsTotal: row.siblingsTotal,
-        duplicateOf: row.duplicate[0] ?? null
+        duplicateOf: row.duplicate[0] ?? null,
+        compared: row.compared,
+        comparedTotal: row.comparedTotal
       }]
     // The reports come back per parent in no set order: the first parent's is the fork and duplicate_of.
     const first = under.find((u) => u.parentId === parentId) ?? under[0]!
@@ -266,8 +306,15 @@ export const save = Effect.fn("relay/factStore/save")(
       duplicateOf: first.duplicateOf,
       revision,
       alsoUnder: alsoOn.flatMap((id) =>
-        under.filter((u) => u.parentId === id && (u.siblingsTotal > 0 || u.duplicateOf !== null))
-      )
+        under.filter((u) => u.parentId === id && (u.siblingsTotal > 0 || u.duplicateOf !== null)).map((u) => ({
+          parentId: u.parentId,
+          forkSiblings: u.forkSiblings,
+          siblingsTotal: u.siblingsTotal,
+          duplicateOf: u.duplicateOf
+        }))
+      ),
+      compared: first.compared,
+      comparedTotal: first.comparedTotal
     }
     return saved
   }

@@ -8,9 +8,11 @@ import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockBind, clockRead, clockVars, clockWrite, nextStamp } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
+import { linkKids, plain } from "./forkRule.js"
 import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { addDocs, addTermCountsParams } from "./termCounts.js"
+import { batchClusters, clusterOnBatch } from "./threadClusters.js"
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
@@ -41,7 +43,7 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   }) +
   `WITH base UNWIND $rows AS r ` +
   `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
-  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms, stale_at: ${neverStale}}) ` +
+  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms, stale_at: ${neverStale}, root: r.root}) ` +
   // The new nodes by position and the parents outside the batch by position, so each edge is made
   // from node references: no index lookup for a parent in the batch.
   `WITH collect(f) AS made ` +
@@ -59,16 +61,19 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
-  // As a save marks: a parent with two non-detail, unretracted children whose contents differ.
+  // As a save marks: a parent with two kind-less, unretracted children whose contents differ, or a
+  // fork pair kept as a FORKS edge (forkRule.ts), made here for the batch's facts.
   `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) WHERE coalesce(k.kind, '') <> 'detail' AND ` +
-  `indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
-  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND any(x IN norms WHERE x <> norms[0]) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}) ` +
+  `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) | k] AS kids ` +
+  linkKids("kids", "$ids") +
+  `WITH p, kids, [k IN kids WHERE ${plain("k")} AND indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
+  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND (any(x IN norms WHERE x <> norms[0]) OR ` +
+  `any(k IN kids WHERE indegree(k, 'RETRACTS') = 0 AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0)) THEN [1] ELSE [] END | ` +
+  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}, m.root = p.root) ` +
   // A batch only adds children: a window opens, at the batch's first stamp at the latest (forkWindow.ts).
   `WITH p ${settleFork("p", "$now", "true", [])}` +
   `WITH count(*) AS marked ` +
-  `${clockRead([])}RETURN clk.last - size($rows) + 1 AS base`
+  `${clockRead([])}WITH clk.last - size($rows) + 1 AS base ${clusterOnBatch}RETURN base`
 
 /** What the graph holds now, as its capacity counts it (capacity.ts). */
 const heldQuery = `${clockRead([])}RETURN coalesce(clk.facts, 0) AS facts, coalesce(clk.bytes, 0) AS bytes`
@@ -90,8 +95,8 @@ const EarlierRow = Schema.Struct({
   created_at: Schema.Number
 })
 
-const parentsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
-const IdRow = Schema.Struct({ id: Schema.String })
+const parentsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, f.root AS root`
+const IdRow = Schema.Struct({ id: Schema.String, root: Schema.NullOr(Schema.String) })
 const BaseRow = Schema.Struct({ base: Schema.Number })
 
 /** How many times a batch is read and written again when a concurrent writer changed what it read. */
@@ -122,9 +127,12 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
     )
     const stored = (id: string) => !index.has(id) || earlier.has(id)
     const outside = [...new Set(facts.flatMap((f) => f.parentId !== null && stored(f.parentId) ? [f.parentId] : []))]
-    const found = new Set(
-      outside.length === 0 ? [] : (yield* db.read(parentsQuery, { ids: outside }, IdRow)).map((r) => r.id)
+    const rootOfFound = new Map(
+      outside.length === 0
+        ? []
+        : (yield* db.read(parentsQuery, { ids: outside }, IdRow)).map((r) => [r.id, r.root ?? r.id])
     )
+    const found = new Set(rootOfFound.keys())
     const fresh: Array<BulkFact & { readonly i: number }> = []
     for (const [i, f] of facts.entries()) {
       const e = earlier.get(f.id)
@@ -164,6 +172,14 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
     const place = new Map(fresh.map((f) => [f.id, f.i]))
     const outer = new Map(outside.map((id, k) => [id, k]))
     const entries = entryParents(fresh)
+    // Each fact's thread root: a parent earlier in the batch has its own already.
+    const roots = new Map<string, string>()
+    for (const f of fresh) {
+      roots.set(
+        f.id,
+        f.parentId === null ? f.id : roots.get(f.parentId) ?? rootOfFound.get(f.parentId) ?? f.parentId
+      )
+    }
     const rows = yield* db.write(saveManyQuery, {
       now,
       bytes,
@@ -182,8 +198,10 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         s: f.sessionId,
         kind: f.kind ?? null,
         i: f.i,
-        terms: terms[k]!
+        terms: terms[k]!,
+        root: roots.get(f.id)!
       })),
+      ...batchClusters(fresh.map((f) => ({ id: f.id, root: roots.get(f.id)!, at: f.i }))),
       outside,
       // [child, parent in the batch or -1, parent outside it, the nearest ancestor outside it
       // (staleness comes from there)]; a parent already stored by an earlier try of the same
@@ -197,6 +215,7 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         ]]
       ),
       parents: [...new Set(fresh.flatMap((f) => f.parentId === null ? [] : [f.parentId]))],
+      ids: fresh.map((f) => f.id),
       counts: counts.counts,
       docs: counts.docs,
       terms: counts.terms

@@ -1,8 +1,9 @@
 import { buildsOnClause } from "./buildsOn.js"
 import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
-import { markFork, settleFork } from "./forkWindow.js"
+import { settleFork } from "./forkWindow.js"
 import { factMap } from "./projection.js"
+import { siblingPicture } from "./siblingPicture.js"
 import { inheritedStale, markDependents } from "./staleness.js"
 import { termCountsClause } from "./termCounts.js"
 import { mergeRounds } from "./walkDown.js"
@@ -47,18 +48,16 @@ const saveMerged = (revision: boolean) => {
     (revision ? `${recordRevision}${markDependents("o", revisionStamp, ["f", "ups", "o", "made"])}` : "") +
     // Under each parent, as a one-parent save does under its one (saveFact.ts).
     `WITH f, ${keep}, made UNWIND ups AS p ` +
-    `OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at AND ` +
-    `indegree(s, 'RETRACTS') = 0${revision ? " AND s <> o" : ""} ` +
+    `OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at ` +
     `WITH f, ${keep}, made, p, s ORDER BY s.created_at ` +
-    `WITH f, ${keep}, made, p, collect(s) AS siblings ` +
-    `WITH f, ${keep}, made, p, [x IN siblings WHERE x.norm <> $norm AND coalesce($kind, '') <> 'detail' AND ` +
-    `coalesce(x.kind, '') <> 'detail'] AS differing, [x IN siblings WHERE x.norm = $norm][0..1] AS same ` +
-    markFork("differing", "made") +
+    `WITH f, ${keep}, made, p, collect(s) AS every ` +
+    siblingPicture(`f, ${keep}, made, p`, revision) +
     // Mapped as a one-parent save maps them (childMap: properties and degrees only): FalkorDB 4.16
     // runs a pattern comprehension inside a list comprehension against every node of the graph.
-    `WITH f, ${keep}, made, p, differing, same, ${factMap("p")} AS parent ` +
+    `WITH f, ${keep}, made, p, differing, same, passed, ${factMap("p")} AS parent ` +
     `WITH f, ${keep}, made, collect({parent: p.id, total: size(differing), ` +
-    `siblings: [x IN differing[-$shown..] | ${childMap("x", "parent")}], ` +
+    `siblings: [x IN differing[-$shown..] | ${childMap("x", "parent")}], comparedTotal: size(passed), ` +
+    `compared: [x IN passed[-$comparedShown..] | ${childMap("x", "parent")}], ` +
     `duplicate: [y IN same | ${childMap("y", "parent")}]}) AS reports ` +
     (revision ?
       // The fact a revision supersedes leaves each of its parents' pairs.

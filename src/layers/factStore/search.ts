@@ -106,6 +106,8 @@ const pageOf = (o: SearchOptions) => {
     `WHERE $statuses IS NULL OR ${statusCase(named)} IN $statuses ` +
     `WITH f, score, i, n, ${named.superseded}, ${named.retracted}, ${named.stale} LIMIT $take ` +
     `RETURN ${factMapWith("f", named)} AS fact, score, i, n, ` +
+    // The query's idf weight the fact holds (its terms, matching.ts): how sure an any-word hit is.
+    `reduce(mw = 0.0, q IN $q | mw + CASE WHEN q[0] IN coalesce(f.terms, []) THEN q[1] ELSE 0.0 END) AS matched, ` +
     `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ${wonComprehension("f")} AS won`
 }
 
@@ -130,19 +132,28 @@ const Row = Schema.Struct({
   /** How many matches the window held: fewer than it takes means it held them all. */
   n: Schema.Number,
   lost: Schema.Array(DecisionRow),
-  won: Schema.Array(DecisionRow)
+  won: Schema.Array(DecisionRow),
+  matched: Schema.Number
 })
 
-const toRows = (tier: "all" | "any") => (rows: ReadonlyArray<typeof Row.Type>) =>
+/**
+ * Rows as hits. An every-word match holds every item, so it is strong; an any-word match is weak
+ * when the query terms it holds carry less than `weakShare` of the query's idf weight (`total`).
+ */
+const toRows = (tier: "all" | "any", total = 0) => (rows: ReadonlyArray<typeof Row.Type>) =>
   rows.map((r): SearchRow => ({
     key: tier === "all" ? [r.score, r.i] : [r.score, r.i, 1],
     hit: {
       fact: r.fact,
       score: Math.round(r.score * 1000) / 1000,
       superseded_by: r.lost.map(lostTo),
-      supersedes: r.won.map(wonOver)
+      supersedes: r.won.map(wonOver),
+      ...(tier === "any" && total > 0 && r.matched < weakShare * total ? { weak: true } : {})
     }
   }))
+
+/** Below this share of the query's idf weight, an any-word hit is weak (issue 41). */
+export const weakShare = 0.5
 
 /**
  * Every-word matches first (the engine's, ranked by its score as before; in a thread, by BM25), and
@@ -198,5 +209,6 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const anyOptions = { ...o, after }
   const cypher = thread !== null ? threadSearchQueryFor(anyOptions, "any") : anyWordQueryFor(anyOptions)
   const rest = yield* db.read(cypher, { ...params(plan.any ?? plan.all, after, left), window: candidateWindow }, Row)
-  return [...first, ...toRows("any")(rest)]
+  const total = weights.q.reduce((sum, [, w]) => sum + w, 0)
+  return [...first, ...toRows("any", total)(rest)]
 })

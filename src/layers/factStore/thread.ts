@@ -6,19 +6,17 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { FactColumn, factMap } from "./projection.js"
 
 /**
- * A thread: the tree of facts under one root (the root of the given fact's chain), oldest first, a
- * page at a time (keyset on created_at), with the decisions that touch the page's facts. The walk
- * down is a tree walk (one parent a fact, so one path a descendant), bounded by the page's LIMIT
- * after the sort. As of a time: facts and decisions stamped after it are left out and statuses are
- * derived from what remained.
+ * A thread: the tree of facts under one root (the root of the given fact's chain, which each fact
+ * stores: threadClusters.ts), oldest first, a page at a time (keyset on created_at), with the
+ * decisions that touch the page's facts. The facts are read through the Fact.root index, no walk.
+ * As of a time: facts and decisions stamped after it are left out and statuses are derived from
+ * what remained.
  */
-const rootQuery = `MATCH (f:Fact {id: $id}) WHERE $asOf IS NULL OR f.created_at <= $asOf ` +
-  `OPTIONAL MATCH (f)-[:BUILDS_ON*1..]->(r:Fact) WHERE outdegree(r, 'BUILDS_ON') = 0 ` +
-  `RETURN coalesce(r.id, f.id) AS root`
+const rootQuery = `MATCH (f:Fact {id: $id}) WHERE $asOf IS NULL OR f.created_at <= $asOf RETURN f.root AS root`
 
 const factsQuery = (asOf: boolean) =>
-  `MATCH (:Fact {id: $root})<-[:BUILDS_ON*0..]-(f:Fact) ` +
-  `WHERE f.created_at > $after${asOf ? " AND f.created_at <= $asOf" : ""} ` +
+  `MATCH (f:Fact) WHERE f.root = $root ` +
+  `AND f.created_at > $after${asOf ? " AND f.created_at <= $asOf" : ""} ` +
   `WITH f ORDER BY f.created_at LIMIT $limit ` +
   `RETURN ${factMap("f", asOf)} AS fact`
 

@@ -9,15 +9,17 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 export const threadBound = 10_000
 
 /**
- * A thread: the facts connected to the given one through BUILDS_ON, either direction. One walk from
- * the fact, cut after `threadBound` + 1 steps by construction (the LIMIT stops the traversal), so a
- * thread of any size costs at most that; a step is one fact reached (in a tree of single parents,
- * each fact is reached by one path). As of a time: the facts stamped by then (in a tree, those are
- * connected among themselves: a fact's parent is older than it).
+ * A thread: the facts connected to the given one through BUILDS_ON, either direction: the facts of
+ * its root (each fact stores its thread's root: threadClusters.ts), read through the Fact.root
+ * index and cut after `threadBound` + 1 by the LIMIT, so a thread of any size costs at most that.
+ * As of a time: the facts stamped by then (in a tree, those are connected among themselves: a
+ * fact's parent is older than it).
  */
-export const threadQuery = `MATCH (s:Fact {id: $thread}) MATCH (s)-[:BUILDS_ON*0..]-(m:Fact) WITH s, m LIMIT $steps ` +
+export const threadQuery = `MATCH (s:Fact {id: $thread}) WITH s, s.root AS rt ` +
+  // The root bound first: `m.root = s.root` is planned as a join over every fact.
+  `MATCH (m:Fact) WHERE m.root = rt WITH s, m LIMIT $steps ` +
   `RETURN s.created_at AS at, count(m) AS steps, ` +
-  `[x IN collect(DISTINCT m) WHERE x.created_at <= $asOf | id(x)] AS members`
+  `[x IN collect(m) WHERE x.created_at <= $asOf | id(x)] AS members`
 
 const Row = Schema.Struct({ at: Schema.Number, steps: Schema.Number, members: Schema.Array(Schema.Number) })
 

@@ -3,6 +3,8 @@ import { defaultStampAhead } from "../../domain/stampWindow.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
+import { type ClusterDrift, clusterDrift } from "./clusterMigration.js"
+import { type PairDrift, pairDrift } from "./forkRule.js"
 import { type ForkDrift, forkDrift, openNow } from "./forkWindow.js"
 import { inheritedStale, neverStale, staleAt } from "./staleness.js"
 
@@ -117,6 +119,10 @@ export interface Verified {
   readonly forks: number
   readonly forksDrifted: number
   readonly forkExamples: ReadonlyArray<ForkDrift>
+  /** Choices and facts with `contradicts` checked against their siblings, and the first pairs whose FORKS edge disagrees with the rule. */
+  readonly pairsChecked: number
+  readonly pairsDrifted: number
+  readonly pairExamples: ReadonlyArray<PairDrift>
   /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
   readonly taskCounts: ReadonlyArray<TaskCountDrift>
   /** Parents with an open pair now and no fork mark, and the first of them. */
@@ -132,6 +138,8 @@ export interface Verified {
     readonly confirmations: number
     readonly tasks: number
   }
+  /** Threads and clusters recomputed from the edges against what is stored (clusterMigration.ts). */
+  readonly clusters: ClusterDrift
 }
 
 /** How many records `outside` counts in all (the clock counts one). */
@@ -168,7 +176,11 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
   const others = (yield* db.read(othersOutside, { top }, OthersRow))[0] ??
     { clockLast: null, decisions: 0, retractions: 0, confirmations: 0, tasks: 0 }
   const forks = yield* forkDrift(db)
+  const pairs = yield* pairDrift(db)
   return {
+    pairsChecked: pairs.checked,
+    pairsDrifted: pairs.drifted.length,
+    pairExamples: pairs.drifted.slice(0, shown),
     facts,
     drifted,
     examples,
@@ -178,6 +190,7 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     taskCounts: yield* taskCountDrift(db),
     unmarked,
     unmarkedExamples,
-    outside: { facts: factsOut, factExamples, ...others }
+    outside: { facts: factsOut, factExamples, ...others },
+    clusters: yield* clusterDrift(db)
   } satisfies Verified
 })

@@ -54,7 +54,7 @@ export const queries: Record<Kind, string> = {
   fact: `${afterPosition("MATCH (f:Fact)", "f", "f.created_at", "f.id")}` +
     `RETURN f.id AS id, f.created_at AS created_at, f.written_by AS written_by, f.session_id AS session_id, ` +
     `${parentIdOf("f")} AS parent_id, ${alsoOnOf("f")} AS also_on, f.content AS content, ` +
-    `f.kind AS fact_kind`,
+    `f.kind AS fact_kind, f.contradicts AS contradicts`,
   decision: `${afterPosition("MATCH (w)-[r:SUPERSEDES]->(l)", "w, r, l", "r.created_at", "w.id + ' ' + l.id")}` +
     `RETURN r.created_at AS created_at, w.id AS winner_id, l.id AS loser_id, r.resolved_by AS resolved_by, r.reason AS reason`,
   // Typed: the COMPATIBLE index (graphIndexes.ts) makes the type exist before any query is planned.
@@ -86,7 +86,8 @@ const rowSchemas = {
     parent_id: Schema.NullOr(Schema.String),
     also_on: Schema.NullOr(Schema.Array(Schema.String)),
     content: Schema.String,
-    fact_kind: Schema.NullOr(FactKind)
+    fact_kind: Schema.NullOr(FactKind),
+    contradicts: Schema.NullOr(Schema.Array(Schema.String))
   }),
   decision: Schema.Struct({
     created_at: Stamp,
@@ -160,12 +161,13 @@ const readKind = (
     case "fact":
       return db.read(queries.fact, params, rowSchemas.fact).pipe(
         Effect.map((rows) =>
-          rows.map(({ also_on, fact_kind, ...r }): FactRecord => ({
+          rows.map(({ also_on, contradicts, fact_kind, ...r }): FactRecord => ({
             kind: "fact",
             ...r,
             created_at: toIso(r.created_at),
             ...(also_on === null ? {} : { also_on }),
-            ...(fact_kind === null ? {} : { fact_kind })
+            ...(fact_kind === null ? {} : { fact_kind }),
+            ...(contradicts === null ? {} : { contradicts })
           }))
         )
       )

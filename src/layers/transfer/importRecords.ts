@@ -19,10 +19,12 @@ import { clockRead, clockSetQuery } from "../database/clock.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
+import { linkForksQuery } from "../factStore/forkRule.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { oneHop } from "../factStore/oneHop.js"
 import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
 import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
+import { batchClusters, clusterOnBatch, joinClusters } from "../factStore/threadClusters.js"
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
@@ -68,8 +70,8 @@ export interface ImportCounts {
  */
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
-  `session_id: r.session_id, kind: r.kind, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
-  `merge_of: r.merge_of, merge_depth: r.merge_depth}) ` +
+  `session_id: r.session_id, kind: r.kind, contradicts: r.contradicts, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
+  `merge_of: r.merge_of, merge_depth: r.merge_depth, root: r.root}) ` +
   `WITH count(*) AS made ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
@@ -86,7 +88,9 @@ const createFacts = `UNWIND $rows AS r ` +
   // In the same statement, so a batch that lands is counted once and one that fails leaves nothing:
   // search's document counts (termCounts.ts), the capacity counts (capacity.ts) and the clock, which
   // never moves past the import's now (a file's stamps may run up to the window ahead of it).
-  `WITH count(*) AS staled FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) WITH 1 AS one ` +
+  `WITH count(*) AS staled FOREACH (c IN $counts | ${addDocs("c[0]", "c[1]")}) ` +
+  // The batch's threads and clusters (threadClusters.ts), stamps as they are (offsets from 0).
+  `WITH 0 AS base ${clusterOnBatch}` +
   clockSetQuery({
     docs: "coalesce(clk.docs, 0) + $docs",
     terms: "coalesce(clk.terms, 0) + $terms",
@@ -95,10 +99,15 @@ const createFacts = `UNWIND $rows AS r ` +
     last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
   })
 
-/** The nearest merge and merge depth of facts already stored, for the batch's facts on them. */
+/** The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on them. */
 const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
-  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth`
-const MergePlaceRow = Schema.Struct({ id: Schema.String, merge_of: Schema.NullOr(Schema.String), depth: Schema.Number })
+  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root`
+const MergePlaceRow = Schema.Struct({
+  id: Schema.String,
+  merge_of: Schema.NullOr(Schema.String),
+  depth: Schema.Number,
+  root: Schema.NullOr(Schema.String)
+})
 
 /**
  * The children of the batch's parents, with what marksFork reads (domain/importForks.ts), and
@@ -116,7 +125,7 @@ export const forkChildrenQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}
     childrenOf("ALSO_ON", "fa")
   } AS kids ` +
   `UNWIND kids AS c ` +
-  `RETURN pid AS parent, marked, c.id AS id, c.norm AS norm, coalesce(c.kind, '') = 'detail' AS detail, ` +
+  `RETURN pid AS parent, marked, c.id AS id, c.norm AS norm, coalesce(c.kind, '') <> '' AS kinded, ` +
   `c.created_at AS created_at, CASE WHEN indegree(c, 'RETRACTS') > 0 THEN ${
     oneHop({
       from: "c",
@@ -133,7 +142,7 @@ const ForkChildRow = Schema.Struct({
   marked: Schema.Boolean,
   id: Schema.String,
   norm: Schema.String,
-  detail: Schema.Boolean,
+  kinded: Schema.Boolean,
   created_at: Schema.Number,
   retracted_at: Schema.NullOr(Schema.Number)
 })
@@ -144,7 +153,7 @@ const ForkChildRow = Schema.Struct({
  * before is never hidden meanwhile, nor when the import stops before its end).
  */
 export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
-  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}}]->(p) ` +
+  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}, root: p.root}]->(p) ` +
   `WITH count(*) AS made UNWIND $marked AS pid MATCH (p:Fact {id: pid}) ` +
   `WITH p, [(p)<-[pm]-() WHERE type(pm) = 'MARKS' | pm] AS ms UNWIND ms AS m ` +
   `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
@@ -158,6 +167,10 @@ const markForks = Effect.fn("relay/transfer/markForks")(
     ]
     if (parents.length === 0) return
     const fromFile = new Set(batch.map((f) => f.id))
+    // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
+    for (let i = 0; i < parents.length; i += factBatchSize) {
+      yield* db.write(linkForksQuery, { parents: parents.slice(i, i + factBatchSize), ids: [...fromFile] })
+    }
     const byParent = new Map<string, { marked: boolean; kids: Array<ChildStamp> }>()
     for (let i = 0; i < parents.length; i += factBatchSize) {
       const rows = yield* db.read(forkChildrenQuery, { parents: parents.slice(i, i + factBatchSize) }, ForkChildRow)
@@ -166,7 +179,7 @@ const markForks = Effect.fn("relay/transfer/markForks")(
         entry.kids.push({
           id: r.id,
           norm: r.norm,
-          detail: r.detail,
+          kinded: r.kinded,
           createdAt: r.created_at,
           retractedAt: r.retracted_at
         })
@@ -356,6 +369,38 @@ const IdRow = Schema.Struct({ id: Schema.String })
 
 const stamp = (iso: string) => Date.parse(iso)
 
+/**
+ * Each fresh fact's thread root (threadClusters.ts): a root's own id, else its first parent's root,
+ * from the batch (a parent anywhere in it) or from the graph (`stored`). A parent found in neither
+ * (none, as the import checks parents first) stands as its own root.
+ */
+const threadRootsOf = (fresh: ReadonlyArray<FactRecord>, stored: ReadonlyMap<string, string>) => {
+  const parentOf = new Map(fresh.map((f) => [f.id, f.parent_id]))
+  const roots = new Map<string, string>()
+  const rootOf = (id: string): string => {
+    const path: Array<string> = []
+    let at = id
+    let root: string | undefined
+    for (;;) {
+      root = roots.get(at) ?? stored.get(at)
+      if (root !== undefined) break
+      const up = parentOf.get(at)
+      // Not a fresh fact with a parent: a root (or a parent neither here nor stored), or a cycle.
+      if (up === undefined || up === null || path.includes(at)) {
+        root = at
+        break
+      }
+      path.push(at)
+      at = up
+    }
+    for (const x of path) roots.set(x, root)
+    if (parentOf.has(at) && !roots.has(at)) roots.set(at, root)
+    return root
+  }
+  for (const f of fresh) rootOf(f.id)
+  return roots
+}
+
 const writeFacts = Effect.fn("relay/transfer/writeFacts")(
   function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts, now: number) {
     const there = new Set(
@@ -370,23 +415,25 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     }))
     const inBatch = new Set(fresh.map((f) => f.id))
     const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
-    const outsidePlaces = new Map(
-      fromOutside.length === 0 ? [] : (yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)).map((
-        r
-      ) => [r.id, { mergeOf: r.merge_of, depth: r.depth }])
-    )
+    const outsideRows = fromOutside.length === 0
+      ? []
+      : yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)
+    const outsidePlaces = new Map(outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth }]))
     const places = mergePlaces(withParents, outsidePlaces)
+    const roots = threadRootsOf(fresh, new Map(outsideRows.map((r) => [r.id, r.root ?? r.id])))
     const rows = fresh.map((f, k) => ({
       id: f.id,
       merge_of: places[k]!.mergeOf,
       merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
       ...storedText(f.content),
       kind: f.fact_kind ?? null,
+      contradicts: f.contradicts ?? null,
       written_by: f.written_by,
       session_id: f.session_id,
       created_at: stamp(f.created_at),
       parent_id: f.parent_id,
-      terms: termsOf(f.content)
+      terms: termsOf(f.content),
+      root: roots.get(f.id)!
     }))
     const entries = entrySets(withParents)
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
@@ -399,7 +446,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       ...addTermCountsParams(rows.map((r) => r.terms)),
       facts: rows.length,
       bytes: rows.reduce((n, r) => n + textBytes(r.content), 0),
-      newest
+      newest,
+      ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
     counts.facts += fresh.length
   }
@@ -618,8 +666,16 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
         yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
       }
+      // A decision joins its two facts' clusters (threadClusters.ts): one statement each, as union by
+      // size is done one pair at a time; a pair one cluster already (a rerun) changes nothing.
+      const join = (w: string, l: string, what: string) => joinClusters(db, w, l).pipe(Effect.mapError(stoppedAt(what)))
       if (merge) {
-        for (const [r, at] of pending) yield* record(r, at)
+        for (const [r, at] of pending) {
+          const done = yield* record(r, at)
+          if (r.kind === "decision" && done !== "refused") {
+            yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
+          }
+        }
       } else if (pending.length > 0) {
         const what = `lines ${pending[0]![1]}-${
           pending[pending.length - 1]![1]
@@ -637,6 +693,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
             const chunk = list.slice(i, i + factBatchSize)
             yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
             counts[kind] += chunk.length
+            if (kind === "decisions") {
+              for (const d of chunk) yield* join(d.w as string, d.l as string, what)
+            }
           }
         }
       }

@@ -15,6 +15,8 @@ export interface NewFact {
   readonly alsoOn?: ReadonlyArray<string> | undefined
   /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
   readonly kind?: FactKind | null | undefined
+  /** Siblings the writer says this fact contradicts: each such pair forks whatever the kinds. */
+  readonly contradicts?: ReadonlyArray<string> | undefined
   /**
    * A revision (domain/model/revision.ts): the fact this one supersedes, written in the same
    * statement. `parentId` null then means the revised fact's own parent.
@@ -179,6 +181,8 @@ export interface ClustersOptions {
   readonly factsPerCluster?: number | undefined
   /** The [size, first created_at] of the last cluster of the previous page. */
   readonly after?: readonly [number, number] | null | undefined
+  /** How many clusters the previous pages held (the cursor carries it). */
+  readonly skipped?: number | undefined
 }
 
 export interface ThreadRequest {

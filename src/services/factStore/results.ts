@@ -18,6 +18,12 @@ export interface Saved {
   readonly revision: Revision | null
   /** Under each parent after the first (builds_on), where the fact forks or repeats: the same three. */
   readonly alsoUnder: ReadonlyArray<AlsoUnder>
+  /**
+   * A choice's: the most recent differing siblings under its first parent that it was compared
+   * with and does not fork with (domain/model/save.ts), oldest first; `comparedTotal` counts them all.
+   */
+  readonly compared: ReadonlyArray<Fact>
+  readonly comparedTotal: number
 }
 
 export interface AlsoUnder {
@@ -126,6 +132,11 @@ export interface Cluster {
   readonly openConflicts: number
   /** The oldest facts of the cluster, oldest first. */
   readonly facts: ReadonlyArray<Fact>
+}
+
+/** A page of the important facts, and the stamp the scores are as of (null: an empty memory). */
+export interface ImportantPage extends Page<{ readonly fact: Fact; readonly score: number }> {
+  readonly asOf: number | null
 }
 
 export interface Clusters {

@@ -31,7 +31,7 @@ export const markOpenThread = (box: HTMLElement, rootId: string | null) => {
 }
 
 /**
- * Reads and shows the lists; the threads list (the costliest read) only when `threadsToo`. False
+ * Reads and shows the lists; the threads list only when `threadsToo`. False
  * when a newer read took over (nothing shown then).
  */
 export const loadLists = async (view: View, boxes: ListBoxes, actions: Actions, threadsToo: boolean) => {
@@ -46,7 +46,6 @@ export const loadLists = async (view: View, boxes: ListBoxes, actions: Actions, 
   const t = now()
   if (threads !== null) {
     view.clusters = threads.clusters
-    view.threadsAt = t
     boxes.threads.replaceChildren(
       ...threads.clusters.filter((c) => c.facts.length > 0).map((c) => {
         const root = c.facts[0]!

@@ -21,8 +21,6 @@ export interface View {
   minTime: number
   refreshes: number
   clusters: Array<Cluster>
-  /** When the threads list was last read (host time). */
-  threadsAt: number
   retractions: Map<string, { reason: string; by: string }>
   /** Count the reads of the thread, the panel and the lists: only the newest answer of each is shown. */
   ticket: number
@@ -42,7 +40,6 @@ export const makeView = (): View => ({
   minTime: now() - 24 * 3600_000,
   refreshes: 0,
   clusters: [],
-  threadsAt: 0,
   retractions: new Map(),
   ticket: 0,
   panelTicket: 0,

@@ -14,7 +14,6 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ...(o.new_facts.length + o.decisions.length + o.retractions.length + fresh.length === 0
       ? ["Nothing new from others."]
       : []),
-    ...list("New facts by others", o.new_facts, (f) => p.fact(f), null, paged),
     ...list("Decisions by others", o.decisions, decision(p), null, paged),
     ...list("Retracted by others", o.retractions, withdrawal(p), null, paged),
     ...list("Open conflicts with new facts", fresh, conflict(p), null, paged),
@@ -44,6 +43,14 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ),
     ...list("Tasks awaiting a person's approval", o.tasks.awaiting_approval, (t) => taskLine(t, p), null),
     ...(o.tasks.more ? ["More tasks on the board: relay_list_tasks."] : []),
+    // Last: what a budget cuts first (the store spends it on the lists above before these).
+    ...list(
+      "New facts by others",
+      o.new_facts,
+      (f) => p.seen(f.id) ? `${p.id(f.id)} ${f.written_by} ${p.when(f.created_at)} (text above)` : p.fact(f),
+      null,
+      paged
+    ),
     ...(o.next_cursor === null
       ? []
       : [

@@ -32,17 +32,20 @@ interface IdShortener {
 
 /**
  * What one reply's text is written with: short ids that are unique among the ids in the reply, ages
- * against one `now`, and the facts already written out in full (each fact once; later mentions are
- * its short id).
+ * against one `now`, and the facts already named (`shown`) and written out whole (`whole`): each
+ * fact's whole text once, and a text cut where it was first named is written whole where the fact
+ * is next listed, so no reply leaves a fact's text only cut.
  */
 export class Page {
   private readonly shown = new Set<string>()
+  private readonly whole = new Set<string>()
   constructor(readonly ids: IdShortener, readonly now: number) {}
   id = (id: string): string => this.ids.of(id)
   when = (iso: string): string => age(iso, this.now)
   /** `<id> [status] <writer> <age>[ on <parent>[, <parent>...]]: "<text>"`; active is the usual status and is left unsaid. */
   fact = (f: Fact, options: { parent?: boolean } = {}): string => {
     this.shown.add(f.id)
+    this.whole.add(f.id)
     return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${
       this.when(f.created_at)
     }` +
@@ -52,16 +55,18 @@ export class Page {
           : ""
       }: ${quote(f.content)}`
   }
-  seen = (id: string): boolean => this.shown.has(id)
+  /** Whether the fact's whole text is already in the reply. */
+  seen = (id: string): boolean => this.whole.has(id)
   /** The fact's id with its text (cut at 80 characters) the first time the reply names it, its id after that. */
   named = (f: Fact): string => {
     if (this.shown.has(f.id)) return this.id(f.id)
     this.shown.add(f.id)
+    if (f.content.length <= 80) this.whole.add(f.id)
     return `${this.id(f.id)} ${quote(f.content.length > 80 ? `${f.content.slice(0, 79)}…` : f.content)}`
   }
-  /** The fact in full the first time, its id after that. */
+  /** The fact in full the first time its whole text is due, its id after that. */
   ref = (f: Fact, options: { parent?: boolean } = {}): string =>
-    this.shown.has(f.id) ? this.id(f.id) : this.fact(f, options)
+    this.whole.has(f.id) ? this.id(f.id) : this.fact(f, options)
 }
 
 /** A tool's output as the lines of its reply text, written on one Page. */

@@ -50,7 +50,7 @@ export const renderConflicts: Render<typeof ConflictsOutput.Type> = (o, p) => [
 
 export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o, p) => [
   ...list(
-    "Most built-upon facts, with score",
+    `Most built-upon facts, with score${o.as_of === null ? "" : ` (as of ${o.as_of})`}`,
     o.facts,
     (x) => `${x.score.toFixed(3)} ${p.fact(x.fact)}`,
     "none yet",
@@ -62,12 +62,13 @@ export const renderImportantFacts: Render<typeof ImportantFactsOutput.Type> = (o
 /** A search hit: the fact once, then the decisions it won or lost (decisionLines). */
 const searchHit = (p: Page, line: ReturnType<typeof decisionLines>) => (h: SearchHit) =>
   [
-    p.fact(h.fact),
+    `${h.weak === true ? "(weak match) " : ""}${p.fact(h.fact)}`,
     ...h.superseded_by.map((d) => `  ${line("lost to", h.fact.id, d.winner_id, d.winner_content, d)}`),
     ...h.supersedes.map((d) => `  ${line("won over", h.fact.id, d.loser_id, d.loser_content, d)}`)
   ].join("\n")
 
 export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
+  ...(o.note === undefined ? [] : [`${o.note}.`]),
   ...list(
     "Matches, best first",
     o.hits,

@@ -31,6 +31,19 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
     null
   )),
   ...(o.fork === null ? [] : [compatibleHint(p, [o.fact, ...o.fork.siblings.slice(-9)])]),
+  ...(o.compared === undefined ? [] : [
+    ...list(
+      `Compared, no conflict (fewer than 2 shared words)${
+        o.compared.siblings.length < o.compared.siblings_total
+          ? `, ${o.compared.siblings_total} in all, the latest shown`
+          : ""
+      }`,
+      o.compared.siblings,
+      (f) => p.fact(f, { parent: false }),
+      null
+    ),
+    "If one of these answers the same question differently, decide it now: relay_resolve_conflict (or name it in contradicts when saving)."
+  ]),
   ...(o.also_under ?? []).flatMap((u) => [
     ...(u.duplicate_of === null ? [] : [`Under ${p.id(u.parent_id)} too, duplicate of: ${p.fact(u.duplicate_of)}`]),
     ...(u.siblings.length === 0 ? [] : [
@@ -51,7 +64,7 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
 const compatibleHint = (p: Page, facts: ReadonlyArray<Fact>) =>
   `If all can hold: relay_resolve_conflict outcome "compatible", fact_ids [${
     facts.map((f) => quote(p.id(f.id))).join(", ")
-  }]; a detail is saved with kind "detail".`
+  }].`
 
 export const renderResolveConflict: Render<typeof ResolveConflictOutput.Type> = (o, p) =>
   o.winner === undefined || o.loser === undefined ?
