@@ -39,7 +39,6 @@ const indexes = [
   index("RELATIONSHIP", "RANKED", "pos"),
   index("RELATIONSHIP", "RANKED", "rank"),
   index("RELATIONSHIP", "RANKS", "gen"),
-  index("NODE", "RelayClock", "id"),
   index("NODE", "BriefingCursor", "name"),
   // A reader's position, on its cursor's self-loop (briefing.ts); the type exists before any plan.
   index("RELATIONSHIP", "READ_TO", "as_of"),
@@ -83,6 +82,17 @@ const indexes = [
   index("RELATIONSHIP", "ABOUT", "created_at"),
   index("RELATIONSHIP", "NOTE_ON", "created_at")
 ]
+
+/**
+ * Indexes an older Relay made that this one drops. RelayClock's id: FalkorDB 4.16.3's range index
+ * loses the entries whose value is the number 0 when the server loads a rewritten append-only file
+ * (BGREWRITEAOF, which the embedded server asks for: aofTail.ts), and the clock's id is 0, so every
+ * later write's MERGE made another clock node. There is one clock node: its label scan costs nothing.
+ */
+const dropped = [{
+  key: "NODE RelayClock id",
+  drop: "DROP INDEX FOR (x:RelayClock) ON (x.id)"
+}]
 
 /**
  * The full-text index relay_search queries (FalkorDB's RediSearch-backed index on Fact.content):
@@ -131,6 +141,14 @@ export const ensureSchema = Effect.fn("relay/graph/ensureSchema")(function*(grap
   const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
   const missing = indexes.filter((i) => !haveIndexes.has(i.key))
   yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
+  yield* Effect.forEach(dropped.filter((i) => haveIndexes.has(i.key)), (i) =>
+    driverCall(() => graph.query(i.drop)).pipe(
+      Effect.asVoid,
+      // A replica refuses it and keeps serving reads: its primary's Relay drops it, and that reaches it.
+      Effect.catchIf((e) => e.reason === "refused" && /\bREADONLY\b/.test(e.detail), (e) =>
+        Effect.logWarning("an index this Relay no longer uses could not be dropped: the database is a read-only replica")
+          .pipe(Effect.annotateLogs({ detail: e.detail })))
+    ), { discard: true })
   if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
   const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
   if (!haveConstraints.has("UNIQUE Fact id")) {
