@@ -18,6 +18,15 @@ const stack = relayStack(
   Layer.succeed(Settings, { database: { _tag: "Embedded" }, graph, rateLimitPerMinute: 100_000 })
 )
 
+/** GRAPH.QUERY on the embedded server of `dir`: the rows. */
+const queryIn = (dir: string) => (cypher: string) =>
+  Effect.flatMap(
+    ensureEmbeddedServer.pipe(inDataDir(dir)),
+    ({ password, socketPath }) => sendCommands(socketPath, password, [["GRAPH.QUERY", graph, cypher]])
+  ).pipe(
+    Effect.map(([reply]) => (reply as [unknown, ReadonlyArray<ReadonlyArray<unknown>>])[1])
+  )
+
 /** Saves `n` roots through Relay's stack, started and closed here, and gives their stamps. */
 const saveRoots = (n: number) =>
   Effect.flatMap(FactStore, (store) =>
@@ -40,11 +49,7 @@ layer(NodeContext.layer, { excludeTestServices: true })("the clock across a rewr
     Effect.gen(function*() {
       const dir = yield* tempDataDir()
       const server = yield* ensureEmbeddedServer.pipe(inDataDir(dir))
-      const query = (cypher: string) =>
-        Effect.flatMap(ensureEmbeddedServer.pipe(inDataDir(dir)), ({ password, socketPath }) =>
-          sendCommands(socketPath, password, [["GRAPH.QUERY", graph, cypher]])).pipe(
-            Effect.map(([reply]) => (reply as [unknown, ReadonlyArray<ReadonlyArray<unknown>>])[1])
-          )
+      const query = queryIn(dir)
       // The index an older Relay made on RelayClock.id.
       yield* query("CREATE INDEX FOR (x:RelayClock) ON (x.id)")
       const before = yield* saveRoots(3).pipe(inDataDir(dir))
@@ -75,5 +80,24 @@ layer(NodeContext.layer, { excludeTestServices: true })("the clock across a rewr
       const stamps = [...before, ...after]
       expect(stamps).toEqual([...stamps].sort((a, b) => a - b))
       expect(new Set(stamps).size).toBe(6)
+    }))
+
+  it.scoped("merges the clock nodes a graph already has from it into one, each value the largest", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDataDir()
+      const query = queryIn(dir)
+      yield* query(
+        `CREATE (a:RelayClock {id: 0, schema: ${schemaVersion}})-[:CLOCK {last: 1000, facts: 5, bytes: 500, ` +
+          `docs: 5, terms: 20}]->(a), (b:RelayClock {id: 0})-[:CLOCK {last: 2000, facts: 2, bytes: 100, docs: 2, ` +
+          `terms: 4}]->(b), (:RelayClock {id: 0, schema: ${schemaVersion}, last: 3000, facts: 1})`
+      )
+      const [stamp] = yield* saveRoots(1).pipe(inDataDir(dir))
+      expect(stamp).toBeGreaterThan(3000)
+      expect(yield* query("MATCH (c:RelayClock) RETURN count(c)")).toEqual([[1]])
+      expect(
+        yield* query(
+          "MATCH (c:RelayClock)-[k:CLOCK]->(c) RETURN c.schema, k.last > 3000, k.facts, k.docs, k.bytes > 500"
+        )
+      ).toEqual([[schemaVersion, "true", 6, 6, "true"]])
     }))
 })

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { ConstraintType, EntityType, type Graph } from "falkordb"
+import { mergeClocks } from "./clockRepair.js"
 import { driverCall } from "./driverErrors.js"
 
 /**
@@ -141,14 +142,21 @@ export const ensureSchema = Effect.fn("relay/graph/ensureSchema")(function*(grap
   const haveIndexes = yield* existing(graph, "db.indexes() YIELD label, properties, entitytype", "entitytype")
   const missing = indexes.filter((i) => !haveIndexes.has(i.key))
   yield* Effect.forEach(missing, (i) => ignoreExisting(() => graph.query(i.create)), { discard: true })
-  yield* Effect.forEach(dropped.filter((i) => haveIndexes.has(i.key)), (i) =>
-    driverCall(() => graph.query(i.drop)).pipe(
-      Effect.asVoid,
-      // A replica refuses it and keeps serving reads: its primary's Relay drops it, and that reaches it.
-      Effect.catchIf((e) => e.reason === "refused" && /\bREADONLY\b/.test(e.detail), (e) =>
-        Effect.logWarning("an index this Relay no longer uses could not be dropped: the database is a read-only replica")
-          .pipe(Effect.annotateLogs({ detail: e.detail })))
-    ), { discard: true })
+  yield* Effect.forEach(
+    dropped.filter((i) => haveIndexes.has(i.key)),
+    (i) =>
+      driverCall(() => graph.query(i.drop)).pipe(
+        Effect.asVoid,
+        // A replica refuses it and keeps serving reads: its primary's Relay drops it, and that reaches it.
+        Effect.catchIf((e) => e.reason === "refused" && /\bREADONLY\b/.test(e.detail), (e) =>
+          Effect.logWarning(
+            "an index this Relay no longer uses could not be dropped: the database is a read-only replica"
+          )
+            .pipe(Effect.annotateLogs({ detail: e.detail })))
+      ),
+    { discard: true }
+  )
+  yield* mergeClocks(graph)
   if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
   const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
   if (!haveConstraints.has("UNIQUE Fact id")) {
