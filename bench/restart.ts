@@ -61,9 +61,10 @@ const program = Effect.gen(function*() {
       }).pipe(Effect.map(() => performance.now() - t))
     })
   /**
-   * The clock node by its index and by its label, and 50 facts by their id index: what a restart
-   * must give back. (Seen here: after a SIGKILL right after a rewrite, `RelayClock {id: 0}` by its
-   * index finds nothing while the label finds it, so every later write's MERGE makes another.)
+   * The clock node by its label and by its id, and 50 facts by their id index: what a restart must
+   * give back. (Seen here: after a SIGKILL right after a rewrite, `RelayClock {id: 0}` by its index
+   * found nothing while the label found it, so every later write's MERGE made another; the clock's
+   * id is no longer indexed, docs/design/performance.md "Found".)
    */
   const lookups = sendCommands(socketPath, password, [
     ["GRAPH.QUERY", "relay", "MATCH (c:RelayClock) RETURN count(c)"],
