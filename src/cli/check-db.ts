@@ -134,7 +134,7 @@ const main = Effect.gen(function*() {
     return yield* new CliFailure({
       message: `verify: ${outsideCount(out)} stamp(s) outside 1970 .. now + RELAY_STAMP_AHEAD_SECONDS ` +
         `(${out.facts} of them facts); a save answers after the graph's clock, so such a stamp is a write from the ` +
-        `future: see README, Export and import`,
+        `future: see docs/transfer.md`,
       exitCode: 1
     })
   }

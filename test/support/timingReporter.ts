@@ -6,7 +6,7 @@ import type { Reporter, TestModule } from "vitest/node"
  * Where a run's time goes, file by file: the harness (prepare), importing the file and all it
  * imports (collect), and the tests and hooks themselves. `npm run test:timings` prints the 20
  * slowest files and writes every file's numbers to test-timings.json; a file that needs more than a
- * few seconds of tests is a candidate for test:slow (README, "Tests").
+ * few seconds of tests is a candidate for test:slow (docs/testing.md).
  */
 export default class TimingReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>) {

@@ -108,11 +108,17 @@ export const relinkForks = Effect.fn("relay/factStore/relinkForks")(function*(
 })
 
 /**
- * check-db --verify: each choice or fact with `contradicts` (the next `relinkBatch` after `$after`)
+ * check-db --verify's batch: fewer than the re-marking's, since each choice is compared with every
+ * sibling in the statement (a 50,000-fact memory's batch of 10,000 passed the statement timeout).
+ */
+const pairDriftBatch = 1_000
+
+/**
+ * check-db --verify: each choice or fact with `contradicts` (the next `pairDriftBatch` after `$after`)
  * against every sibling, whether a FORKS edge joins them exactly when the rule makes them a pair.
  */
 const pairDriftQuery = `MATCH (c:Fact) WHERE id(c) > $after AND (c.kind = 'choice' OR c.contradicts IS NOT NULL) ` +
-  `WITH c LIMIT ${relinkBatch} ` +
+  `WITH c LIMIT ${pairDriftBatch} ` +
   `WITH collect(c) AS cs, max(id(c)) AS last, count(c) AS n ` +
   `UNWIND CASE WHEN n = 0 THEN [null] ELSE cs END AS c ` +
   `OPTIONAL MATCH (c)-[:BUILDS_ON|ALSO_ON]->(:Fact)<-[:BUILDS_ON|ALSO_ON]-(y:Fact) WHERE y <> c ` +
@@ -145,7 +151,7 @@ export const pairDrift = Effect.fn("relay/factStore/pairDrift")(function*(db: Pi
     for (const [id, sibling, pair] of row.drifted) {
       if (!seen.has(`${id} ${sibling}`)) drifted.push({ id, sibling, pair })
     }
-    if (row.n < relinkBatch) break
+    if (row.n < pairDriftBatch) break
     after = row.last
   }
   return { checked, drifted }

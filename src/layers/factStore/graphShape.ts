@@ -7,7 +7,7 @@ import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
  * Read in statements of `shapeBatch` node ids, each bounded whatever the graph holds, so the
  * database is never held for the whole graph: other clients' statements run between them (at 1M
  * facts FalkorDB's own algo.pageRank held it 1.1-1.4 s, algo.WCC past the 2 s timeout). The cost
- * moves to the caller: the reads are linear in the graph (see README, "What a call costs").
+ * moves to the caller: the reads are linear in the graph (docs/design/performance.md).
  */
 export interface GraphShape {
   readonly node: Int32Array
