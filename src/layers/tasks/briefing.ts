@@ -9,14 +9,16 @@ import { byState, taskMap, withState } from "./taskMap.js"
  * The four lists in one statement (they were four, a quarter of a briefing's statements), each
  * branch through its own index (created_at, STATE's lease_until, TaskNote.created_at, STATE's
  * status) and stopped at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
- * variable (taskMap's) once per query.
+ * variable (taskMap's) once per query. Held is `claimed` on a live lease, never a lease alone: a
+ * finished task's STATE edge was seen keeping its last lease (a `done` after a failure and a new
+ * claim, in FalkorDB 4.16, though the finish sets it null), so every reader checks the status too.
  */
 const none = "null AS note, null AS by, null AS at"
 const sectionQuery =
   `MATCH (tp:Task) WHERE tp.created_at > $since AND tp.created_at <= $asOf AND tp.written_by <> $name ` +
   `WITH tp ORDER BY tp.created_at DESC LIMIT $limit ${withState("tp")}` +
   `RETURN 'posted' AS list, ${taskMap("tp")} AS task, ${none} ` +
-  `UNION ALL ${byState("tc", "tc_s.lease_until > $now AND tc_s.holder <> $name")}` +
+  `UNION ALL ${byState("tc", "tc_s.lease_until > $now AND tc_s.status = 'claimed' AND tc_s.holder <> $name")}` +
   `WITH tc, tc_s ORDER BY tc_s.lease_until LIMIT $limit RETURN 'claimed' AS list, ${taskMap("tc")} AS task, ${none} ` +
   `UNION ALL MATCH (n:TaskNote)-[:NOTE_ON]->(tf:Task) ` +
   `WHERE n.created_at > $since AND n.created_at <= $asOf AND n.outcome = 'failed' ` +

@@ -53,12 +53,13 @@ export const byIdQuery = previous("") +
  * past the queue's head (exact lookups through the seq index: the head's place, and only when that is empty the rest of
  * `queueWindow` places; never a sort of every open task). Every lookup is of a STATE edge's index.
  * The head moves past the place taken; a window with no open task moves it a window on and answers
- * `again` while places remain beyond it.
+ * `again` while places remain beyond it. An expired lease counts only on a `claimed` task (briefing.ts:
+ * a finished task may keep its last lease).
  */
 export const queueQuery = previous("WHERE prev_s.status = 'claimed' AND prev_s.holder = $by ") +
-  `OPTIONAL MATCH (ex)-[ex_s:STATE]->() WHERE ex_s.lease_until <= $now ` +
+  `OPTIONAL MATCH (ex)-[ex_s:STATE]->() WHERE ex_s.lease_until <= $now AND ex_s.status = 'claimed' ` +
   `WITH prev, prev_s, min(ex_s.lease_until) AS oldest ` +
-  `OPTIONAL MATCH (x)-[x_s:STATE {lease_until: oldest}]->() ` +
+  `OPTIONAL MATCH (x)-[x_s:STATE {lease_until: oldest}]->() WHERE x_s.status = 'claimed' ` +
   `WITH prev, prev_s, x, x_s ORDER BY x.id LIMIT 1 ` +
   `${queueNode} ` +
   `WITH prev, prev_s, x, x_s, qt OPTIONAL MATCH (h)-[h_s:STATE {seq: qt.head}]->() ` +

@@ -32,7 +32,7 @@ export const byState = (v: string, where: string): string => `MATCH (${v})-[${st
 /**
  * The Cypher map every task query returns for the task bound as `v` (its STATE edge bound as
  * stateOf(v)). A claim whose lease ran out (`lease_until <= $now`) shows as open: anyone may claim
- * it. The comprehension's variables are named after `v` (FalkorDB 4.16 binds a comprehension
+ * it. Only a claimed task shows a lease (briefing.ts: a finished one may keep its last). The comprehension's variables are named after `v` (FalkorDB 4.16 binds a comprehension
  * variable once per query).
  */
 export const taskMap = (v: string): string => {
@@ -40,7 +40,7 @@ export const taskMap = (v: string): string => {
   return `{id: ${v}.id, title: ${v}.title, detail: ${v}.detail, written_by: ${v}.written_by, ` +
     `created_at: ${v}.created_at, status: ${shownStatus(s)}, needs_approval: ${v}.needs_approval, ` +
     `decided_by: ${s}.decided_by, attempts: ${s}.attempts, max_attempts: ${v}.max_attempts, ` +
-    `claimed_by: ${s}.holder, lease_expires_at: ${s}.lease_until, ` +
+    `claimed_by: ${s}.holder, lease_expires_at: CASE WHEN ${s}.status = 'claimed' THEN ${s}.lease_until END, ` +
     `about: ${aboutOf(v)}, ` +
     `last_note: CASE WHEN ${s}.last_outcome IS NULL THEN null ELSE {outcome: ${s}.last_outcome, ` +
     `note: ${s}.last_note, by: ${finisher(s)}, created_at: ${s}.finished_at} END}`
