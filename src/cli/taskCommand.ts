@@ -7,7 +7,7 @@ import { Effect, Schema } from "effect"
 import { userInfo } from "node:os"
 import { parseArgs } from "node:util"
 import { AgentName } from "../domain/ids.js"
-import { TaskId } from "../domain/tasks.js"
+import { WholeTaskId } from "../domain/tasks.js"
 import { TaskStore } from "../services/TaskStore.js"
 import { CliFailure } from "./common.js"
 
@@ -55,7 +55,7 @@ export const parseTaskCommand = (args: ReadonlyArray<string>) =>
     }
     const id = command === "pending"
       ? null
-      : yield* Schema.decodeUnknown(TaskId)(positionals[1]).pipe(
+      : yield* Schema.decodeUnknown(WholeTaskId)(positionals[1]).pipe(
         Effect.mapError(() => usage(`${command} needs the task's whole id`))
       )
     const out: TaskCommand = {

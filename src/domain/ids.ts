@@ -10,6 +10,20 @@ export const factIdPrefixMin = 8
 const idOrPrefix =
   /^[0-9a-f]{8}(?:-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{0,4}|-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{0,12})?$/i
 
+/** Marks a Schema whose decoded value is a task id or a prefix of one (resolved as fact ids are). */
+export const TaskIdReference: unique symbol = Symbol.for("relay/TaskIdReference")
+
+/** A whole id or its first 8 or more characters, lower-cased (a prefix is resolved before any tool sees it). */
+export const idOrPrefixString = Schema.compose(
+  Schema.String.pipe(
+    Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
+      // Not advertised: the pattern would cost the listing ~60 tokens a field, and the refusal names the rule.
+      jsonSchema: {}
+    })
+  ),
+  Schema.Lowercase
+)
+
 /** Marks a Schema whose decoded value is a fact id or a prefix of one (policies/factIdPrefixes.ts finds such fields). */
 export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference")
 
@@ -20,15 +34,7 @@ export const FactIdReference: unique symbol = Symbol.for("relay/FactIdReference"
  * is replaced by the whole id before any tool sees it (policies/factIdPrefixes.ts), so handlers
  * only ever get whole ids.
  */
-export const FactId = Schema.compose(
-  Schema.String.pipe(
-    Schema.filter((s) => idOrPrefix.test(s) || "must be an id Relay returned, or its first 8 or more characters", {
-      // Not advertised: the pattern would cost the listing ~60 tokens a field, and the refusal names the rule.
-      jsonSchema: {}
-    })
-  ),
-  Schema.Lowercase
-).pipe(
+export const FactId = idOrPrefixString.pipe(
   Schema.brand("FactId"),
   Schema.annotations({ [FactIdReference]: true, description: "Id or prefix" })
 )

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { trimmedLength } from "./content.js"
-import { AgentName, FactId } from "./ids.js"
+import { AgentName, FactId, idOrPrefixString, TaskIdReference } from "./ids.js"
 import { thread } from "./inputs.js"
 import { Cursor, NextCursor, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
@@ -17,8 +17,8 @@ export const taskStatuses: ReadonlyArray<TaskStatus> = TaskStatus.literals
 export const FinishOutcome = Schema.Literal("done", "failed", "released")
 export type FinishOutcome = typeof FinishOutcome.Type
 
-/** Task ids are whole UUIDs made by Relay (no prefixes: they are few and shown whole). */
-export const TaskId = Schema.compose(
+/** A whole task id, as a person names it on the command line (npm run task). */
+export const WholeTaskId = Schema.compose(
   Schema.String.pipe(
     Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
       message: () => "must be a task id Relay returned"
@@ -26,6 +26,12 @@ export const TaskId = Schema.compose(
   ),
   Schema.Lowercase
 ).annotations({ description: "Id", jsonSchema: { type: "string", description: "Id" } })
+
+/**
+ * A task id in a tool's input: the whole id or its first 8 or more characters, as fact ids take
+ * (policies/factIdPrefixes.ts puts the whole id in before the tool runs).
+ */
+export const TaskId = idOrPrefixString.annotations({ [TaskIdReference]: true, description: "Id or prefix" })
 
 export const leaseDefaultSeconds = 300
 export const maxAttemptsDefault = 3

@@ -108,6 +108,10 @@ export interface TaskStoreShape {
     by: string
   ) => Effect.Effect<Task, TaskNotFound | InvalidInput | DatabaseError>
   readonly briefing: (request: TaskBriefingRequest) => Effect.Effect<TaskBriefing, DatabaseError>
+  /** For each prefix, the ids of at most three tasks that start with it (none: no such task). */
+  readonly idsStartingWith: (
+    prefixes: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<string>>, DatabaseError>
 }
 
 /** The task board: tasks that one agent claims at a time, on leases with fencing tokens. */

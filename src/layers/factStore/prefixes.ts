@@ -8,15 +8,22 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
  * the range as an index scan. Ids are lower-case hex and dashes, all below "g", so every id with
  * the prefix p lies in [p, p + "g").
  */
-export const prefixQuery = `UNWIND $prefixes AS p ` +
-  `OPTIONAL MATCH (f:Fact) WHERE f.id >= p AND f.id < p + 'g' ` +
+export const prefixQuery = (label: "Fact" | "Task") =>
+  `UNWIND $prefixes AS p ` +
+  `OPTIONAL MATCH (f:${label}) WHERE f.id >= p AND f.id < p + 'g' ` +
   `WITH p, collect(f.id) AS ids RETURN p AS prefix, ids[..3] AS ids`
+const queries = { Fact: prefixQuery("Fact"), Task: prefixQuery("Task") }
 
 const PrefixRow = Schema.Struct({ prefix: Schema.String, ids: Schema.Array(Schema.String) })
 
-export const matchPrefixes = (db: GraphDatabase["Type"], prefixes: ReadonlyArray<string>) =>
+/** Of facts, or of tasks (`label`): both ids have an index. */
+export const matchPrefixes = (
+  db: GraphDatabase["Type"],
+  prefixes: ReadonlyArray<string>,
+  label: "Fact" | "Task" = "Fact"
+) =>
   prefixes.length === 0
     ? Effect.succeed(new Map<string, ReadonlyArray<string>>())
-    : db.read(prefixQuery, { prefixes: [...new Set(prefixes)] }, PrefixRow).pipe(
+    : db.read(queries[label], { prefixes: [...new Set(prefixes)] }, PrefixRow).pipe(
       Effect.map((rows) => new Map(rows.map((r) => [r.prefix, r.ids])))
     )

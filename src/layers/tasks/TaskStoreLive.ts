@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { TaskStore, type TaskStoreShape } from "../../services/TaskStore.js"
 import { stampNow } from "../database/stampNow.js"
+import { matchPrefixes } from "../factStore/prefixes.js"
 import { briefing } from "./briefing.js"
 import { claim } from "./claim.js"
 import { decide } from "./decide.js"
@@ -20,7 +21,8 @@ export const makeTaskStore = Effect.gen(function*() {
     finish: (r) => Effect.flatMap(now, (n) => finish(db, n, r)),
     list: (r) => Effect.flatMap(now, (n) => list(db, n, r)),
     decide: (id, approve, by) => Effect.flatMap(now, (n) => decide(db, n, id, approve, by)),
-    briefing: (r) => Effect.flatMap(now, (n) => briefing(db, n, r))
+    briefing: (r) => Effect.flatMap(now, (n) => briefing(db, n, r)),
+    idsStartingWith: (prefixes) => matchPrefixes(db, prefixes, "Task")
   }
   return store
 })
