@@ -1,5 +1,7 @@
-import { expect, layer } from "@effect/vitest"
+import { expect, it, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { TaskStore } from "../../src/services/TaskStore.js"
+import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
 import { ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
@@ -43,3 +45,42 @@ layer(relayTestLayer("task_held"))("held tasks", (it) => {
       expect((yield* ok("relay_get_briefing", { my_name: "dan" })).tasks.claimed_by_others).toEqual([])
     }))
 })
+
+// FalkorDB 4.16 dropped the wrong properties when the finish cleared the lease inside its FOREACH:
+// the lease stayed and `finished_by` went.
+it.live("a done after a failure and a new claim clears the stored lease and keeps who finished", () =>
+  Effect.scoped(Effect.gen(function*() {
+    const graph = yield* ownGraph("task_held_stored")
+    yield* Effect.provide(
+      Effect.gen(function*() {
+        const tasks = yield* TaskStore
+        const id = "0badcafe-1111-4000-8000-000000000001"
+        const claim = (by: string) =>
+          Effect.map(
+            tasks.claim({ claimedBy: by, taskId: id, fence: null, leaseMillis: 600_000, claimId: by }),
+            (c) => c!.fence
+          )
+        yield* tasks.post({
+          id,
+          title: "t",
+          detail: null,
+          writtenBy: "ann",
+          about: [],
+          needsApproval: false,
+          maxAttempts: 3
+        })
+        yield* tasks.finish({ taskId: id, claimedBy: "bob", fence: yield* claim("bob"), outcome: "failed", note: "x" })
+        yield* tasks.finish({ taskId: id, claimedBy: "cyd", fence: yield* claim("cyd"), outcome: "done", note: null })
+      }),
+      stackOn(graph)
+    )
+    const stored = yield* Effect.promise(() =>
+      raw(graph, "MATCH (t:Task)-[s:STATE]->(t) RETURN [s.status, s.lease_until, s.finished_by, s.last_note]")
+    )
+    expect(stored.data?.map((r) => Object.values(r as Record<string, unknown>)[0])).toEqual([[
+      "done",
+      null,
+      "cyd",
+      null
+    ]])
+  })))

@@ -10,8 +10,8 @@ import { byState, taskMap, withState } from "./taskMap.js"
  * branch through its own index (created_at, STATE's lease_until, TaskNote.created_at, STATE's
  * status) and stopped at its limit. Each branch names its task variable apart: FalkorDB 4.16 binds a comprehension
  * variable (taskMap's) once per query. Held is `claimed` on a live lease, never a lease alone: a
- * finished task's STATE edge was seen keeping its last lease (a `done` after a failure and a new
- * claim, in FalkorDB 4.16, though the finish sets it null), so every reader checks the status too.
+ * finished task's STATE edge kept its last lease before finish.ts cleared it outside its FOREACH
+ * (graphs written then still hold such leases), so every reader checks the status too.
  */
 const none = "null AS note, null AS by, null AS at"
 const sectionQuery =

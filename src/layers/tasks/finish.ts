@@ -26,8 +26,10 @@ const finishQuery = `${taskById("$id")}` +
   `${queueNode} ` +
   // The new place is computed before any SET: FalkorDB 4.16 reads a property SET earlier in the same FOREACH as its old value.
   `WITH t, t_s, verdict, attempts, next, qt, qt.tail + 1 AS place ` +
+  // Outside the FOREACH: cleared in it, FalkorDB 4.16 kept a re-claimed task's lease and dropped finished_by instead.
+  `SET t_s.lease_until = CASE WHEN verdict = 'finish' THEN null ELSE t_s.lease_until END ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' THEN [1] ELSE [] END | ` +
-  `SET t_s.status = next, t_s.attempts = attempts, t_s.lease_until = null, t_s.last_outcome = $outcome, ` +
+  `SET t_s.status = next, t_s.attempts = attempts, t_s.last_outcome = $outcome, ` +
   `t_s.last_note = $note, t_s.finished_at = $now, t_s.finished_by = $by, ${moveCount("qt", "'claimed'", "next")}) ` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND next = 'open' THEN [1] ELSE [] END | ` +
   `SET qt.tail = place, t_s.seq = place) ` +
