@@ -3,56 +3,14 @@ import { termsOf } from "../../src/domain/terms.js"
 import { noStrongMatch } from "../../src/tools/search.js"
 import { checkedCaller } from "../mcp/protocol.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
+import { memory } from "./searchMemory.js"
 
 /**
  * Issue 41, point 2: search that says how sure it is. Questions asked in other words than the fact
  * that answers them (no stemmed content term in common, checked below) must find it in the top 3,
  * or get a page that opens "no strong match": never a confident wrong answer. The memory is
- * test/search/questions.test.ts's.
+ * questions.test.ts's (searchMemory.ts).
  */
-const memory: ReadonlyArray<readonly [key: string, content: string, parent?: string]> = [
-  ["auth", "Auth: sessions use short-lived JWT access tokens (15 minutes)"],
-  ["refresh", "Refresh tokens rotate on every use and are stored hashed in Postgres", "auth"],
-  ["refreshTtl", "A refresh token lives 30 days; reuse of a rotated one revokes the whole family", "refresh"],
-  ["lockout", "Lockout after 5 failed logins per email and IP, 15-minute TTL", "auth"],
-  ["sso", "SSO via OIDC for enterprise customers, Okta and Azure AD first", "auth"],
-  ["mfa", "TOTP second factor is required for admin accounts", "auth"],
-  ["db", "Postgres 16 is the primary database"],
-  ["migrations", "Schema changes go through the migration tool (sqitch), never by hand", "db"],
-  ["migrationReview", "Every migration needs a rollback script reviewed before merge", "migrations"],
-  ["timeout", "Statement timeout is 5 s for API queries", "db"],
-  ["pool", "Connection pooling with pgbouncer in transaction mode", "db"],
-  ["replica", "Read replicas serve the reporting queries", "db"],
-  ["backup", "Nightly base backups plus WAL archiving to S3, kept 35 days", "db"],
-  ["index", "Add a partial index on invoices(status) where status = 'open'", "db"],
-  ["web", "The web app is a React 18 single-page app"],
-  ["flags", "Feature flags come from LaunchDarkly", "web"],
-  ["i18n", "Translations live in JSON files per locale, English is the source", "web"],
-  ["split", "Code-splitting by route keeps the first bundle under 200 KB", "web"],
-  ["tests", "Component tests use Testing Library; end-to-end tests use Playwright", "web"],
-  ["styling", "Styling is Tailwind; no CSS-in-JS", "web"],
-  ["deploy", "Deploys run on GitHub Actions to Kubernetes (EKS)"],
-  ["canary", "Canary releases take 5% of traffic for 30 minutes before full rollout", "deploy"],
-  ["rollback", "A failed health check rolls the deploy back automatically", "canary"],
-  ["secrets", "Secrets come from AWS Secrets Manager through External Secrets", "deploy"],
-  ["freeze", "No deploys on Fridays after 15:00", "deploy"],
-  ["queue", "Background jobs run on a NATS JetStream queue, not Kafka"],
-  ["retries", "Jobs retry 5 times with exponential backoff, then go to a dead-letter stream", "queue"],
-  ["export", "The invoice export job writes CSV to S3 every night", "queue"],
-  ["emails", "Transactional emails are sent through Postmark", "queue"],
-  ["billing", "Billing runs on Stripe; prices are kept in Stripe, not in our database"],
-  ["webhooks", "Stripe webhooks are verified with the signing secret and processed idempotently", "billing"],
-  ["tax", "Sales tax is computed by Stripe Tax", "billing"],
-  ["invoices", "Invoices are numbered per year: INV-2026-000123", "billing"],
-  ["logs", "Logs are JSON to stdout, shipped by Vector to Loki"],
-  ["metrics", "Metrics go to Prometheus; dashboards in Grafana", "logs"],
-  ["tracing", "Tracing with OpenTelemetry, sampled at 10% in production", "logs"],
-  ["alerts", "Alerts page the on-call engineer through PagerDuty", "logs"],
-  ["slow", "Slow query logging is on for queries over 500 ms", "db"],
-  ["rateLimit", "The public API is rate limited to 100 requests per minute per key", "auth"],
-  ["cors", "CORS allows only our own origins", "web"]
-]
-
 const paraphrases: ReadonlyArray<readonly [question: string, answer: string]> = [
   ["where do we keep the login renewal credentials", "refresh"],
   ["what stops attackers guessing passwords", "lockout"],
