@@ -96,18 +96,7 @@ export const search = defineTool({
         next_cursor: null
       }
     }
-    const rows = yield* store.search({
-      query: input.query,
-      statuses: filterStatuses(input.status),
-      writtenBy: input.written_by ?? null,
-      sessionId: input.session_id ?? null,
-      since: input.since ?? null,
-      until: input.until ?? null,
-      asOf: input.as_of ?? null,
-      thread: input.thread ?? null,
-      take: input.limit + 1,
-      after
-    })
+    const rows = yield* ask(input.query, input.limit + 1, after)
     const { items, next_cursor } = page(rows, input.limit, (r) => r.key, yield* currentBudget())
     // On an equal score a decision's winner comes first (stable, within the page: the cursor is the
     // page's last key as read, so no hit is skipped or repeated).
