@@ -8,7 +8,7 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
  * graph holds one spelling of each reader, writer and holder and every match stays exact (and on
  * its index). Keys are made here: AgentName is ASCII, so toLowerCase is FalkorDB's toLower.
  */
-const recordQuery = `UNWIND $names AS n MERGE (a:Agent {key: n.key}) ON CREATE SET a.name = n.name ` +
+export const recordNamesQuery = `UNWIND $names AS n MERGE (a:Agent {key: n.key}) ON CREATE SET a.name = n.name ` +
   `RETURN n.name AS given, a.name AS shown`
 
 /** A filter's name (written_by in search, claimed_by in a list) is looked up, never recorded. */
@@ -17,7 +17,7 @@ const lookupQuery = `UNWIND $names AS n OPTIONAL MATCH (a:Agent {key: n.key}) ` 
 
 const Row = Schema.Struct({ given: Schema.String, shown: Schema.String })
 
-const pairs = (names: ReadonlyArray<string>) => names.map((name) => ({ key: name.toLowerCase(), name }))
+export const namePairs = (names: ReadonlyArray<string>) => names.map((name) => ({ key: name.toLowerCase(), name }))
 
 export type ShownNames = (
   names: ReadonlyArray<string>,
@@ -36,7 +36,7 @@ export const makeShownNames = (db: GraphDatabase["Type"]) =>
       // A failed lookup (the database down) is not kept: the next call asks again.
       timeToLive: (exit) => Exit.isSuccess(exit) ? Duration.infinity : Duration.zero,
       lookup: (name: string) =>
-        Effect.map(db.write(recordQuery, { names: pairs([name]) }, Row), (rows) => rows[0]?.shown ?? name)
+        Effect.map(db.write(recordNamesQuery, { names: namePairs([name]) }, Row), (rows) => rows[0]?.shown ?? name)
     }),
     (cache): ShownNames => (names, record) =>
       record
@@ -53,7 +53,7 @@ export const makeShownNames = (db: GraphDatabase["Type"]) =>
             else unknown.push(name)
           }
           if (unknown.length > 0) {
-            for (const r of yield* db.read(lookupQuery, { names: pairs(unknown) }, Row)) known.set(r.given, r.shown)
+            for (const r of yield* db.read(lookupQuery, { names: namePairs(unknown) }, Row)) known.set(r.given, r.shown)
           }
           return known
         })
