@@ -114,10 +114,10 @@ describe("MCP Apps: the thread app", () => {
     const seen: Array<string> = []
     let cursor: string | null = null
     for (let i = 0; i < 3; i++) {
-      const page: { structuredContent?: unknown } = await apps.callTool({
+      const page = (await apps.callTool({
         name: "relay_view_thread",
         arguments: { fact_id: ids.root, limit: 2, ...(cursor === null ? {} : { cursor }) }
-      })
+      })) as { structuredContent?: unknown }
       const p = page.structuredContent as typeof out
       seen.push(...p.facts.map((f) => f.id))
       for (const id of p.open_forks) expect(p.facts.map((f) => f.id)).toContain(id)
