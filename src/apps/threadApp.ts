@@ -18,6 +18,9 @@ export const threadAppUri = "ui://relay/thread"
 export const appMimeType = "text/html;profile=mcp-app"
 export const appsExtension = "io.modelcontextprotocol/ui"
 
+/** What the server says in its capabilities (SEP-1724 extensions): it serves MCP Apps' HTML. */
+export const appsServerExtension = { [appsExtension]: { mimeTypes: [appMimeType] } }
+
 /** The tools whose answer the app draws: their listing names it (`_meta.ui.resourceUri`). */
 const drawnTools: ReadonlySet<string> = new Set([getContext.name, detectConflicts.name])
 
@@ -55,13 +58,22 @@ export const withApps = <T extends { readonly name: string }>(
 const description = "The thread of a fact drawn in the chat: facts by status, what builds on what, forks and " +
   "decisions, with a panel for one fact's whole text. Read-only."
 
-export const appResources = [{ uri: threadAppUri, name: "thread-app", title: "A thread, drawn", description, mimeType: appMimeType }]
+export const appResources = [{
+  uri: threadAppUri,
+  name: "thread-app",
+  title: "A thread, drawn",
+  description,
+  mimeType: appMimeType
+}]
 
 /**
  * No network at all: the app reaches Relay only through the host. The document carries its own
  * stricter policy too (scripts/build-apps.mjs: its one script and one style by hash).
  */
-const ui = { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true }
+const ui = {
+  csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+  prefersBorder: true
+}
 
 let html: string | undefined
 /** The app's HTML, built by `npm run build` (scripts/build-apps.mjs) and read once. */
@@ -71,7 +83,9 @@ const appHtml = (): string => {
     return html
   } catch {
     // Not the file system's message: it names the install's paths.
-    throw new RpcFailure(ErrorCode.InternalError, "internal: the app is not built (npm run build)", { code: "internal" })
+    throw new RpcFailure(ErrorCode.InternalError, "internal: the app is not built (npm run build)", {
+      code: "internal"
+    })
   }
 }
 

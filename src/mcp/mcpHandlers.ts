@@ -12,6 +12,7 @@ import { Effect, Exit, Runtime } from "effect"
 import {
   appOnlyTools,
   appResources,
+  appsServerExtension,
   drawsApps,
   isAppOnly,
   isAppUri,
@@ -67,7 +68,7 @@ const listingOf = (tool: AnyTool) => ({
 export const listing = tools.map(listingOf)
 export type Listing = typeof listing
 /** The MCP App's own tools (src/apps), listed only to hosts that draw apps; always in the full form the app reads. */
-const appListing = appOnlyTools.map(listingOf)
+export const appListing = appOnlyTools.map(listingOf)
 
 const byName = new Map([...tools, ...appOnlyTools].map((t) => [t.name, t]))
 
@@ -98,7 +99,10 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
 }
 
 export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
-  const server = new Server(serverInfo, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions })
+  const server = new Server(serverInfo, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, extensions: appsServerExtension },
+    instructions
+  })
   const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { withRawDatabase } from "../support/rawDatabase.js"
 import { falkordbEnv, serverEntry } from "../support/mcpClient.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 import { callDecoded, outputOf } from "../support/toolOutputs.js"
 
 /** What a host that draws MCP Apps says in its capabilities (SEP-1865). */

@@ -33,6 +33,9 @@ type Listed = { name: string; _meta?: { ui?: { resourceUri?: string; visibility?
 
 describe("MCP Apps: the thread app", () => {
   it("links the two tools to the app, lists the app's own tool for the app only, and hides all of it from text hosts", async () => {
+    expect(apps.getServerCapabilities()?.extensions).toEqual({
+      "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] }
+    })
     const listed = (await apps.listTools()).tools as Array<Listed>
     const byName = new Map(listed.map((t) => [t.name, t]))
     for (const name of ["relay_get_context", "relay_detect_conflicts"]) {
@@ -61,7 +64,10 @@ describe("MCP Apps: the thread app", () => {
     expect(content.uri).toBe(uri)
     expect(content.mimeType).toBe("text/html;profile=mcp-app")
     expect(content._meta).toEqual({
-      ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true }
+      ui: {
+        csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+        prefersBorder: true
+      }
     })
     const html = content.text
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true)

@@ -83,6 +83,7 @@ export const connectHost = (appInfo: { name: string; version: string }, events: 
 
   return {
     initialized,
-    callTool: (name, args) => initialized.then(() => request("tools/call", { name, arguments: args }) as Promise<ToolResult>)
+    callTool: (name, args) =>
+      initialized.then(() => request("tools/call", { name, arguments: args }) as Promise<ToolResult>)
   }
 }

@@ -67,7 +67,9 @@ const showFact = (f: Fact) => {
   if (f.status === "retracted") why.append(el("li", {}, "retracted"))
   const mark = marks.get(f.id)
   if (mark !== undefined) {
-    why.append(el("li", {}, mark === "open" ? "open conflict under this fact" : "a decision settled a conflict under it"))
+    why.append(
+      el("li", {}, mark === "open" ? "open conflict under this fact" : "a decision settled a conflict under it")
+    )
   }
   const parent = byId(f.parent_id)
   panel.replaceChildren(
@@ -82,9 +84,13 @@ const showFact = (f: Fact) => {
       el("dt", {}, "saved"),
       el("dd", {}, timeEl(f.created_at, now()), ` · ${stamp(f.created_at)}`),
       el("dt", {}, "builds on"),
-      el("dd", { id: "fact-parent" }, ...(parent === undefined
-        ? [f.parent_id === null ? "nothing (the root)" : short(f.parent_id)]
-        : [`${short(parent.id)} `, el("q", {}, parent.content)])),
+      el(
+        "dd",
+        { id: "fact-parent" },
+        ...(parent === undefined
+          ? [f.parent_id === null ? "nothing (the root)" : short(f.parent_id)]
+          : [`${short(parent.id)} `, el("q", {}, parent.content)])
+      ),
       el("dt", {}, "id"),
       el("dd", {}, f.id)
     ),
@@ -130,7 +136,10 @@ const failed = (r: ToolResult) =>
 
 const read = async (cursor: string | null) => {
   if (target === null) return
-  const r = await host.callTool("relay_view_thread", cursor === null ? { fact_id: target } : { fact_id: target, cursor })
+  const r = await host.callTool(
+    "relay_view_thread",
+    cursor === null ? { fact_id: target } : { fact_id: target, cursor }
+  )
   const error = failed(r)
   if (error !== null) return say(error)
   const next = r.structuredContent as unknown as ViewPage
