@@ -20,7 +20,8 @@ const bundled = await build({
 })
 // Inside a <script> element only "</script" would end it early.
 const script = bundled.outputFiles[0].text.replace(/<\/(script)/gi, "<\\/$1")
-const style = readFileSync("src/apps/web/threadApp.css", "utf8")
+// The studio's drawing rules, then the app's own.
+const style = readFileSync("src/studio/web/drawing.css", "utf8") + readFileSync("src/apps/web/threadApp.css", "utf8")
 const hash = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 const csp = [
   "default-src 'none'",
