@@ -136,9 +136,11 @@ const failed = (r: ToolResult) =>
 
 const read = async (cursor: string | null) => {
   if (target === null) return
+  // As of the instant the model asked about, when it gave one.
+  const asOf = typeof args["as_of"] === "string" ? { as_of: args["as_of"] } : {}
   const r = await host.callTool(
     "relay_view_thread",
-    cursor === null ? { fact_id: target } : { fact_id: target, cursor }
+    cursor === null ? { fact_id: target, ...asOf } : { fact_id: target, cursor, ...asOf }
   )
   const error = failed(r)
   if (error !== null) return say(error)
