@@ -20,6 +20,7 @@ export interface ToolResult {
 export interface HostEvents {
   readonly toolInput: (args: Params) => void
   readonly toolResult: (result: ToolResult) => void
+  readonly toolCancelled: () => void
 }
 
 export interface Host {
@@ -63,6 +64,8 @@ export const connectHost = (appInfo: { name: string; version: string }, events: 
       events.toolInput(params.arguments)
     } else if (method === "ui/notifications/tool-result" && isObject(params)) {
       events.toolResult(params as ToolResult)
+    } else if (method === "ui/notifications/tool-cancelled") {
+      events.toolCancelled()
     }
   })
 

@@ -178,6 +178,7 @@ const host = connectHost({ name: "relay-thread", version: "1" }, {
   toolInput: (a) => {
     args = a
   },
+  toolCancelled: () => say("The call was cancelled: nothing to draw."),
   toolResult: (r) => {
     const which = threadOf(r)
     if (typeof which === "string") return say(which)
