@@ -52,6 +52,8 @@ window.showApp = async ({ args, csp, html, id, result }) => {
   frame.style.width = "720px"
   frame.style.border = "1px solid #ccc"
   document.body.append(frame)
+  // As a chat scrolls to its newest answer: Chromium does not render a cross-origin frame out of view.
+  frame.scrollIntoView()
   const bridge = new AppBridge(null, { name: "relay-test-host", version: "0.0.0" }, { serverTools: {} }, {
     hostContext: { theme: "light", displayMode: "inline", containerDimensions: { width: 720, maxHeight: 900 } }
   })

@@ -83,6 +83,12 @@ const showFor = async (id: string, tool: string, args: Record<string, unknown>):
   return frame
 }
 
+/** The host sizes the frame as the app asks (ui/notifications/size-changed): taller than an iframe's 150 px. */
+const sizedByApp = (id: string) =>
+  page.waitForFunction((i) => (document.getElementById(i)?.getBoundingClientRect().height ?? 0) > 400, {
+    timeout: 10_000
+  }, id)
+
 const drawing = (frame: Frame) =>
   frame.evaluate(() => ({
     nodes: Object.fromEntries(
@@ -122,8 +128,7 @@ describe("the thread app in a host's chat (Chromium)", () => {
     expect(seen.why).toContain("stale: something it builds on was superseded or retracted")
     // The app read through the host, and only its own tool.
     expect(appCalls).toEqual(["relay_view_thread"])
-    // The host sized the frame as the app asked.
-    expect(await page.$eval("iframe#context", (f) => f.getBoundingClientRect().height)).toBeGreaterThan(400)
+    await sizedByApp("context")
 
     await frame.click(`g.node[data-id="${ids.b}"]`)
     const lost = await drawing(frame)
@@ -135,7 +140,7 @@ describe("the thread app in a host's chat (Chromium)", () => {
     const marked = await drawing(frame)
     expect(marked.panel).toBe(hostile)
     expect([marked.images, marked.pwned]).toEqual([0, null])
-    await page.screenshot({ path: `${artifacts}/context.png`, fullPage: true })
+    await (await page.$("iframe#context"))!.screenshot({ path: `${artifacts}/context.png` })
     expect(errors).toEqual([])
   })
 
@@ -146,7 +151,9 @@ describe("the thread app in a host's chat (Chromium)", () => {
     expect(seen.nodes[ids.a]).toEqual(["active", "open"])
     expect(seen.panel).toBe("Use Postgres with SKIP LOCKED as the job queue")
     expect(seen.why).toContain("open conflict under this fact")
-    await page.screenshot({ path: `${artifacts}/conflicts.png`, fullPage: true })
+    await sizedByApp("conflicts")
+    await page.mouse.move(0, 0)
+    await (await page.$("iframe#conflicts"))!.screenshot({ path: `${artifacts}/conflicts.png` })
     expect(errors).toEqual([])
   })
 })
