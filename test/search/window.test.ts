@@ -15,7 +15,8 @@ let windowsRead = 0
 const counted = (db: GraphDatabase["Type"]): GraphDatabase["Type"] => ({
   ...db,
   read: statement((cypher, params, row) => {
-    if (cypher.startsWith("CALL db.idx.fulltext.queryNodes")) windowsRead++
+    // Only the ranking reads (a one-page answer also counts what its status filter left out).
+    if (cypher.startsWith("CALL db.idx.fulltext.queryNodes") && cypher.includes("$window")) windowsRead++
     return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
   })
 })
