@@ -1,13 +1,4 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, type GetPromptResult, Server } from "@modelcontextprotocol/server"
 import { Effect, Exit, Runtime } from "effect"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
@@ -57,6 +48,9 @@ export const listing = tools.map((tool) => ({
 }))
 export type Listing = typeof listing
 
+/** How long a 2026 client may keep a listing: Relay's listings change only with a new Relay. */
+const listCache = { ttlMs: 60 * 60 * 1000, cacheScope: "private" } as const
+
 const byName = new Map(tools.map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
@@ -73,10 +67,6 @@ export interface CallGate {
   readonly admit: (tool: AnyTool, args: unknown) => { readonly refused: ToolResult } | { readonly args: unknown }
 }
 
-/**
- * One MCP `Server` with Relay's handlers, transport-independent: stdio makes one, Streamable HTTP
- * one per session (each on its own runtime: its workspace's FactStore, its token's rate limit).
- */
 export type CallRunner = (program: ReturnType<typeof callTool> | ReturnType<typeof callRefused>) => Promise<ToolResult>
 
 /** Runs each call on the runtime; callTool maps every failure itself, so an Exit that still fails was interrupted. */
@@ -85,8 +75,27 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
   return (program) => runExit(program).then(Exit.getOrElse(() => failure("internal", internalMessage)))
 }
 
+/**
+ * One MCP `Server` (the v2 SDK's, which serves 2026-07-28 and 2025-11-25) with Relay's handlers,
+ * transport- and generation-independent: stdio makes one a connection, Streamable HTTP one a 2025
+ * session and one a 2026 request (each on its own runtime: its workspace's FactStore, its token's
+ * rate limit). What a client lists and reads (tools with their `_meta`, prompts, resources) comes
+ * from `listing` and promptsAndResources.ts, so what is added there is served to both generations.
+ */
 export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
-  const server = new Server(serverInfo, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions })
+  const server = new Server(serverInfo, {
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    instructions,
+    // Relay's listings change only with a new version of Relay; a briefing or a fact never changes
+    // what is listed. `private`: over HTTP the team gate fills in the token's own name.
+    cacheHints: {
+      "tools/list": listCache,
+      "prompts/list": listCache,
+      "resources/list": listCache,
+      "resources/templates/list": listCache,
+      "server/discover": listCache
+    }
+  })
   const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
@@ -116,10 +125,12 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     refuseListCursor(params)
     return Promise.resolve(page)
   }
-  server.setRequestHandler(ListToolsRequestSchema, (request) => listed(request.params, { tools }))
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler("tools/list", (request) => listed(request.params, { tools }))
+  server.setRequestHandler("tools/call", (request, ctx) => {
     const tool = byName.get(request.params.name)
-    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, extra.signal).then(sent)
+    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, ctx.mcpReq.signal).then((r) =>
+        sent(r) as CallToolResult
+      )
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
     return run(callUnknownTool(request.params.name)).then((refused) => {
@@ -127,19 +138,20 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
       throw invalidParams(`${error.code}: ${error.message}`, { code: error.code })
     })
   })
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => listed(request.params, { prompts }))
+  server.setRequestHandler("prompts/list", (request) => listed(request.params, { prompts }))
   server.setRequestHandler(
-    GetPromptRequestSchema,
-    (request, extra) => getPrompt(callsFor(extra.signal), request.params.name, request.params.arguments)
+    "prompts/get",
+    (request, ctx) =>
+      getPrompt(callsFor(ctx.mcpReq.signal), request.params.name, request.params.arguments) as Promise<GetPromptResult>
   )
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => listed(request.params, { resources }))
+  server.setRequestHandler("resources/list", (request) => listed(request.params, { resources }))
   server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
+    "resources/templates/list",
     (request) => listed(request.params, { resourceTemplates })
   )
   server.setRequestHandler(
-    ReadResourceRequestSchema,
-    (request, extra) => readResource(callsFor(extra.signal), request.params.uri)
+    "resources/read",
+    (request, ctx) => readResource(callsFor(ctx.mcpReq.signal), request.params.uri)
   )
   return server
 }
