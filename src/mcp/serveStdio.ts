@@ -6,6 +6,7 @@ import { failure, internalMessage, type ToolResult } from "./callTool.js"
 import { maxNesting } from "./jsonShape.js"
 import { type CallRunner, makeRelayServer, type ToolServices } from "./mcpHandlers.js"
 import { structuredContentSetting } from "./replyForm.js"
+import { in2025Codes } from "./rpcErrors.js"
 
 export { serverInfo } from "./mcpHandlers.js"
 
@@ -23,6 +24,14 @@ const refusals: Record<
   },
   not_json: { code: ErrorCode.ParseError, message: "Parse error" },
   not_a_message: { code: ErrorCode.InvalidRequest, message: notAMessage }
+}
+
+/** The SDK's stdio transport, sending a 2025 connection's answers in 2025's codes (rpcErrors.ts). */
+class GenerationStdioTransport extends StdioServerTransport {
+  legacy = false
+  override send(message: Parameters<StdioServerTransport["send"]>[0]) {
+    return super.send(this.legacy ? in2025Codes(message) : message)
+  }
 }
 
 /**
@@ -50,7 +59,7 @@ export const serveStdio = Effect.gen(function*() {
   process.stdout.on("error", finish)
 
   const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes), (id, why) => unreadable(id, why))
-  const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
+  const transport = new GenerationStdioTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
   /**
    * An error for a line that was not read, with `id: null` where no id could be found (JSON-RPC's
    * rule). The SDK's message types have no null id, hence the cast; the wire form is what counts.
@@ -99,7 +108,13 @@ export const serveStdio = Effect.gen(function*() {
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       process.stdin.pipe(lines)
-      return serveBothGenerations(() => makeRelayServer(run, undefined, form), { transport, onerror })
+      // The connection's server is made last, for the generation its first message chose (a
+      // discover probe's is made and dropped before a 2025 client's falls back to initialize).
+      const server = ({ era }: { readonly era: "legacy" | "modern" }) => {
+        transport.legacy = era === "legacy"
+        return makeRelayServer(run, undefined, form)
+      }
+      return serveBothGenerations(server, { transport, onerror })
     }),
     (handle) =>
       Effect.promise(() => handle.close().catch(() => undefined)).pipe(

@@ -1,0 +1,87 @@
+import { createMcpHandler, isLegacyRequest, type Server } from "@modelcontextprotocol/server"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { Readable } from "node:stream"
+import type { Caller } from "../domain/tokens.js"
+
+/**
+ * The versions of 2025 and before: a request whose MCP-Protocol-Version header names another is a
+ * 2026-07-28 one (the header travels on every request of that generation over HTTP).
+ */
+const modernHeader = (req: IncomingMessage) => {
+  const version = req.headers["mcp-protocol-version"]
+  return typeof version === "string" && version >= "2026"
+}
+
+/** What serveHttp hands a 2026 request: the server built for its caller, and its release once answered. */
+export interface RequestServer {
+  readonly server: Server
+  readonly release: () => Promise<void>
+}
+
+const webHeaders = (req: IncomingMessage) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  }
+  return headers
+}
+
+/**
+ * MCP 2026-07-28 over Streamable HTTP, beside the 2025 sessions of sessions.ts: no session and no
+ * handshake, each request carries its version and capabilities in `_meta`, and is answered by a
+ * server built for it (its caller's workspace and rate limit) and let go with its answer. Nothing of
+ * a request is kept in this process after it is answered, so any Relay behind a load balancer answers
+ * any of them. The SDK's handler checks the envelope, the `Mcp-Method` and `Mcp-Name` headers
+ * against the body, answers `server/discover`, and writes the 2026 result shapes (`resultType`,
+ * `ttlMs`, `cacheScope`); the Host, Origin, bearer and connection checks ran before (serveHttp).
+ */
+export const makeModernRequests = (onerror: (error: Error) => void) => {
+  const handler = createMcpHandler(
+    (ctx) => (ctx.authInfo?.extra?.["relay"] as RequestServer).server,
+    // 2025 traffic never reaches this handler: serveHttp sends it to its sessions.
+    { legacy: "reject", responseMode: "json", onerror }
+  )
+
+  /** Whether the body is read up to the larger limit of a call rather than an initialize's. */
+  const claimsModern = modernHeader
+
+  /** A 2026 request (true), or one for the 2025 path: no envelope in `_meta` and no 2026 header. */
+  const isModern = async (req: IncomingMessage, body: unknown) =>
+    claimsModern(req) || !(await isLegacyRequest(requestOf(req), body))
+
+  const requestOf = (req: IncomingMessage, signal?: AbortSignal) =>
+    new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/mcp"}`, {
+      method: req.method ?? "POST",
+      headers: webHeaders(req),
+      ...(signal !== undefined && { signal })
+    })
+
+  /** Answers one 2026 request on `relay`, the server built for its caller. */
+  const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown, caller: Caller, relay: RequestServer) => {
+    // A client that hangs up cancels its request, as the end of a 2025 request's POST does not.
+    const hangUp = new AbortController()
+    res.once("close", () => hangUp.abort())
+    try {
+      const response = await handler.fetch(requestOf(req, hangUp.signal), {
+        parsedBody: body,
+        authInfo: { token: caller.tokenId, clientId: caller.name, scopes: [], extra: { relay } }
+      })
+      const headers: Record<string, string> = {}
+      response.headers.forEach((value, name) => {
+        headers[name] = value
+      })
+      res.writeHead(response.status, headers)
+      if (response.body === null) return void res.end()
+      if (headers["content-type"]?.startsWith("text/event-stream") === true) {
+        // Readable.fromWeb's parameter is node:stream/web's type, which the DOM's ReadableStream is at run time.
+        return void Readable.fromWeb(response.body as never).pipe(res)
+      }
+      res.end(Buffer.from(await response.arrayBuffer()))
+    } finally {
+      await relay.release()
+    }
+  }
+
+  return { claimsModern, isModern, serve, close: () => handler.close() }
+}
