@@ -69,6 +69,20 @@ export interface CallGate {
 
 export type CallRunner = (program: ReturnType<typeof callTool> | ReturnType<typeof callRefused>) => Promise<ToolResult>
 
+const listings = new WeakMap<Listing, Map<ReplyForm["json"], ReadonlyArray<unknown>>>()
+
+/**
+ * A listing as a client of `form` is sent it, made once: a 2026 request over HTTP builds a server
+ * for itself, and making the compact schemas again for each was most of that server's cost.
+ */
+const listedFor = (tools: Listing, form: ReplyForm) => {
+  const forms = listings.get(tools) ?? new Map<ReplyForm["json"], ReadonlyArray<unknown>>()
+  listings.set(tools, forms)
+  const listed = forms.get(form.json) ?? tools.map((t) => listedInForm(form, t))
+  forms.set(form.json, listed)
+  return listed as Array<ReturnType<typeof listedInForm<Listing[number]>>>
+}
+
 /** Runs each call on the runtime; callTool maps every failure itself, so an Exit that still fails was interrupted. */
 export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
   const runExit = Runtime.runPromiseExit(runtime)
@@ -96,7 +110,7 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
       "server/discover": listCache
     }
   })
-  const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
+  const tools = listedFor(gate?.listing ?? listing, form)
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
   const invoke = (
