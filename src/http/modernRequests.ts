@@ -1,4 +1,4 @@
-import { createMcpHandler, isLegacyRequest, type Server } from "@modelcontextprotocol/server"
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type Server } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import type { Caller } from "../domain/tokens.js"
@@ -10,6 +10,13 @@ import type { Caller } from "../domain/tokens.js"
 const modernHeader = (req: IncomingMessage) => {
   const version = req.headers["mcp-protocol-version"]
   return typeof version === "string" && version >= "2026"
+}
+
+/** A message whose `params._meta` names a protocol version: the 2026 envelope's claim. */
+const claimsVersion = (message: unknown) => {
+  const params = (message as { readonly params?: unknown } | null)?.params
+  const meta = (params as { readonly _meta?: unknown } | null | undefined)?._meta
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta
 }
 
 /** What serveHttp hands a 2026 request: the server built for its caller, and its release once answered. */
@@ -46,9 +53,13 @@ export const makeModernRequests = (onerror: (error: Error) => void) => {
   /** Whether the body is read up to the larger limit of a call rather than an initialize's. */
   const claimsModern = modernHeader
 
-  /** A 2026 request (true), or one for the 2025 path: no envelope in `_meta` and no 2026 header. */
-  const isModern = async (req: IncomingMessage, body: unknown) =>
-    claimsModern(req) || !(await isLegacyRequest(requestOf(req), body))
+  /**
+   * A 2026 request (true), or one for the 2025 path: no 2026 header and no message claiming a
+   * version in its `_meta` (the SDK's isLegacyRequest, without the Web Request it builds to ask).
+   * The SDK's handler then checks a claimed request whole, and refuses a malformed one itself.
+   */
+  const isModern = (req: IncomingMessage, body: unknown) =>
+    claimsModern(req) || (Array.isArray(body) ? body : [body]).some(claimsVersion)
 
   const requestOf = (req: IncomingMessage, signal?: AbortSignal) =>
     new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/mcp"}`, {

@@ -139,7 +139,7 @@ export const serveHttp = Effect.gen(function*() {
     if ("refused" in message) return message.refused()
     const body = message.body
     // A 2026-07-28 request: no session, answered by a server built for it (modernRequests.ts).
-    if (await modern.isModern(req, body)) {
+    if (modern.isModern(req, body)) {
       return modern.serve(req, res, body, caller, await run(sessions.serverFor(caller)))
     }
     if (!isInitializeRequest(body)) {
