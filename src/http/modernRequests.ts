@@ -2,6 +2,7 @@ import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type Server } from "@model
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import type { Caller } from "../domain/tokens.js"
+import { json } from "./replies.js"
 
 /**
  * The versions of 2025 and before: a request whose MCP-Protocol-Version header names another is a
@@ -70,6 +71,17 @@ export const makeModernRequests = (onerror: (error: Error) => void) => {
 
   /** Answers one 2026 request on `relay`, the server built for its caller. */
   const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown, caller: Caller, relay: RequestServer) => {
+    const listen = body as { readonly method?: unknown; readonly id?: unknown } | null
+    if (listen?.method === "subscriptions/listen") {
+      // Relay announces no changes (docs/protocol.md): a stream held open for nothing would only
+      // take one of the token's connections.
+      await relay.release()
+      return json(res, 200, {
+        jsonrpc: "2.0",
+        id: listen.id ?? null,
+        error: { code: -32601, message: "Method not found: Relay announces no changes; see docs/protocol.md" }
+      })
+    }
     // A client that hangs up cancels its request, as the end of a 2025 request's POST does not.
     const hangUp = new AbortController()
     res.once("close", () => hangUp.abort())

@@ -88,7 +88,7 @@ const round = async (relay: Connected, mode: Mode, transport: string) => {
   expect(structured(context)["chain"]).toMatchObject([{ content: save.content }])
 }
 
-describe("both generations over stdio", () => {
+describe.concurrent("both generations over stdio", () => {
   const env = falkordbEnv({ RELAY_GRAPH: testGraphName("generations") })
   it.each(modes)("%s", async (mode) => {
     const relay = await connect(mode, { stdio: env })
@@ -167,6 +167,10 @@ describe("both generations over Streamable HTTP", () => {
       "mcp-name": "relay_save_fact"
     })
     expect(mismatched.status).toBe(400)
+
+    // Relay announces no changes: a listen is refused rather than held open (docs/protocol.md).
+    const listen = await (await modern("subscriptions/listen", { filter: {} })).json() as { error: { code: number } }
+    expect(listen.error.code).toBe(-32601)
 
     const unsigned = await modern("tools/list", {}, { authorization: "Bearer nope" })
     expect(unsigned.status).toBe(401)
