@@ -67,7 +67,9 @@ export const generations = async (db: BenchDatabase, calls: number, connects = 5
     const written = { written_by: "bench", session_id: "g" }
     const root = await call("stdio 2025", "relay_save_fact", { content: "generations root", ...written })
     const rootId = root.fact.id
-    const samples = Object.fromEntries(routes.map((r) => [r, { save: [] as Array<number>, context: [] as Array<number> }]))
+    const samples = Object.fromEntries(
+      routes.map((r) => [r, { save: [] as Array<number>, context: [] as Array<number> }])
+    )
     for (let i = 0; i < calls + 20; i++) {
       for (const route of [...routes.slice(i % 4), ...routes.slice(0, i % 4)]) {
         const args = { content: `${route} ${i}`, parent_fact_id: rootId, ...written }
@@ -115,7 +117,9 @@ export const generationsTable = (r: Generations): string => {
   return [
     head,
     ...rows,
-    `(n=${r.save["http 2026"].n} each, calls alternated; every client the v2 SDK's, legacy mode for 2025, pinned for 2026)`,
+    `(n=${
+      r.save["http 2026"].n
+    } each, calls alternated; every client the v2 SDK's, legacy mode for 2025, pinned for 2026)`,
     `stdio connect, spawn to connected (n=${r.connect["2025"].n} each, alternated): ` +
     `2025 ${connect("2025")}; 2026 ${connect("2026")}`
   ].join("\n")

@@ -44,9 +44,7 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
       )
     }`,
     `  relay     ${install.nodePath} ${install.serverPath}`,
-    `            ${
-      style.dim("driven through the MCP SDK's v2 Client over stdio, as Claude Desktop and Cursor run it")
-    }`
+    `            ${style.dim("driven through the MCP SDK's v2 Client over stdio, as Claude Desktop and Cursor run it")}`
   ].join("\n"))
 
   yield* Effect.scoped(
@@ -66,9 +64,11 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
         env: { ...options.serverEnv, RELAY_GRAPH: graph }
       })
       yield* Console.log([
-        `            ${style.dim(`MCP ${session.protocolVersion}; ${session.toolNames.length} tools listed: ${
-          session.toolNames.join(", ")
-        }`)}`,
+        `            ${
+          style.dim(
+            `MCP ${session.protocolVersion}; ${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`
+          )
+        }`,
         `            ${
           style.dim(
             "A host that renders MCP Apps draws a thread in the chat beside the text of relay_get_context " +

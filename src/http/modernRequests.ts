@@ -70,7 +70,13 @@ export const makeModernRequests = (onerror: (error: Error) => void) => {
     })
 
   /** Answers one 2026 request on `relay`, the server built for its caller. */
-  const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown, caller: Caller, relay: RequestServer) => {
+  const serve = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller: Caller,
+    relay: RequestServer
+  ) => {
     const listen = body as { readonly method?: unknown; readonly id?: unknown } | null
     if (listen?.method === "subscriptions/listen") {
       // Relay announces no changes (docs/protocol.md): a stream held open for nothing would only

@@ -142,9 +142,9 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
   server.setRequestHandler("tools/list", (request) => listed(request.params, { tools }))
   server.setRequestHandler("tools/call", (request, ctx) => {
     const tool = byName.get(request.params.name)
-    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, ctx.mcpReq.signal).then((r) =>
-        sent(r) as CallToolResult
-      )
+    if (tool !== undefined) {
+      return invoke(tool, request.params.arguments, toolJson, ctx.mcpReq.signal).then((r) => sent(r) as CallToolResult)
+    }
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
     return run(callUnknownTool(request.params.name)).then((refused) => {

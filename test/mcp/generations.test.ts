@@ -31,8 +31,7 @@ interface Connected {
   readonly close: () => Promise<void>
 }
 
-const negotiation = (mode: Mode) =>
-  mode === "auto" || mode === "legacy" ? { mode } : { mode: { pin: "2026-07-28" } }
+const negotiation = (mode: Mode) => mode === "auto" || mode === "legacy" ? { mode } : { mode: { pin: "2026-07-28" } }
 
 const connect = async (mode: Mode, how: { stdio: Record<string, string> } | { url: string; token: string }) => {
   const info = { name: `generations-${mode}`, version: "0.0.0" }
@@ -47,7 +46,8 @@ const connect = async (mode: Mode, how: { stdio: Record<string, string> } | { ur
       version: client.getServerVersion() && (client.transport as { protocolVersion?: string } | undefined)
         ?.protocolVersion,
       listTools: () => client.listTools(),
-      call: async (name, args) => await client.callTool({ name, arguments: args }) as Awaited<ReturnType<Connected["call"]>>,
+      call: async (name, args) =>
+        await client.callTool({ name, arguments: args }) as Awaited<ReturnType<Connected["call"]>>,
       close: () => client.close()
     } satisfies Connected
   }
