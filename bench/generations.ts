@@ -23,7 +23,7 @@ type Route = typeof routes[number]
 export interface Generations {
   readonly save: Record<Route, Stats>
   readonly context: Record<Route, Stats>
-  readonly connect: Record<"2025" | "2026", Stats>
+  readonly connect: Record<"2025" | "2026" | "2026 in place", Stats>
 }
 
 const negotiation = (generation: "2025" | "2026") =>
@@ -34,6 +34,9 @@ const client = (generation: "2025" | "2026") =>
 
 const stdio = (env: Record<string, string>) =>
   new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "ignore" })
+
+/** A subclass: the SDK then asks server/discover of the process it keeps, not of a second one. */
+class InPlaceStdio extends StdioClientTransport {}
 
 const elapsed = async (f: () => Promise<unknown>) => {
   const t = performance.now()
@@ -84,18 +87,31 @@ export const generations = async (db: BenchDatabase, calls: number, connects = 5
     const of = (tool: "save" | "context") =>
       Object.fromEntries(routes.map((r) => [r, summarise(samples[r]![tool])])) as Record<Route, Stats>
 
-    const connectTimes = { "2025": [] as Array<number>, "2026": [] as Array<number> }
+    const kinds = ["2025", "2026", "2026 in place"] as const
+    const connectTimes = {
+      "2025": [] as Array<number>,
+      "2026": [] as Array<number>,
+      "2026 in place": [] as Array<number>
+    }
     for (let i = 0; i < connects; i++) {
-      for (const generation of i % 2 === 0 ? ["2025", "2026"] as const : ["2026", "2025"] as const) {
-        const c = client(generation)
-        connectTimes[generation].push(await elapsed(() => c.connect(stdio(env))))
+      for (const kind of [...kinds.slice(i % 3), ...kinds.slice(0, i % 3)]) {
+        const c = client(kind === "2025" ? "2025" : "2026")
+        const transport = kind === "2026 in place"
+          ? new InPlaceStdio({ command: process.execPath, args: [serverEntry], env, stderr: "ignore" })
+          : stdio(env)
+        // To the first answer: a 2026 connect on the SDK's own transport resolves before the process it keeps is up.
+        connectTimes[kind].push(await elapsed(() => c.connect(transport).then(() => c.listTools())))
         await c.close()
       }
     }
     return {
       save: of("save"),
       context: of("context"),
-      connect: { "2025": summarise(connectTimes["2025"]), "2026": summarise(connectTimes["2026"]) }
+      connect: {
+        "2025": summarise(connectTimes["2025"]),
+        "2026": summarise(connectTimes["2026"]),
+        "2026 in place": summarise(connectTimes["2026 in place"])
+      }
     }
   } finally {
     await Promise.all(Object.values(clients).map((c) => c.close().catch(() => undefined)))
@@ -112,7 +128,7 @@ export const generationsTable = (r: Generations): string => {
     routes.map((x) => f(r[tool][x]).padStart(14)).join("") +
     `${(r[tool]["http 2026"].p50 - r[tool]["http 2025"].p50).toFixed(2).padStart(9)} ms`
   )
-  const connect = (g: "2025" | "2026") =>
+  const connect = (g: keyof Generations["connect"]) =>
     `${r.connect[g].p50.toFixed(0)} ms p50 (min ${r.connect[g].min.toFixed(0)}, max ${r.connect[g].max.toFixed(0)})`
   return [
     head,
@@ -120,8 +136,8 @@ export const generationsTable = (r: Generations): string => {
     `(n=${
       r.save["http 2026"].n
     } each, calls alternated; every client the v2 SDK's, legacy mode for 2025, pinned for 2026)`,
-    `stdio connect, spawn to connected (n=${r.connect["2025"].n} each, alternated): ` +
-    `2025 ${connect("2025")}; 2026 ${connect("2026")}`
+    `stdio, spawn to the first answer (connect, then tools/list; n=${r.connect["2025"].n} each, alternated): ` +
+    `2025 ${connect("2025")}; 2026 ${connect("2026")}; 2026 probing in place ${connect("2026 in place")}`
   ].join("\n")
 }
 

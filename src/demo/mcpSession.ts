@@ -33,6 +33,13 @@ export interface ServerCommand {
   readonly env: Record<string, string>
 }
 
+/**
+ * The SDK's stdio transport, subclassed so that the client asks `server/discover` of the process it
+ * keeps (the SDK probes in place for a subclass) rather than of a second process it starts and ends
+ * first: Relay answers discover, so one process start is enough.
+ */
+class InPlaceStdio extends StdioClientTransport {}
+
 const detail = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Spawns the server and connects; the client is closed (and the server exits) with the scope. */
@@ -41,7 +48,7 @@ export const connectServer = Effect.fn("relay/demo/connectServer")(function*(com
   const client = new Client({ name: "relay-demo", version: "0.1.0" }, {
     versionNegotiation: { mode: { pin: "2026-07-28" } }
   })
-  const transport = new StdioClientTransport({
+  const transport = new InPlaceStdio({
     command: command.nodePath,
     args: [command.serverPath],
     // The demo checks each step against whole ids and stamps, so it asks for the full JSON.
