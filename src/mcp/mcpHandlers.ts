@@ -1,5 +1,21 @@
-import { type CallToolResult, type GetPromptResult, Server } from "@modelcontextprotocol/server"
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type GetPromptResult,
+  Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
 import { Effect, Exit, Runtime } from "effect"
+import {
+  appOnlyTools,
+  appResources,
+  appsServerExtension,
+  drawsApps,
+  isAppOnly,
+  isAppUri,
+  readAppResource,
+  withApps
+} from "../apps/threadApp.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -38,20 +54,23 @@ const instructions = "Relay is memory shared by every assistant on this machine.
   "which cuts a page at whole facts). Times need a date, a time and a zone. On writes, send a request_id and " +
   "reuse it when retrying: an `unavailable` write may have landed. Never save credentials."
 
-export const listing = tools.map((tool) => ({
+const listingOf = (tool: AnyTool) => ({
   name: tool.name,
   title: tool.annotations.title,
   description: tool.description,
   inputSchema: inputJsonSchema(tool),
   outputSchema: outputJsonSchema(tool),
   annotations: tool.annotations
-}))
+})
+export const listing = tools.map(listingOf)
 export type Listing = typeof listing
+/** The MCP App's own tools (src/apps), listed only to hosts that draw apps; always in the full form the app reads. */
+export const appListing = appOnlyTools.map(listingOf)
 
 /** How long a 2026 client may keep a listing: Relay's listings change only with a new Relay. */
 const listCache = { ttlMs: 60 * 60 * 1000, cacheScope: "private" } as const
 
-const byName = new Map(tools.map((t) => [t.name, t]))
+const byName = new Map([...tools, ...appOnlyTools].map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
 export type ToolServices = FactStore | TaskStore | SecretScanner | RateLimiter
@@ -98,7 +117,7 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
  */
 export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
   const server = new Server(serverInfo, {
-    capabilities: { tools: {}, prompts: {}, resources: {} },
+    capabilities: { tools: {}, prompts: {}, resources: {}, extensions: appsServerExtension },
     instructions,
     // Relay's listings change only with a new version of Relay; a briefing or a fact never changes
     // what is listed. `private`: over HTTP the team gate fills in the token's own name.
@@ -139,9 +158,25 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     refuseListCursor(params)
     return Promise.resolve(page)
   }
-  server.setRequestHandler("tools/list", (request) => listed(request.params, { tools }))
+  /**
+   * A host that draws MCP Apps (it says so in its capabilities) also reads the app's tools and
+   * resource: a 2026 request says so in its own `_meta`, a 2025 client in its initialize.
+   */
+  const apps = (ctx: ServerContext) =>
+    drawsApps(
+      (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ??
+        server.getClientCapabilities()
+    )
+  server.setRequestHandler(
+    "tools/list",
+    (request, ctx) => listed(request.params, { tools: apps(ctx) ? withApps(tools, appListing) : tools })
+  )
   server.setRequestHandler("tools/call", (request, ctx) => {
     const tool = byName.get(request.params.name)
+    // The app reads whole ids and stamps: its own tools answer in the full form, whatever the setting.
+    if (tool !== undefined && isAppOnly(tool)) {
+      return invoke(tool, request.params.arguments, "full", ctx.mcpReq.signal) as Promise<CallToolResult>
+    }
     if (tool !== undefined) {
       return invoke(tool, request.params.arguments, toolJson, ctx.mcpReq.signal).then((r) => sent(r) as CallToolResult)
     }
@@ -158,14 +193,20 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     (request, ctx) =>
       getPrompt(callsFor(ctx.mcpReq.signal), request.params.name, request.params.arguments) as Promise<GetPromptResult>
   )
-  server.setRequestHandler("resources/list", (request) => listed(request.params, { resources }))
+  server.setRequestHandler(
+    "resources/list",
+    (request, ctx) => listed(request.params, { resources: apps(ctx) ? [...resources, ...appResources] : resources })
+  )
   server.setRequestHandler(
     "resources/templates/list",
     (request) => listed(request.params, { resourceTemplates })
   )
   server.setRequestHandler(
     "resources/read",
-    (request, ctx) => readResource(callsFor(ctx.mcpReq.signal), request.params.uri)
+    (request, ctx) =>
+      isAppUri(request.params.uri)
+        ? Promise.resolve(readAppResource(request.params.uri))
+        : readResource(callsFor(ctx.mcpReq.signal), request.params.uri)
   )
   return server
 }

@@ -5,6 +5,7 @@ import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { appMimeType, appsExtension } from "../../src/apps/threadApp.js"
 import { createToken, databaseEnv, type HttpRelay, startHttpRelay, uniqueName } from "../support/httpRelay.js"
 import { falkordbEnv, serverEntry } from "../support/mcpClient.js"
 import { dropGraphsAfterAll } from "../support/teamLayer.js"
@@ -125,7 +126,12 @@ describe("both generations over Streamable HTTP", () => {
   })
 
   /** A 2026 request as it goes on the wire: the envelope in `_meta`, the method and name in headers. */
-  const modern = (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  const modern = (
+    method: string,
+    params: Record<string, unknown>,
+    headers: Record<string, string> = {},
+    capabilities: Record<string, unknown> = {}
+  ) =>
     fetch(http.url, {
       method: "POST",
       headers: {
@@ -144,7 +150,7 @@ describe("both generations over Streamable HTTP", () => {
           ...params,
           _meta: {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
             "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" }
           }
         }
@@ -158,6 +164,14 @@ describe("both generations over Streamable HTTP", () => {
     const { result } = await listed.json() as { result: Record<string, unknown> }
     expect(result).toMatchObject({ resultType: "complete", cacheScope: "private" })
     expect(result["ttlMs"]).toBeGreaterThan(0)
+
+    // A host that draws MCP Apps says so in each 2026 request's own capabilities (src/apps).
+    const drawing = { extensions: { [appsExtension]: { mimeTypes: [appMimeType] } } }
+    const withApps = await (await modern("tools/list", {}, {}, drawing)).json() as {
+      result: { tools: Array<{ name: string }> }
+    }
+    const plain = result["tools"] as Array<{ name: string }>
+    expect(withApps.result.tools.length).toBeGreaterThan(plain.length)
 
     const discovered = await (await modern("server/discover", {})).json() as { result: Record<string, unknown> }
     expect(discovered.result["supportedVersions"]).toContain("2026-07-28")
