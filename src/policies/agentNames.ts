@@ -2,6 +2,7 @@ import { Effect, SchemaAST } from "effect"
 import { AgentNameField } from "../domain/ids.js"
 import { FactStore } from "../services/FactStore.js"
 import type { AnyTool } from "../tools/Tool.js"
+import { retryTransient } from "./retry.js"
 
 const isAgentName = (ast: SchemaAST.AST): boolean =>
   ast.annotations[AgentNameField] === true || (SchemaAST.isUnion(ast) && ast.types.some(isAgentName))
@@ -49,11 +50,17 @@ export const canonicalNames = (tool: AnyTool) => (input: unknown) => {
   const owned = valuesOf(own)
   const filtered = valuesOf(filters)
   if (owned.length === 0 && filtered.length === 0) return Effect.succeed(input)
+  const none = Effect.succeed(new Map<string, string>())
   return Effect.flatMap(FactStore, (store) =>
     Effect.map(
       Effect.zip(
-        owned.length === 0 ? Effect.succeed(new Map<string, string>()) : store.shownNames(owned, true),
-        filtered.length === 0 ? Effect.succeed(new Map<string, string>()) : store.shownNames(filtered, false)
+        owned.length === 0 ? none : store.shownNames(owned, true),
+        filtered.length === 0 ? none : store.shownNames(filtered, false)
+      ).pipe(
+        retryTransient,
+        // With the database unreachable the names go as given: the tool's own checks that need no
+        // database (a secret in the content) still answer with their codes, and its statements fail.
+        Effect.catchTag("DatabaseError", () => Effect.zip(none, none))
       ),
       ([ownShown, filterShown]) => {
         const out = { ...record }
