@@ -7,6 +7,7 @@ import { detectConflicts } from "../tools/detectConflicts.js"
 import { getContext } from "../tools/getContext.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { viewThread } from "../tools/viewThread.js"
+import { appMimeType, appsExtension } from "./appsExtension.js"
 
 /**
  * MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`): the thread drawn in a host's chat. What the
@@ -15,11 +16,7 @@ import { viewThread } from "../tools/viewThread.js"
  * tool's answer for the rest.
  */
 export const threadAppUri = "ui://relay/thread"
-export const appMimeType = "text/html;profile=mcp-app"
-export const appsExtension = "io.modelcontextprotocol/ui"
-
-/** What the server says in its capabilities (SEP-1724 extensions): it serves MCP Apps' HTML. */
-export const appsServerExtension = { [appsExtension]: { mimeTypes: [appMimeType] } }
+export { appMimeType, appsExtension, appsServerExtension } from "./appsExtension.js"
 
 /** The tools whose answer the app draws: their listing names it (`_meta.ui.resourceUri`). */
 const drawnTools: ReadonlySet<string> = new Set([getContext.name, detectConflicts.name])

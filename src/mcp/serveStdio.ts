@@ -8,7 +8,7 @@ import { type CallRunner, makeRelayServer, type ToolServices } from "./mcpHandle
 import { structuredContentSetting } from "./replyForm.js"
 import { in2025Codes } from "./rpcErrors.js"
 
-export { serverInfo } from "./mcpHandlers.js"
+export { serverInfo } from "./discovery.js"
 
 const tooLarge = `the request is larger than ${maxRequestBytes / 1024 / 1024} MiB, Relay's limit for one message`
 const notAMessage = "Invalid Request: not a JSON-RPC 2.0 message"
