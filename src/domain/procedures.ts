@@ -151,4 +151,4 @@ export interface StepsWrite {
 }
 
 export const notAProcedure = (field: string, id: string) =>
-  new InvalidInput({ message: `${field}: fact ${id} is not a procedure (save one with relay_save_procedure)` })
+  new InvalidInput({ message: `${field}: fact ${id} is not a procedure (relay_save_fact with steps makes one)` })
