@@ -66,5 +66,16 @@ export const saveProcedureVersion = Effect.fn("relay/tools/saveProcedureVersion"
   })
   const procedure = (yield* store.procedures([saved.fact.id])).get(saved.fact.id)
   if (procedure === undefined) return yield* Effect.dieMessage("the procedure saved was not read back")
+  // The save answered a fact already there (a retry, or the same goal saved again in this session):
+  // its steps stand; other steps are refused rather than dropped without a word.
+  if (!sameList(procedure.steps, stepList) || !sameList(procedure.preconditions, preconditions)) {
+    return yield* new InvalidInput({
+      message: `steps: procedure ${saved.fact.id} was saved already with other steps or checks; ` +
+        "revise it with supersedes and reason to change them"
+    })
+  }
   return { saved, procedure }
 })
+
+const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((x, i) => x === b[i])

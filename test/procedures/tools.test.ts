@@ -83,7 +83,11 @@ layer(relayTestLayer("procedures"))("procedures", (it) => {
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.parse("2026-06-02T00:00:00Z"))
       for (let i = 0; i < 12; i++) {
-        yield* ok("relay_save_fact", { content: `deploy note ${i}: the deploy pipeline runs`, written_by: "ann", session_id: "s" })
+        yield* ok("relay_save_fact", {
+          content: `deploy note ${i}: the deploy pipeline runs`,
+          written_by: "ann",
+          session_id: "s"
+        })
       }
       const warning = yield* ok("relay_save_fact", {
         content: "do not deploy on friday evenings: the pipeline has no on-call",
@@ -128,34 +132,84 @@ layer(relayTestLayer("procedures"))("procedures", (it) => {
       const p = yield* save("flush the dns cache", ["run resolvectl flush-caches"])
       const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string, string]> = [
         ["relay_save_fact", { content: "x", written_by: "a", session_id: "s", steps: [] }, "invalid_input", "steps"],
-        ["relay_save_fact", {
-          content: "x",
-          written_by: "a",
-          session_id: "s",
-          steps: Array.from({ length: 51 }, () => "a")
-        }, "invalid_input", "steps"],
-        ["relay_save_fact", { content: "x", written_by: "a", session_id: "s", steps: ["a".repeat(501)] }, "invalid_input", "steps"],
-        ["relay_save_fact", {
-          content: "x",
-          written_by: "a",
-          session_id: "s",
-          steps: ["ok", "use key AKIAIXPRXOUYC3DMUK5K for the bucket"]
-        }, "secret_detected", "steps.1"],
-        ["relay_save_fact", { content: "x", written_by: "a", session_id: "s", preconditions: ["a"] }, "invalid_input", "preconditions"],
-        ["relay_save_fact", { content: "x", written_by: "a", session_id: "s", steps: ["a"], kind: "detail" }, "invalid_input", "kind"],
-        ["relay_record_run", { procedure_id: fact.fact.id, outcome: "success", ran_by: "b" }, "invalid_input", "procedure_id"],
+        [
+          "relay_save_fact",
+          {
+            content: "x",
+            written_by: "a",
+            session_id: "s",
+            steps: Array.from({ length: 51 }, () => "a")
+          },
+          "invalid_input",
+          "steps"
+        ],
+        [
+          "relay_save_fact",
+          { content: "x", written_by: "a", session_id: "s", steps: ["a".repeat(501)] },
+          "invalid_input",
+          "steps"
+        ],
+        [
+          "relay_save_fact",
+          {
+            content: "x",
+            written_by: "a",
+            session_id: "s",
+            steps: ["ok", "use key AKIAIXPRXOUYC3DMUK5K for the bucket"]
+          },
+          "secret_detected",
+          "steps.1"
+        ],
+        [
+          "relay_save_fact",
+          { content: "x", written_by: "a", session_id: "s", preconditions: ["a"] },
+          "invalid_input",
+          "preconditions"
+        ],
+        [
+          "relay_save_fact",
+          { content: "x", written_by: "a", session_id: "s", steps: ["a"], kind: "detail" },
+          "invalid_input",
+          "kind"
+        ],
+        [
+          "relay_record_run",
+          { procedure_id: fact.fact.id, outcome: "success", ran_by: "b" },
+          "invalid_input",
+          "procedure_id"
+        ],
         ["relay_record_run", { procedure_id: p.fact.id, outcome: "fine", ran_by: "b" }, "invalid_input", "outcome"],
-        ["relay_record_run", { procedure_id: p.fact.id, outcome: "success", failed_step: 1, ran_by: "b" }, "invalid_input", "failed_step"],
-        ["relay_record_run", {
-          procedure_id: p.fact.id,
-          outcome: "failure",
-          note: "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 expired",
-          ran_by: "b"
-        }, "secret_detected", "note"],
-        ["relay_record_run", { procedure_id: "00000000-0000-4000-8000-000000000000", outcome: "success", ran_by: "b" }, "fact_not_found", "procedure_id"],
+        [
+          "relay_record_run",
+          { procedure_id: p.fact.id, outcome: "success", failed_step: 1, ran_by: "b" },
+          "invalid_input",
+          "failed_step"
+        ],
+        [
+          "relay_record_run",
+          {
+            procedure_id: p.fact.id,
+            outcome: "failure",
+            note: "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 expired",
+            ran_by: "b"
+          },
+          "secret_detected",
+          "note"
+        ],
+        [
+          "relay_record_run",
+          { procedure_id: "00000000-0000-4000-8000-000000000000", outcome: "success", ran_by: "b" },
+          "fact_not_found",
+          "procedure_id"
+        ],
         ["relay_find_procedure", {}, "invalid_input", "goal"],
         ["relay_find_procedure", { goal: "dns", cursor: "bm90IGEgY3Vyc29y" }, "invalid_input", "cursor"],
-        ["relay_post_task", { title: "t", written_by: "a", procedure_id: fact.fact.id }, "invalid_input", "procedure_id"]
+        [
+          "relay_post_task",
+          { title: "t", written_by: "a", procedure_id: fact.fact.id },
+          "invalid_input",
+          "procedure_id"
+        ]
       ]
       for (const [tool, args, code, field] of cases) {
         const e = yield* failed(tool, args)
