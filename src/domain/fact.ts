@@ -54,10 +54,13 @@ export const FactKind = Schema.Literal("detail", "choice", "warning").annotation
 export type FactKind = typeof FactKind.Type
 
 /**
- * What a fact may be stored as: a FactKind, or `procedure` (relay_save_procedure, with its steps).
+ * What a fact may be stored as: a FactKind, or `procedure` (relay_save_fact with steps).
  * Every kind but `choice` forks as a detail does (domain/model/conflicts.ts).
  */
 export type StoredKind = FactKind | "procedure"
+
+/** A stored kind as an export file and a row carry it. */
+export const StoredKindSchema = Schema.Literal("detail", "choice", "warning", "procedure")
 
 /**
  * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:
