@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
 import { ImportedNote } from "./imported.js"
 import { NextCursor } from "./paging.js"
-import { Procedure } from "./procedures.js"
+import { Procedure, Run } from "./procedures.js"
 import { BriefingTasks } from "./tasks.js"
 
 export const SaveFactOutput = Schema.Struct({
@@ -121,6 +121,8 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  /** Issue 44, the first page's only, when there is any: warnings and failed runs by others in the window. */
+  procedures: Schema.optional(Schema.Struct({ warnings: Schema.Array(Fact), failed_runs: Schema.Array(Run) })),
   new_facts: Schema.Array(Fact),
   imported: Schema.optional(Schema.Array(ImportedNote)).annotations({
     description: "Imports made in this window and the decisions, retractions and confirmations they brought"

@@ -66,6 +66,10 @@ export interface ProcedureOps {
     { readonly run: Run; readonly runs: RunCounts; readonly existing: boolean },
     FactNotFound | InvalidInput | DatabaseError
   >
+  /** Warnings and failed runs by others in a briefing's window, newest first, at most `limit` each. */
+  readonly procedureBriefing: (
+    r: { readonly name: string; readonly since: number; readonly asOf: number; readonly limit: number }
+  ) => Effect.Effect<{ readonly warnings: ReadonlyArray<Fact>; readonly failedRuns: ReadonlyArray<Run> }, DatabaseError>
   /** Runs newest first, places below `before` (null: from the newest of `total`). */
   readonly runs: (
     id: string,

@@ -7,8 +7,9 @@ import { relayTestLayer } from "../support/testLayer.js"
  * Procedures through the MCP edge's own call path (decode, policies, handler) on a real FalkorDB
  * (issue 44): a procedure saved with its steps, a failed run that revises it into v2 whose lesson
  * is its first check, the ranking of v2 (0 runs) over another procedure (1 of 3) with v1 (0 of 1)
- * shown as v2's earlier version, warnings first in search, a task that follows a procedure
- * recording the run on finish, and bad input refused with nothing written.
+ * shown as v2's earlier version, warnings first in search and listed in the briefing with failed
+ * runs, a task that follows a procedure recording the run on finish, and bad input refused with
+ * nothing written.
  */
 const save = (content: string, steps: ReadonlyArray<string>, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, steps, written_by: "ann", session_id: "s", ...extra })
@@ -124,6 +125,18 @@ layer(relayTestLayer("procedures"))("procedures", (it) => {
       expect(record.runs?.map((r) => [r.task_id, r.ran_by, r.note])).toEqual([
         [task.task.id, "cyd", "the old key was still in use"]
       ])
+      // The briefing lists the new warning and the failed run, with its note, for a reader who did neither.
+      const briefing = yield* ok("relay_get_briefing", { my_name: "dee" })
+      expect(briefing.procedures?.warnings.map((f) => f.id)).toEqual([warning.fact.id])
+      expect(briefing.procedures?.failed_runs.filter((r) => r.ran_by === "cyd").map((r) => [r.procedure_id, r.note]))
+        .toEqual([
+          [p.fact.id, "the old key was still in use"]
+        ])
+      // Not the writer's own, as for facts.
+      expect(
+        (yield* ok("relay_get_briefing", { my_name: "ann", since: "2026-06-01T00:00:00Z" })).procedures?.warnings ?? []
+      )
+        .toEqual([])
     }))
 
   it.effect("bad input: a typed error naming the field, nothing written", () =>

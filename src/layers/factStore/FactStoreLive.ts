@@ -2,6 +2,7 @@ import { Effect, Layer, Ref } from "effect"
 import { FactStore, type FactStoreShape, type ProcedureOps } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { stampNow } from "../database/stampNow.js"
+import { procedureBriefing } from "../procedures/briefing.js"
 import { factKinds, procedureRecords } from "../procedures/records.js"
 import { recordRun, runsPage } from "../procedures/runs.js"
 import { writeSteps } from "../procedures/steps.js"
@@ -35,7 +36,8 @@ const procedureOps = (db: GraphDatabase["Type"]): ProcedureOps => ({
   kinds: (ids) => factKinds(db, ids),
   writeSteps: (w) => Effect.asVoid(writeSteps(db, w)),
   recordRun: (r) => now.pipe(Effect.flatMap((now) => recordRun(db, now, r))),
-  runs: (id, total, before, limit) => runsPage(db, id, total, before, limit)
+  runs: (id, total, before, limit) => runsPage(db, id, total, before, limit),
+  procedureBriefing: (r) => procedureBriefing(db, r)
 })
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */

@@ -1,3 +1,4 @@
+import type { Fact } from "../../domain/fact.js"
 import type { FindProcedureOutput, Procedure, RecordRunOutput, Run, RunCounts } from "../../domain/procedures.js"
 import { list, more, type Page, quote, type Render } from "./page.js"
 
@@ -41,3 +42,18 @@ export const renderFindProcedure: Render<typeof FindProcedureOutput.Type> = (o, 
   ...(o.runs === undefined ? [] : list("Runs, newest first", o.runs, (r) => runLine(r, p), "none", true)),
   ...more(o, "relay_find_procedure")
 ]
+
+/** The briefing's procedures section (issue 44): warnings first, then failed runs with their notes. */
+export const procedureBriefingLines = (
+  o: {
+    readonly procedures?:
+      | { readonly warnings: ReadonlyArray<Fact>; readonly failed_runs: ReadonlyArray<Run> }
+      | undefined
+  },
+  p: Page
+): Array<string> =>
+  o.procedures === undefined ? [] : [
+    ...list("New warnings (what not to do)", o.procedures.warnings, (f) => p.fact(f), null),
+    ...list("Failed procedure runs (read before running it)", o.procedures.failed_runs, (r) =>
+      `procedure ${p.id(r.procedure_id)}: ${runLine(r, p)}`, null)
+  ]
