@@ -1,7 +1,7 @@
 // Bundles Relay Studio's page (src/studio/web/app.ts, with @dagrejs/dagre) into dist/studio/assets,
 // served by Relay itself: no CDN, so the studio works offline.
 import { build } from "esbuild"
-import { copyFileSync, mkdirSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 
 const out = "dist/studio/assets"
 mkdirSync(out, { recursive: true })
@@ -15,4 +15,8 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
-copyFileSync("src/studio/web/app.css", `${out}/app.css`)
+// The drawing's rules come first: the MCP App (scripts/build-apps.mjs) draws threads with them too.
+writeFileSync(
+  `${out}/app.css`,
+  readFileSync("src/studio/web/drawing.css", "utf8") + readFileSync("src/studio/web/app.css", "utf8")
+)

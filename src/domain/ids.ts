@@ -46,12 +46,18 @@ export type FactId = typeof FactId.Type
  */
 export const NameField: unique symbol = Symbol.for("relay/NameField")
 
+/**
+ * Marks an AgentName field: names compare without case, and each is replaced by the spelling first
+ * written (policies/agentNames.ts), so "Cursor" and "cursor" are one reader, writer and holder.
+ */
+export const AgentNameField: unique symbol = Symbol.for("relay/AgentNameField")
+
 /** Who wrote or decided something: a label the client chooses, not an identity. */
 export const AgentName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
     message: () => "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
   }),
-  Schema.annotations({ [NameField]: true, description: "Your stable name" })
+  Schema.annotations({ [NameField]: true, [AgentNameField]: true, description: "Your stable name" })
 )
 
 export const SessionId = Schema.String.pipe(

@@ -46,7 +46,12 @@ export const ImpactOutput = Schema.Struct({
   next_cursor: NextCursor
 })
 
-export const CurrentStateOutput = Schema.Struct({ facts: Schema.Array(Fact), next_cursor: NextCursor })
+export const CurrentStateOutput = Schema.Struct({
+  facts: Schema.Array(Fact),
+  /** Facts between this page's oldest and newest (or older, on a last page) that `status` left out, up to 1,000. */
+  left_out: Schema.optional(Schema.Number),
+  next_cursor: NextCursor
+})
 
 export const ConflictsOutput = Schema.Struct({ conflicts: Schema.Array(Conflict), next_cursor: NextCursor })
 

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import { InvalidInput, type ToolError } from "../domain/errors.js"
 import type { ErrorCode } from "../domain/errors.js"
 import { budgetForTokens, jsonBytes, replyBudget, replyMaxBytes } from "../domain/paging.js"
+import { canonicalNames } from "../policies/agentNames.js"
 import { applyPolicies } from "../policies/applyPolicies.js"
 import { resolveFactIdPrefixes } from "../policies/factIdPrefixes.js"
 import { retryTransient } from "../policies/retry.js"
@@ -161,6 +162,7 @@ export const callTool = (tool: AnyTool, args: unknown, signal?: AbortSignal) =>
   Effect.flatMap(Ref.make(Option.none<Effect.Effect<void, ToolError>>()), (afterReply) =>
     decodeInput(tool, args).pipe(
       Effect.flatMap(scanNames(tool)),
+      Effect.flatMap(canonicalNames(tool)),
       Effect.flatMap(resolveFactIdPrefixes(tool)),
       Effect.flatMap((input) => withTokenBudget(input, tool.handler(input))),
       (call) => applyPolicies(call, tool.wholeGraph === true),

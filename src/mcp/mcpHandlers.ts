@@ -9,6 +9,16 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Runtime } from "effect"
+import {
+  appOnlyTools,
+  appResources,
+  appsServerExtension,
+  drawsApps,
+  isAppOnly,
+  isAppUri,
+  readAppResource,
+  withApps
+} from "../apps/threadApp.js"
 import type { FactStore } from "../services/FactStore.js"
 import type { RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
@@ -47,17 +57,20 @@ const instructions = "Relay is memory shared by every assistant on this machine.
   "which cuts a page at whole facts). Times need a date, a time and a zone. On writes, send a request_id and " +
   "reuse it when retrying: an `unavailable` write may have landed. Never save credentials."
 
-export const listing = tools.map((tool) => ({
+const listingOf = (tool: AnyTool) => ({
   name: tool.name,
   title: tool.annotations.title,
   description: tool.description,
   inputSchema: inputJsonSchema(tool),
   outputSchema: outputJsonSchema(tool),
   annotations: tool.annotations
-}))
+})
+export const listing = tools.map(listingOf)
 export type Listing = typeof listing
+/** The MCP App's own tools (src/apps), listed only to hosts that draw apps; always in the full form the app reads. */
+export const appListing = appOnlyTools.map(listingOf)
 
-const byName = new Map(tools.map((t) => [t.name, t]))
+const byName = new Map([...tools, ...appOnlyTools].map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
 export type ToolServices = FactStore | TaskStore | SecretScanner | RateLimiter
@@ -86,7 +99,10 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
 }
 
 export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
-  const server = new Server(serverInfo, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions })
+  const server = new Server(serverInfo, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, extensions: appsServerExtension },
+    instructions
+  })
   const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
@@ -116,9 +132,16 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     refuseListCursor(params)
     return Promise.resolve(page)
   }
-  server.setRequestHandler(ListToolsRequestSchema, (request) => listed(request.params, { tools }))
+  /** A host that draws MCP Apps (it says so in its capabilities) also reads the app's tools and resource. */
+  const apps = () => drawsApps(server.getClientCapabilities())
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    (request) => listed(request.params, { tools: apps() ? withApps(tools, appListing) : tools })
+  )
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name)
+    // The app reads whole ids and stamps: its own tools answer in the full form, whatever the setting.
+    if (tool !== undefined && isAppOnly(tool)) return invoke(tool, request.params.arguments, "full", extra.signal)
     if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, extra.signal).then(sent)
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
@@ -132,14 +155,20 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     GetPromptRequestSchema,
     (request, extra) => getPrompt(callsFor(extra.signal), request.params.name, request.params.arguments)
   )
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => listed(request.params, { resources }))
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    (request) => listed(request.params, { resources: apps() ? [...resources, ...appResources] : resources })
+  )
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     (request) => listed(request.params, { resourceTemplates })
   )
   server.setRequestHandler(
     ReadResourceRequestSchema,
-    (request, extra) => readResource(callsFor(extra.signal), request.params.uri)
+    (request, extra) =>
+      isAppUri(request.params.uri)
+        ? Promise.resolve(readAppResource(request.params.uri))
+        : readResource(callsFor(extra.signal), request.params.uri)
   )
   return server
 }

@@ -140,6 +140,14 @@ export interface FactStoreShape extends ProcedureOps {
   readonly idsStartingWith: (
     prefixes: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<string>>, DatabaseError>
+  /**
+   * The spelling first written of each name, compared without case (`record`: a name new to the
+   * graph is recorded as its own first spelling; otherwise it maps to itself).
+   */
+  readonly shownNames: (
+    names: ReadonlyArray<string>,
+    record: boolean
+  ) => Effect.Effect<ReadonlyMap<string, string>, DatabaseError>
   readonly clusters: (options: ClustersOptions) => Effect.Effect<Clusters, DatabaseError>
   /** A page of the thread (the tree under its root) a fact belongs to, with the decisions touching it. */
   readonly thread: (request: ThreadRequest) => Effect.Effect<ThreadPage, FactNotFound | DatabaseError>

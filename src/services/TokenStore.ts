@@ -1,9 +1,12 @@
 import { Context, type Effect } from "effect"
-import type { DatabaseError } from "../domain/errors.js"
+import type { DatabaseError, InvalidInput } from "../domain/errors.js"
 import type { Caller, TokenRecord } from "../domain/tokens.js"
 
 export interface TokenStoreShape {
-  /** Makes a token and returns it: the only time it is ever seen; only its hash is kept. */
+  /**
+   * Makes a token and returns it: the only time it is ever seen; only its hash is kept. A name that
+   * differs from a live token's only in case is refused (names compare without case, ids.ts).
+   */
   readonly create: (
     options: {
       readonly name: string
@@ -11,7 +14,7 @@ export interface TokenStoreShape {
       readonly readOnly: boolean
       readonly approver?: boolean
     }
-  ) => Effect.Effect<{ readonly token: string; readonly record: TokenRecord }, DatabaseError>
+  ) => Effect.Effect<{ readonly token: string; readonly record: TokenRecord }, InvalidInput | DatabaseError>
   readonly list: Effect.Effect<ReadonlyArray<TokenRecord>, DatabaseError>
   /** Revokes the token with this id, or every live token with this name; answers the ids revoked. */
   readonly revoke: (idOrName: string) => Effect.Effect<ReadonlyArray<string>, DatabaseError>

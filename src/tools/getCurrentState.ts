@@ -27,6 +27,10 @@ export const getCurrentState = defineTool({
       thread: input.thread ?? null,
       before: at === null ? null : at[0]!
     })
-    return { facts: found.items, next_cursor: found.next_cursor }
+    return {
+      facts: found.items,
+      ...(found.left_out === undefined ? {} : { left_out: found.left_out }),
+      next_cursor: found.next_cursor
+    }
   })
 })

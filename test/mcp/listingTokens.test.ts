@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
-import { listing } from "../../src/mcp/mcpHandlers.js"
+import { appListing, listing } from "../../src/mcp/mcpHandlers.js"
 import { propertiesOf } from "../support/jsonSchema.js"
 
 /**
@@ -19,6 +19,15 @@ describe("tools/list as the model reads it", () => {
       JSON.stringify(listing.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })))
     )
     expect(total, JSON.stringify(perTool)).toBeLessThanOrEqual(2500)
+  })
+
+  it("fits with the MCP App's own tools too, as a host that draws apps is sent it (and hides them from the model)", () => {
+    const entries = [...listing, ...appListing].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema
+    }))
+    expect(countTokens(JSON.stringify(entries))).toBeLessThanOrEqual(2500)
   })
 
   it("describes every input field, advertises no pattern, and says one thing once", () => {

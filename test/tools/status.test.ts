@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { failed, ok } from "../support/runTool.js"
+import { failed, ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -93,6 +93,21 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
         [redis, "superseded"]
       ])
       expect(yield* state({ written_by: "nobody" })).toEqual([])
+
+      // Nothing hidden without a word: what the filter left out of a page's span is counted.
+      const leftOut = (args: Record<string, unknown>) =>
+        Effect.map(ok("relay_get_current_state", args), (r) => r.left_out)
+      expect(yield* leftOut({})).toBe(3)
+      // A page of 1 (cookies) spans from cookies to now: ttl2 and ttl are newer and stale.
+      expect(yield* leftOut({ limit: 1 })).toBe(2)
+      expect(yield* leftOut({ written_by: "zed" })).toBe(1)
+      expect(yield* leftOut({ status: "superseded" })).toBe(7)
+      expect(yield* leftOut({ status: "any" })).toBeUndefined()
+      const text = yield* Effect.map(
+        runTool("relay_get_current_state", {}),
+        (r) => r.content[0]?.text ?? ""
+      )
+      expect(text).toContain(`3 fact(s) of this page's span left out as stale, superseded or retracted (status "any"`)
     }))
 
   it.effect("a bad status or writer is invalid_input naming the field, never echoing it", () =>

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ConstraintType, EntityType, type Graph } from "falkordb"
 import { mergeClocks } from "./clockRepair.js"
 import { driverCall } from "./driverErrors.js"
+import { mergeReaderPlaces } from "./readerPlaces.js"
 
 /**
  * Indexes the queries rely on, and the unique constraint that makes a repeated write of the same
@@ -41,6 +42,8 @@ const indexes = [
   index("RELATIONSHIP", "RANKED", "rank"),
   index("RELATIONSHIP", "RANKS", "gen"),
   index("NODE", "BriefingCursor", "name"),
+  // Each name's first spelling, by its lower-cased key (layers/factStore/agentNames.ts).
+  index("NODE", "Agent", "key"),
   // A reader's position, on its cursor's self-loop (briefing.ts); the type exists before any plan.
   index("RELATIONSHIP", "READ_TO", "as_of"),
   // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).
@@ -165,6 +168,7 @@ export const ensureSchema = Effect.fn("relay/graph/ensureSchema")(function*(grap
     { discard: true }
   )
   yield* mergeClocks(graph)
+  yield* mergeReaderPlaces(graph)
   if (!(yield* hasFullText(graph))) yield* ignoreExisting(() => graph.query(fullText.create))
   const haveConstraints = yield* existing(graph, "db.constraints() YIELD type, label, properties", "type")
   if (!haveConstraints.has("UNIQUE Fact id")) {

@@ -7,6 +7,7 @@ import { factKinds, procedureRecords } from "../procedures/records.js"
 import { recordRun, runsPage } from "../procedures/runs.js"
 import { writeSteps } from "../procedures/steps.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
+import { makeShownNames } from "./agentNames.js"
 import { briefing } from "./briefing.js"
 import { graphCapacity } from "./capacity.js"
 import { clusterPage, makeClusterFloor } from "./clusterPage.js"
@@ -48,6 +49,7 @@ export const makeFactStore = Effect.gen(function*() {
   // What the store learns of its graph as it reads (mergeGate.ts, currentState.ts): the store's own.
   const gate = yield* Ref.make(false)
   const spacing = yield* Ref.make<number | undefined>(undefined)
+  const shownNames = yield* makeShownNames(db)
   const store: FactStoreShape = {
     save: (fact) => now.pipe(Effect.flatMap((now) => save(db, gate, capacity, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
@@ -65,6 +67,7 @@ export const makeFactStore = Effect.gen(function*() {
     clusters: (options) => clusterPage(db, floor, options),
     search: (options) => search(db, options),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
+    shownNames,
     thread: (request) => thread(db, request),
     timeline: (request) => timeline(db, request),
     recordsAfter: (at, limit) => recordsAfter(db, at, limit),

@@ -12,7 +12,7 @@ import { FactColumn, factMap, stampOf } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
 
 /** The later of two stamps, either of which may be null. */
-const furthest = (a: string, b: string) => `CASE WHEN ${b} IS NULL OR ${a} > ${b} THEN ${a} ELSE ${b} END`
+export const furthest = (a: string, b: string) => `CASE WHEN ${b} IS NULL OR ${a} > ${b} THEN ${a} ELSE ${b} END`
 
 /**
  * The fence: as_of is the later of the Clock's now and the graph's last stamp, and it becomes the

@@ -2,7 +2,7 @@ import { Effect, Ref, Schema } from "effect"
 
 import { type DatabaseError, type FactNotFound, type InvalidInput } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
-import { currentBudget, page } from "../../domain/paging.js"
+import { currentBudget, leftOutCap, page } from "../../domain/paging.js"
 import type { CurrentStateOptions, Page } from "../../services/FactStore.js"
 import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
@@ -106,6 +106,21 @@ const sinceAnchor = `${
   clockRead([])
 }WITH CASE WHEN clk.last IS NOT NULL AND clk.last < $top THEN clk.last ELSE $top END AS anchor `
 
+/**
+ * How many facts of the page's span (from its oldest fact, or the start of the memory on a last
+ * page, to where it started) a status filter left out: an assistant told "current beliefs" is told
+ * that stale or superseded ones were passed over, and how to see them (issue 41). Counted through
+ * the created_at index (a thread's members by id) and stopped at `leftOutCap`, so the count costs
+ * at most that many index entries.
+ */
+const spanCountQuery = `MATCH (f:Fact) WHERE f.created_at >= $from AND f.created_at < $before ` +
+  `AND ($writtenBy IS NULL OR f.written_by = $writtenBy) AND ($sessionId IS NULL OR f.session_id = $sessionId) ` +
+  `WITH f LIMIT $cap RETURN count(f) AS n`
+const threadSpanCountQuery = `UNWIND $thread AS tid MATCH (f) WHERE id(f) = tid AND f.created_at >= $from ` +
+  `AND f.created_at < $before AND ($writtenBy IS NULL OR f.written_by = $writtenBy) ` +
+  `AND ($sessionId IS NULL OR f.session_id = $sessionId) WITH f LIMIT $cap RETURN count(f) AS n`
+const CountRow = Schema.Struct({ n: Schema.Number })
+
 /** One page of the newest facts (optionally of one session, writer or statuses) older than `before`, newest first. */
 export const currentState = (
   db: GraphDatabase["Type"],
@@ -145,18 +160,35 @@ export const currentState = (
     return attempt([first, ...widen.map((k) => first * k), Number.MAX_SAFE_INTEGER], 0)
   })
   const thread = options.thread ?? null
-  const rows: Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, FactNotFound | InvalidInput | DatabaseError> =
-    thread !== null
-      ? Effect.flatMap(threadMembers(db, thread, asOf), (members) =>
-        db.read(threadRecentQuery(asOf !== null), {
-          thread: members,
-          before,
-          sessionId,
-          limit: limit + 1,
-          ...filters
-        }, Row))
+  const members = thread === null ? Effect.succeed(null) : threadMembers(db, thread, asOf)
+  return Effect.flatMap(members, (members) => {
+    const rows: Effect.Effect<ReadonlyArray<{ readonly fact: Fact }>, DatabaseError> = members !== null
+      ? db.read(threadRecentQuery(asOf !== null), {
+        thread: members,
+        before,
+        sessionId,
+        limit: limit + 1,
+        ...filters
+      }, Row)
       : sessionId !== null
       ? sortedRead(recentQuery("session", asOf !== null), { sessionId, before })
       : recent
-  return Effect.map(Effect.zip(rows, currentBudget()), read)
+    return Effect.flatMap(Effect.zip(rows, currentBudget()), (fetched) => {
+      const found = read(fetched)
+      if (statuses === null) return Effect.succeed(found)
+      const last = found.next_cursor === null ? undefined : found.items.at(-1)
+      const params = {
+        from: last === undefined ? -neverStale : stampOf(last),
+        before,
+        writtenBy: filters.writtenBy,
+        sessionId,
+        cap: leftOutCap + found.items.length,
+        thread: members
+      }
+      return Effect.map(
+        db.read(members !== null ? threadSpanCountQuery : spanCountQuery, params, CountRow),
+        (counted): Page<Fact> => ({ ...found, left_out: Math.max(0, (counted[0]?.n ?? 0) - found.items.length) })
+      )
+    })
+  })
 }

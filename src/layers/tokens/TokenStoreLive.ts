@@ -1,5 +1,6 @@
 import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
+import { InvalidInput } from "../../domain/errors.js"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
 import { Database, GraphDatabase } from "../../services/GraphDatabase.js"
 import { TokenStore, type TokenStoreShape } from "../../services/TokenStore.js"
@@ -54,6 +55,18 @@ const makeTokenStore = Effect.gen(function*() {
         const id = randomBytes(8).toString("hex")
         const token = formatToken(id, randomBytes(32).toString("base64url"))
         const now = yield* Clock.currentTimeMillis
+        const taken = yield* db.read(
+          "MATCH (t:Token) WHERE t.revoked_at IS NULL AND toLower(t.name) = $key AND t.name <> $name " +
+            "RETURN t.name AS name LIMIT 1",
+          { key: name.toLowerCase(), name },
+          Schema.Struct({ name: Schema.String })
+        )
+        if (taken[0] !== undefined) {
+          return yield* new InvalidInput({
+            message: `name: differs only in case from the token name ${taken[0].name}; names compare ` +
+              `without case, so use that name or another`
+          })
+        }
         yield* db.write(
           "CREATE (:Token {id: $id, name: $name, workspace: $workspace, read_only: $readOnly, " +
             "approver: $approver, hash: $hash, created_at: $now})",

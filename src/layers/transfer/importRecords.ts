@@ -16,6 +16,7 @@ import type {
 import { termsOf } from "../../domain/terms.js"
 import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
+import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
@@ -449,6 +450,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       newest,
       ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
+    // The file's writers are their names' first spellings, unless the memory knew them already.
+    yield* db.write(recordNamesQuery, { names: namePairs([...new Set(fresh.map((f) => f.written_by))]) })
     counts.facts += fresh.length
   }
 )

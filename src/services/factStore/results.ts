@@ -81,6 +81,8 @@ export interface Confirmed {
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly next_cursor: string | null
+  /** Items of the page's span a filter left out (counted up to a cap), where the read counts them. */
+  readonly left_out?: number
 }
 
 export interface Resolved {

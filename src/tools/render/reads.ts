@@ -8,6 +8,7 @@ import type {
   SearchHit,
   SearchOutput
 } from "../../domain/outputs.js"
+import { leftOutCap } from "../../domain/paging.js"
 import { list, more, type Page, quote, type Render } from "./page.js"
 import { conflict, decisionLines, dependent } from "./parts.js"
 
@@ -40,6 +41,11 @@ export const renderImpact: Render<typeof ImpactOutput.Type> = (o, p) => [
 
 export const renderCurrentState: Render<typeof CurrentStateOutput.Type> = (o, p) => [
   ...list("Recent facts, newest first", o.facts, (f) => p.fact(f), "none yet", o.next_cursor !== null),
+  // Nothing hidden without a word: what the status filter passed over, and how to see it.
+  ...(o.left_out === undefined || o.left_out === 0 ? [] : [
+    `${o.left_out >= leftOutCap ? `${leftOutCap}+` : o.left_out} fact(s) of this page's span left out as stale, ` +
+    `superseded or retracted (status "any" shows them)`
+  ]),
   ...more(o, "relay_get_current_state")
 ]
 

@@ -1,15 +1,19 @@
 import type { ClaimTaskOutput, FinishTaskOutput, ListTasksOutput, PostTaskOutput, Task } from "../../domain/tasks.js"
 import { list, more, type Page, quote, type Render } from "./page.js"
 
-/** `<id> [status] <title> by <writer> <age>`, then who holds it and the last note, each when there is one. */
+/** `<id> [status] <title> by <writer> <age>`, then who holds it and who finished it last (with the note), each when there is one. */
 export const taskLine = (t: Task, p: Page): string => {
   const held = t.status === "claimed" && t.lease_expires_at !== null
     ? `; held by ${t.claimed_by} until ${t.lease_expires_at}`
     : ""
   const tries = t.attempts > 0 ? `; ${t.attempts}/${t.max_attempts} failed` : ""
-  const note = t.last_note === null || t.last_note.note === null
-    ? ""
-    : `; last ${t.last_note.outcome} by ${t.last_note.by}: ${quote(t.last_note.note)}`
+  // Who did or failed it is said even without a note: the board names the doer, not only the poster.
+  const last = t.last_note
+  const note = last === null ?
+    "" :
+    `; ${last.outcome === t.status ? "" : "last "}${last.outcome} by ${last.by}${
+      last.note === null ? "" : `: ${quote(last.note)}`
+    }`
   return `${t.id} [${t.status.replace("_", " ")}] ${quote(t.title)} by ${t.written_by} ${
     p.when(t.created_at)
   }${held}${tries}${note}`
