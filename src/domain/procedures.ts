@@ -40,19 +40,19 @@ const Lesson = trimmedLength(1, stepMax, "What to check first next time")
 
 /** relay_save_fact's fields that make the fact a procedure (its content the goal). */
 export const procedureFields = {
-  steps: Schema.optional(textList(stepsMax, "Makes it a procedure: steps in order")),
+  steps: Schema.optional(textList(stepsMax, "Procedure steps")),
   preconditions: Schema.optional(textList(preconditionsMax, "Checks before step 1"))
 }
 
 export const RecordRunInput = Schema.Struct({
   procedure_id: FactId,
-  outcome: RunOutcome.annotations({ description: "How it went" }),
+  outcome: RunOutcome.annotations({ description: "Result" }),
   ran_by: AgentName.annotations({ description: "Your name" }),
   failed_step: Schema.optional(wholeNumber(1, 1000, "Step number", { minimum: 1 })),
   note: Schema.optional(trimmedLength(1, 1000, "What happened, why")),
   lesson: Schema.optional(Lesson.annotations({
-    description: "Check to add first",
-    jsonSchema: { type: "string", maxLength: stepMax, description: "Check to add first" }
+    description: "Check to add",
+    jsonSchema: { type: "string", maxLength: stepMax, description: "Check to add" }
   })),
   steps: Schema.optional(textList(stepsMax, "New steps for that version")),
   session_id: Schema.optional(SessionId),
@@ -101,7 +101,7 @@ const runShape = <I>(time: Schema.Schema<string, I>) =>
   Schema.Struct({
     id: Schema.String,
     procedure_id: Schema.String,
-    outcome: RunOutcome.annotations({ description: "How it went" }),
+    outcome: RunOutcome,
     failed_step: Schema.NullOr(Schema.Number),
     note: Schema.NullOr(Schema.String),
     ran_by: Schema.String,

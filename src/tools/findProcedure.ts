@@ -44,10 +44,11 @@ const fromKey = (key: CursorKey): Candidate | null => {
 
 export const findProcedure = defineTool({
   name: "relay_find_procedure",
-  description: "Procedures for a goal, ranked by (success+1)/(runs+2), checks first",
+  description: "Procedures for a goal, best record first",
   annotations: readOnly("Find a procedure"),
-  // Accepted, not advertised: three procedures are what a model reads (tokens).
-  unlisted: ["limit"],
+  // Accepted, not advertised (tokens): three procedures are what a model reads; one procedure's
+  // run record is for people and scripts (the studio, npm run) more than for a model.
+  unlisted: ["limit", "procedure_id"],
   input: FindProcedureInput,
   output: FindProcedureOutput,
   render: renderFindProcedure,

@@ -14,7 +14,7 @@ export const postTask = defineTool({
   name: "relay_post_task",
   description: "Post work for one agent",
   annotations: { title: "Post a task", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  unlisted: ["max_attempts"],
+  unlisted: ["max_attempts", "procedure_id"],
   input: PostTaskInput,
   output: PostTaskOutput,
   render: renderPostTask,

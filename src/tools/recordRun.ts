@@ -11,7 +11,7 @@ import { defineTool } from "./Tool.js"
 
 export const recordRun = defineTool({
   name: "relay_record_run",
-  description: "How a procedure went; a failure's lesson makes a new version that checks it first",
+  description: "A procedure's run; a failure's lesson makes a new version",
   annotations: {
     title: "Record a run",
     readOnlyHint: false,
@@ -19,8 +19,9 @@ export const recordRun = defineTool({
     idempotentHint: false,
     openWorldHint: false
   },
-  // A revision's new steps and session: for scripts more than for a model (tokens).
-  unlisted: ["steps", "session_id"],
+  // A revision's new steps and session, and the retry key (the call's own id covers the server's
+  // retries): for scripts more than for a model (tokens).
+  unlisted: ["steps", "session_id", "request_id"],
   input: RecordRunInput,
   output: RecordRunOutput,
   render: renderRecordRun,

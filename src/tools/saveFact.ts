@@ -24,6 +24,8 @@ const saveAsProcedure = (
     : Effect.fail(new InvalidInput({ message: "kind: a fact with steps is a procedure; give no kind" }))
 
 export const saveFact = defineTool({
+  // A procedure's checks: its lessons make them (relay_record_run); an author may give some (tokens).
+  unlisted: ["preconditions"],
   name: "relay_save_fact",
   description: "Save a fact (never edited). With a parent give kind; supersedes + reason replaces one",
   annotations: {
