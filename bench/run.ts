@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { cpus, loadavg, totalmem } from "node:os"
 import { bareClient, falkorVersion, openDatabase, relayEnv } from "./db.js"
+import { generations, generationsTable } from "./generations.js"
 import { generateGraph, loadGraph, rng } from "./graph.js"
 import { httpTable, httpVsStdio } from "./http.js"
 import { measureTools } from "./levels.js"
@@ -126,6 +127,9 @@ try {
   if (!quick) log(`\n== HTTP against stdio (${process.env.HTTP_BENCH_CALLS ?? 400} calls of each)`)
   const http = quick ? null : await httpVsStdio(db, Number(process.env.HTTP_BENCH_CALLS ?? 400))
   loads.push(`http: ${uptime()}`)
+  if (!quick) log(`\n== both protocol generations (${process.env.GENERATIONS_BENCH_CALLS ?? 300} calls of each)`)
+  const eras = quick ? null : await generations(db, Number(process.env.GENERATIONS_BENCH_CALLS ?? 300))
+  loads.push(`generations: ${uptime()}`)
 
   log(`\n${header.join("\n")}\nload during the run: ${loads.join(" | ")}`)
   for (const r of results) {
@@ -147,6 +151,10 @@ try {
       }`
     )
   }
+  if (eras !== null) {
+    log(`\n-- MCP 2025-11-25 and 2026-07-28 side by side (issue 43: HTTP 2026 p50 within 1 ms of HTTP 2025)`)
+    log(generationsTable(eras))
+  }
   if (comparisons.length > 0) {
     log(`\n-- Relay vs @modelcontextprotocol/server-memory over the same MCP client\n${comparisonTable(comparisons)}`)
   }
@@ -156,7 +164,8 @@ try {
     falkordb: await falkorVersion(client),
     load: { start: header[1], perSize: loads, end: uptime() },
     sizes: results,
-    ...(http === null ? {} : { http })
+    ...(http === null ? {} : { http }),
+    ...(eras === null ? {} : { generations: eras })
   })
   log(`\nraw numbers: ${file}; total ${((performance.now() - started) / 1000).toFixed(0)} s`)
 } finally {

@@ -44,9 +44,7 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
       )
     }`,
     `  relay     ${install.nodePath} ${install.serverPath}`,
-    `            ${
-      style.dim("driven through the MCP SDK Client over stdio, exactly as Claude Desktop and Cursor run it")
-    }`
+    `            ${style.dim("driven through the MCP SDK's v2 Client over stdio, as Claude Desktop and Cursor run it")}`
   ].join("\n"))
 
   yield* Effect.scoped(
@@ -65,9 +63,19 @@ export const runDemo = Effect.fn("relay/demo/runDemo")(function*(options: DemoOp
         serverPath: install.serverPath,
         env: { ...options.serverEnv, RELAY_GRAPH: graph }
       })
-      yield* Console.log(
-        `            ${style.dim(`${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`)}`
-      )
+      yield* Console.log([
+        `            ${
+          style.dim(
+            `MCP ${session.protocolVersion}; ${session.toolNames.length} tools listed: ${session.toolNames.join(", ")}`
+          )
+        }`,
+        `            ${
+          style.dim(
+            "A host that renders MCP Apps draws a thread in the chat beside the text of relay_get_context " +
+              "and relay_detect_conflicts; here the text is drawn in the terminal."
+          )
+        }`
+      ].join("\n"))
       if (session.toolNames.length !== tools.length) {
         return yield* new DemoFailed({
           step: "listing the tools",

@@ -1,10 +1,11 @@
 /**
- * dist/server.js driven through the MCP SDK's own Client over stdio, as Claude Desktop runs it.
+ * dist/server.js driven through the MCP SDK's own Client over stdio, as Claude Desktop runs it: the
+ * v2 client pinned to MCP 2026-07-28 (server/discover, then the version in each request's `_meta`).
  * Each call's structuredContent is decoded with the tool's output Schema, so the demo checks the
  * contract as it goes.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect, Schema } from "effect"
 
 export class DemoFailed extends Schema.TaggedError<DemoFailed>()("DemoFailed", {
@@ -14,6 +15,8 @@ export class DemoFailed extends Schema.TaggedError<DemoFailed>()("DemoFailed", {
 
 export interface McpSession {
   readonly toolNames: ReadonlyArray<string>
+  /** The protocol version the connection speaks. */
+  readonly protocolVersion: string
   readonly call: <A, I>(
     step: string,
     tool: string,
@@ -30,13 +33,22 @@ export interface ServerCommand {
   readonly env: Record<string, string>
 }
 
+/**
+ * The SDK's stdio transport, subclassed so that the client asks `server/discover` of the process it
+ * keeps (the SDK probes in place for a subclass) rather than of a second process it starts and ends
+ * first: Relay answers discover, so one process start is enough.
+ */
+class InPlaceStdio extends StdioClientTransport {}
+
 const detail = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Spawns the server and connects; the client is closed (and the server exits) with the scope. */
 export const connectServer = Effect.fn("relay/demo/connectServer")(function*(command: ServerCommand) {
   let log = ""
-  const client = new Client({ name: "relay-demo", version: "0.1.0" })
-  const transport = new StdioClientTransport({
+  const client = new Client({ name: "relay-demo", version: "0.1.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } }
+  })
+  const transport = new InPlaceStdio({
     command: command.nodePath,
     args: [command.serverPath],
     // The demo checks each step against whole ids and stamps, so it asks for the full JSON.
@@ -79,5 +91,10 @@ export const connectServer = Effect.fn("relay/demo/connectServer")(function*(com
       })
     )
 
-  return { toolNames: listed.tools.map((t) => t.name), call, serverLog } satisfies McpSession
+  return {
+    toolNames: listed.tools.map((t) => t.name),
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? "unknown",
+    call,
+    serverLog
+  } satisfies McpSession
 })

@@ -205,5 +205,7 @@ export const SearchOutput = Schema.Struct({
   hits: Schema.Array(SearchHit),
   /** Only when every hit of the page is weak: what to do about it. */
   note: Schema.optional(Schema.String),
+  /** A one-page answer under a status filter: other matches it left out (stale, superseded, retracted), up to 1,000. */
+  left_out: Schema.optional(Schema.Number),
   next_cursor: NextCursor
 })

@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { in2025Codes } from "../mcp/rpcErrors.js"
 import { rpcError } from "./replies.js"
 
 /** As the SDK's transport: a batch is at most this many messages. */
@@ -69,7 +70,8 @@ export class JsonHttpTransport implements Transport {
     const id = message.id
     const exchange = id === undefined ? undefined : this.exchanges.get(id)
     if (id === undefined || exchange === undefined) return Promise.resolve()
-    exchange.answers.set(id, message)
+    // A session is a 2025 client's: its answers in 2025's codes.
+    exchange.answers.set(id, in2025Codes(message))
     this.settle(exchange)
     return Promise.resolve()
   }

@@ -10,13 +10,17 @@ import { trustedProxies } from "./clientAddress.js"
 import { markAuthenticated } from "./connectionGuard.js"
 import { readHttpSettings } from "./HttpSettings.js"
 import { addressOf, listen } from "./listen.js"
+import { makeModernRequests } from "./modernRequests.js"
 import { makeOAuthIfSet } from "./oauth/oauthSetup.js"
 import { readJson } from "./readBody.js"
 import { bearer, json, rpcError, unauthorized, unavailable } from "./replies.js"
 import { makeSessions } from "./sessions.js"
 import { makeTokenCheck } from "./tokenCheck.js"
 
-/** An `initialize` is small; any later message may be as large as the SDK's transport allows. */
+/**
+ * An `initialize` is small; any later message, and any 2026-07-28 request (which has no handshake),
+ * may be as large as the SDK's transport allows.
+ */
 const maxInitializeBytes = 64 * 1024
 const maxMessageBytes = 4 * 1024 * 1024
 
@@ -53,6 +57,8 @@ export const serveHttp = Effect.gen(function*() {
   // Reached over https (the public URL), the studio's cookie never travels in clear.
   const secureCookies = Option.isSome(oauth) && oauth.value.publicUrl.protocol === "https:"
   const studio = yield* makeTeamStudio(tokenCheck.check, config.allowedOrigins, secureCookies)
+  const modern = makeModernRequests((error) => void run(Effect.logDebug(`relay http: 2026 request: ${error.message}`)))
+  yield* Effect.addFinalizer(() => Effect.promise(() => modern.close()))
   // Sessions still being opened count against both caps: the checks and the session's record are
   // split by an await (building the workspace's store), and a burst of initializes all passed the
   // checks before any was recorded (55 sessions on a server capped at 10).
@@ -129,9 +135,13 @@ export const serveHttp = Effect.gen(function*() {
       return "refused" in message ? message.refused() : session.transport.handle(req, res, message.body)
     }
     if (req.method !== "POST") return rpcError(res, 405, -32000, "start a session with a POST of initialize")
-    const message = await readJson(req, res, maxInitializeBytes)
+    const message = await readJson(req, res, modern.claimsModern(req) ? maxMessageBytes : maxInitializeBytes)
     if ("refused" in message) return message.refused()
     const body = message.body
+    // A 2026-07-28 request: no session, answered by a server built for it (modernRequests.ts).
+    if (modern.isModern(req, body)) {
+      return modern.serve(req, res, body, caller, await run(sessions.serverFor(caller)))
+    }
     if (!isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")
     }

@@ -32,13 +32,20 @@ export const makeSessions = Effect.gen(function*() {
   const run = Runtime.runPromise(base)
   const open = new Map<string, Session>()
 
-  const openSession = (caller: Caller) =>
+  /** A server on the caller's workspace and rate limit, held until `release`. */
+  const serverFor = (caller: Caller) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const store = yield* Scope.extend(storeFor(caller.workspace), scope)
       const limiter = yield* limiterFor(caller.tokenId)
       const runtime = Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter))
       const server = makeRelayServer(runOn(runtime), teamGate(caller), form)
+      return { server, release: () => run(Scope.close(scope, Exit.void)) }
+    })
+
+  const openSession = (caller: Caller) =>
+    Effect.gen(function*() {
+      const { release, server } = yield* serverFor(caller)
       let closing: Promise<void> | undefined
       const transport: JsonHttpTransport = new JsonHttpTransport({
         onsessioninitialized: (id) => {
@@ -49,7 +56,7 @@ export const makeSessions = Effect.gen(function*() {
         closing ??= (async () => {
           if (transport.sessionId !== undefined) open.delete(transport.sessionId)
           await server.close().catch(() => undefined)
-          await run(Scope.close(scope, Exit.void))
+          await release()
         })()
         return closing
       }
@@ -87,5 +94,5 @@ export const makeSessions = Effect.gen(function*() {
   }
   /** One call's worth of the token's rate limit, spent by a request that runs no tool (an unknown session). */
   const spend = (tokenId: string) => Effect.flatMap(limiterFor(tokenId), (limiter) => limiter.take)
-  return { open, openSession, closeIdle, closeAll, countFor, evictIdleOf, spend }
+  return { open, openSession, serverFor, closeIdle, closeAll, countFor, evictIdleOf, spend }
 })

@@ -1,13 +1,10 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type GetPromptResult,
+  Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
 import { Effect, Exit, Runtime } from "effect"
 import {
   appOnlyTools,
@@ -70,6 +67,9 @@ export type Listing = typeof listing
 /** The MCP App's own tools (src/apps), listed only to hosts that draw apps; always in the full form the app reads. */
 export const appListing = appOnlyTools.map(listingOf)
 
+/** How long a 2026 client may keep a listing: Relay's listings change only with a new Relay. */
+const listCache = { ttlMs: 60 * 60 * 1000, cacheScope: "private" } as const
+
 const byName = new Map([...tools, ...appOnlyTools].map((t) => [t.name, t]))
 
 /** What every tool call runs on: the same for stdio and for each HTTP session. */
@@ -86,11 +86,21 @@ export interface CallGate {
   readonly admit: (tool: AnyTool, args: unknown) => { readonly refused: ToolResult } | { readonly args: unknown }
 }
 
-/**
- * One MCP `Server` with Relay's handlers, transport-independent: stdio makes one, Streamable HTTP
- * one per session (each on its own runtime: its workspace's FactStore, its token's rate limit).
- */
 export type CallRunner = (program: ReturnType<typeof callTool> | ReturnType<typeof callRefused>) => Promise<ToolResult>
+
+const listings = new WeakMap<Listing, Map<ReplyForm["json"], ReadonlyArray<unknown>>>()
+
+/**
+ * A listing as a client of `form` is sent it, made once: a 2026 request over HTTP builds a server
+ * for itself, and making the compact schemas again for each was most of that server's cost.
+ */
+const listedFor = (tools: Listing, form: ReplyForm) => {
+  const forms = listings.get(tools) ?? new Map<ReplyForm["json"], ReadonlyArray<unknown>>()
+  listings.set(tools, forms)
+  const listed = forms.get(form.json) ?? tools.map((t) => listedInForm(form, t))
+  forms.set(form.json, listed)
+  return listed as Array<ReturnType<typeof listedInForm<Listing[number]>>>
+}
 
 /** Runs each call on the runtime; callTool maps every failure itself, so an Exit that still fails was interrupted. */
 export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
@@ -98,12 +108,28 @@ export const runOn = (runtime: Runtime.Runtime<ToolServices>): CallRunner => {
   return (program) => runExit(program).then(Exit.getOrElse(() => failure("internal", internalMessage)))
 }
 
+/**
+ * One MCP `Server` (the v2 SDK's, which serves 2026-07-28 and 2025-11-25) with Relay's handlers,
+ * transport- and generation-independent: stdio makes one a connection, Streamable HTTP one a 2025
+ * session and one a 2026 request (each on its own runtime: its workspace's FactStore, its token's
+ * rate limit). What a client lists and reads (tools with their `_meta`, prompts, resources) comes
+ * from `listing` and promptsAndResources.ts, so what is added there is served to both generations.
+ */
 export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyForm = { json: "compact" }): Server => {
   const server = new Server(serverInfo, {
     capabilities: { tools: {}, prompts: {}, resources: {}, extensions: appsServerExtension },
-    instructions
+    instructions,
+    // Relay's listings change only with a new version of Relay; a briefing or a fact never changes
+    // what is listed. `private`: over HTTP the team gate fills in the token's own name.
+    cacheHints: {
+      "tools/list": listCache,
+      "prompts/list": listCache,
+      "resources/list": listCache,
+      "resources/templates/list": listCache,
+      "server/discover": listCache
+    }
   })
-  const tools = (gate?.listing ?? listing).map((t) => listedInForm(form, t))
+  const tools = listedFor(gate?.listing ?? listing, form)
   const sent = inForm(form)
   /** A tool call as tools/call makes it (the gate, then the policies); prompts and resources use it too. */
   const invoke = (
@@ -132,17 +158,28 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
     refuseListCursor(params)
     return Promise.resolve(page)
   }
-  /** A host that draws MCP Apps (it says so in its capabilities) also reads the app's tools and resource. */
-  const apps = () => drawsApps(server.getClientCapabilities())
+  /**
+   * A host that draws MCP Apps (it says so in its capabilities) also reads the app's tools and
+   * resource: a 2026 request says so in its own `_meta`, a 2025 client in its initialize.
+   */
+  const apps = (ctx: ServerContext) =>
+    drawsApps(
+      (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ??
+        server.getClientCapabilities()
+    )
   server.setRequestHandler(
-    ListToolsRequestSchema,
-    (request) => listed(request.params, { tools: apps() ? withApps(tools, appListing) : tools })
+    "tools/list",
+    (request, ctx) => listed(request.params, { tools: apps(ctx) ? withApps(tools, appListing) : tools })
   )
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler("tools/call", (request, ctx) => {
     const tool = byName.get(request.params.name)
     // The app reads whole ids and stamps: its own tools answer in the full form, whatever the setting.
-    if (tool !== undefined && isAppOnly(tool)) return invoke(tool, request.params.arguments, "full", extra.signal)
-    if (tool !== undefined) return invoke(tool, request.params.arguments, toolJson, extra.signal).then(sent)
+    if (tool !== undefined && isAppOnly(tool)) {
+      return invoke(tool, request.params.arguments, "full", ctx.mcpReq.signal) as Promise<CallToolResult>
+    }
+    if (tool !== undefined) {
+      return invoke(tool, request.params.arguments, toolJson, ctx.mcpReq.signal).then((r) => sent(r) as CallToolResult)
+    }
     // A name that is no tool is a protocol error (-32602), not a tool result; it goes through the
     // same policies first, so it spends the rate limit too (and a limited caller is told so).
     return run(callUnknownTool(request.params.name)).then((refused) => {
@@ -150,25 +187,26 @@ export const makeRelayServer = (run: CallRunner, gate?: CallGate, form: ReplyFor
       throw invalidParams(`${error.code}: ${error.message}`, { code: error.code })
     })
   })
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => listed(request.params, { prompts }))
+  server.setRequestHandler("prompts/list", (request) => listed(request.params, { prompts }))
   server.setRequestHandler(
-    GetPromptRequestSchema,
-    (request, extra) => getPrompt(callsFor(extra.signal), request.params.name, request.params.arguments)
+    "prompts/get",
+    (request, ctx) =>
+      getPrompt(callsFor(ctx.mcpReq.signal), request.params.name, request.params.arguments) as Promise<GetPromptResult>
   )
   server.setRequestHandler(
-    ListResourcesRequestSchema,
-    (request) => listed(request.params, { resources: apps() ? [...resources, ...appResources] : resources })
+    "resources/list",
+    (request, ctx) => listed(request.params, { resources: apps(ctx) ? [...resources, ...appResources] : resources })
   )
   server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
+    "resources/templates/list",
     (request) => listed(request.params, { resourceTemplates })
   )
   server.setRequestHandler(
-    ReadResourceRequestSchema,
-    (request, extra) =>
+    "resources/read",
+    (request, ctx) =>
       isAppUri(request.params.uri)
         ? Promise.resolve(readAppResource(request.params.uri))
-        : readResource(callsFor(extra.signal), request.params.uri)
+        : readResource(callsFor(ctx.mcpReq.signal), request.params.uri)
   )
   return server
 }

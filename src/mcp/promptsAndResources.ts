@@ -7,7 +7,7 @@ import { getContext } from "../tools/getContext.js"
 import { getThread } from "../tools/getThread.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toFailureResult, type ToolResult } from "./callTool.js"
-import { echoName, quoteName, RpcFailure } from "./rpcErrors.js"
+import { echoName, quoteName, resourceNotFound2025, RpcFailure } from "./rpcErrors.js"
 
 /**
  * MCP prompts and resources: memory for clients that load a prompt or attach a resource rather than
@@ -24,8 +24,11 @@ export interface Calls {
   readonly self: string | undefined
 }
 
-/** -32002 is MCP's "resource not found". */
-const resourceNotFound = -32002
+/**
+ * -32002 is MCP 2025's "resource not found"; the v2 SDK sends it as 2026's -32602 to both
+ * generations, and rpcErrors.ts `in2025Codes` puts it back for a 2025 client.
+ */
+const resourceNotFound = resourceNotFound2025
 
 const rpcCode: Record<string, number> = {
   invalid_input: ErrorCode.InvalidParams,

@@ -1,6 +1,12 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { quote } from "../domain/quote.js"
 
+/** MCP 2025-11-25's code for a resource that is not there; 2026-07-28 answers -32602 instead. */
+export const resourceNotFound2025 = -32002
+
+/** The `data` of each failure thrown as -32002 (in2025Codes). */
+const sentAs32002 = new WeakSet<object>()
+
 /**
  * An error the SDK's Protocol sends as the JSON-RPC error of the request that threw it: it reads
  * `code`, `message` and `data` off whatever was thrown. The SDK's own McpError prefixes its message
@@ -10,6 +16,7 @@ import { quote } from "../domain/quote.js"
 export class RpcFailure extends Error {
   constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
     super(message)
+    if (code === resourceNotFound2025 && data !== undefined) sentAs32002.add(data)
   }
 }
 
@@ -41,3 +48,15 @@ export const quoteName = (name: string): string => quote([...name].slice(0, 64).
  * rest of it.
  */
 export const echoName = (name: string): string => plainName.test(name) ? name : quoteName(name)
+
+/**
+ * A message as a 2025 client is sent it. The v2 SDK writes 2026's -32602 for a resource not found
+ * in both generations; the 2025 spec (and Relay's contract for 2025 clients) says -32002. The SDK
+ * sends the thrown failure's `data` object itself, so that object says which errors were -32002.
+ */
+export const in2025Codes = <M>(message: M): M => {
+  const error = (message as { readonly error?: { readonly code?: unknown; readonly data?: unknown } }).error
+  const data = error?.data
+  if (error?.code !== -32602 || typeof data !== "object" || data === null || !sentAs32002.has(data)) return message
+  return { ...message, error: { ...error, code: resourceNotFound2025 } }
+}

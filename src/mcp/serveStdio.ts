@@ -1,11 +1,12 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import { serveStdio as serveBothGenerations, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import { Deferred, Effect, FiberSet, Runtime } from "effect"
 import { BoundedLines, maxRequestBytes, type Unreadable } from "./boundedLines.js"
 import { failure, internalMessage, type ToolResult } from "./callTool.js"
 import { maxNesting } from "./jsonShape.js"
 import { type CallRunner, makeRelayServer, type ToolServices } from "./mcpHandlers.js"
 import { structuredContentSetting } from "./replyForm.js"
+import { in2025Codes } from "./rpcErrors.js"
 
 export { serverInfo } from "./mcpHandlers.js"
 
@@ -25,8 +26,19 @@ const refusals: Record<
   not_a_message: { code: ErrorCode.InvalidRequest, message: notAMessage }
 }
 
+/** The SDK's stdio transport, sending a 2025 connection's answers in 2025's codes (rpcErrors.ts). */
+class GenerationStdioTransport extends StdioServerTransport {
+  legacy = false
+  override send(message: Parameters<StdioServerTransport["send"]>[0]) {
+    return super.send(this.legacy ? in2025Codes(message) : message)
+  }
+}
+
 /**
- * Serves the tools over stdio until the client goes away. stdout carries MCP messages only;
+ * Serves the tools over stdio until the client goes away, to a 2026-07-28 client (its first
+ * message carries the version in `_meta`, often a `server/discover`) and to a 2025 one (its first
+ * message is `initialize`) alike: the v2 SDK's serveStdio picks the generation from the first
+ * message and builds the one server of the connection for it. stdout carries MCP messages only;
  * everything else is logged to stderr.
  */
 export const serveStdio = Effect.gen(function*() {
@@ -37,17 +49,17 @@ export const serveStdio = Effect.gen(function*() {
   // callTool maps every failure itself; a call that still fails was interrupted at shutdown.
   const run: CallRunner = (program) => runCall(program).catch((): ToolResult => failure("internal", internalMessage))
   const closed = yield* Deferred.make<void>()
-  const server = makeRelayServer(run, undefined, { json: yield* structuredContentSetting })
+  const form = { json: yield* structuredContentSetting }
 
   const finish = () => Runtime.runSync(runtime)(Deferred.succeed(closed, undefined))
-  server.onclose = finish
-  // The SDK's transport notices neither the client closing stdin nor a client gone altogether
-  // (stdout fails with EPIPE); a server left behind would linger.
+  // Not a server's onclose: the server a `server/discover` probe made is closed when a 2025 client
+  // falls back to initialize, and the connection goes on. Nor the transport's alone: it notices
+  // neither the client closing stdin nor a client gone (stdout fails with EPIPE).
   process.stdin.once("end", finish)
   process.stdout.on("error", finish)
 
   const lines = new BoundedLines(maxRequestBytes, (id, bytes) => refuse(id, bytes), (id, why) => unreadable(id, why))
-  const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
+  const transport = new GenerationStdioTransport(lines, process.stdout, { maxBufferSize: maxRequestBytes + 2 })
   /**
    * An error for a line that was not read, with `id: null` where no id could be found (JSON-RPC's
    * rule). The SDK's message types have no null id, hence the cast; the wire form is what counts.
@@ -59,7 +71,7 @@ export const serveStdio = Effect.gen(function*() {
   // The SDK's transport hands a line it cannot read to onerror and answers nothing, so the client
   // would wait for its request forever: a line that is not JSON is a parse error (-32700), JSON that
   // is no JSON-RPC message an invalid request (-32600). Other errors are only logged.
-  server.onerror = (error) => {
+  const onerror = (error: Error) => {
     const refusal = error.name === "SyntaxError"
       ? [ErrorCode.ParseError, "Parse error"] as const
       : error.name === "ZodError"
@@ -94,12 +106,18 @@ export const serveStdio = Effect.gen(function*() {
     )
 
   yield* Effect.acquireRelease(
-    Effect.promise(() => {
+    Effect.sync(() => {
       process.stdin.pipe(lines)
-      return server.connect(transport)
+      // The connection's server is made last, for the generation its first message chose (a
+      // discover probe's is made and dropped before a 2025 client's falls back to initialize).
+      const server = ({ era }: { readonly era: "legacy" | "modern" }) => {
+        transport.legacy = era === "legacy"
+        return makeRelayServer(run, undefined, form)
+      }
+      return serveBothGenerations(server, { transport, onerror })
     }),
-    () =>
-      Effect.promise(() => server.close().catch(() => undefined)).pipe(
+    (handle) =>
+      Effect.promise(() => handle.close().catch(() => undefined)).pipe(
         Effect.zipRight(Effect.sync(() => process.stdin.unpipe(lines)))
       )
   )

@@ -136,6 +136,8 @@ export interface FactStoreShape extends ProcedureOps {
   readonly search: (
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<SearchRow>, FactNotFound | InvalidInput | DatabaseError>
+  /** How many facts match a search's words and own-field filters whatever their status, up to `cap` (null in a thread). */
+  readonly matchCount: (options: SearchOptions, cap: number) => Effect.Effect<number | null, DatabaseError>
   /** For each prefix, the ids of at most two facts that start with it (none: no such fact). */
   readonly idsStartingWith: (
     prefixes: ReadonlyArray<string>

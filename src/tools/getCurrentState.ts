@@ -29,7 +29,7 @@ export const getCurrentState = defineTool({
     })
     return {
       facts: found.items,
-      ...(found.left_out === undefined ? {} : { left_out: found.left_out }),
+      ...(found.left_out === undefined || found.left_out === 0 ? {} : { left_out: found.left_out }),
       next_cursor: found.next_cursor
     }
   })

@@ -3,7 +3,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { type SearchHit, SearchOutput } from "../domain/outputs.js"
-import { currentBudget, type CursorKey, page } from "../domain/paging.js"
+import { currentBudget, type CursorKey, leftOutCap, page } from "../domain/paging.js"
 import { FactStore, type SearchKey } from "../services/FactStore.js"
 import { renderSearch } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
@@ -74,20 +74,31 @@ export const search = defineTool({
   handler: Effect.fn("relay/tools/relay_search")(function*(input) {
     const after = yield* searchKey(input.cursor)
     const store = yield* FactStore
+    const statuses = filterStatuses(input.status)
+    const options = (query: string, take: number, from: SearchKey | null, kind: string | null = null) => ({
+      kind,
+      query,
+      statuses,
+      writtenBy: input.written_by ?? null,
+      sessionId: input.session_id ?? null,
+      since: input.since ?? null,
+      until: input.until ?? null,
+      asOf: input.as_of ?? null,
+      thread: input.thread ?? null,
+      take,
+      after: from
+    })
     const ask = (query: string, take: number, from: SearchKey | null, kind: string | null = null) =>
-      store.search({
-        kind,
-        query,
-        statuses: filterStatuses(input.status),
-        writtenBy: input.written_by ?? null,
-        sessionId: input.session_id ?? null,
-        since: input.since ?? null,
-        until: input.until ?? null,
-        asOf: input.as_of ?? null,
-        thread: input.thread ?? null,
-        take,
-        after: from
-      })
+      store.search(options(query, take, from, kind))
+    /**
+     * Nothing hidden without a word: a one-page answer under a status filter says how many other
+     * matches that filter left out (a longer answer's later pages are the place for more hits).
+     */
+    const leftOut = (query: string, shown: number) =>
+      statuses === null
+        ? Effect.succeed({})
+        : Effect.map(store.matchCount(options(query, 0, null), leftOutCap + shown), (n) =>
+          n === null || n <= shown ? {} : { left_out: n - shown })
     if (input.queries !== undefined) {
       if (after !== null) {
         return yield* new InvalidInput({ message: "cursor: not taken with queries (one page, fused)" })
@@ -104,6 +115,7 @@ export const search = defineTool({
       return {
         hits: shown,
         ...(shown.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
+        ...(shown.length < input.limit ? yield* leftOut(input.query, shown.length) : {}),
         next_cursor: null
       }
     }
@@ -121,6 +133,7 @@ export const search = defineTool({
     return {
       hits: listed,
       ...(after === null && listed.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
+      ...(after === null && next_cursor === null ? yield* leftOut(input.query, hits.length) : {}),
       next_cursor
     }
   })

@@ -107,6 +107,15 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
         runTool("relay_get_current_state", {}),
         (r) => r.content[0]?.text ?? ""
       )
+      // A one-page search says what its status filter left out too.
+      const searched = (args: Record<string, unknown>) =>
+        Effect.map(ok("relay_search", args), (r) => [r.hits.length, r.left_out])
+      expect(yield* searched({ query: "Redis" })).toEqual([0, 2])
+      expect(yield* searched({ query: "store" })).toEqual([2, 1])
+      expect(yield* searched({ query: "store", status: "any" })).toEqual([3, undefined])
+      expect(yield* searched({ query: "store", limit: 1 })).toEqual([1, undefined])
+      const none = yield* runTool("relay_search", { query: "Redis" })
+      expect(none.content[0]?.text).toContain(`2 fact(s) matching left out as stale, superseded or retracted`)
       expect(text).toContain(`3 fact(s) of this page's span left out as stale, superseded or retracted (status "any"`)
     }))
 

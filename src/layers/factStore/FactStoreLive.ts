@@ -25,7 +25,7 @@ import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save } from "./saveFact.js"
 import { saveMany } from "./saveMany.js"
-import { search } from "./search.js"
+import { matchCount, search } from "./search.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
 
@@ -66,6 +66,7 @@ export const makeFactStore = Effect.gen(function*() {
     important: (options) => important(db, options),
     clusters: (options) => clusterPage(db, floor, options),
     search: (options) => search(db, options),
+    matchCount: (options, cap) => matchCount(db, options, cap),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
     shownNames,
     thread: (request) => thread(db, request),

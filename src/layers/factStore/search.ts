@@ -216,3 +216,30 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const total = weights.q.reduce((sum, [, w]) => sum + w, 0)
   return [...first, ...toRows("any", total)(rest)]
 })
+
+/**
+ * How many facts match a search's words (any of them) and its own-field filters, whatever their
+ * status, up to `cap`: a search that shows fewer says how many its status filter left out (issue 41).
+ * Outside a thread only (a thread's matches are its members'); null there.
+ */
+export const matchCount = Effect.fn("relay/factStore/matchCount")(
+  function*(db: GraphDatabase["Type"], o: SearchOptions, cap: number) {
+    if (o.thread != null) return null
+    const plan = searchPlan(o.query)
+    const rows = yield* db.read(
+      `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ${fieldFilters(o)}` +
+        `WITH node LIMIT $cap RETURN count(node) AS n`,
+      {
+        query: plan.any ?? plan.all,
+        writtenBy: o.writtenBy,
+        sessionId: o.sessionId,
+        since: o.since,
+        until: o.until,
+        asOf: o.asOf ?? null,
+        cap
+      },
+      Schema.Struct({ n: Schema.Number })
+    )
+    return rows[0]?.n ?? 0
+  }
+)

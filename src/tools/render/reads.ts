@@ -39,13 +39,16 @@ export const renderImpact: Render<typeof ImpactOutput.Type> = (o, p) => [
   ...more(o, `relay_get_impact fact_id ${JSON.stringify(p.id(o.fact_id))}`)
 ]
 
+/** Nothing hidden without a word: what a status filter passed over, and how to see it. */
+const leftOutLine = (n: number | undefined, where: string): Array<string> =>
+  n === undefined || n === 0 ? [] : [
+    `${n >= leftOutCap ? `${leftOutCap}+` : n} fact(s) ${where} left out as stale, superseded or retracted ` +
+    `(status "any" shows them)`
+  ]
+
 export const renderCurrentState: Render<typeof CurrentStateOutput.Type> = (o, p) => [
   ...list("Recent facts, newest first", o.facts, (f) => p.fact(f), "none yet", o.next_cursor !== null),
-  // Nothing hidden without a word: what the status filter passed over, and how to see it.
-  ...(o.left_out === undefined || o.left_out === 0 ? [] : [
-    `${o.left_out >= leftOutCap ? `${leftOutCap}+` : o.left_out} fact(s) of this page's span left out as stale, ` +
-    `superseded or retracted (status "any" shows them)`
-  ]),
+  ...leftOutLine(o.left_out, "of this page's span"),
   ...more(o, "relay_get_current_state")
 ]
 
@@ -82,6 +85,7 @@ export const renderSearch: Render<typeof SearchOutput.Type> = (o, p) => [
     "none (no fact of the statuses asked matches any item)",
     o.next_cursor !== null
   ),
+  ...leftOutLine(o.left_out, "matching"),
   ...more(o, "relay_search")
 ]
 
