@@ -2,7 +2,8 @@
  * `npm run check-db`: which database Relay is configured for (embedded, configured host:port or
  * URL, or Docker), whether it answers, its FalkorDB version, and the graph with its fact count.
  * With `--verify`, checks every fact's stored staleness, every fork window, the task counters and the
- * threads and clusters (recomputed from the edges) against what the graph holds (verifyStored.ts):
+ * threads and clusters (recomputed from the edges) and each procedure's run counts (recounted from its
+ * runs) against what the graph holds (verifyStored.ts):
  * exit 1 on drift.
  * Never prints a password. Exits 1 with one sentence saying what to do when it is unreachable.
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
@@ -161,6 +162,15 @@ const main = Effect.gen(function*() {
       exitCode: 1
     })
   }
+  if (checked.runs.drifted.length > 0) {
+    return yield* new CliFailure({
+      message: `verify: ${checked.runs.drifted.length} of ${checked.runs.procedures} procedures store run counts ` +
+        `a recount of their runs does not give (first: ${
+          JSON.stringify(checked.runs.drifted[0])
+        }); report it with this output`,
+      exitCode: 1
+    })
+  }
   if (checked.pairsDrifted > 0) {
     return yield* new CliFailure({
       message: `verify: ${checked.pairsDrifted} sibling pair${checked.pairsDrifted === 1 ? "" : "s"} store a fork ` +
@@ -185,7 +195,8 @@ const main = Effect.gen(function*() {
   yield* say(
     `verify:    ${checked.facts} facts and ${checked.forks} forks, each stored staleness and window agrees with its ` +
       `edges; the fork pairs of ${checked.pairsChecked} choices agree with the fork rule; every open pair has its fork mark, every stamp is inside the window; the task counters agree with a recount; ` +
-      `${checked.clusters.clusters} clusters, each thread root, membership and tally agrees with the edges`
+      `${checked.clusters.clusters} clusters, each thread root, membership and tally agrees with the edges; ` +
+      `${checked.runs.procedures} procedures, each one's run counts agree with a recount of its runs`
   )
 }).pipe(Effect.provide(SettingsLive))
 

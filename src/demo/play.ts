@@ -8,6 +8,7 @@ import type { McpSession } from "./mcpSession.js"
 import { playConfirm } from "./playConfirm.js"
 import { playDecisions } from "./playDecide.js"
 import { makeStage } from "./playKit.js"
+import { playProcedures } from "./playProcedures.js"
 import { playReads } from "./playReads.js"
 import { playTasks } from "./playTasks.js"
 import type { Style } from "./style.js"
@@ -24,6 +25,7 @@ export const playStory = Effect.fn("relay/demo/playStory")(function*(session: Mc
   yield* playReads(stage, decided)
   yield* playConfirm(stage)
   yield* playTasks(stage)
+  yield* playProcedures(stage)
   const finished = yield* Clock.currentTimeMillis
   return { calls: stage.calls(), millis: finished - started } satisfies PlayResult
 })

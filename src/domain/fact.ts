@@ -37,7 +37,8 @@ export const filterStatuses = (
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
 const kindDescription = "choice: an option; conflicts with any sibling sharing 2+ words. detail: adds to parent; " +
-  "conflicts only with what it contradicts. Left out: conflicts with every differing kind-less sibling"
+  "conflicts only with what it contradicts. warning: what not to do. " +
+  "Left out: conflicts with every differing kind-less sibling"
 
 /**
  * What a fact says of its parent: `detail` adds to it (in a conflict only with a sibling it names in
@@ -46,11 +47,20 @@ const kindDescription = "choice: an option; conflicts with any sibling sharing 2
  * differing kind-less sibling forks (see domain/model/conflicts.ts). Stored on the fact; not shown in
  * Fact (the conflicts it makes are). An enum in the listing: a model that writes "Detail" is told.
  */
-export const FactKind = Schema.Literal("detail", "choice").annotations({
+export const FactKind = Schema.Literal("detail", "choice", "warning").annotations({
   description: kindDescription,
-  jsonSchema: { type: "string", enum: ["detail", "choice"], description: kindDescription }
+  jsonSchema: { type: "string", enum: ["detail", "choice", "warning"], description: kindDescription }
 })
 export type FactKind = typeof FactKind.Type
+
+/**
+ * What a fact may be stored as: a FactKind, or `procedure` (relay_save_fact with steps).
+ * Every kind but `choice` forks as a detail does (domain/model/conflicts.ts).
+ */
+export type StoredKind = FactKind | "procedure"
+
+/** A stored kind as an export file and a row carry it. */
+export const StoredKindSchema = Schema.Literal("detail", "choice", "warning", "procedure")
 
 /**
  * A fact as every tool shows it; status is derived from edges when read, never stored. Precedence:

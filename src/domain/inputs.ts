@@ -4,6 +4,7 @@ import { FactContent, Reason, RetractReason } from "./content.js"
 import { FactKind, StatusFilter } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
+import { procedureFields } from "./procedures.js"
 import { RequestId } from "./requestId.js"
 import { contradictsMax } from "./rules.js"
 import { SearchQuery } from "./search.js"
@@ -36,6 +37,7 @@ export const SaveFactInput = Schema.Struct({
   ),
   supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
   reason: Schema.optional(Reason),
+  ...procedureFields,
   request_id: Schema.optional(RequestId)
 })
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { FactContent, Reason, RetractReason } from "./content.js"
-import { FactKind } from "./fact.js"
+import { StoredKindSchema } from "./fact.js"
 import { AgentName, SessionId } from "./ids.js"
 import { aboutMax, FinishOutcome, TaskDetail, TaskNote, TaskTitle } from "./tasks.js"
 import { toIso } from "./time.js"
@@ -47,8 +47,8 @@ export const FactRecord = Schema.Struct({
   /** The facts it builds on after parent_id (ALSO_ON), for a fact on several; absent otherwise. */
   also_on: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(7))),
   content: FactContent,
-  /** The `kind` the writer gave (detail or choice); absent when none was given. */
-  fact_kind: Schema.optional(FactKind),
+  /** The `kind` the writer gave (detail, choice, warning; procedure: its steps and runs are not in the file); absent when none was given. */
+  fact_kind: Schema.optional(StoredKindSchema),
   /** The siblings the writer said it contradicts (`contradicts`), sorted; absent when none. */
   contradicts: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(8)))
 })

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Conflict, Decision, Dependent, Fact, Withdrawal } from "./fact.js"
 import { ImportedNote } from "./imported.js"
 import { NextCursor } from "./paging.js"
+import { Procedure, Run } from "./procedures.js"
 import { BriefingTasks } from "./tasks.js"
 
 export const SaveFactOutput = Schema.Struct({
@@ -24,6 +25,8 @@ export const SaveFactOutput = Schema.Struct({
     siblings: Schema.Array(Fact).annotations({ description: "Differing siblings compared and not in conflict" }),
     siblings_total: Schema.Number
   })),
+  /** Only for a procedure (steps given): its steps, checks and runs as saved. */
+  procedure: Schema.optional(Procedure),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,
@@ -123,6 +126,8 @@ export const BriefingOutput = Schema.Struct({
     description: "Open conflicts of this page with no new fact (relay_detect_conflicts lists them)"
   }),
   tasks: BriefingTasks,
+  /** Issue 44, the first page's only, when there is any: warnings and failed runs by others in the window. */
+  procedures: Schema.optional(Schema.Struct({ warnings: Schema.Array(Fact), failed_runs: Schema.Array(Run) })),
   new_facts: Schema.Array(Fact),
   imported: Schema.optional(Schema.Array(ImportedNote)).annotations({
     description: "Imports made in this window and the decisions, retractions and confirmations they brought"
@@ -190,7 +195,9 @@ export const SearchHit = Schema.Struct({
   supersedes: Schema.Array(WonOver).annotations({ description: "The decisions this fact won (up to 3)" }),
   weak: Schema.optional(Schema.Boolean.annotations({
     description: "Matched words carrying under half the query's weight: likely not the answer"
-  }))
+  })),
+  /** The fact's kind when it is a warning or a procedure (issue 44): a warning is listed first. */
+  kind: Schema.optional(Schema.Literal("warning", "procedure"))
 })
 export type SearchHit = typeof SearchHit.Type
 

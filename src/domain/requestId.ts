@@ -21,7 +21,8 @@ const namespaces = {
   retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95",
   confirmation: "5b2e8d14-6c9f-4a37-8e05-d1f3a7c6b920",
   task: "3d8f6b20-71c4-4a9e-b5d2-0e6a9c1f4b37",
-  claim: "a1c5e9f3-4b72-4d8e-9f06-5b3d7e2a8c14"
+  claim: "a1c5e9f3-4b72-4d8e-9f06-5b3d7e2a8c14",
+  run: "e27c9b41-5d03-4f8a-a6e2-93b1d0c7f458"
 } as const
 
 /**
@@ -61,6 +62,9 @@ export const requestTaskId = (writtenBy: string, requestId: string): string =>
 /** The claim id a claim with this request_id records on the task it takes. */
 export const requestClaimId = (claimedBy: string, requestId: string): string =>
   derivedId(namespaces.claim, claimedBy, requestId)
+
+/** The id of the Run a record_run with this request_id (or call id) makes. */
+export const requestRunId = (ranBy: string, requestId: string): string => derivedId(namespaces.run, ranBy, requestId)
 
 export const requestIdMessage = {
   save: "request_id: was already used for a different fact (other content, session, parent, kind or revision); " +

@@ -71,6 +71,7 @@ export const PostTaskInput = Schema.Struct({
     wholeNumber(1, 10, "Tries", { maximum: 10 }),
     { default: () => maxAttemptsDefault }
   ),
+  procedure_id: Schema.optional(FactId.annotations({ description: "Procedure it follows: the finish records a run" })),
   request_id: Schema.optional(RequestId)
 })
 
@@ -147,10 +148,21 @@ export const ClaimTaskOutput = Schema.Struct({
   heartbeat: Schema.Boolean
 })
 
+/** The run a finish recorded of the procedure its task follows (issue 44), with that procedure's counts now. */
+export const ProcedureRunOfTask = Schema.Struct({
+  procedure_id: Schema.String,
+  outcome: Schema.Literal("success", "failure"),
+  success: Schema.Number,
+  failure: Schema.Number
+})
+
+export type ProcedureRunOfTask = typeof ProcedureRunOfTask.Type
+
 export const FinishTaskOutput = Schema.Struct({
   task: Task,
   outcome: FinishOutcome,
-  already_finished: Schema.Boolean
+  already_finished: Schema.Boolean,
+  procedure_run: Schema.optional(ProcedureRunOfTask)
 })
 
 /**

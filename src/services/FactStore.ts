@@ -4,6 +4,7 @@ import type { DatabaseError, FactNotFound, InvalidInput, InvalidResolution, Memo
 import type { Dependent, Fact } from "../domain/fact.js"
 import type { MemoryRecord } from "../domain/memoryRecord.js"
 import type { ChainDecision } from "../domain/outputs.js"
+import type { NewRun, Procedure, Run, RunCounts, StepsWrite } from "../domain/procedures.js"
 import type {
   BriefingOptions,
   BulkFact,
@@ -41,8 +42,45 @@ import type {
 export type * from "./factStore/requests.js"
 export type * from "./factStore/results.js"
 
+/** A procedure's fact as the procedure tools check it: its kind, version and earlier versions' ids. */
+export interface FactKindRecord {
+  readonly id: string
+  readonly kind: string | null
+  readonly version: number
+  readonly lineage: ReadonlyArray<string>
+  /** Its runs as counted on write (0 for a fact of another kind). */
+  readonly success: number
+  readonly failure: number
+}
+
+/** Procedures (issue 44, layers/procedures): facts of kind `procedure` with their steps and runs. */
+export interface ProcedureOps {
+  /** Whole procedures by id (a missing id or a fact of another kind is left out). */
+  readonly procedures: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Procedure>, DatabaseError>
+  readonly kinds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, FactKindRecord>, DatabaseError>
+  /** The steps of a procedure fact just saved, once (a retry writes nothing again). */
+  readonly writeSteps: (w: StepsWrite) => Effect.Effect<void, DatabaseError>
+  readonly recordRun: (
+    r: NewRun
+  ) => Effect.Effect<
+    { readonly run: Run; readonly runs: RunCounts; readonly existing: boolean },
+    FactNotFound | InvalidInput | DatabaseError
+  >
+  /** Warnings and failed runs by others in a briefing's window, newest first, at most `limit` each. */
+  readonly procedureBriefing: (
+    r: { readonly name: string; readonly since: number; readonly asOf: number; readonly limit: number }
+  ) => Effect.Effect<{ readonly warnings: ReadonlyArray<Fact>; readonly failedRuns: ReadonlyArray<Run> }, DatabaseError>
+  /** Runs newest first, places below `before` (null: from the newest of `total`). */
+  readonly runs: (
+    id: string,
+    total: number,
+    before: number | null,
+    limit: number
+  ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next: number | null }, DatabaseError>
+}
+
 /** What the FactStore does. */
-export interface FactStoreShape {
+export interface FactStoreShape extends ProcedureOps {
   readonly save: (fact: NewFact) => Effect.Effect<Saved, FactNotFound | InvalidInput | MemoryFull | DatabaseError>
   /**
    * The bulk path: many facts in one statement, with the rules a save applies to each (see

@@ -7,7 +7,7 @@ import type {
   LeaseLost,
   TaskNotFound
 } from "../domain/errors.js"
-import type { FinishOutcome, Task, TaskStatus } from "../domain/tasks.js"
+import type { FinishOutcome, ProcedureRunOfTask, Task, TaskStatus } from "../domain/tasks.js"
 
 export interface NewTask {
   readonly id: string
@@ -17,6 +17,8 @@ export interface NewTask {
   readonly about: ReadonlyArray<string>
   readonly needsApproval: boolean
   readonly maxAttempts: number
+  /** The procedure it follows (issue 44): its finish records that procedure's run. */
+  readonly procedureId?: string | null | undefined
 }
 
 export interface ClaimRequest {
@@ -94,7 +96,10 @@ export interface TaskStoreShape {
   ) => Effect.Effect<Claim | null, TaskNotFound | AlreadyClaimed | LeaseLost | InvalidInput | DatabaseError>
   readonly finish: (
     request: FinishRequest
-  ) => Effect.Effect<{ readonly task: Task; readonly repeat: boolean }, TaskNotFound | LeaseLost | DatabaseError>
+  ) => Effect.Effect<
+    { readonly task: Task; readonly repeat: boolean; readonly run: ProcedureRunOfTask | null },
+    TaskNotFound | LeaseLost | DatabaseError
+  >
   readonly list: (
     request: TaskListRequest
   ) => Effect.Effect<

@@ -21,13 +21,13 @@ export const finishTask = defineTool({
   handler: Effect.fn("relay/tools/relay_finish_task")(function*(input) {
     const note = input.note?.trim() ?? null
     if (note !== null) yield* (yield* SecretScanner).check("note", note)
-    const { repeat, task } = yield* (yield* TaskStore).finish({
+    const { repeat, run, task } = yield* (yield* TaskStore).finish({
       taskId: input.task_id,
       claimedBy: input.claimed_by,
       fence: input.fencing_token,
       outcome: input.outcome,
       note
     })
-    return { task, outcome: input.outcome, already_finished: repeat }
+    return { task, outcome: input.outcome, already_finished: repeat, ...(run === null ? {} : { procedure_run: run }) }
   })
 })

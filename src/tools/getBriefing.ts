@@ -7,6 +7,7 @@ import { cursorNumbers, encodeCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { briefingProcedures } from "./briefingProcedures.js"
 import { briefingTasks, noTasks } from "./briefingTasks.js"
 import { renderBriefing } from "./render/briefing.js"
 import { defineTool, readOnly } from "./Tool.js"
@@ -57,6 +58,7 @@ export const getBriefing = defineTool({
     const n = b.next
     // The tasks section is the first page's only: what stands now, not a window to page through.
     const tasks = at === null ? yield* briefingTasks(input.my_name, b.since, b.asOf, input.limit) : noTasks
+    const procedures = at === null ? yield* briefingProcedures(input.my_name, b.since, b.asOf, input.limit) : null
     // A conflict that gained no fact in the window was in an earlier briefing: counted, not repeated
     // (in the text and in structuredContent alike; a nothing-new briefing stays a few dozen tokens).
     const since = b.since
@@ -69,6 +71,7 @@ export const getBriefing = defineTool({
       open_conflicts: fresh,
       unchanged_conflicts: b.openConflicts.length - fresh.length,
       tasks,
+      ...(procedures === null ? {} : { procedures }),
       new_facts: b.newFacts,
       ...(b.imported.length === 0 ? {} : { imported: b.imported }),
       next_cursor: n === null ? null : encodeCursor([

@@ -1,6 +1,9 @@
 import { Effect } from "effect"
+import { noFactWithId } from "../domain/errors.js"
+import { notAProcedure } from "../domain/procedures.js"
 import { requestTaskId } from "../domain/requestId.js"
 import { PostTaskInput, PostTaskOutput } from "../domain/tasks.js"
+import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { TaskStore } from "../services/TaskStore.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -11,7 +14,7 @@ export const postTask = defineTool({
   name: "relay_post_task",
   description: "Post work for one agent",
   annotations: { title: "Post a task", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  unlisted: ["max_attempts"],
+  unlisted: ["max_attempts", "procedure_id"],
   input: PostTaskInput,
   output: PostTaskOutput,
   render: renderPostTask,
@@ -21,6 +24,12 @@ export const postTask = defineTool({
     const scanner = yield* SecretScanner
     yield* scanner.check("title", title)
     if (detail !== null) yield* scanner.check("detail", detail)
+    const procedureId = input.procedure_id ?? null
+    if (procedureId !== null) {
+      const k = (yield* (yield* FactStore).kinds([procedureId])).get(procedureId)
+      if (k === undefined) return yield* noFactWithId("procedure_id", procedureId)
+      if (k.kind !== "procedure") return yield* notAProcedure("procedure_id", procedureId)
+    }
     const call = yield* ToolCall
     const { existing, task } = yield* (yield* TaskStore).post({
       id: input.request_id === undefined ? call.id : requestTaskId(input.written_by, input.request_id),
@@ -29,7 +38,8 @@ export const postTask = defineTool({
       writtenBy: input.written_by,
       about: [...new Set(input.about ?? [])],
       needsApproval: input.needs_approval,
-      maxAttempts: input.max_attempts
+      maxAttempts: input.max_attempts,
+      procedureId
     })
     return { task, already_posted: existing }
   })

@@ -1,6 +1,7 @@
 import { claimTask } from "./claimTask.js"
 import { confirmFact } from "./confirmFact.js"
 import { detectConflicts } from "./detectConflicts.js"
+import { findProcedure } from "./findProcedure.js"
 import { finishTask } from "./finishTask.js"
 import { getBriefing } from "./getBriefing.js"
 import { getClusters } from "./getClusters.js"
@@ -10,6 +11,7 @@ import { getImpact } from "./getImpact.js"
 import { getImportantFacts } from "./getImportantFacts.js"
 import { listTasks } from "./listTasks.js"
 import { postTask } from "./postTask.js"
+import { recordRun } from "./recordRun.js"
 import { resolveConflict } from "./resolveConflict.js"
 import { retractFact } from "./retractFact.js"
 import { saveFact } from "./saveFact.js"
@@ -33,5 +35,8 @@ export const tools: ReadonlyArray<AnyTool> = [
   postTask,
   claimTask,
   finishTask,
-  listTasks
+  listTasks,
+  // Procedures (issue 44)
+  recordRun,
+  findProcedure
 ]

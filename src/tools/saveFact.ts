@@ -1,17 +1,31 @@
 import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
+import type { FactKind } from "../domain/fact.js"
 import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
 import { currentBudget, fitFromEnd, replyCost } from "../domain/paging.js"
 import { requestFactId } from "../domain/requestId.js"
 import { buildsOnMessage, revisionMessage } from "../domain/rules.js"
-import { FactStore } from "../services/FactStore.js"
+import { FactStore, type NewFact } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
+import { saveProcedureVersion } from "./procedureSave.js"
 import { renderSaveFact } from "./render/writes.js"
 import { defineTool } from "./Tool.js"
 
+const saveAsProcedure = (
+  fact: Omit<NewFact, "kind">,
+  kind: FactKind | undefined,
+  steps: ReadonlyArray<string>,
+  preconditions: ReadonlyArray<string> | undefined
+) =>
+  kind === undefined
+    ? saveProcedureVersion(fact, { steps, preconditions: preconditions ?? null, field: "supersedes" })
+    : Effect.fail(new InvalidInput({ message: "kind: a fact with steps is a procedure; give no kind" }))
+
 export const saveFact = defineTool({
+  // A procedure's checks: its lessons make them (relay_record_run); an author may give some (tokens).
+  unlisted: ["preconditions"],
   name: "relay_save_fact",
   description: "Save a fact (never edited). With a parent give kind; supersedes + reason replaces one",
   annotations: {
@@ -34,6 +48,9 @@ export const saveFact = defineTool({
     if (input.supersedes === undefined && input.reason !== undefined) {
       return yield* new InvalidInput({ message: revisionMessage.reason_alone })
     }
+    if (input.preconditions !== undefined && input.steps === undefined) {
+      return yield* new InvalidInput({ message: "preconditions: only a procedure (steps) has them" })
+    }
     if (input.parent_fact_id !== undefined && input.builds_on !== undefined) {
       return yield* new InvalidInput({ message: buildsOnMessage.both })
     }
@@ -42,7 +59,7 @@ export const saveFact = defineTool({
     const reason = input.reason?.trim()
     if (reason !== undefined) yield* scanner.check("reason", reason)
     const call = yield* ToolCall
-    const saved = yield* (yield* FactStore).save({
+    const fact = {
       id: input.request_id === undefined ? call.id : requestFactId(input.written_by, input.request_id),
       content,
       writtenBy: input.written_by,
@@ -52,7 +69,11 @@ export const saveFact = defineTool({
       kind: input.kind ?? null,
       contradicts: input.contradicts ?? [],
       revises: input.supersedes === undefined || reason === undefined ? null : { id: input.supersedes, reason }
-    })
+    }
+    // With steps the fact is a procedure (issue 44): its steps are written after it (procedureSave.ts).
+    const { procedure, saved } = input.steps === undefined
+      ? { procedure: undefined, saved: yield* (yield* FactStore).save(fact) }
+      : yield* saveAsProcedure(fact, input.kind, input.steps, input.preconditions)
     // The fact has landed: a reply too large for its siblings keeps the most recent that fit (siblings_total stays whole).
     const left = (yield* currentBudget()) - replyCost(saved.fact) -
       (saved.duplicateOf === null ? 0 : replyCost(saved.duplicateOf)) -
@@ -61,6 +82,7 @@ export const saveFact = defineTool({
       saved.forkSiblings.length - fitFromEnd(saved.forkSiblings, () => [], Math.max(left, 0))
     )
     return {
+      ...(procedure === undefined ? {} : { procedure }),
       fact: saved.fact,
       fork: siblings.length === 0 || saved.fact.parent_id === null
         ? null

@@ -48,6 +48,16 @@ const fuse = (lists: ReadonlyArray<ReadonlyArray<SearchHit>>): Array<SearchHit> 
   })
 }
 
+/** Warnings a first page opens with (issue 44), beyond its limit: what not to do is read before what to do. */
+export const warningsShown = 3
+
+/** The strong warnings that match, then the page without them (a warning is listed once). */
+const warningsFirst = (warnings: ReadonlyArray<{ readonly hit: SearchHit }>, hits: ReadonlyArray<SearchHit>) => {
+  const first = warnings.map((w) => w.hit).filter((h) => h.weak !== true)
+  const ids = new Set(first.map((h) => h.fact.id))
+  return [...first, ...hits.filter((h) => !ids.has(h.fact.id))]
+}
+
 /** What a page of weak hits only opens with (issue 41). */
 export const noStrongMatch = "no strong match: try the words the facts would use"
 
@@ -65,7 +75,8 @@ export const search = defineTool({
     const after = yield* searchKey(input.cursor)
     const store = yield* FactStore
     const statuses = filterStatuses(input.status)
-    const options = (query: string, take: number, from: SearchKey | null) => ({
+    const options = (query: string, take: number, from: SearchKey | null, kind: string | null = null) => ({
+      kind,
       query,
       statuses,
       writtenBy: input.written_by ?? null,
@@ -77,7 +88,8 @@ export const search = defineTool({
       take,
       after: from
     })
-    const ask = (query: string, take: number, from: SearchKey | null) => store.search(options(query, take, from))
+    const ask = (query: string, take: number, from: SearchKey | null, kind: string | null = null) =>
+      store.search(options(query, take, from, kind))
     /**
      * Nothing hidden without a word: a one-page answer under a status filter says how many other
      * matches that filter left out (a longer answer's later pages are the place for more hits).
@@ -99,7 +111,7 @@ export const search = defineTool({
         (r) => r.key,
         yield* currentBudget()
       )
-      const shown = items.map((r) => r.h)
+      const shown = warningsFirst(yield* ask(input.query, warningsShown, null, "warning"), items.map((r) => r.h))
       return {
         hits: shown,
         ...(shown.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
@@ -116,10 +128,11 @@ export const search = defineTool({
         ? (y.h.supersedes.length > 0 ? 1 : 0) - (x.h.supersedes.length > 0 ? 1 : 0) || x.i - y.i
         : x.i - y.i
     ).map((x) => x.h)
+    const listed = after === null ? warningsFirst(yield* ask(input.query, warningsShown, null, "warning"), hits) : hits
     // A first page with no strong hit (none at all, or weak ones only) says what to do next.
     return {
-      hits,
-      ...(after === null && hits.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
+      hits: listed,
+      ...(after === null && listed.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
       ...(after === null && next_cursor === null ? yield* leftOut(input.query, hits.length) : {}),
       next_cursor
     }

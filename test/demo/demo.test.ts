@@ -110,6 +110,11 @@ describe("npm run demo", () => {
       expect(out).toMatch(/✗ the other: already_claimed: task_id: claimed by (cursor|zed) until/)
       expect(out).toContain("awaits a person's approval")
       expect(out).toContain("✓ approved by a person; zed now holds it")
+      // A runbook fails, learns a precondition, and the next agent gets v2 (issue 44).
+      expect(out).toContain("✗ cursor's run failed at step 2: \"The spike came from an unannounced deploy")
+      expect(out).toContain(
+        "✓ zed asks for the goal and gets v2: check \"Check deploy history within 30 minutes before restarting cache\" first, then 3 steps (v1: 1 failed run)"
+      )
       expect(out).toContain("✓ Every step showed what it should")
       // The client configuration for this install.
       expect(out).toContain("claude_desktop_config.json")

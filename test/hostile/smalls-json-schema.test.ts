@@ -50,7 +50,7 @@ const limitWithoutDefaultYet = new Set(["relay_get_clusters"])
 
 describe("tool input schemas as MCP clients read them (issue 9)", () => {
   it("every field of every tool has a top-level type, no allOf or $ref, and no title of Effect's", () => {
-    expect(tools.length).toBe(16)
+    expect(tools.length).toBe(18)
     for (const tool of tools) expectPlainFields(tool.name, inputJsonSchema(tool))
   })
 

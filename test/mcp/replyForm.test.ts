@@ -18,7 +18,7 @@ describe("RELAY_STRUCTURED_CONTENT=false", () => {
 
   it("lists no outputSchema and sends no structuredContent, and the text's short id works as input", async () => {
     const { tools } = await relay.client.listTools()
-    expect(tools.length).toBe(16)
+    expect(tools.length).toBe(18)
     expect(tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)).toEqual([])
     expect(tools.every((t) => t.inputSchema.type === "object")).toBe(true)
 

@@ -7,7 +7,7 @@ import { testGraphName } from "../support/testLayer.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 describe("dist/server.js over stdio", () => {
-  it("lists the sixteen tools with derived schemas and annotations", async () => {
+  it("lists the eighteen tools with derived schemas and annotations", async () => {
     const relay = await connectRelay()
     try {
       // The version a client sees is package.json's, not a literal that drifts from it.
@@ -18,6 +18,7 @@ describe("dist/server.js over stdio", () => {
         "relay_claim_task",
         "relay_confirm_fact",
         "relay_detect_conflicts",
+        "relay_find_procedure",
         "relay_finish_task",
         "relay_get_briefing",
         "relay_get_clusters",
@@ -27,6 +28,7 @@ describe("dist/server.js over stdio", () => {
         "relay_get_important_facts",
         "relay_list_tasks",
         "relay_post_task",
+        "relay_record_run",
         "relay_resolve_conflict",
         "relay_retract_fact",
         "relay_save_fact",
@@ -51,7 +53,8 @@ describe("dist/server.js over stdio", () => {
             "relay_confirm_fact",
             "relay_post_task",
             "relay_claim_task",
-            "relay_finish_task"
+            "relay_finish_task",
+            "relay_record_run"
           ].includes(t.name)
         )
       ) {

@@ -69,7 +69,7 @@ describe("all the tools over stdio", () => {
 
   it("declares plain JSON Schema objects: no $ref, and output schemas that reject a wrong result", async () => {
     await fresh()
-    expect(mcp.tools).toHaveLength(16)
+    expect(mcp.tools).toHaveLength(18)
     for (const tool of mcp.tools) {
       expect(tool.inputSchema.type).toBe("object")
       // Left out of the listing (tokens); the decoder still refuses a field the tool does not have.

@@ -15,8 +15,12 @@ let windowsRead = 0
 const counted = (db: GraphDatabase["Type"]): GraphDatabase["Type"] => ({
   ...db,
   read: statement((cypher, params, row) => {
-    // Only the ranking reads (a one-page answer also counts what its status filter left out).
-    if (cypher.startsWith("CALL db.idx.fulltext.queryNodes") && cypher.includes("$window")) windowsRead++
+    // Only the ranking reads (a one-page answer also counts what its status filter left out), and not
+    // the first page's warnings (issue 44), a read of one kind of its own.
+    if (
+      cypher.startsWith("CALL db.idx.fulltext.queryNodes") && cypher.includes("$window") &&
+      !cypher.includes("node.kind = $kind")
+    ) windowsRead++
     return row === undefined ? db.read(cypher, params) : db.read(cypher, params ?? {}, row)
   })
 })

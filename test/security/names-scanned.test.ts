@@ -23,7 +23,9 @@ const validInputs: Record<string, Record<string, unknown>> = {
   relay_post_task: { title: "t", written_by: "ann" },
   relay_claim_task: { claimed_by: "ann" },
   relay_finish_task: { task_id: someId, claimed_by: "ann", fencing_token: 1, outcome: "done" },
-  relay_list_tasks: {}
+  relay_list_tasks: {},
+  relay_record_run: { procedure_id: someId, outcome: "success", ran_by: "ann" },
+  relay_find_procedure: { goal: "redis" }
 }
 
 /** Every name field of every tool: a new one must be added here (and is scanned without it). */
@@ -38,7 +40,8 @@ const nameFieldsOf: Record<string, ReadonlyArray<string>> = {
   relay_post_task: ["written_by"],
   relay_claim_task: ["claimed_by"],
   relay_finish_task: ["claimed_by"],
-  relay_list_tasks: ["claimed_by"]
+  relay_list_tasks: ["claimed_by"],
+  relay_record_run: ["ran_by", "session_id"]
 }
 
 layer(relayTestLayer("names_scanned"))("names are scanned on every tool", (it) => {

@@ -4,6 +4,7 @@ import { ErrorOutput } from "../../src/domain/outputs.js"
 import { claimTask } from "../../src/tools/claimTask.js"
 import { confirmFact } from "../../src/tools/confirmFact.js"
 import { detectConflicts } from "../../src/tools/detectConflicts.js"
+import { findProcedure } from "../../src/tools/findProcedure.js"
 import { finishTask } from "../../src/tools/finishTask.js"
 import { getBriefing } from "../../src/tools/getBriefing.js"
 import { getClusters } from "../../src/tools/getClusters.js"
@@ -13,6 +14,7 @@ import { getImpact } from "../../src/tools/getImpact.js"
 import { getImportantFacts } from "../../src/tools/getImportantFacts.js"
 import { listTasks } from "../../src/tools/listTasks.js"
 import { postTask } from "../../src/tools/postTask.js"
+import { recordRun } from "../../src/tools/recordRun.js"
 import { tools } from "../../src/tools/registry.js"
 import { resolveConflict } from "../../src/tools/resolveConflict.js"
 import { retractFact } from "../../src/tools/retractFact.js"
@@ -39,7 +41,9 @@ export const toolOutputs = {
   relay_post_task: postTask.output,
   relay_claim_task: claimTask.output,
   relay_finish_task: finishTask.output,
-  relay_list_tasks: listTasks.output
+  relay_list_tasks: listTasks.output,
+  relay_record_run: recordRun.output,
+  relay_find_procedure: findProcedure.output
 } as const
 
 export type ToolName = keyof typeof toolOutputs

@@ -80,6 +80,14 @@ const indexes = [
   index("RELATIONSHIP", "STATE", "holder"),
   index("NODE", "TaskNote", "created_at"),
   index("NODE", "TaskQueue", "key"),
+  // Procedures (layers/procedures): a run by its id (a retry) and a page of runs by slot, exact
+  // lookups whatever a procedure's count; a briefing's failed runs by stamp; STEP and RAN exist
+  // before any plan names them.
+  index("NODE", "Run", "id"),
+  index("NODE", "Run", "slot"),
+  index("NODE", "Run", "created_at"),
+  index("RELATIONSHIP", "STEP", "i"),
+  index("RELATIONSHIP", "RAN", "created_at"),
   // Also makes the TALLY type exist before any plan names it (a MERGE planned without it would make
   // a second edge): the queue's head and last place and the board's counts (taskMap.ts).
   index("RELATIONSHIP", "TALLY", "tail"),

@@ -8,6 +8,7 @@ import { buildClusters } from "../factStore/clusterMigration.js"
 import { relinkForks } from "../factStore/forkRule.js"
 import { rewindForks } from "../factStore/forkWindow.js"
 import { materialise } from "../factStore/rankGenerations.js"
+import { recountRuns } from "../procedures/runCounts.js"
 import { moveTaskState } from "../tasks/moveTaskState.js"
 import { countTasks } from "../tasks/taskCounts.js"
 import { schemaVersion } from "./version.js"
@@ -181,6 +182,8 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
       yield* buildClusters(db)
       yield* materialise(db, { me: randomUUID(), force: true })
     }
+    // Schema 9: each procedure's counts from its runs (none before 9: it sets what a graph holds).
+    if (found === null || found < 9) yield* recountRuns(db, true)
   }
   const now = (yield* db.write(doneQuery, { schema: schemaVersion }, VersionRow))[0]?.schema ?? schemaVersion
   // A newer Relay migrated it meanwhile: from now on read only.

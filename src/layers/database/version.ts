@@ -9,9 +9,12 @@
  * that is not two kind-less facts is a FORKS edge (layers/factStore/forkRule.ts); 8: threads and clusters kept on
  * write (each fact's `root`, THREAD and CLUSTER self-loops, MARKS' root: layers/factStore/
  * threadClusters.ts) and importance materialised (layers/factStore/rankGenerations.ts), a migration
- * that runs from 6 or 7 alike (clusterMigration.ts). A graph that starts here gets the version with its clock node;
+ * that runs from 6 or 7 alike (clusterMigration.ts); 9: procedures (issue 44): facts of kind `procedure`
+ * or `warning`, Step and Run nodes, each procedure's run counts kept on its node (layers/procedures;
+ * the migration recounts them, runCounts.ts), so a Relay of 8 that knows none of this reads such a
+ * graph and never writes it. A graph that starts here gets the version with its clock node;
  * an older one is migrated the first time a process of this version uses it (schemaVersion.ts;
  * every statement of that process waits for it); a newer one (a later Relay wrote it) is read but
  * never written by this process.
  */
-export const schemaVersion = 8
+export const schemaVersion = 9

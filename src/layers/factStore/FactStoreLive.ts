@@ -1,7 +1,11 @@
 import { Effect, Layer, Ref } from "effect"
-import { FactStore, type FactStoreShape } from "../../services/FactStore.js"
+import { FactStore, type FactStoreShape, type ProcedureOps } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { stampNow } from "../database/stampNow.js"
+import { procedureBriefing } from "../procedures/briefing.js"
+import { factKinds, procedureRecords } from "../procedures/records.js"
+import { recordRun, runsPage } from "../procedures/runs.js"
+import { writeSteps } from "../procedures/steps.js"
 import { recordsAfter } from "../transfer/exportRecords.js"
 import { makeShownNames } from "./agentNames.js"
 import { briefing } from "./briefing.js"
@@ -26,6 +30,16 @@ import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
 
 const now = stampNow
+
+/** Procedures (issue 44): the same graph and clock as the facts they are. */
+const procedureOps = (db: GraphDatabase["Type"]): ProcedureOps => ({
+  procedures: (ids) => procedureRecords(db, ids),
+  kinds: (ids) => factKinds(db, ids),
+  writeSteps: (w) => Effect.asVoid(writeSteps(db, w)),
+  recordRun: (r) => now.pipe(Effect.flatMap((now) => recordRun(db, now, r))),
+  runs: (id, total, before, limit) => runsPage(db, id, total, before, limit),
+  procedureBriefing: (r) => procedureBriefing(db, r)
+})
 
 /** FactStore on FalkorDB: each operation is one query file under ./factStore. */
 export const makeFactStore = Effect.gen(function*() {
@@ -57,7 +71,8 @@ export const makeFactStore = Effect.gen(function*() {
     shownNames,
     thread: (request) => thread(db, request),
     timeline: (request) => timeline(db, request),
-    recordsAfter: (at, limit) => recordsAfter(db, at, limit)
+    recordsAfter: (at, limit) => recordsAfter(db, at, limit),
+    ...procedureOps(db)
   }
   return store
 })

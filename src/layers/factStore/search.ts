@@ -30,7 +30,8 @@ const fieldConditions = (o: SearchOptions): Array<string> =>
     o.sessionId !== null && "node.session_id = $sessionId",
     o.since !== null && "node.created_at > $since",
     o.until !== null && "node.created_at <= $until",
-    o.asOf != null && "node.created_at <= $asOf"
+    o.asOf != null && "node.created_at <= $asOf",
+    o.kind != null && "node.kind = $kind"
   ].filter((f): f is string => f !== false)
 
 const fieldFilters = (o: SearchOptions): string => {
@@ -105,7 +106,7 @@ const pageOf = (o: SearchOptions) => {
     `${flags.stale} AS ${named.stale} ` +
     `WHERE $statuses IS NULL OR ${statusCase(named)} IN $statuses ` +
     `WITH f, score, i, n, ${named.superseded}, ${named.retracted}, ${named.stale} LIMIT $take ` +
-    `RETURN ${factMapWith("f", named)} AS fact, score, i, n, ` +
+    `RETURN ${factMapWith("f", named)} AS fact, score, i, n, f.kind AS kind, ` +
     // The query's idf weight the fact holds (its terms, matching.ts): how sure an any-word hit is.
     `reduce(mw = 0.0, q IN $q | mw + CASE WHEN q[0] IN coalesce(f.terms, []) THEN q[1] ELSE 0.0 END) AS matched, ` +
     `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ${wonComprehension("f")} AS won`
@@ -133,7 +134,8 @@ const Row = Schema.Struct({
   n: Schema.Number,
   lost: Schema.Array(DecisionRow),
   won: Schema.Array(DecisionRow),
-  matched: Schema.Number
+  matched: Schema.Number,
+  kind: Schema.NullOr(Schema.String)
 })
 
 /**
@@ -148,7 +150,8 @@ const toRows = (tier: "all" | "any", total = 0) => (rows: ReadonlyArray<typeof R
       score: Math.round(r.score * 1000) / 1000,
       superseded_by: r.lost.map(lostTo),
       supersedes: r.won.map(wonOver),
-      ...(tier === "any" && total > 0 && r.matched < weakShare * total ? { weak: true } : {})
+      ...(tier === "any" && total > 0 && r.matched < weakShare * total ? { weak: true } : {}),
+      ...(r.kind === "warning" || r.kind === "procedure" ? { kind: r.kind } : {})
     }
   }))
 
@@ -177,6 +180,7 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
     since: o.since,
     until: o.until,
     asOf: o.asOf ?? null,
+    kind: o.kind ?? null,
     statuses: o.statuses,
     take,
     items: plan.items,

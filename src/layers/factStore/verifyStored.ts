@@ -2,6 +2,7 @@ import { Clock, Effect, Schema } from "effect"
 import { defaultStampAhead } from "../../domain/stampWindow.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead } from "../database/clock.js"
+import { recountRuns, type RunCountDrift } from "../procedures/runCounts.js"
 import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
 import { type ClusterDrift, clusterDrift } from "./clusterMigration.js"
 import { type PairDrift, pairDrift } from "./forkRule.js"
@@ -140,6 +141,8 @@ export interface Verified {
   }
   /** Threads and clusters recomputed from the edges against what is stored (clusterMigration.ts). */
   readonly clusters: ClusterDrift
+  /** Procedures, and those whose run counts a recount of their runs does not give (procedures/runCounts.ts). */
+  readonly runs: { readonly procedures: number; readonly drifted: ReadonlyArray<RunCountDrift> }
 }
 
 /** How many records `outside` counts in all (the clock counts one). */
@@ -191,6 +194,7 @@ export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
     unmarked,
     unmarkedExamples,
     outside: { facts: factsOut, factExamples, ...others },
-    clusters: yield* clusterDrift(db)
+    clusters: yield* clusterDrift(db),
+    runs: yield* recountRuns(db, false)
   } satisfies Verified
 })

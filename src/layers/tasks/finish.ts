@@ -1,12 +1,38 @@
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { TaskNotFound } from "../../domain/errors.js"
-import { TaskFromRow } from "../../domain/tasks.js"
+import { ProcedureRunOfTask, TaskFromRow } from "../../domain/tasks.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import type { FinishRequest } from "../../services/TaskStore.js"
+import { runWrite } from "../procedures/runs.js"
 import { leaseLost } from "./claim.js"
 import { moveCount } from "./taskCounts.js"
 import { queueNode, taskById, taskMap } from "./taskMap.js"
+
+/**
+ * Issue 44: a task that follows a procedure (`procedure_id`, set on post) records that procedure's
+ * run in the same statement when it finishes done (a success) or failed (a failure, the note its
+ * note), so the board and the run record agree; a release records nothing, nor does a repeat.
+ */
+const runOutcome = `CASE WHEN $outcome = 'done' THEN 'success' ELSE 'failure' END`
+const procedureRun = `WITH t, t_s, verdict OPTIONAL MATCH (tp:Fact {id: t.procedure_id}) ` +
+  `WHERE verdict = 'finish' AND $outcome IN ['done', 'failed'] AND tp.kind = 'procedure' ` +
+  `WITH t, t_s, verdict, tp, coalesce(tp.runs_ok, 0) AS tp_s, coalesce(tp.runs_failed, 0) AS tp_f ` +
+  runWrite({
+    p: "tp",
+    s: "tp_s",
+    f: "tp_f",
+    cond: "tp IS NOT NULL",
+    id: "$runId",
+    outcome: runOutcome,
+    step: "null",
+    note: "$note",
+    by: "$by",
+    task: "t.id"
+  }) +
+  `WITH t, t_s, verdict, CASE WHEN tp IS NULL THEN null ELSE {procedure_id: tp.id, outcome: ${runOutcome}, ` +
+  `success: tp_s + CASE WHEN $outcome = 'done' THEN 1 ELSE 0 END, ` +
+  `failure: tp_f + CASE WHEN $outcome = 'done' THEN 0 ELSE 1 END} END AS run `
 
 /**
  * Finishes a task in one compare-and-set statement: only the holder with the current fence. `failed`
@@ -36,11 +62,13 @@ const finishQuery = `${taskById("$id")}` +
   `FOREACH (_ IN CASE WHEN verdict = 'finish' AND ($note IS NOT NULL OR $outcome = 'failed') THEN [1] ELSE [] END | ` +
   `CREATE (:TaskNote {id: $noteId, task_id: t.id, outcome: $outcome, note: $note, by: $by, fence: $fence, ` +
   `created_at: $now})-[:NOTE_ON {created_at: $now}]->(t)) ` +
-  `RETURN verdict, ${taskMap("t")} AS task`
+  procedureRun +
+  `RETURN verdict, ${taskMap("t")} AS task, run`
 
 const Row = Schema.Struct({
   verdict: Schema.Literal("finish", "repeat", "lease_lost"),
-  task: TaskFromRow
+  task: TaskFromRow,
+  run: Schema.NullOr(ProcedureRunOfTask)
 })
 
 export const finish = Effect.fn("relay/tasks/finish")(
@@ -52,11 +80,12 @@ export const finish = Effect.fn("relay/tasks/finish")(
       outcome: r.outcome,
       note: r.note,
       noteId: randomUUID(),
+      runId: randomUUID(),
       now
     }, Row)
     const row = rows[0]
     if (row === undefined) return yield* new TaskNotFound({ message: "task_id: no task with that id" })
     if (row.verdict === "lease_lost") return yield* leaseLost
-    return { task: row.task, repeat: row.verdict === "repeat" }
+    return { task: row.task, repeat: row.verdict === "repeat", run: row.run }
   }
 )

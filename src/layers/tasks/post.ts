@@ -21,7 +21,7 @@ const postQuery = `${queueNode} ` +
     moveCount("qt", "null", "CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END")
   } ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $now, ` +
-  `needs_approval: $needsApproval, max_attempts: $maxAttempts})-[:STATE {` +
+  `needs_approval: $needsApproval, max_attempts: $maxAttempts, procedure_id: $procedure})-[:STATE {` +
   `status: CASE WHEN $needsApproval THEN 'awaiting_approval' ELSE 'open' END, attempts: 0, fence: 0, ` +
   `seq: CASE WHEN $needsApproval THEN null ELSE place END}]->(t) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $now}]->(af))) ` +
@@ -52,6 +52,7 @@ export const post = Effect.fn("relay/tasks/post")(function*(db: GraphDatabase["T
     about: [...t.about],
     needsApproval: t.needsApproval,
     maxAttempts: t.maxAttempts,
+    procedure: t.procedureId ?? null,
     now
   }, Row)
   const row = rows[0]

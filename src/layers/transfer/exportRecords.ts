@@ -1,6 +1,6 @@
 import { Effect, Option, Schema, Stream } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
-import { FactKind } from "../../domain/fact.js"
+import { StoredKindSchema } from "../../domain/fact.js"
 import {
   compareRecords,
   type CompatibleRecord,
@@ -86,7 +86,7 @@ const rowSchemas = {
     parent_id: Schema.NullOr(Schema.String),
     also_on: Schema.NullOr(Schema.Array(Schema.String)),
     content: Schema.String,
-    fact_kind: Schema.NullOr(FactKind),
+    fact_kind: Schema.NullOr(StoredKindSchema),
     contradicts: Schema.NullOr(Schema.Array(Schema.String))
   }),
   decision: Schema.Struct({

@@ -1,5 +1,5 @@
 /** What callers hand the FactStore: the facts and decisions to write, and where a page starts. */
-import type { FactKind, FactStatus } from "../../domain/fact.js"
+import type { FactStatus, StoredKind } from "../../domain/fact.js"
 
 export interface NewFact {
   /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
@@ -13,8 +13,8 @@ export interface NewFact {
    * is a child of each (forks, duplicates and staleness per parent); threads follow `parentId` only.
    */
   readonly alsoOn?: ReadonlyArray<string> | undefined
-  /** detail, choice, or null (the seed's rule); see domain/model/conflicts.ts. */
-  readonly kind?: FactKind | null | undefined
+  /** detail, choice, warning, procedure, or null (the seed's rule); see domain/model/conflicts.ts. */
+  readonly kind?: StoredKind | null | undefined
   /** Siblings the writer says this fact contradicts: each such pair forks whatever the kinds. */
   readonly contradicts?: ReadonlyArray<string> | undefined
   /**
@@ -127,6 +127,8 @@ export interface CurrentStateOptions {
   readonly asOf?: number | null | undefined
   /** Only the thread of this fact (layers/factStore/threadScope.ts); null: the whole memory. */
   readonly thread?: string | null | undefined
+  /** Only facts of this stored kind (a warning, a procedure); null or left out: any. */
+  readonly kind?: string | null | undefined
 }
 
 export interface SearchOptions {
@@ -148,6 +150,8 @@ export interface SearchOptions {
   readonly after: SearchKey | null
   /** Only the thread of this fact (layers/factStore/threadScope.ts); null: the whole memory. */
   readonly thread?: string | null | undefined
+  /** Only facts of this stored kind (a warning, a procedure); null or left out: any. */
+  readonly kind?: string | null | undefined
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { BriefingOutput } from "../../domain/outputs.js"
 import { list, quote, type Render } from "./page.js"
 import { conflict, decision, withdrawal } from "./parts.js"
+import { procedureBriefingLines } from "./procedures.js"
 import { taskLine } from "./tasks.js"
 
 export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
@@ -43,6 +44,7 @@ export const renderBriefing: Render<typeof BriefingOutput.Type> = (o, p) => {
     ),
     ...list("Tasks awaiting a person's approval", o.tasks.awaiting_approval, (t) => taskLine(t, p), null),
     ...(o.tasks.more ? ["More tasks on the board: relay_list_tasks."] : []),
+    ...procedureBriefingLines(o, p),
     // Last: what a budget cuts first (the store spends it on the lists above before these).
     ...list(
       "New facts by others",

@@ -31,7 +31,12 @@ export const renderClaimTask: Render<typeof ClaimTaskOutput.Type> = (o, p) =>
   ]
 
 export const renderFinishTask: Render<typeof FinishTaskOutput.Type> = (o, p) => [
-  `${o.already_finished ? "Already finished" : "Finished"} (${o.outcome}): ${taskLine(o.task, p)}`
+  `${o.already_finished ? "Already finished" : "Finished"} (${o.outcome}): ${taskLine(o.task, p)}`,
+  ...(o.procedure_run === undefined ? [] : [
+    `Run recorded (${o.procedure_run.outcome}) of procedure ${
+      p.id(o.procedure_run.procedure_id)
+    }: ${o.procedure_run.success} of ${o.procedure_run.success + o.procedure_run.failure} runs succeeded`
+  ])
 ]
 
 export const renderListTasks: Render<typeof ListTasksOutput.Type> = (o, p) => [

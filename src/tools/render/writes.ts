@@ -7,9 +7,11 @@ import type {
 } from "../../domain/outputs.js"
 import { list, type Page, quote, type Render } from "./page.js"
 import { staleLines } from "./parts.js"
+import { procedureLines } from "./procedures.js"
 
 export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
   `Saved: ${p.fact(o.fact)}`,
+  ...(o.procedure === undefined ? [] : procedureLines(o.procedure, p).slice(1)),
   ...(o.revision === undefined ? [] : [
     `Supersedes: ${p.fact(o.revision.superseded)} because ${quote(o.revision.reason)}`,
     ...staleLines(
