@@ -104,10 +104,11 @@ layer(relayTestLayer("injection"))("Cypher injection", (it) => {
       expect(yield* graphShape).toEqual({
         ...before,
         facts: before.facts! + adversarial.length,
-        // ...and one ForkMark: the adversarial siblings differ, so the canary became a forked parent.
-        nodes: before.nodes! + adversarial.length + 1,
+        // ...and one ForkMark: the adversarial siblings differ, so the canary became a forked parent;
+        // and the reader's name (an Agent node: names compare without case, policies/agentNames.ts).
+        nodes: before.nodes! + adversarial.length + 2,
         buildsOn: before.buildsOn! + adversarial.length,
-        labels: ["Fact", "ForkMark", "RelayClock", "Term"]
+        labels: ["Agent", "Fact", "ForkMark", "RelayClock", "Term"]
       })
     }))
 
