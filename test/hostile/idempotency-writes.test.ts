@@ -182,8 +182,10 @@ describe("a write that landed though it answered unavailable", () => {
     paused = relayOn
     privateAdmin = await connectAdmin(server)
     const db = privateAdmin
-    // Connected before the pause, so the save is written to a live socket the paused server buffers.
-    ok(await relayOn.call("relay_get_current_state", {}))
+    // Connected before the pause, so the save is written to a live socket the paused server buffers;
+    // the writer's name known before it too (its first use records it: policies/agentNames.ts), so
+    // the save is the statement in flight.
+    ok(await relayOn.call("relay_get_briefing", { my_name: "claude" }))
     const args = {
       content: "Rotate the signing key monthly",
       written_by: "claude",
