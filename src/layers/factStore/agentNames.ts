@@ -1,4 +1,4 @@
-import { Cache, Duration, Effect, Exit, Option, Schema } from "effect"
+import { Effect, Ref, Schema } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 
@@ -24,37 +24,41 @@ export type ShownNames = (
   record: boolean
 ) => Effect.Effect<ReadonlyMap<string, string>, DatabaseError>
 
+/** Names a store keeps what it learned of; past it, it starts again (the graph keeps them all). */
+const keptMax = 4096
+
 /**
  * The spelling first written of each name (`record`: a name never seen becomes its own first
  * spelling). A spelling once recorded never changes, so the store keeps what it learned: a call
- * pays a statement only for a name new to this process.
+ * pays a statement only for a name new to this process. Only answers are kept, never a lookup in
+ * flight: a call interrupted by its time budget then takes no other call's lookup with it (with
+ * Effect's Cache the calls waiting on it got that interruption, as an internal error).
  */
 export const makeShownNames = (db: GraphDatabase["Type"]) =>
   Effect.map(
-    Cache.makeWith({
-      capacity: 4096,
-      // A failed lookup (the database down) is not kept: the next call asks again.
-      timeToLive: (exit) => Exit.isSuccess(exit) ? Duration.infinity : Duration.zero,
-      lookup: (name: string) =>
-        Effect.map(db.write(recordNamesQuery, { names: namePairs([name]) }, Row), (rows) => rows[0]?.shown ?? name)
-    }),
-    (cache): ShownNames => (names, record) =>
-      record
-        ? Effect.map(
-          Effect.forEach(new Set(names), (name) => Effect.map(cache.get(name), (shown) => [name, shown] as const)),
-          (entries) => new Map(entries)
-        )
-        : Effect.gen(function*() {
-          const known = new Map<string, string>()
-          const unknown: Array<string> = []
-          for (const name of new Set(names)) {
-            const hit = yield* cache.getOption(name)
-            if (Option.isSome(hit)) known.set(name, hit.value)
-            else unknown.push(name)
-          }
-          if (unknown.length > 0) {
-            for (const r of yield* db.read(lookupQuery, { names: namePairs(unknown) }, Row)) known.set(r.given, r.shown)
-          }
-          return known
-        })
+    Ref.make(new Map<string, string>()),
+    (known): ShownNames => (names, record) =>
+      Effect.gen(function*() {
+        const kept = yield* Ref.get(known)
+        const shown = new Map<string, string>()
+        const unknown: Array<string> = []
+        for (const name of new Set(names)) {
+          const hit = kept.get(name)
+          if (hit === undefined) unknown.push(name)
+          else shown.set(name, hit)
+        }
+        if (unknown.length === 0) return shown
+        const rows = record
+          ? yield* db.write(recordNamesQuery, { names: namePairs(unknown) }, Row)
+          : yield* db.read(lookupQuery, { names: namePairs(unknown) }, Row)
+        for (const r of rows) shown.set(r.given, r.shown)
+        if (record) {
+          yield* Ref.update(known, (m) => {
+            const next = new Map(m.size + rows.length > keptMax ? [] : m)
+            for (const r of rows) next.set(r.given, r.shown)
+            return next
+          })
+        }
+        return shown
+      })
   )
