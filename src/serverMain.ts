@@ -1,7 +1,6 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
-import { serveHttp } from "./http/serveHttp.js"
 import { SettingsLive } from "./layers/assembly/SettingsLive.js"
 import { relayStack, teamStack } from "./layers/assembly/stacks.js"
 import { StderrLogger } from "./layers/assembly/stderrLogger.js"
@@ -35,7 +34,12 @@ const teardown: Teardown = (exit, onExit) =>
 
 /** `relay --http`: team mode over Streamable HTTP (src/http); without it, one client over stdio. */
 const serve = process.argv.slice(2).includes("--http")
-  ? Effect.provide(Effect.scoped(serveHttp), teamStack(SettingsLive))
+  // Loaded only for team mode: the HTTP edge and OAuth (express and its parsers) are most of what a
+  // stdio start would otherwise compile before its first answer.
+  ? Effect.flatMap(
+    Effect.promise(() => import("./http/serveHttp.js")),
+    ({ serveHttp }) => Effect.provide(Effect.scoped(serveHttp), teamStack(SettingsLive))
+  )
   : Effect.provide(
     Effect.scoped(Effect.zipRight(Effect.forkScoped(warmUp), serveStdio)),
     RankDaemonLive.pipe(Layer.provideMerge(relayStack(SettingsLive)))

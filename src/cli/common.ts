@@ -3,7 +3,8 @@
  * database without its password, the database layers on the configured settings, and an edge
  * that logs to stderr and turns a failure into one sentence and an exit code.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, Console, Effect, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { StderrLogger } from "../layers/assembly/stderrLogger.js"
 import { currentLayout } from "../layers/embedded/layout.js"

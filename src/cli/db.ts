@@ -3,7 +3,7 @@
  * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Option } from "effect"
 import { ConfigLive } from "../layers/assembly/SettingsLive.js"
 import { embeddedStack } from "../layers/assembly/stacks.js"

@@ -1,5 +1,5 @@
 import { Path, PlatformConfigProvider } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { packageDir } from "../../packageDir.js"
 import { type DatabaseTarget, Settings } from "../../services/Settings.js"

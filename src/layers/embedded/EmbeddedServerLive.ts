@@ -1,4 +1,4 @@
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
 import { EmbeddedServer } from "../../services/EmbeddedServer.js"
 import { ensureEmbeddedServerAt } from "./EmbeddedServer.js"
