@@ -3,6 +3,7 @@ import { AgentNameField } from "../domain/ids.js"
 import { FactStore } from "../services/FactStore.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { retryTransient } from "./retry.js"
+import { inputProperties } from "./scanNames.js"
 
 const isAgentName = (ast: SchemaAST.AST): boolean =>
   ast.annotations[AgentNameField] === true || (SchemaAST.isUnion(ast) && ast.types.some(isAgentName))
@@ -15,10 +16,7 @@ interface NameFields {
 }
 
 const fieldsOf = (tool: AnyTool): NameFields => {
-  const ast = tool.input.ast
-  const literal = SchemaAST.isTransformation(ast) ? ast.from : ast
-  const properties = SchemaAST.isTypeLiteral(literal) ? literal.propertySignatures : []
-  const names = properties.filter((p) => isAgentName(p.type))
+  const names = inputProperties(tool).filter((p) => isAgentName(p.type))
   return {
     own: names.filter((p) => !p.isOptional).map((p) => String(p.name)),
     filters: names.filter((p) => p.isOptional).map((p) => String(p.name))

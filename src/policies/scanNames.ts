@@ -6,13 +6,16 @@ import type { AnyTool } from "../tools/Tool.js"
 const isName = (ast: SchemaAST.AST): boolean =>
   ast.annotations[NameField] === true || (SchemaAST.isUnion(ast) && ast.types.some(isName))
 
-/** The top-level input fields that hold a name (AgentName, SessionId), found once per tool from its input Schema. */
-const fieldsOf = (tool: AnyTool): ReadonlyArray<string> => {
+/** A tool's top-level input fields, from its input Schema (under a transformation, its encoded side). */
+export const inputProperties = (tool: AnyTool): ReadonlyArray<SchemaAST.PropertySignature> => {
   const ast = tool.input.ast
   const literal = SchemaAST.isTransformation(ast) ? ast.from : ast
-  const properties = SchemaAST.isTypeLiteral(literal) ? literal.propertySignatures : []
-  return properties.filter((p) => isName(p.type)).map((p) => String(p.name))
+  return SchemaAST.isTypeLiteral(literal) ? literal.propertySignatures : []
 }
+
+/** The top-level input fields that hold a name (AgentName, SessionId), found once per tool from its input Schema. */
+const fieldsOf = (tool: AnyTool): ReadonlyArray<string> =>
+  inputProperties(tool).filter((p) => isName(p.type)).map((p) => String(p.name))
 const fieldsByTool = new WeakMap<AnyTool, ReadonlyArray<string>>()
 
 export const nameFields = (tool: AnyTool) => {
