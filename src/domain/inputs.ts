@@ -12,7 +12,7 @@ import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
 
-const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} ids built on it that stay current (confirmed)`
+const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} ids built on it that still hold; confirmed`
 
 const contradictsDescription = `Sibling ids (up to ${contradictsMax}) this fact disagrees with: always a conflict`
 
