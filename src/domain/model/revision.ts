@@ -100,25 +100,5 @@ export const stillHoldsOrder = (model: GraphModel, held: ReadonlyArray<string>):
   return [...new Set(held)].sort((a, b) => (facts.get(b)?.createdAt ?? 0) - (facts.get(a)?.createdAt ?? 0))
 }
 
-/**
- * A revision with `still_holds`: the revision, then a confirmation of each named dependent by the
- * writer, stamped one after another just after it (the store's second statement).
- */
-export const reviseHolding = (
-  model: GraphModel,
-  fact: ModelFact,
-  revised: string,
-  held: ReadonlyArray<string>
-): GraphModel => {
-  const after = revise(model, fact, revised, fact.writtenBy)
-  return {
-    ...after,
-    confirmations: [
-      ...(after.confirmations ?? []),
-      ...stillHoldsOrder(after, held).map((id, i) => ({ fact: id, createdAt: fact.createdAt + 1 + i }))
-    ]
-  }
-}
-
 /** A fact's status just after the decision stamped `stamp` (what a revision's reply shows). */
 export const statusAt = (model: GraphModel, id: string, stamp: number) => status(asOf(model, stamp), id)

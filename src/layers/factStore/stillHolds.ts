@@ -29,15 +29,19 @@ const CheckRow = Schema.Struct({
  * a dependent stale from that revision's own stamp passes too, so the retry confirms what the first
  * try left unconfirmed.
  */
-const checkQuery = `OPTIONAL MATCH (:Fact {id: $id})-[rv:SUPERSEDES]->(:Fact {id: $supersedes}) ` +
-  `WITH max(rv.created_at) AS retried UNWIND $held AS hid OPTIONAL MATCH (d:Fact {id: hid}) ` +
-  `OPTIONAL MATCH (d)-[:BUILDS_ON|ALSO_ON*1..]->(o:Fact {id: $supersedes}) ` +
-  `WITH hid, d, retried, count(o) > 0 AS below ` +
+// Grouped by o, so a missing o gives no row (an aggregate over nothing alone would give one).
+const checkQuery = `MATCH (o:Fact {id: $supersedes}) OPTIONAL MATCH (:Fact {id: $id})-[rv:SUPERSEDES]->(o) ` +
+  `WITH o, max(rv.created_at) AS retried UNWIND $held AS hid OPTIONAL MATCH (d:Fact {id: hid}) ` +
+  `OPTIONAL MATCH (d)-[:BUILDS_ON|ALSO_ON*1..]->(up) WHERE up = o ` +
+  `WITH hid, d, retried, count(up) > 0 AS below ` +
   `RETURN hid AS id, below, d IS NOT NULL AND indegree(d, 'SUPERSEDES') + indegree(d, 'RETRACTS') = 0 AND ` +
   `(${staleAt("d")} = ${neverStale} OR ${staleAt("d")} >= coalesce(retried, ${neverStale})) AS current, ` +
   `d.created_at AS createdAt`
 
-/** Refuses the first named fact the revision would not make stale (invalid_input, `still_holds.<i>`), before anything is written. */
+/**
+ * Refuses the first named fact the revision would not make stale (invalid_input, `still_holds.<i>`),
+ * before anything is written. No row when the revised fact is missing: the save answers that.
+ */
 export const checkStillHolds = Effect.fn("relay/factStore/checkStillHolds")(function*(
   db: GraphDatabase["Type"],
   id: string,
@@ -46,6 +50,7 @@ export const checkStillHolds = Effect.fn("relay/factStore/checkStillHolds")(func
 ) {
   const rows = yield* db.read(checkQuery, { id, supersedes, held }, CheckRow)
   const byId = new Map(rows.map((r) => [r.id, r]))
+  if (rows.length === 0) return [...new Set(held)]
   const index = held.findIndex((h) => {
     const r = byId.get(h)
     return r === undefined || !r.below || !r.current
