@@ -113,7 +113,7 @@ const step = fc.oneof(
       reason: fc.constantFrom("now 15 s", "measured again"),
       writer: fc.constantFrom(...writers),
       // still_holds: mostly facts built on the revised one, now and then any fact.
-      held: fc.array(fc.nat(), { maxLength: 3 }),
+      held: fc.array(fc.nat(), { maxLength: 2 }),
       dt: fc.constantFrom(0, 1)
     })
   },
