@@ -61,7 +61,13 @@ layer(relayTestLayer("stillHolds"))("relay_save_fact still_holds", (it) => {
       const args = revise([retries.slice(0, 8), budget], { request_id: "timeout-10s" })
       const r = yield* runTool("relay_save_fact", args)
       expect(r.isError).toBeFalsy()
-      const out = r.structuredContent as { revision: { stale: ReadonlyArray<{ fact: { id: string } }>; stale_total: number; still_holds: ReadonlyArray<{ id: string; status: string }> } }
+      const out = r.structuredContent as {
+        revision: {
+          stale: ReadonlyArray<{ fact: { id: string } }>
+          stale_total: number
+          still_holds: ReadonlyArray<{ id: string; status: string }>
+        }
+      }
       expect(out.revision.still_holds.map((f) => [f.id, f.status]).sort()).toEqual(
         [[retries, "active"], [budget, "active"]].sort()
       )
@@ -82,7 +88,11 @@ layer(relayTestLayer("stillHolds"))("relay_save_fact still_holds", (it) => {
       ])
       // Recorded as relay_confirm_fact records it: by the revision's writer, for its reason.
       const c = yield* ok("relay_confirm_fact", { fact_id: retries, reason: "again", confirmed_by: "zed" })
-      expect([c.already_confirmed, c.confirmed_by, c.reason]).toEqual([true, "cursor", "30 s held connections too long"])
+      expect([c.already_confirmed, c.confirmed_by, c.reason]).toEqual([
+        true,
+        "cursor",
+        "30 s held connections too long"
+      ])
 
       // A retry answers what landed, once.
       const again = yield* ok("relay_save_fact", args)
