@@ -100,4 +100,26 @@ layer(relayTestLayer("stillHolds"))("relay_save_fact still_holds", (it) => {
       expect(again.revision?.stale.map((d) => d.fact.id)).toEqual([logs, gone])
       expect((yield* statuses).size).toBe(after.size)
     }))
+
+  it.effect("a retry of a revision that landed without its confirmations confirms them then", () =>
+    Effect.gen(function*() {
+      const port = yield* save("The service listens on port 8080")
+      const probe = yield* save("Health checks probe 8080", { parent_fact_id: port })
+      const args = {
+        content: "The service listens on port 9090",
+        written_by: "cursor",
+        session_id: "s2",
+        supersedes: port,
+        reason: "8080 is taken",
+        request_id: "port-9090"
+      }
+      // As if the first try's confirmations were lost: the revision landed, probe is stale from its stamp.
+      const first = yield* ok("relay_save_fact", args)
+      expect(first.revision?.stale.map((d) => d.fact.id)).toEqual([probe])
+      const retry = yield* ok("relay_save_fact", { ...args, still_holds: [probe] })
+      expect(retry.fact.id).toBe(first.fact.id)
+      expect(retry.revision?.still_holds?.map((f) => [f.id, f.status])).toEqual([[probe, "active"]])
+      expect(retry.revision?.stale).toEqual([])
+      expect((yield* statuses).get(probe)).toBe("active")
+    }))
 })
