@@ -45,7 +45,7 @@ export const runCounts = (success: number, failure: number) => ({
 })
 
 /** Preconditions first (a revision's lesson is its first), then the steps, each in its stored order. */
-const ordered = (steps: ReadonlyArray<readonly [string, number, string]>, part: string) =>
+export const ordered = (steps: ReadonlyArray<readonly [string, number, string]>, part: string) =>
   steps.filter((s) => s[0] === part).sort((x, y) => x[1] - y[1]).map((s) => s[2])
 
 export const procedureRecords = Effect.fn("relay/procedures/records")(
