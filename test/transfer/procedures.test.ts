@@ -29,6 +29,29 @@ const wipe = Effect.flatMap(GraphDatabase, (db) => db.write("MATCH (n) DETACH DE
 const drift = Effect.flatMap(GraphDatabase, (db) => Effect.map(recountRuns(db, false), (r) => r.drifted))
 const byId = (id: string) => ok("relay_find_procedure", { procedure_id: id, limit: 10 })
 
+/** A procedure's fact and a run of it as a file writes them. */
+const procedureLine = (id: string) => ({
+  kind: "fact",
+  id,
+  created_at: "2026-06-01T00:00:00.000Z",
+  written_by: "ann",
+  session_id: "s",
+  parent_id: null,
+  content: "rotate the keys",
+  fact_kind: "procedure"
+})
+const runLine = (procedureId: string) => ({
+  kind: "run",
+  id: randomUUID(),
+  created_at: "2026-06-01T00:00:01.000Z",
+  procedure_id: procedureId,
+  outcome: "failure",
+  failed_step: 1,
+  note: "the old key was in use",
+  ran_by: "bob",
+  task_id: null
+})
+
 const lesson = "Check deploy history within 30 minutes before restarting cache"
 
 /** A procedure, its failure and the v2 it made, a success of v2 and a task's failed run of v2. */
@@ -138,16 +161,7 @@ layer(Layer.merge(stack(), CopyLive), { timeout: 60_000 })("procedures in export
     Effect.gen(function*() {
       yield* onCopy(wipe)
       const id = randomUUID()
-      const fact = {
-        kind: "fact",
-        id,
-        created_at: "2026-06-01T00:00:00.000Z",
-        written_by: "ann",
-        session_id: "s",
-        parent_id: null,
-        content: "rotate the keys",
-        fact_kind: "procedure"
-      }
+      const fact = procedureLine(id)
       const v1Header = JSON.stringify({ format: exportFormat, version: 1 })
       const counts = yield* onCopy(importText(`${v1Header}\n${JSON.stringify(fact)}\n`, { merge: false }))
       expect(counts.facts).toBe(1)
@@ -158,17 +172,7 @@ layer(Layer.merge(stack(), CopyLive), { timeout: 60_000 })("procedures in export
       expect((yield* onCopy(exportText)).split("\n")[1]).toBe(
         JSON.stringify({ ...fact, procedure: { version: 1, lineage: [], preconditions: [], steps: [] } })
       )
-      const run = {
-        kind: "run",
-        id: randomUUID(),
-        created_at: "2026-06-01T00:00:01.000Z",
-        procedure_id: id,
-        outcome: "success",
-        failed_step: null,
-        note: null,
-        ran_by: "bob",
-        task_id: null
-      }
+      const run = runLine(id)
       const refused = yield* Effect.flip(onCopy(importText(`${v1Header}\n${JSON.stringify(run)}\n`, { merge: true })))
       expect(refused.message).toBe("line 2: kind: run records come with format version 2 (the header says 1)")
     }))
@@ -181,28 +185,10 @@ layer(Layer.merge(stack(), CopyLive), { timeout: 60_000 })("procedures in export
         [
           headerLine,
           JSON.stringify({
-            kind: "fact",
-            id,
-            created_at: "2026-06-01T00:00:00.000Z",
-            written_by: "ann",
-            session_id: "s",
-            parent_id: null,
-            content: "rotate the keys",
-            fact_kind: "procedure",
+            ...procedureLine(id),
             procedure: { version: 1, lineage: [], preconditions: ["page the on-call"], steps }
           }),
-          JSON.stringify({
-            kind: "run",
-            id: randomUUID(),
-            created_at: "2026-06-01T00:00:01.000Z",
-            procedure_id: id,
-            outcome: "failure",
-            failed_step: 1,
-            note: "the old key was in use",
-            ran_by: "bob",
-            task_id: null,
-            ...run
-          })
+          JSON.stringify({ ...runLine(id), ...run })
         ].join("\n")
       const refusal = (text: string) =>
         Effect.map(Effect.flip(onCopy(importText(text, { merge: false }))), (e) => e.message)
