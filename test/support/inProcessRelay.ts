@@ -1,0 +1,67 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { readSettings } from "../../src/layers/assembly/SettingsLive.js"
+import { relayStack } from "../../src/layers/assembly/stacks.js"
+import { RankDaemonLive } from "../../src/layers/factStore/FactStoreLive.js"
+import { makeRelayServer, runOn } from "../../src/mcp/mcpHandlers.js"
+import { structuredContentSetting } from "../../src/mcp/replyForm.js"
+import { in2025Codes } from "../../src/mcp/rpcErrors.js"
+import { warmUp } from "../../src/mcp/warmUp.js"
+import { Settings } from "../../src/services/Settings.js"
+import type { RelayClient } from "./mcpClient.js"
+import { callDecoded } from "./toolOutputs.js"
+
+/**
+ * Relay's MCP server in this test's process, reached by the SDK's own Client over a linked pair of
+ * in-memory transports: the same Server (makeRelayServer, answering in 2025's codes as stdio does for a 2025 client), the same stack as `relay` builds from
+ * the same environment (relayStack over the settings it reads, and the importance daemon), and the
+ * same log lines, kept for `stderr()`. What it leaves out is the stdio framing and the process
+ * itself, which test/mcp/stdio.test.ts, test/hostile/stdio-*.test.ts and the process tests keep
+ * spawning `dist/server.js` for; everything a tool does, from the policies to the statements, is
+ * the real path on the real database.
+ */
+export const connectInProcess = async (
+  graph: string,
+  env: Record<string, string>,
+  name: string
+): Promise<RelayClient> => {
+  let stderr = ""
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
+  const logger = Logger.replace(
+    Logger.defaultLogger,
+    Logger.logfmtLogger.pipe(Logger.map((line) => {
+      stderr += `${line}\n`
+    }))
+  )
+  const settings = Layer.effect(Settings, readSettings(provider, ConfigProvider.fromMap(new Map())))
+  const stack = RankDaemonLive.pipe(
+    Layer.provideMerge(relayStack(settings)),
+    Layer.provide(Layer.setConfigProvider(provider)),
+    Layer.provide(logger)
+  )
+  const runtime = ManagedRuntime.make(Layer.merge(stack, logger))
+  const rt = await runtime.runtime()
+  // As `relay` does while its client starts; awaited here, so a test's first statement finds the indexes.
+  await runtime.runPromise(warmUp)
+  const json = await Effect.runPromise(Effect.withConfigProvider(structuredContentSetting, provider))
+  const server = makeRelayServer(runOn(rt), undefined, { json })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  // The SDK's Client here speaks 2025-11-25: its answers go in 2025's codes, as stdio sends them.
+  const send = serverSide.send.bind(serverSide)
+  serverSide.send = (message, options) => send(in2025Codes(message), options)
+  await server.connect(serverSide as never)
+  const client = new Client({ name, version: "0.0.0" })
+  await client.connect(clientSide)
+  return {
+    client,
+    graph,
+    stderr: () => stderr,
+    call: (tool, args) => callDecoded(client, tool, args),
+    close: async () => {
+      await client.close()
+      await server.close()
+      await runtime.dispose()
+    }
+  }
+}
