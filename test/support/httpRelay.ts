@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { randomBytes } from "node:crypto"
-import { tokenCommand } from "../../bench/relayProcess.js"
+import { createTokenInProcess } from "./inProcessRelay.js"
 import { falkordbEnv } from "./mcpClient.js"
 import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
@@ -19,9 +19,9 @@ export interface DatabaseEnv {
 export const databaseEnv = (tokenGraph: string, extra: Record<string, string> = {}): DatabaseEnv =>
   falkordbEnv({ RELAY_TOKEN_GRAPH: tokenGraph, ...extra })
 
-export const createToken = async (env: DatabaseEnv, name: string, workspace: string, readOnly = false) =>
-  (await tokenCommand(env, ["create", "--name", name, "--workspace", workspace, ...(readOnly ? ["--read-only"] : [])]))
-    .stdout
+/** A token as `npm run token -- create` makes it (see createTokenInProcess). */
+export const createToken = (env: DatabaseEnv, name: string, workspace: string, readOnly = false) =>
+  createTokenInProcess(env, { name, workspace, readOnly })
 
 export interface HttpClient {
   readonly client: Client

@@ -2,15 +2,41 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { readSettings } from "../../src/layers/assembly/SettingsLive.js"
-import { relayStack } from "../../src/layers/assembly/stacks.js"
+import { relayStack, tokenStack } from "../../src/layers/assembly/stacks.js"
 import { RankDaemonLive } from "../../src/layers/factStore/FactStoreLive.js"
 import { makeRelayServer, runOn } from "../../src/mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../../src/mcp/replyForm.js"
 import { in2025Codes } from "../../src/mcp/rpcErrors.js"
 import { warmUp } from "../../src/mcp/warmUp.js"
 import { Settings } from "../../src/services/Settings.js"
+import { TokenStore } from "../../src/services/TokenStore.js"
 import type { RelayClient } from "./mcpClient.js"
 import { callDecoded } from "./toolOutputs.js"
+
+/** A process's environment as Relay reads it, without the process: no other variable, and no `.env`. */
+const providerOf = (env: Readonly<Record<string, string>>) => ConfigProvider.fromMap(new Map(Object.entries(env)))
+
+/** Settings as `relay` reads them from that environment. */
+const settingsOf = (provider: ConfigProvider.ConfigProvider) =>
+  Layer.effect(Settings, readSettings(provider, ConfigProvider.fromMap(new Map())))
+
+/**
+ * A token as `npm run token -- create` makes it (TokenStore.create on the token graph the
+ * environment names), without starting the CLI: test/team/auth.test.ts runs the CLI itself.
+ */
+export const createTokenInProcess = (
+  env: Readonly<Record<string, string>>,
+  options: { readonly name: string; readonly workspace: string; readonly readOnly: boolean; readonly approver?: boolean }
+): Promise<string> => {
+  const provider = providerOf(env)
+  return Effect.runPromise(
+    Effect.flatMap(TokenStore, (tokens) => tokens.create(options)).pipe(
+      Effect.map(({ token }) => token),
+      Effect.provide(tokenStack(settingsOf(provider)).pipe(Layer.provide(Layer.setConfigProvider(provider)))),
+      Effect.withConfigProvider(provider)
+    )
+  )
+}
 
 /**
  * Relay's MCP server in this test's process, reached by the SDK's own Client over a linked pair of
@@ -27,16 +53,15 @@ export const connectInProcess = async (
   name: string
 ): Promise<RelayClient> => {
   let stderr = ""
-  const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
+  const provider = providerOf(env)
   const logger = Logger.replace(
     Logger.defaultLogger,
     Logger.logfmtLogger.pipe(Logger.map((line) => {
       stderr += `${line}\n`
     }))
   )
-  const settings = Layer.effect(Settings, readSettings(provider, ConfigProvider.fromMap(new Map())))
   const stack = RankDaemonLive.pipe(
-    Layer.provideMerge(relayStack(settings)),
+    Layer.provideMerge(relayStack(settingsOf(provider))),
     Layer.provide(Layer.setConfigProvider(provider)),
     Layer.provide(logger)
   )
