@@ -26,7 +26,12 @@ const settingsOf = (provider: ConfigProvider.ConfigProvider) =>
  */
 export const createTokenInProcess = (
   env: Readonly<Record<string, string>>,
-  options: { readonly name: string; readonly workspace: string; readonly readOnly: boolean; readonly approver?: boolean }
+  options: {
+    readonly name: string
+    readonly workspace: string
+    readonly readOnly: boolean
+    readonly approver?: boolean
+  }
 ): Promise<string> => {
   const provider = providerOf(env)
   return Effect.runPromise(
