@@ -1,4 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { readSettings } from "../../src/layers/assembly/SettingsLive.js"
@@ -55,7 +55,8 @@ export const createTokenInProcess = (
 export const connectInProcess = async (
   graph: string,
   env: Record<string, string>,
-  name: string
+  name: string,
+  clientOptions?: ClientOptions
 ): Promise<RelayClient> => {
   let stderr = ""
   const provider = providerOf(env)
@@ -81,17 +82,20 @@ export const connectInProcess = async (
   const send = serverSide.send.bind(serverSide)
   serverSide.send = (message, options) => send(in2025Codes(message), options)
   await server.connect(serverSide as never)
-  const client = new Client({ name, version: "0.0.0" })
+  const client = new Client({ name, version: "0.0.0" }, clientOptions)
   await client.connect(clientSide)
+  // Closing the client ends the server and its runtime too, as a client leaving ends `relay`.
+  const closeClient = client.close.bind(client)
+  client.close = async () => {
+    await closeClient()
+    await server.close()
+    await runtime.dispose()
+  }
   return {
     client,
     graph,
     stderr: () => stderr,
     call: (tool, args) => callDecoded(client, tool, args),
-    close: async () => {
-      await client.close()
-      await server.close()
-      await runtime.dispose()
-    }
+    close: () => client.close()
   }
 }
