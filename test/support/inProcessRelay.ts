@@ -1,8 +1,9 @@
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Logger, ManagedRuntime } from "effect"
+import type { ChildProcess } from "node:child_process"
 import { readSettings } from "../../src/layers/assembly/SettingsLive.js"
-import { relayStack, tokenStack } from "../../src/layers/assembly/stacks.js"
+import { relayStack, teamStack, tokenStack } from "../../src/layers/assembly/stacks.js"
 import { RankDaemonLive } from "../../src/layers/factStore/FactStoreLive.js"
 import { makeRelayServer, runOn } from "../../src/mcp/mcpHandlers.js"
 import { structuredContentSetting } from "../../src/mcp/replyForm.js"
@@ -97,5 +98,56 @@ export const connectInProcess = async (
     stderr: () => stderr,
     call: (tool, args) => callDecoded(client, tool, args),
     close: () => client.close()
+  }
+}
+
+/** What a test reads of `relay --http`, started in this process or (with `process`) as one. */
+export interface TestHttpRelay {
+  readonly url: string
+  /** The process, where there is one. */
+  readonly process?: ChildProcess
+  /** Everything the server logged so far. */
+  readonly stderr: () => string
+  /** Stops it; resolves once it has stopped. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * `relay --http` in this process: the team stack from the environment given (tokens, OAuth, a store
+ * per workspace) and `serveHttp` on a real port, which the SDK's Streamable HTTP client, a browser
+ * or fetch reach as they reach the process. Ready when it logs where it listens, as the process is.
+ */
+export const startHttpInProcess = async (env: Readonly<Record<string, string>>): Promise<TestHttpRelay> => {
+  const provider = providerOf({ RELAY_HTTP_PORT: "0", ...env })
+  let stderr = ""
+  let ready: (url: string) => void = () => undefined
+  const listening = new Promise<string>((resolve) => {
+    ready = resolve
+  })
+  const logger = Logger.replace(
+    Logger.defaultLogger,
+    Logger.logfmtLogger.pipe(Logger.map((line) => {
+      stderr += `${line}\n`
+      const at = /ready on (http:\/\/\S+\/mcp)/.exec(line)
+      if (at !== null) ready(at[1]!)
+    }))
+  )
+  const { serveHttp } = await import("../../src/http/serveHttp.js")
+  const fiber = Effect.runFork(
+    Effect.scoped(serveHttp).pipe(
+      Effect.provide(teamStack(settingsOf(provider)).pipe(Layer.provide(Layer.setConfigProvider(provider)))),
+      Effect.withConfigProvider(provider),
+      Effect.provide(logger)
+    )
+  )
+  const failed = Fiber.join(fiber).pipe(
+    Effect.flatMap(() => Effect.fail(new Error("relay --http ended before it listened"))),
+    Effect.mapError((e) => new Error(`relay --http could not start: ${String(e)}\n${stderr.slice(-800)}`))
+  )
+  const url = await Promise.race([listening, Effect.runPromise(failed)])
+  return {
+    url,
+    stderr: () => stderr,
+    stop: () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
   }
 }
