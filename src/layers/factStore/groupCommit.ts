@@ -1,4 +1,4 @@
-import { Deferred, Effect, Queue, Ref, Schema } from "effect"
+import { Config, Deferred, Effect, Queue, Ref, Schema } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
 import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
 import { decodeRows } from "../database/decodeRows.js"
@@ -26,8 +26,17 @@ import { decodeRows } from "../database/decodeRows.js"
  * could: a retry with the same request_id answers that fact.
  */
 
-/** The most saves one statement carries. */
-export const batchLimit = 32
+/**
+ * RELAY_SAVE_BATCH: the most saves one statement carries (default 32); 1 turns group commit off, each
+ * save its own statement as before (the benchmark's reference, and a way back).
+ */
+export const saveBatchLimit = Config.integer("RELAY_SAVE_BATCH").pipe(
+  Config.withDefault(32),
+  Config.validate({
+    message: "RELAY_SAVE_BATCH must be a whole number from 1 to 256",
+    validation: (n) => n >= 1 && n <= 256
+  })
+)
 
 /**
  * How saves of one statement go together: the batch statement (rows `gc_k` plus the lone statement's
@@ -95,6 +104,11 @@ const byStatement = (entries: ReadonlyArray<Entry>) => {
 /** The store's writer: lives as long as the store's scope. */
 export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<string, BatchForm>) =>
   Effect.gen(function*() {
+    const batchLimit = yield* saveBatchLimit
+    if (batchLimit === 1) {
+      const direct: GroupCommit = { write: (cypher, params, rowSchema) => db.write(cypher, params, rowSchema) }
+      return direct
+    }
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Entry>(), Queue.shutdown)
     const writer = Effect.gen(function*() {
       const taken = yield* Queue.takeBetween(queue, 1, batchLimit)
