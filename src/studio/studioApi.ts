@@ -11,12 +11,14 @@ import { getContext } from "../tools/getContext.js"
 import { getImpact } from "../tools/getImpact.js"
 import { getThread } from "../tools/getThread.js"
 import { search } from "../tools/search.js"
+import { isFailure, isProcedure, readProcedure } from "./studioProcedure.js"
 import { sendJson } from "./studioReplies.js"
 import type { StudioWorkspace } from "./studioSessions.js"
 
 /**
  * The studio's read-only JSON API. Each answer comes from a tool (the same input decoding, policies,
- * rate limit and reply guard as an MCP call) or, for the timeline, from the FactStore's read. Only
+ * rate limit and reply guard as an MCP call) or, for the timeline and whether a fact is a procedure,
+ * from the FactStore's read. Only
  * GET; nothing here writes. Query parameters are passed to the tools as given, so a bad one is the
  * tool's own `invalid_input` (400).
  */
@@ -27,6 +29,9 @@ const param = (url: URL, name: string): string | undefined => {
 
 const withOptional = (args: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
+
+const unavailable = (res: ServerResponse) =>
+  sendJson(res, 503, { error: { code: "unavailable", message: "try again" } })
 
 const answer = (res: ServerResponse, result: ToolResult) => {
   if (result.isError === true) {
@@ -69,7 +74,22 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
       if (context.isError === true) return answer(res, context)
       const impact = await run(callTool(getImpact, { fact_id: id, limit: 50 }))
       if (impact.isError === true) return answer(res, impact)
-      return sendJson(res, 200, { context: context.structuredContent, impact: impact.structuredContent })
+      // A procedure (issue 44) comes with its steps, versions and first page of runs, as they are now.
+      const chain = (context.structuredContent as { chain: ReadonlyArray<{ id: string }> }).chain
+      const whole = chain[chain.length - 1]?.id ?? id
+      const procedural = await isProcedure(workspace, whole)
+      if (procedural === null) return unavailable(res)
+      const procedure = procedural ? await readProcedure(workspace, whole, undefined) : undefined
+      if (procedure !== undefined && isFailure(procedure)) return answer(res, procedure)
+      return sendJson(
+        res,
+        200,
+        withOptional({ context: context.structuredContent, impact: impact.structuredContent, procedure })
+      )
+    }
+    case "procedure": {
+      const procedure = await readProcedure(workspace, param(url, "id") ?? "", param(url, "cursor"))
+      return isFailure(procedure) ? answer(res, procedure) : sendJson(res, 200, procedure)
     }
     case "conflicts":
       return answer(
@@ -93,7 +113,7 @@ export const studioApi = async (route: string, url: URL, res: ServerResponse, wo
           Effect.either
         )
       )
-      if (entries._tag === "Left") return sendJson(res, 503, { error: { code: "unavailable", message: "try again" } })
+      if (entries._tag === "Left") return unavailable(res)
       return sendJson(res, 200, {
         entries: entries.right.map((e) => ({ ...e, created_at: toIso(e.created_at) }))
       })

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import type { ToolServices } from "../../src/mcp/mcpHandlers.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { isFailure, readProcedure } from "../../src/studio/studioProcedure.js"
 import { connectRelay, type RelayClient } from "../support/mcpClient.js"
 import { withRawDatabase } from "../support/rawDatabase.js"
 import { ok } from "../support/runTool.js"
@@ -9,7 +11,7 @@ import { relayTestLayer, testGraphName } from "../support/testLayer.js"
 
 /**
  * Issue 44's big shapes and races: a procedure with 100,000 runs answers its counts and a page of
- * runs by exact lookups (the profile's largest operator handles a page's rows, not the runs), and
+ * runs (to a tool and to the studio) by exact lookups (the profile's largest operator handles a page's rows, not the runs), and
  * four server processes recording runs of one procedure at once lose no count.
  */
 const mostRecords = (profile: ReadonlyArray<string>) =>
@@ -75,6 +77,19 @@ layer(relayTestLayer("procedures_big"))("hostile shapes", (it) => {
         ])
         const second = yield* ok("relay_find_procedure", { procedure_id: p.fact.id, cursor: first.next_cursor! })
         expect(second.runs?.[0]?.id).toBe(`${p.fact.id}:99981`)
+        // The studio's answer: the same bounded page, saying how many runs it leaves out.
+        const workspace = {
+          runtime: yield* Effect.runtime<ToolServices>(),
+          name: "local",
+          stillValid: () => Promise.resolve(true),
+          release: () => Promise.resolve()
+        }
+        const studio = yield* Effect.promise(() => readProcedure(workspace, p.fact.id, undefined))
+        if (isFailure(studio)) throw new Error(studio.content[0]?.text)
+        expect([studio.runs.length, studio.runs_more, studio.earlier_more]).toEqual([20, 100_001 - 20, 0])
+        const further = yield* Effect.promise(() => readProcedure(workspace, p.fact.id, studio.next_cursor!))
+        if (isFailure(further)) throw new Error(further.content[0]?.text)
+        expect([further.runs[0]?.id, further.runs_more]).toEqual([`${p.fact.id}:99981`, 100_001 - 40])
         // The statements' largest operators handle a page, never the runs.
         const slots = Array.from({ length: 20 }, (_, k) => `${p.fact.id}#${100_001 - k}`)
         expect(

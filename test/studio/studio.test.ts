@@ -10,7 +10,9 @@ import {
   storyFacts,
   storyResolution
 } from "../../src/demo/story.js"
+import type { ProcedureView } from "../../src/studio/studioProcedure.js"
 import { connectRelay, falkordbEnv, type RelayClient } from "../support/mcpClient.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 import { outputOf } from "../support/toolOutputs.js"
 
 /**
@@ -242,6 +244,136 @@ describe("Relay Studio in a browser", () => {
     for (const t of texts) expect(t.toLowerCase()).toContain("migration")
     expect(await refreshes()).toBeGreaterThanOrEqual(n)
     await shot("search")
+  })
+
+  it("a procedure found by search shows its lesson first, each version's own runs and its run record", async () => {
+    const lesson = "Check deploy history within 30 minutes before restarting cache"
+    const v1 = (await relay.call("relay_save_fact", {
+      content: "restart the redis cache during a spike",
+      steps: ["drain traffic", "restart redis", "warm up"],
+      preconditions: ["page the on-call"],
+      written_by: "ann",
+      session_id: "ann-1"
+    }).then(outputOf)).fact as { id: string }
+    const failed = outputOf(
+      await relay.call("relay_record_run", {
+        procedure_id: v1.id,
+        outcome: "failure",
+        failed_step: 2,
+        note: "an unannounced deploy caused the spike",
+        lesson,
+        ran_by: "bob"
+      })
+    )
+    const v2 = (failed.revision as { fact: { id: string } }).fact.id
+    const ran = await relay.call("relay_record_run", {
+      procedure_id: v2,
+      outcome: "success",
+      note: "checked the deploys first",
+      ran_by: "carol"
+    })
+    expect(ran.isError, ran.content[0]?.text).toBeFalsy()
+
+    await page.click("#search", { count: 3 })
+    await page.type("#search", "restart redis spike")
+    await page.keyboard.press("Enter")
+    await page.waitForSelector(`#results li[data-id="${v2}"]`)
+    await page.click(`#results li[data-id="${v2}"]`)
+    await page.waitForSelector("#procedure[data-version=\"2\"]")
+    const texts = (selector: string) => page.$$eval(selector, (lis) => lis.map((li) => li.textContent ?? ""))
+    expect(await texts("#procedure-checks li")).toEqual([`lesson of v1 ${lesson}`, "page the on-call"])
+    expect(await page.$$("#procedure-checks li.lesson")).toHaveLength(1)
+    expect(await texts("#procedure-steps li")).toEqual(["drain traffic", "restart redis", "warm up"])
+    expect(await texts("#procedure-versions li")).toEqual([
+      `v1 ${v1.id.slice(0, 8)}: 0 of 1 runs succeeded (rate 0.333)`,
+      "v2 (this one): 1 of 1 runs succeeded (rate 0.667)"
+    ])
+    const runs = await texts("#procedure-runs li")
+    expect(runs).toHaveLength(1)
+    expect(runs[0]).toMatch(/^success by carol just now: checked the deploys first$/)
+    expect(await page.$eval("#procedure-more-runs", (b) => b.hasAttribute("hidden"))).toBe(true)
+    await shot("procedure-v2")
+
+    // v1, one click away, keeps its own failed run and says what revised it.
+    await page.click(`#procedure-versions li[data-id="${v1.id}"]`)
+    await page.waitForSelector("#procedure[data-version=\"1\"]")
+    expect(await page.$eval("#fact-status", (e) => e.textContent)).toBe("superseded")
+    expect(await texts("#procedure-runs li")).toEqual([
+      "failure at step 2 by bob just now: an unannounced deploy caused the spike"
+    ])
+    expect(await texts("#procedure-versions li")).toEqual([
+      "v1 (this one): 0 of 1 runs succeeded (rate 0.333)",
+      `v2 ${v2.slice(0, 8)}: revises this one`
+    ])
+    await shot("procedure-v1")
+  })
+
+  it("a procedure of 12 versions and 45 runs answers bounded pages that say what is left", async () => {
+    let id = (await save({
+      content: "reindex the search cluster",
+      steps: ["pause writes", "reindex", "resume writes"],
+      written_by: "ann",
+      session_id: "ann-1"
+    })).id
+    for (let v = 2; v <= 12; v++) {
+      const r = outputOf(
+        await relay.call("relay_record_run", {
+          procedure_id: id,
+          outcome: "failure",
+          lesson: `lesson number ${v - 1}`,
+          ran_by: "bob"
+        })
+      )
+      id = (r.revision as { fact: { id: string } }).fact.id
+    }
+    // Made as Relay writes them (places 1..n, counts on the node); bounded.slow.test.ts reads 100,000.
+    await withRawDatabase((db) =>
+      db.selectGraph(relay.graph).query(
+        `MATCH (p:Fact {id: $id}) SET p.runs_ok = 34, p.runs_failed = 11 WITH p UNWIND range(1, 45) AS n ` +
+          `CREATE (:Run {id: $id + ':' + toString(n), slot: $id + '#' + toString(n), procedure_id: $id, n: n, ` +
+          `outcome: CASE WHEN n % 4 = 0 THEN 'failure' ELSE 'success' END, failed_step: null, note: null, ` +
+          `ran_by: 'bot', created_at: 1780000000000 + n, task_id: null})-[:RAN {created_at: 1780000000000 + n}]->(p)`,
+        { params: { id } }
+      )
+    )
+    const read = (query: string) =>
+      page.evaluate((q: string) => fetch(`/studio/api/procedure?${q}`).then((r) => r.json()), query) as Promise<
+        ProcedureView
+      >
+    const first = await read(`id=${id}`)
+    expect(first.procedure.version).toBe(12)
+    expect(first.procedure.earlier.map((e) => e.version)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
+    expect(first.earlier_more).toBe(1)
+    expect(first.procedure.runs).toEqual({ success: 34, failure: 11, rate: 0.745 })
+    expect(first.runs.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, k) => `${id}:${45 - k}`))
+    expect(first.runs_more).toBe(25)
+    const second = await read(`id=${id}&cursor=${encodeURIComponent(first.next_cursor!)}`)
+    expect([second.runs[0]?.id, second.runs.length, second.runs_more]).toEqual([`${id}:25`, 20, 5])
+    expect((await read(`id=${id}&cursor=not-a-cursor`) as unknown as { error: { code: string } }).error.code).toBe(
+      "invalid_input"
+    )
+    // The page shows the same: the left-out versions and runs, a click for each next page.
+    await page.evaluate(
+      (id: string) =>
+        (window as unknown as { relayStudio: { openFact: (id: string) => Promise<void> } }).relayStudio.openFact(id),
+      id
+    )
+    await page.waitForSelector("#procedure[data-version=\"12\"]")
+    expect(await page.$eval("#procedure-versions li", (li) => li.textContent)).toBe(
+      "1 earlier version: open v2 for them"
+    )
+    expect(await page.$$("#procedure-checks li")).toHaveLength(11)
+    expect(await page.$eval("#procedure-checks li.lesson", (li) => li.textContent)).toBe(
+      "lesson of v11 lesson number 11"
+    )
+    expect(await page.$eval("#procedure-more-runs", (b) => b.textContent)).toBe("25 more runs")
+    for (const [shown, left] of [[40, "5 more runs"], [45, null]] as const) {
+      await page.click("#procedure-more-runs")
+      await page.waitForFunction((n: number) => document.querySelectorAll("#procedure-runs li").length === n, {}, shown)
+      const button = await page.$eval("#procedure-more-runs", (b) => (b.hasAttribute("hidden") ? null : b.textContent))
+      expect(button).toBe(left)
+    }
+    await shot("procedure-paged")
   })
 
   it("the login link is single-use; Host, Origin, CSP and sign-in are enforced", async () => {

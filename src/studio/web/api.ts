@@ -56,6 +56,38 @@ export interface TimelineEntry {
   fact_id: string
   fact_content: string
 }
+/** A procedure's counts and versions as relay_find_procedure answers them (issue 44). */
+export interface RunCounts {
+  success: number
+  failure: number
+  rate: number
+}
+export interface Procedure {
+  fact: Fact
+  version: number
+  preconditions: Array<string>
+  steps: Array<string>
+  runs: RunCounts
+  earlier: Array<{ id: string; version: number; runs: RunCounts }>
+  revised_by: string | null
+}
+export interface Run {
+  id: string
+  outcome: "success" | "failure"
+  failed_step: number | null
+  note: string | null
+  ran_by: string
+  created_at: string
+  task_id: string | null
+}
+/** The studio's procedure answer (src/studio/studioProcedure.ts): one page of runs and what it leaves out. */
+export interface ProcedureView {
+  procedure: Procedure
+  runs: Array<Run>
+  next_cursor: string | null
+  runs_more: number
+  earlier_more: number
+}
 
 export const base = "/studio"
 

@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 /**
- * The fact panel: one fact's whole text, writer, session, age, status and why, its chain and its
- * impact, as of the time slider's instant. Only the newest request fills it: an answer for a fact
+ * The fact panel: one fact's whole text, writer, session, age, status and why, a procedure's steps,
+ * versions and runs (procedure.ts), its chain and its impact, as of the time slider's instant. Only the newest request fills it: an answer for a fact
  * or an instant the person has already moved away from is dropped.
  */
 import { stamp, timeEl } from "./ages.js"
-import { api, type ContextOut, type Fact, type ImpactOut, now } from "./api.js"
+import { api, type ContextOut, type Fact, type ImpactOut, now, type ProcedureView } from "./api.js"
 import { el, short } from "./dom.js"
+import { procedureSection } from "./procedure.js"
 import type { Actions, View } from "./view.js"
 
 /** A fact as a list entry that opens it when clicked. */
@@ -31,7 +32,10 @@ export const panelHint = (body: HTMLElement, text = "Click a fact to see its who
 export const showFact = async (body: HTMLElement, view: View, actions: Actions, id: string): Promise<boolean> => {
   const ticket = ++view.panelTicket
   const asOf = view.asOf
-  const answer = await api<{ context: ContextOut; impact: ImpactOut }>("fact", { id, as_of: asOf }).then(
+  const answer = await api<{ context: ContextOut; impact: ImpactOut; procedure?: ProcedureView }>("fact", {
+    id,
+    as_of: asOf
+  }).then(
     (a) => a,
     (e: Error) => e
   )
@@ -40,7 +44,7 @@ export const showFact = async (body: HTMLElement, view: View, actions: Actions, 
     panelHint(body, asOf === null ? answer.message : `This fact was not saved yet at ${stamp(asOf)}.`)
     return true
   }
-  const { context, impact } = answer
+  const { context, impact, procedure } = answer
   const fact = context.chain[context.chain.length - 1]!
   const why = el("ul", { id: "why" })
   for (const s of context.superseded_by.filter((s) => s.fact_id === id)) {
@@ -90,6 +94,7 @@ export const showFact = async (body: HTMLElement, view: View, actions: Actions, 
       el("dd", {}, fact.id)
     ),
     why,
+    ...(procedure === undefined ? [] : [procedureSection(procedure, actions, asOf)]),
     el("h3", {}, "Chain (root first)"),
     chain,
     el("h3", {}, `Impact (${dependents.length}${impact.next_cursor === null ? "" : "+"})`),

@@ -1,0 +1,72 @@
+import { Effect, Option, Runtime, Schema } from "effect"
+import { Cursor } from "../domain/paging.js"
+import type { Procedure, Run } from "../domain/procedures.js"
+import { callTool, type ToolResult } from "../mcp/callTool.js"
+import { runOn } from "../mcp/mcpHandlers.js"
+import { FactStore } from "../services/FactStore.js"
+import { findProcedure } from "../tools/findProcedure.js"
+import type { StudioWorkspace } from "./studioSessions.js"
+
+/**
+ * A procedure as the studio shows it (issue 44): relay_find_procedure's answer for one id (its
+ * checks and steps, its earlier versions with their own counts, one page of runs newest first and
+ * a cursor), plus how much that page leaves out, so a procedure with 100,000 runs or a long lineage
+ * answers one bounded page that says what is left. Both counts come from what the page read (the
+ * cursor's run place, the version number), never from counting runs.
+ */
+export interface ProcedureView {
+  readonly procedure: Procedure
+  readonly runs: ReadonlyArray<Run>
+  readonly next_cursor: string | null
+  /** Runs older than this page. */
+  readonly runs_more: number
+  /** Earlier versions older than those `procedure.earlier` lists. */
+  readonly earlier_more: number
+}
+
+const decodeCursor = Schema.decodeUnknownOption(Cursor)
+
+/** The runs below the page: the cursor holds the place of the page's last run, and places start at 1. */
+const runsBelow = (cursor: string | null): number =>
+  cursor === null ? 0 : Option.match(decodeCursor(cursor), {
+    onNone: () => 0,
+    onSome: ([place]) => typeof place === "number" ? Math.max(0, place - 1) : 0
+  })
+
+/** The procedure `id` with a page of its runs (from `cursor`), or the tool's failure as it answered it. */
+export const readProcedure = async (
+  workspace: StudioWorkspace,
+  id: string,
+  cursor: string | undefined
+): Promise<ProcedureView | ToolResult> => {
+  const result = await runOn(workspace.runtime)(
+    callTool(findProcedure, cursor === undefined ? { procedure_id: id } : { procedure_id: id, cursor })
+  )
+  if (result.isError === true) return result
+  const out = result.structuredContent as {
+    procedures: ReadonlyArray<Procedure>
+    runs?: ReadonlyArray<Run>
+    next_cursor: string | null
+  }
+  const procedure = out.procedures[0]!
+  return {
+    procedure,
+    runs: out.runs ?? [],
+    next_cursor: out.next_cursor,
+    runs_more: runsBelow(out.next_cursor),
+    earlier_more: Math.max(0, procedure.version - 1 - procedure.earlier.length)
+  }
+}
+
+export const isFailure = (x: ProcedureView | ToolResult): x is ToolResult => "content" in x
+
+/**
+ * Whether fact `id` (a whole id) is a procedure, by one exact lookup under the database's own
+ * timeout; null when the database did not answer.
+ */
+export const isProcedure = async (workspace: StudioWorkspace, id: string): Promise<boolean | null> => {
+  const kinds = await Runtime.runPromise(workspace.runtime)(
+    Effect.flatMap(FactStore, (store) => store.kinds([id])).pipe(Effect.either)
+  )
+  return kinds._tag === "Left" ? null : kinds.right.get(id)?.kind === "procedure"
+}
