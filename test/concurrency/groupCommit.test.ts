@@ -7,6 +7,7 @@ import { makeFactStore } from "../../src/layers/factStore/FactStoreLive.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import type { NewFact } from "../../src/services/factStore/requests.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -196,7 +197,7 @@ layer(relayTestLayer("group_commit"))((it) => {
           expect((yield* db.read(termsOff, {}, CountRow))[0]!.n).toBe(0)
         }))
       }).pipe(onFreshTestClock),
-    { fastCheck: { numRuns: 25 } }
+    { fastCheck: { numRuns: propertyRuns(100) } }
   )
 })
 
