@@ -25,11 +25,25 @@ export const reporters = (json: string) => ({
   outputFile: { json }
 })
 
+/**
+ * The properties against the real database (test/support/propertyRuns.ts): `npm test` makes a
+ * quarter of their runs, `npm run test:slow` all of them.
+ */
+export const heavyProperties = [
+  "test/rules/properties.test.ts",
+  "test/rules/stored.test.ts",
+  "test/rules/thread.test.ts",
+  "test/rules/severalParents.test.ts",
+  "test/tasks/model.test.ts",
+  "test/search/hostile-queries.test.ts"
+]
+
 export default defineConfig({
   test: {
     ...shared,
     include: ["test/**/*.test.ts"],
     exclude: ["test/**/*.slow.test.ts", "**/node_modules/**"],
+    provide: { propertyShare: 0.25 },
     ...reporters("test-results.json")
   }
 })

@@ -4,13 +4,14 @@
  * GRAPH.PROFILE: where a save's time goes inside FalkorDB. At 1M facts an update of a node's
  * property after a create costs ~40 ms where an edge's costs ~0.1 (the term-count rows show it):
  * why a save keeps its counters on edges and sets every property of the fact in its CREATE. BENCH_PORT: a FalkorDB to load into
- * (default 6399); BENCH_FACTS: the graph's size (default 100,000). Not part of npm test.
+ * (default 6399); then the same save as a row of a batch of 16 (group commit) against a lone one. BENCH_FACTS: the graph's size (default 100,000). Not part of npm test.
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { normaliseContent } from "../src/domain/content.js"
 import { contentKey } from "../src/domain/contentKey.js"
-import { saveQueries } from "../src/layers/factStore/saveFact.js"
+import { forkTermsOf } from "../src/domain/model/conflicts.js"
+import { saveBatchForms, saveQueries } from "../src/layers/factStore/saveFact.js"
 import { addDocs, termCountsParams } from "../src/layers/factStore/termCounts.js"
 import { generateGraph, loadGraph } from "./graph.js"
 
@@ -20,7 +21,7 @@ const g = generateGraph(Number(process.env.BENCH_FACTS ?? 100_000), Date.now() -
 await loadGraph(client, name, g)
 const graph = client.selectGraph(name)
 const content = "the export job writes invoices to S3 nightly, gzip compressed, one file per tenant"
-const params = (parentId: string) => ({
+const params = (parentId: string): Record<string, unknown> => ({
   id: randomUUID(),
   content,
   norm: normaliseContent(content),
@@ -28,7 +29,12 @@ const params = (parentId: string) => ({
   writtenBy: "bench",
   sessionId: "bench:profile",
   parentId,
+  parents: [parentId],
+  alsoSorted: [],
   kind: null,
+  contradicts: null,
+  forkTerms: forkTermsOf(content),
+  comparedShown: 5,
   supersedes: null,
   reason: null,
   shown: 5,
@@ -85,6 +91,27 @@ for (let i = 0; i < 200; i++) {
 }
 console.log(`server time p50 of 200 (${cached} of ${200 * variants.length} from the plan cache):`)
 for (const [k, [label]] of variants.entries()) console.log(`  ${label.padEnd(40)} ${times(samples[k]!)} ms`)
+
+// Group commit (groupCommit.ts): the same save as one row of a batch of 16, each under its own
+// parent, alternated with lone saves so load drifts over both alike.
+const form = saveBatchForms().get(saveQueries.child)!
+const lone: Array<number> = []
+const perRow: Array<number> = []
+for (let i = 0; i < 100; i++) {
+  lone.push(own(await graph.query(saveQueries.child, { params: params(parents[(i * 37) % parents.length]!) as never })))
+  const rows = Array.from({ length: 16 }, (_, k) => ({
+    ...params(parents[(i * 16 + k + 5000) % parents.length]!),
+    gc_k: k
+  }))
+  perRow.push(own(await graph.query(form.cypher, { params: form.params(rows as never) as never })) / 16)
+}
+const l = Number(times(lone))
+const b = Number(times(perRow))
+console.log(`\ngroup commit, FalkorDB time per save (p50 of 100 each, alternated):`)
+console.log(`| statement | ms a save | x lone |`)
+console.log(`|---|---|---|`)
+console.log(`| lone save | ${l.toFixed(3)} | 1.00 |`)
+console.log(`| one of a batch of 16 | ${b.toFixed(3)} | ${(b / l).toFixed(2)} (target <= 0.5) |`)
 const profile = await client.connection.then((c) =>
   c.sendCommand([
     "GRAPH.PROFILE",

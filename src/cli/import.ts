@@ -67,7 +67,7 @@ const main = Effect.gen(function*() {
     yield* Console.log(
       `imported into graph ${db.graphName}: ${counts.facts} fact(s), ${counts.decisions} decision(s), ` +
         `${counts.compatible} compatible record(s), ${counts.retractions} retraction(s), ${counts.confirmations} confirmation(s), ${counts.tasks} task(s), ` +
-        `${counts.task_notes} task note(s); ` +
+        `${counts.task_notes} task note(s), ${counts.runs} run(s); ` +
         `${counts.skipped} already there; import record ${counts.importId} (by ${by})`
     )
     for (const r of counts.refused) yield* Console.log(`line ${r.line} left out: ${r.rule}`)

@@ -18,7 +18,9 @@ export const checkImport = (
   /** Ids of facts the graph already holds, among those the file names without defining. */
   inGraph: ReadonlySet<string>,
   /** Of those, the merges on their deepest line (merge_depth), where not 0. */
-  graphDepth: ReadonlyMap<string, number> = new Map()
+  graphDepth: ReadonlyMap<string, number> = new Map(),
+  /** Of those, the procedures (a run or a task may name one). */
+  graphProcedures: ReadonlySet<string> = new Set()
 ): ImportProblem | undefined => {
   /** Every fact of the file it builds on, the first first ([] for a root). */
   const parent = new Map<string, ReadonlyArray<string>>()
@@ -30,10 +32,16 @@ export const checkImport = (
   const confirmationIds = new Set<string>()
   const tasks = new Set<string>()
   const taskNotes = new Set<string>()
+  const runs = new Set<string>()
   // Tasks are stamped by the process's clock and facts by the graph's, which runs ahead in a burst
   // of saves: a task may come before a fact it names, and is checked against the whole file.
   const fileFacts = new Set(records.flatMap((r) => (r.kind === "fact" ? [r.id] : [])))
   const fileTasks = new Set(records.flatMap((r) => (r.kind === "task" ? [r.id] : [])))
+  // Runs are stamped by the process's clock too: a run may come before its procedure's fact.
+  const fileProcedures = new Set(
+    records.flatMap((r) => (r.kind === "fact" && r.fact_kind === "procedure" ? [r.id] : []))
+  )
+  const isProcedure = (id: string) => fileProcedures.has(id) || graphProcedures.has(id)
   const exists = (id: string) => parent.has(id) || inGraph.has(id)
   const ancestorsOf = (id: string): Set<string> => {
     const out = new Set<string>()
@@ -79,6 +87,15 @@ export const checkImport = (
         }
         if (also.some((id) => !exists(id))) {
           return fail("also_on: no fact with that id earlier in the file or in the graph")
+        }
+        if (r.procedure !== undefined) {
+          if (r.fact_kind !== "procedure") return fail("procedure: only a fact of kind procedure has steps")
+          if (r.procedure.lineage.some((id) => !exists(id))) {
+            return fail("procedure.lineage: no fact with that id earlier in the file or in the graph")
+          }
+          if (r.procedure.lineage.length >= r.procedure.version) {
+            return fail("procedure.lineage: names more earlier versions than the version has")
+          }
         }
         const all = r.parent_id === null ? [] : [r.parent_id, ...also]
         if (new Set(all).size !== all.length) return fail("also_on: names a parent twice")
@@ -132,6 +149,9 @@ export const checkImport = (
         const missing = r.about.find((id) => !fileFacts.has(id) && !inGraph.has(id))
         if (missing !== undefined) return fail("about: no fact with that id in the file or in the graph")
         if (new Set(r.about).size !== r.about.length) return fail("about: names a fact twice")
+        if (r.procedure_id !== undefined && !isProcedure(r.procedure_id)) {
+          return fail("procedure_id: no procedure with that id in the file or in the graph")
+        }
         const problem = taskProblem(r)
         if (problem !== undefined) return fail(problem)
         tasks.add(r.id)
@@ -141,6 +161,17 @@ export const checkImport = (
         if (!fileTasks.has(r.task_id)) return fail("task_id: no task with that id in the file")
         if (taskNotes.has(r.id)) return fail("id: a task note with this id comes earlier in the file")
         taskNotes.add(r.id)
+        break
+      }
+      case "run": {
+        if (!isProcedure(r.procedure_id)) {
+          return fail("procedure_id: no procedure with that id in the file or in the graph")
+        }
+        if (runs.has(r.id)) return fail("id: a run with this id comes earlier in the file")
+        if (r.outcome === "success" && r.failed_step !== null) {
+          return fail("failed_step: only a failure has a failed step")
+        }
+        runs.add(r.id)
         break
       }
     }
@@ -183,6 +214,7 @@ export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyAr
       case "fact":
         use(r.parent_id)
         for (const id of r.also_on ?? []) use(id)
+        for (const id of r.procedure?.lineage ?? []) use(id)
         defined.add(r.id)
         break
       case "decision":
@@ -199,6 +231,10 @@ export const idsFromOutside = (records: ReadonlyArray<MemoryRecord>): ReadonlyAr
         break
       case "task":
         for (const id of r.about) use(id)
+        use(r.procedure_id ?? null)
+        break
+      case "run":
+        use(r.procedure_id)
         break
       case "task_note":
     }

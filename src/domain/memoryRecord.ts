@@ -1,7 +1,8 @@
 import { Schema } from "effect"
-import { FactContent, Reason, RetractReason } from "./content.js"
+import { FactContent, Reason, RetractReason, trimmedLength } from "./content.js"
 import { StoredKindSchema } from "./fact.js"
 import { AgentName, SessionId } from "./ids.js"
+import { preconditionsMax, RunOutcome, stepsMax, versionsShown } from "./procedures.js"
 import { aboutMax, FinishOutcome, TaskDetail, TaskNote, TaskTitle } from "./tasks.js"
 import { toIso } from "./time.js"
 
@@ -30,12 +31,35 @@ const ExactStamp = Schema.String.pipe(
 )
 
 export const exportFormat = "relay-memory"
-export const exportVersion = 1
+/**
+ * 2 (issue 44): a procedure's steps, preconditions, version and lineage on its fact record, its runs
+ * as `run` records, and the procedure a task follows. A file of version 1 (none of these) still imports.
+ */
+export const exportVersion = 2
+export const exportVersions = [1, 2] as const
 
 export const HeaderRecord = Schema.Struct({
   format: Schema.Literal(exportFormat),
-  version: Schema.Literal(exportVersion)
+  version: Schema.Literal(...exportVersions)
 })
+
+/**
+ * A step or check as a file may carry it: the tools take 500 characters, an import as much as a
+ * fact's content (2,000), for runbooks written elsewhere; the counts are the tools' own (a revision's
+ * lesson is one check more).
+ */
+export const importedStepMax = 2000
+const ImportedStep = trimmedLength(1, importedStepMax, "A step")
+
+/** A procedure's own parts (fact_kind `procedure`), each list in its stored order. */
+export const ProcedurePart = Schema.Struct({
+  version: Schema.Int.pipe(Schema.between(1, 1_000_000)),
+  /** The earlier versions' ids, newest first, as stored (at most versionsShown). */
+  lineage: Schema.Array(WholeId).pipe(Schema.maxItems(versionsShown)),
+  preconditions: Schema.Array(ImportedStep).pipe(Schema.maxItems(preconditionsMax + 1)),
+  steps: Schema.Array(ImportedStep).pipe(Schema.maxItems(stepsMax))
+})
+export type ProcedurePart = typeof ProcedurePart.Type
 
 export const FactRecord = Schema.Struct({
   kind: Schema.Literal("fact"),
@@ -47,10 +71,12 @@ export const FactRecord = Schema.Struct({
   /** The facts it builds on after parent_id (ALSO_ON), for a fact on several; absent otherwise. */
   also_on: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(7))),
   content: FactContent,
-  /** The `kind` the writer gave (detail, choice, warning; procedure: its steps and runs are not in the file); absent when none was given. */
+  /** The `kind` the writer gave (detail, choice, warning, procedure); absent when none was given. */
   fact_kind: Schema.optional(StoredKindSchema),
   /** The siblings the writer said it contradicts (`contradicts`), sorted; absent when none. */
-  contradicts: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(8)))
+  contradicts: Schema.optional(Schema.Array(WholeId).pipe(Schema.minItems(1), Schema.maxItems(8))),
+  /** Version 2, a procedure's only: its steps and checks (its runs are `run` records). */
+  procedure: Schema.optional(ProcedurePart)
 })
 
 /** A SUPERSEDES edge: the winner stands, the loser is overruled. */
@@ -115,7 +141,9 @@ export const TaskRecord = Schema.Struct({
     note: Schema.NullOr(TaskNote),
     by: AgentName,
     created_at: ExactStamp
-  }))
+  })),
+  /** Version 2: the procedure it follows (its finish records a run); absent when none. */
+  procedure_id: Schema.optional(WholeId)
 })
 
 /** What an agent left when it finished a task (every failure, and any finish with a note). */
@@ -129,6 +157,22 @@ export const TaskNoteRecord = Schema.Struct({
   by: AgentName
 })
 
+/**
+ * Version 2: one run of a procedure as stored (relay_record_run, or a task's finish: `task_id`). Its
+ * procedure's counts are derived from the runs imported, never read from the file.
+ */
+export const RunRecord = Schema.Struct({
+  kind: Schema.Literal("run"),
+  id: WholeId,
+  created_at: ExactStamp,
+  procedure_id: WholeId,
+  outcome: RunOutcome,
+  failed_step: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 1000))),
+  note: Schema.NullOr(trimmedLength(1, 1000, "What happened, why")),
+  ran_by: AgentName,
+  task_id: Schema.NullOr(WholeId)
+})
+
 export const MemoryRecord = Schema.Union(
   FactRecord,
   DecisionRecord,
@@ -136,11 +180,13 @@ export const MemoryRecord = Schema.Union(
   RetractionRecord,
   ConfirmationRecord,
   TaskRecord,
-  TaskNoteRecord
+  TaskNoteRecord,
+  RunRecord
 )
 export type MemoryRecord = typeof MemoryRecord.Type
 export type TaskRecord = typeof TaskRecord.Type
 export type TaskNoteRecord = typeof TaskNoteRecord.Type
+export type RunRecord = typeof RunRecord.Type
 export type FactRecord = typeof FactRecord.Type
 export type DecisionRecord = typeof DecisionRecord.Type
 export type CompatibleRecord = typeof CompatibleRecord.Type
@@ -156,7 +202,8 @@ export const kindOrder = {
   task: 4,
   task_note: 5,
   // Last: it came after the others, and a position's kind number is kept in cursors.
-  confirmation: 6
+  confirmation: 6,
+  run: 7
 } as const
 export type RecordKind = keyof typeof kindOrder
 
@@ -167,6 +214,7 @@ export const recordKey = (r: MemoryRecord): string => {
     case "confirmation":
     case "task":
     case "task_note":
+    case "run":
       return r.id
     case "decision":
       return `${r.winner_id} ${r.loser_id}`
@@ -208,7 +256,15 @@ export const recordLine = (r: MemoryRecord): string => {
         ...(r.also_on === undefined ? {} : { also_on: r.also_on }),
         content: r.content,
         ...(r.fact_kind === undefined ? {} : { fact_kind: r.fact_kind }),
-        ...(r.contradicts === undefined ? {} : { contradicts: r.contradicts })
+        ...(r.contradicts === undefined ? {} : { contradicts: r.contradicts }),
+        ...(r.procedure === undefined ? {} : {
+          procedure: {
+            version: r.procedure.version,
+            lineage: r.procedure.lineage,
+            preconditions: r.procedure.preconditions,
+            steps: r.procedure.steps
+          }
+        })
       })
     case "decision":
       return JSON.stringify({
@@ -265,7 +321,8 @@ export const recordLine = (r: MemoryRecord): string => {
           note: r.last_finish.note,
           by: r.last_finish.by,
           created_at: r.last_finish.created_at
-        }
+        },
+        ...(r.procedure_id === undefined ? {} : { procedure_id: r.procedure_id })
       })
     case "task_note":
       return JSON.stringify({
@@ -276,6 +333,18 @@ export const recordLine = (r: MemoryRecord): string => {
         outcome: r.outcome,
         note: r.note,
         by: r.by
+      })
+    case "run":
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        created_at: r.created_at,
+        procedure_id: r.procedure_id,
+        outcome: r.outcome,
+        failed_step: r.failed_step,
+        note: r.note,
+        ran_by: r.ran_by,
+        task_id: r.task_id
       })
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { packageDir } from "../packageDir.js"
 import { studioApi } from "./studioApi.js"
 import { studioEvents } from "./studioEvents.js"
 import { sendJson, sendText } from "./studioReplies.js"
@@ -15,11 +16,12 @@ import { sessionCookie, type StudioSessions, type StudioWorkspace } from "./stud
  */
 export const studioBase = "/studio"
 
-// From dist/studio/ (tsc), dist/cli/ or dist/chunks/ (the bundles of scripts/bundle.mjs) alike.
-const assetDir = fileURLToPath(new URL("../studio/assets/", import.meta.url))
+// Where build-studio.mjs writes them, found from the package's folder: the same from dist/server.js,
+// a CLI's bundle or src/ (a test serving the studio in its own process).
+const assetDir = join(packageDir, "dist", "studio", "assets")
 const readAsset = (name: string) => {
   try {
-    return readFileSync(`${assetDir}${name}`)
+    return readFileSync(join(assetDir, name))
   } catch {
     return Buffer.from(`/* ${name} is missing: run npm run build */`)
   }

@@ -31,13 +31,27 @@ export const saveProcedureVersion = Effect.fn("relay/tools/saveProcedureVersion"
   yield* Effect.forEach(given ?? [], (s, i) => scanner.check(`preconditions.${i}`, s))
   let old: Procedure | null = null
   let lineage: ReadonlyArray<string> = []
-  const revises = fact.revises ?? null
+  let revises = fact.revises ?? null
   if (revises !== null) {
     const k = (yield* store.kinds([revises.id])).get(revises.id)
     if (k === undefined) return yield* noFactWithId(p.field, revises.id)
     if (k.kind === "procedure") {
       old = (yield* store.procedures([revises.id])).get(revises.id) ?? null
-      lineage = [revises.id, ...k.lineage].slice(0, versionsShown)
+      // A version revised already: the revision goes to its newest version, so one version never
+      // has two next ones (two lessons on v1 make v2 and v3, not two v2s). The walk stops at this
+      // call's own revision's target (its retry revises the same version) and after versionsShown.
+      for (let hop = 0; old !== null && old.revised_by !== null && old.revised_by !== fact.id; hop++) {
+        if (hop === versionsShown) {
+          return yield* new InvalidInput({
+            message: `${p.field}: procedure ${revises.id} was revised more than ${versionsShown} times since; ` +
+              "revise its newest version"
+          })
+        }
+        old = (yield* store.procedures([old.revised_by])).get(old.revised_by) ?? null
+      }
+      if (old !== null && old.fact.id !== revises.id) revises = { ...revises, id: old.fact.id }
+      const newest = old === null ? k : (yield* store.kinds([old.fact.id])).get(old.fact.id) ?? k
+      lineage = [revises.id, ...newest.lineage].slice(0, versionsShown)
     }
   }
   const preconditions = [
@@ -56,7 +70,7 @@ export const saveProcedureVersion = Effect.fn("relay/tools/saveProcedureVersion"
   if (content === null || stepList === null) {
     return yield* new InvalidInput({ message: `${p.field}: a new version needs steps when it revises no procedure` })
   }
-  const saved: Saved = yield* store.save({ ...fact, content, kind: "procedure" })
+  const saved: Saved = yield* store.save({ ...fact, revises, content, kind: "procedure" })
   yield* store.writeSteps({
     id: saved.fact.id,
     version: old === null ? 1 : old.version + 1,

@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { connectInProcess } from "../support/inProcessRelay.js"
 import { falkordbEnv, serverEntry } from "../support/mcpClient.js"
 import { withRawDatabase } from "../support/rawDatabase.js"
 import { callDecoded, outputOf } from "../support/toolOutputs.js"
@@ -10,20 +11,20 @@ export const appsCapabilities = {
 }
 
 /**
- * An MCP client as a host connects it: the official SDK client over stdio to dist/server.js, on the
- * graph given, with the default reply form (compact) unless told, and with or without apps.
+ * An MCP client as a host connects it: the official SDK client, to Relay on the graph given (in this
+ * process unless `process`: then dist/server.js over stdio), with the default reply form (compact)
+ * unless told, and with or without apps.
  */
-export const connectHost = async (graph: string, options: { apps: boolean; env?: Record<string, string> }) => {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [serverEntry],
-    env: falkordbEnv({ RELAY_GRAPH: graph, RELAY_STRUCTURED_CONTENT: undefined, ...options.env }),
-    stderr: "pipe"
-  })
-  const client = new Client(
-    { name: options.apps ? "apps-host" : "text-host", version: "0.0.0" },
-    options.apps ? { capabilities: appsCapabilities } : {}
-  )
+export const connectHost = async (
+  graph: string,
+  options: { apps: boolean; env?: Record<string, string>; process?: boolean }
+): Promise<Client> => {
+  const env = falkordbEnv({ RELAY_GRAPH: graph, RELAY_STRUCTURED_CONTENT: undefined, ...options.env })
+  const name = options.apps ? "apps-host" : "text-host"
+  const clientOptions = options.apps ? { capabilities: appsCapabilities } : {}
+  if (options.process !== true) return (await connectInProcess(graph, env, name, clientOptions)).client
+  const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "pipe" })
+  const client = new Client({ name, version: "0.0.0" }, clientOptions)
   await client.connect(transport)
   return client
 }

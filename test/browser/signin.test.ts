@@ -109,8 +109,8 @@ beforeAll(async () => {
     NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem")
   })
   // The token first: the CLI's short connect budget is not shared with Chromium's start on a busy machine.
-  relayToken = await Http.createToken(env, person, workspace)
-  ;[browser, relay] = await Promise.all([launchChromium(), Http.startHttpRelay(env)])
+  relayToken = await Http.createToken(env, person, workspace) // A process, whose NODE_EXTRA_CA_CERTS trusts the documents' own certificate.
+  ;[browser, relay] = await Promise.all([launchChromium(), Http.startHttpRelay(env, { process: true })])
 }, 120_000)
 
 afterAll(async () => {

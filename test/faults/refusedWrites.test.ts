@@ -77,7 +77,7 @@ describe("a database that refuses writes", () => {
     server = await startServer()
     ;[admin, relay] = await Promise.all([
       connectAdmin(server),
-      connectRelayTo(server, { graph, env: { RELAY_RATE_LIMIT: "1000000" } })
+      connectRelayTo(server, { graph, env: { RELAY_RATE_LIMIT: "1000000" }, process: true })
     ])
     Object.assign(
       ids,
@@ -168,7 +168,7 @@ describe("a database that refuses writes", () => {
 
   it("a Relay started while the database refuses writes still reads, answers unavailable to writes, and does not crash", async () => {
     await faults[2]!.on(admin, server)
-    const fresh = await connectRelayTo(server, { graph })
+    const fresh = await connectRelayTo(server, { graph, process: true })
     try {
       const pid = relayPid(fresh)
       const save = await fresh.call("relay_save_fact", {

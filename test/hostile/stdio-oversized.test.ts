@@ -25,7 +25,7 @@ describe("a request line over the size limit", () => {
   })
 
   it("is answered with an error through the SDK client, and the session goes on", async () => {
-    relay = await connectRelay({ graph: testGraphName("oversized") })
+    relay = await connectRelay({ graph: testGraphName("oversized"), process: true })
     const content = "x".repeat(tenMiB)
     const refused = await relay.client
       .callTool(

@@ -41,8 +41,9 @@ describe("error codes over stdio", () => {
     const [main, limited, closed, corrupt, a] = await Promise.all([
       connectRelay(),
       connectRelay({ env: { RELAY_RATE_LIMIT: "3" } }),
-      connectRelayTo({ ...runDatabase(), port: closedPort }),
-      connectRelay(),
+      // These two are processes: the tests ask that the process itself keeps serving.
+      connectRelayTo({ ...runDatabase(), port: closedPort }, { process: true }),
+      connectRelay({ process: true }),
       connectAdmin()
     ])
     Object.assign(relays, { main, limited, closed, corrupt })

@@ -8,7 +8,7 @@ import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 describe("dist/server.js over stdio", () => {
   it("lists the eighteen tools with derived schemas and annotations", async () => {
-    const relay = await connectRelay()
+    const relay = await connectRelay({ process: true })
     try {
       // The version a client sees is package.json's, not a literal that drifts from it.
       const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
@@ -67,7 +67,7 @@ describe("dist/server.js over stdio", () => {
   })
 
   it("saves, forks and reads back through the SDK client", async () => {
-    const relay = await connectRelay()
+    const relay = await connectRelay({ process: true })
     try {
       const root = await relay.call("relay_save_fact", {
         content: "Auth needs refresh tokens",

@@ -139,6 +139,49 @@ layer(relayTestLayer("procedures"))("procedures", (it) => {
         .toEqual([])
     }))
 
+  it.effect("a second lesson on a version revised already revises its newest version: v3, never two v2s", () =>
+    Effect.gen(function*() {
+      const v1 = yield* save("rotate the tls certificate", ["issue", "deploy"], { preconditions: ["page the on-call"] })
+      yield* TestClock.adjust(10)
+      const first = yield* ok("relay_record_run", {
+        procedure_id: v1.fact.id,
+        outcome: "failure",
+        lesson: "check the expiry first",
+        ran_by: "bob"
+      })
+      const v2 = first.revision!
+      yield* TestClock.adjust(10)
+      // Another agent was running v1 meanwhile and failed too: its lesson lands on v2, making v3.
+      const late = {
+        procedure_id: v1.fact.id,
+        outcome: "failure",
+        failed_step: 2,
+        lesson: "drain the load balancer first",
+        ran_by: "cyd",
+        request_id: "late-1"
+      }
+      const second = yield* ok("relay_record_run", late)
+      const v3 = second.revision!
+      expect([v3.version, v3.preconditions]).toEqual([3, [
+        "drain the load balancer first",
+        "check the expiry first",
+        "page the on-call"
+      ]])
+      expect(v3.earlier.map((e) => [e.id, e.version])).toEqual([[v2.fact.id, 2], [v1.fact.id, 1]])
+      // The run stays v1's (that is what cyd ran); v1 and v2 are each revised by one version.
+      expect(second.runs).toEqual({ success: 0, failure: 2, rate: 0.25 })
+      const read = (id: string) => Effect.map(ok("relay_find_procedure", { procedure_id: id }), (r) => r.procedures[0]!)
+      expect([(yield* read(v1.fact.id)).revised_by, (yield* read(v2.fact.id)).revised_by]).toEqual([
+        v2.fact.id,
+        v3.fact.id
+      ])
+      // The retry of the late call finds the same v3.
+      const retry = yield* ok("relay_record_run", late)
+      expect([retry.already_recorded, retry.revision?.fact.id, retry.revision?.version]).toEqual([true, v3.fact.id, 3])
+      const found = yield* ok("relay_find_procedure", { goal: "rotate tls certificate" })
+      expect(found.procedures.filter((p) => p.fact.status === "active").map((p) => p.fact.id)).toEqual([v3.fact.id])
+    }))
+
   it.effect("bad input: a typed error naming the field, nothing written", () =>
     Effect.gen(function*() {
       const fact = yield* ok("relay_save_fact", { content: "plain fact", written_by: "ann", session_id: "s" })

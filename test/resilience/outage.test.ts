@@ -25,7 +25,8 @@ beforeAll(async () => {
       FALKORDB_PORT: String(server.port),
       FALKORDB_PASSWORD: server.password,
       RELAY_DB_CONNECTIONS: String(poolSize)
-    }
+    },
+    process: true
   })
   ids = await saveFork(relay, ["Queue jobs in Redis", "Use BullMQ", "Use a plain list"], {
     written_by: "a",

@@ -28,6 +28,7 @@ import {
   FactStore
 } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -888,7 +889,7 @@ layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
     ([steps]) => onFreshTestClock(runScenario(steps)),
     {
       timeout: 300_000,
-      fastCheck: { numRuns: 45 }
+      fastCheck: { numRuns: propertyRuns(45) }
     }
   )
 
@@ -899,6 +900,6 @@ layer(relayTestLayer("props"))("FactStore agrees with the pure rules", (it) => {
       fc.array(step.filter((s) => s.kind === "save"), { minLength: 2, maxLength: 7 })
     ],
     ([resolves, saves]) => onFreshTestClock(runScenario([...saves, ...resolves], false)),
-    { timeout: 300_000, fastCheck: { numRuns: 30 } }
+    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(30) } }
   )
 })

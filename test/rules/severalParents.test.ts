@@ -19,6 +19,7 @@ import {
   thread
 } from "../../src/domain/model/index.js"
 import { memoryArb } from "../support/memoryArb.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 
 /**
  * The pure model with facts that build on several parents (issue 23, item 3): staleness flows down
@@ -76,7 +77,7 @@ describe("facts on several parents: staleness (domain/model/status.ts)", () => {
         expect(new Set(staleReasons(model, f.id)), f.id).toEqual(staleByPaths(model, f.id))
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 
   it.prop(
@@ -92,7 +93,7 @@ describe("facts on several parents: staleness (domain/model/status.ts)", () => {
         }
       }
     },
-    { fastCheck: { numRuns: 200 } }
+    { fastCheck: { numRuns: propertyRuns(200) } }
   )
 
   it.prop(
@@ -111,7 +112,7 @@ describe("facts on several parents: staleness (domain/model/status.ts)", () => {
         else expect(own, f.id).toBe(inherited)
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 
   it.prop(
@@ -140,7 +141,7 @@ describe("facts on several parents: staleness (domain/model/status.ts)", () => {
         )
       }
     },
-    { fastCheck: { numRuns: 200 } }
+    { fastCheck: { numRuns: propertyRuns(200) } }
   )
 })
 
@@ -293,7 +294,7 @@ describe("facts on several parents: threads and clusters", () => {
       const threads = new Set(model.facts.map((f) => [...thread(undecided, f.id)].sort().join(" ")))
       expect(new Set(clusters(undecided).map((c) => [...c].sort().join(" ")))).toEqual(threads)
     },
-    { fastCheck: { numRuns: 200 } }
+    { fastCheck: { numRuns: propertyRuns(200) } }
   )
 })
 

@@ -7,6 +7,7 @@ import { factTable, stampsOf } from "../../src/layers/database/schemaVersion.js"
 import { factMap } from "../../src/layers/factStore/projection.js"
 import { neverStale, staleBy } from "../../src/layers/factStore/staleness.js"
 import { memoryArb } from "../support/memoryArb.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 
 /** One parent a fact at most (the stamps a save keeps), up to 24 facts. */
 const memory = memoryArb(24, 1)
@@ -26,7 +27,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
         }
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 
   it.prop(
@@ -41,7 +42,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
         else if (own !== null) expect(inherited === null ? false : own >= inherited).toBe(true)
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 
   it.prop(
@@ -60,7 +61,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
       }
       expect(entryParents(batch)).toEqual(batch.map((f) => nearestOutside(f.id)))
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 
   it.prop(
@@ -85,7 +86,7 @@ describe("stored staleness (domain/model/stored.ts)", () => {
         expect(stamps[node.get(f.id)!]).toBe(staleSince(model, f.id) ?? neverStale)
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 })
 
@@ -129,7 +130,7 @@ describe("confirmations (domain/model/status.ts, staleReasons)", () => {
         }
       }
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: propertyRuns(300) } }
   )
 })
 

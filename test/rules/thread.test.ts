@@ -5,6 +5,7 @@ import type { Fact } from "../../src/domain/fact.js"
 import * as Rules from "../../src/domain/model/index.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -125,6 +126,6 @@ layer(relayTestLayer("thread"))("thread-scoped reads agree with the pure rules",
     "current state, conflicts and briefing of every thread, now and as of earlier stamps",
     [fc.array(step, { minLength: 1, maxLength: 16 })],
     ([steps]) => onFreshTestClock(runScenario(steps)),
-    { timeout: 300_000, fastCheck: { numRuns: 25 } }
+    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(25) } }
   )
 })

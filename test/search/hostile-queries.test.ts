@@ -2,6 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, FastCheck, Schema } from "effect"
 import { maxTerms, toFullTextQuery } from "../../src/domain/search.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 import { errorOf } from "../support/toolOutputs.js"
@@ -158,6 +159,6 @@ layer(relayTestLayer("search_hostile"))("relay_search with hostile query strings
         }
         expect(yield* count).toEqual(before)
       }),
-    { fastCheck: { numRuns: 400 } }
+    { fastCheck: { numRuns: propertyRuns(400) } }
   )
 })

@@ -24,7 +24,7 @@ const fragments = (secret: string) => [secret, secret.slice(0, 10), secret.slice
 
 describe("secret guard through the MCP client", () => {
   it("refuses a secret in content or reason with secret_detected, names the kind, writes and logs nothing of it", async () => {
-    const relay = await connectRelay()
+    const relay = await connectRelay({ process: true })
     try {
       const count = async () =>
         outputOf(await relay.call("relay_get_current_state", { limit: 100 })).facts.length as number

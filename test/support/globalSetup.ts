@@ -29,5 +29,7 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     falkordb: { host: string; port: number; password: string }
+    /** The share of each heavy property's runs this suite makes (propertyRuns.ts). */
+    propertyShare: number
   }
 }

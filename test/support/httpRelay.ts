@@ -1,12 +1,21 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { randomBytes } from "node:crypto"
-import { tokenCommand } from "../../bench/relayProcess.js"
+import { startHttpRelay as startHttpProcess } from "../../bench/relayProcess.js"
+import { createTokenInProcess, startHttpInProcess } from "./inProcessRelay.js"
 import { falkordbEnv } from "./mcpClient.js"
 import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
-// One copy of the process handling, shared with the benchmarks.
-export { type HttpRelay, startHttpRelay, tokenCommand } from "../../bench/relayProcess.js"
+export { tokenCommand } from "../../bench/relayProcess.js"
+export type { TestHttpRelay as HttpRelay } from "./inProcessRelay.js"
+
+/**
+ * `relay --http` on the environment given: in this process (inProcessRelay.ts), or with `process`
+ * the built dist/server.js (bench/relayProcess.ts, one copy of the process handling shared with
+ * the benchmarks), where the test is about the process.
+ */
+export const startHttpRelay = (env: Readonly<Record<string, string>>, options: { process?: boolean } = {}) =>
+  options.process === true ? startHttpProcess(env) : startHttpInProcess(env)
 
 /** Unique per run, so runs on one database never share a workspace or an admin graph. */
 export const uniqueName = (label: string) => `${label}-${randomBytes(4).toString("hex")}`
@@ -19,9 +28,9 @@ export interface DatabaseEnv {
 export const databaseEnv = (tokenGraph: string, extra: Record<string, string> = {}): DatabaseEnv =>
   falkordbEnv({ RELAY_TOKEN_GRAPH: tokenGraph, ...extra })
 
-export const createToken = async (env: DatabaseEnv, name: string, workspace: string, readOnly = false) =>
-  (await tokenCommand(env, ["create", "--name", name, "--workspace", workspace, ...(readOnly ? ["--read-only"] : [])]))
-    .stdout
+/** A token as `npm run token -- create` makes it (see createTokenInProcess). */
+export const createToken = (env: DatabaseEnv, name: string, workspace: string, readOnly = false) =>
+  createTokenInProcess(env, { name, workspace, readOnly })
 
 export interface HttpClient {
   readonly client: Client

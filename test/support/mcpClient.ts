@@ -3,6 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
 import { inject } from "vitest"
 import { serverEntry } from "../../bench/relayProcess.js"
+import { connectInProcess } from "./inProcessRelay.js"
 import { testGraphName } from "./testLayer.js"
 import { callDecoded, type OutputOf, type ToolCallResult } from "./toolOutputs.js"
 
@@ -41,14 +42,18 @@ export interface RelayClient {
 }
 
 /**
- * Spawns the built `dist/server.js` and connects the SDK's own Client over stdio, as Claude Desktop
- * would. The server talks to this run's FalkorDB in a graph of its own (or the one given).
+ * The SDK's own Client connected to a Relay that talks to this run's FalkorDB in a graph of its own
+ * (or the one given). By default the server runs in this process over in-memory transports
+ * (inProcessRelay.ts: the same Server, stack and settings as `relay`); `process: true` spawns the
+ * built `dist/server.js` and connects over stdio, as Claude Desktop would, for what only a process
+ * shows: the stdio framing, its start and exit, a kill.
  */
 export const connectRelay = async (
-  options: { graph?: string; env?: Record<string, string | undefined>; name?: string } = {}
+  options: { graph?: string; env?: Record<string, string | undefined>; name?: string; process?: boolean } = {}
 ): Promise<RelayClient> => {
   const graph = options.graph ?? testGraphName("mcp")
   const env = falkordbEnv({ RELAY_GRAPH: graph, ...options.env })
+  if (options.process !== true) return connectInProcess(graph, env, options.name ?? "relay-test")
   const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry], env, stderr: "pipe" })
   let stderr = ""
   transport.stderr?.on("data", (chunk: Buffer) => {

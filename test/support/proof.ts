@@ -51,10 +51,10 @@ export const connectAdmin = async (target: Target = runDatabase()): Promise<Admi
   }
 }
 
-/** `dist/server.js` over stdio, pointed at the given server (a private one, for fault tests). */
+/** A Relay pointed at the given server (a private one, for fault tests); `process` as connectRelay's. */
 export const connectRelayTo = (
   target: Target,
-  options: { graph?: string; env?: Record<string, string>; name?: string } = {}
+  options: { graph?: string; env?: Record<string, string>; name?: string; process?: boolean } = {}
 ): Promise<RelayClient> =>
   connectRelay({
     ...options,

@@ -5,6 +5,7 @@ import * as M from "../../src/domain/taskModel.js"
 import type { FinishOutcome } from "../../src/domain/tasks.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { TaskStore } from "../../src/services/TaskStore.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -185,7 +186,7 @@ layer(relayTestLayer("tasks_model"))("TaskStore agrees with the task state machi
     "claims, heartbeats, finishes and lease expiry",
     [fc.array(stepArb, { minLength: 4, maxLength: 30 })],
     ([steps]) => onFreshTestClock(run(steps)),
-    { timeout: 120_000, fastCheck: { numRuns: 40 } }
+    { timeout: 120_000, fastCheck: { numRuns: propertyRuns(40) } }
   )
 
   // Random runs seldom hold several expired claims at once: the queue takes the lease that ran out

@@ -8,9 +8,9 @@ import {
   initializeBody,
   rawPost,
   startHttpRelay,
-  tokenCommand,
   uniqueName
 } from "../support/httpRelay.js"
+import { createTokenInProcess } from "../support/inProcessRelay.js"
 import { errorOf, outputOf } from "../support/toolOutputs.js"
 
 /**
@@ -27,7 +27,7 @@ const clients: Array<HttpClient> = []
 let relay: HttpRelay
 
 const approver = (name: string, workspace: string) =>
-  tokenCommand(env, ["create", "--name", name, "--workspace", workspace, "--approver"]).then((r) => r.stdout)
+  createTokenInProcess(env, { name, workspace, readOnly: false, approver: true })
 
 const decide = (token: string, id: string, verb: "approve" | "reject" = "approve") =>
   fetch(relay.url.replace(/\/mcp$/, `/tasks/${id}/${verb}`), {

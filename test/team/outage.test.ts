@@ -41,7 +41,8 @@ beforeAll(async () => {
     RELAY_HTTP_TOKEN_RECHECK_MS: "0"
   }
   token = await createToken(env, uniqueName("alice"), workspace)
-  relay = await startHttpRelay(env)
+  // A process: the test asks that it outlives the outage.
+  relay = await startHttpRelay(env, { process: true })
   client = await connectHttp(relay.url, token)
   const saved = await client.call("relay_save_fact", { content: "Queue jobs in Redis", session_id: "outage" })
   expect(saved.isError, JSON.stringify(saved.structuredContent)).toBeFalsy()
@@ -92,7 +93,7 @@ const expectUnavailable = (r: Awaited<ReturnType<typeof rawCall>>) => {
   expect(r.millis).toBeLessThan(3000)
 }
 
-const relayAlive = () => expect(() => process.kill(relay.process.pid!, 0)).not.toThrow()
+const relayAlive = () => expect(() => process.kill(relay.process!.pid!, 0)).not.toThrow()
 
 describe("team mode with its database killed or hung", () => {
   it("answers 503 unavailable with Retry-After within 3 s when the database is killed, and the session works again after", async () => {

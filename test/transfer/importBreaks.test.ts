@@ -2,7 +2,6 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Schema, TestClock } from "effect"
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { counterId, memoryFile, memoryText } from "../../bench/memoryFile.js"
-import { DatabaseError } from "../../src/domain/errors.js"
 import { headerLine } from "../../src/domain/memoryRecord.js"
 import { clockRead } from "../../src/layers/database/clock.js"
 import { outsideCount, verifyStored } from "../../src/layers/factStore/verifyStored.js"
@@ -10,6 +9,7 @@ import { importText } from "../../src/layers/transfer/transferText.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { type CypherParams, GraphDatabase, type GraphDatabaseShape } from "../../src/services/GraphDatabase.js"
 import { TaskStore } from "../../src/services/TaskStore.js"
+import { failingOnce, withDatabase } from "../support/failingOnce.js"
 import { withRawDatabase } from "../support/rawDatabase.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
@@ -22,23 +22,6 @@ import { relayTestLayer } from "../support/testLayer.js"
 const now = Date.parse("2026-06-01T00:00:00.000Z")
 const wipe = Effect.flatMap(GraphDatabase, (db) => db.write("MATCH (n) DETACH DELETE n"))
 const fresh = Effect.zipRight(wipe, TestClock.setTime(now))
-
-/** The same database with a statement of the caller's choosing failing once, as the server's timeout fails it. */
-const failingOnce = (db: GraphDatabaseShape, fails: (cypher: string) => boolean): GraphDatabaseShape => {
-  let done = false
-  const pick = (run: GraphDatabaseShape["write"]): GraphDatabaseShape["write"] =>
-    ((q: string, p?: CypherParams, s?: Schema.Schema<unknown>) => {
-      if (!done && fails(q)) {
-        done = true
-        return Effect.fail(new DatabaseError({ reason: "timeout", detail: "query timed out" }))
-      }
-      return run(q, p ?? {}, s as never)
-    }) as unknown as GraphDatabaseShape["write"]
-  return { ...db, write: pick(db.write), read: pick(db.read) }
-}
-
-const withDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>, db: GraphDatabaseShape) =>
-  Effect.provideService(effect, GraphDatabase, db)
 
 /** The fork-mark statements: the import's own (UNWIND $parents / $fresh), whatever their text. */
 const forkMarking = (q: string) => /^UNWIND \$(parents|fresh) /.test(q)

@@ -3,19 +3,23 @@ import { Context, Effect, FastCheck as fc, Layer, Schema, TestClock } from "effe
 import { randomUUID } from "node:crypto"
 import { FactContent } from "../../src/domain/content.js"
 import { headerLine } from "../../src/domain/memoryRecord.js"
+import { StepText } from "../../src/domain/procedures.js"
 import { findSecretKind } from "../../src/domain/secretRules.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { recountRuns } from "../../src/layers/procedures/runCounts.js"
 import { exportText, importText } from "../../src/layers/transfer/transferText.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
+import { saveProcedureVersion } from "../../src/tools/procedureSave.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
  * Export -> import -> export gives the same bytes on generated memories (facts with any text,
- * forks, decisions, compatible records, retractions, confirmations), and the import derives what was not in the
- * file: statuses, open conflicts and fork marks answer as in the graph exported, and the clock
- * stamps the next write after the newest imported record.
+ * forks, decisions, compatible records, retractions, confirmations, procedures with their steps, runs and
+ * revisions), and the import derives what was not in the file: statuses, open conflicts, fork marks and
+ * run counts answer as in the graph exported, and the clock stamps the next write after the newest
+ * imported record.
  */
 
 /** A second graph of the same server, its stack built once for the file. */
@@ -34,6 +38,8 @@ const contentArb = fc.oneof(
   fc.constantFrom("say \"hi\"\\n\n\ttab", "<img src=x onerror=alert(1)>", "😀 emoji ✓", "  padded  ")
 ).filter((s) => Schema.is(FactContent)(s) && findSecretKind(s) === undefined)
 
+const stepArb = contentArb.filter((s) => Schema.is(StepText)(s))
+
 const step = fc.oneof(
   {
     weight: 4,
@@ -51,7 +57,29 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("compatible" as const), w: fc.nat(), l: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("retract" as const), f: fc.nat() }) },
   // Mostly refused (the fact is not stale); when it lands, the copy must recompute the same stamps.
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("confirm" as const), f: fc.nat() }) }
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("confirm" as const), f: fc.nat() }) },
+  // A procedure (issue 44) with its checks and steps in order, then runs; a failure may revise it.
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("procedure" as const),
+      parent: fc.nat(),
+      content: contentArb,
+      pre: fc.array(stepArb, { maxLength: 2 }),
+      steps: fc.array(stepArb, { minLength: 1, maxLength: 3 })
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("run" as const),
+      p: fc.nat(),
+      failed: fc.boolean(),
+      step: fc.option(fc.integer({ min: 1, max: 3 })),
+      note: fc.option(stepArb),
+      lesson: fc.option(stepArb, { freq: 3 })
+    })
+  }
 )
 
 type Step = typeof step extends fc.Arbitrary<infer A> ? A : never
@@ -61,10 +89,50 @@ const writeMemory = (steps: ReadonlyArray<Step>) =>
   Effect.gen(function*() {
     const store = yield* FactStore
     const ids: Array<string> = []
+    const procedures: Array<string> = []
     for (const s of steps) {
       yield* TestClock.adjust(s.kind === "save" ? 3 : 1)
       const pick = (n: number) => ids[n % ids.length]!
-      if (s.kind === "save") {
+      if (s.kind === "procedure") {
+        const pi = s.parent % (ids.length + 1)
+        const saved = yield* Effect.either(saveProcedureVersion({
+          id: randomUUID(),
+          content: s.content,
+          writtenBy: "cursor",
+          sessionId: "s:1",
+          parentId: pi === ids.length ? null : ids[pi]!
+        }, { steps: s.steps, preconditions: s.pre, field: "steps" }))
+        if (saved._tag === "Right") {
+          ids.push(saved.right.saved.fact.id)
+          procedures.push(saved.right.saved.fact.id)
+        }
+      } else if (s.kind === "run") {
+        if (procedures.length === 0) continue
+        const procedureId = procedures[s.p % procedures.length]!
+        const failure = s.failed || s.lesson !== null
+        yield* store.recordRun({
+          id: randomUUID(),
+          procedureId,
+          outcome: failure ? "failure" : "success",
+          step: failure ? s.step : null,
+          note: s.note,
+          ranBy: "zed"
+        })
+        if (s.lesson === null) continue
+        // The failure's lesson makes the next version, as relay_record_run does.
+        const revised = yield* Effect.either(saveProcedureVersion({
+          id: randomUUID(),
+          content: null,
+          writtenBy: "zed",
+          sessionId: "s:1",
+          parentId: null,
+          revises: { id: procedureId, reason: s.lesson }
+        }, { steps: null, preconditions: null, field: "procedure_id" }))
+        if (revised._tag === "Right") {
+          ids.push(revised.right.saved.fact.id)
+          procedures.push(revised.right.saved.fact.id)
+        }
+      } else if (s.kind === "save") {
         const id = randomUUID()
         const pi = s.parent % (ids.length + 1)
         const parentId = pi === ids.length ? null : ids[pi]!
@@ -105,9 +173,22 @@ const writeMemory = (steps: ReadonlyArray<Step>) =>
   })
 
 const everything = Effect.flatMap(FactStore, (store) =>
-  Effect.all({
-    facts: store.currentState({ limit: 1000, sessionId: null, statuses: null, before: null, writtenBy: null }),
-    conflicts: store.openConflicts({ limit: 100, after: null, children: 100, asOf: null })
+  Effect.gen(function*() {
+    const facts = yield* store.currentState({
+      limit: 1000,
+      sessionId: null,
+      statuses: null,
+      before: null,
+      writtenBy: null
+    })
+    const conflicts = yield* store.openConflicts({ limit: 100, after: null, children: 100, asOf: null })
+    // Each procedure whole (version, lineage, checks, steps, counts) and its runs, newest first.
+    const procedures = yield* store.procedures(facts.items.map((f) => f.id))
+    const runs = yield* Effect.forEach(
+      [...procedures.values()],
+      (p) => store.runs(p.fact.id, p.runs.success + p.runs.failure, null, 100)
+    )
+    return { facts, conflicts, procedures: [...procedures.values()], runs }
   }))
 
 /** Both graphs emptied, the clock set, and a save of a fact (its id random) by "a". */
@@ -158,8 +239,9 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         expect(second).toBe(first)
         const lines = first.trimEnd().split("\n")
         expect(lines[0]).toBe(headerLine)
-        expect(counts.facts + counts.decisions + counts.compatible + counts.retractions + counts.confirmations)
-          .toBe(lines.length - 1)
+        expect(
+          counts.facts + counts.decisions + counts.compatible + counts.retractions + counts.confirmations + counts.runs
+        ).toBe(lines.length - 1)
         const original = yield* everything
         const copied = yield* onCopy(everything)
         expect(copied).toEqual(original)
@@ -172,6 +254,8 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
         // Thread roots and clusters: kept by the saves, derived batch by batch by the import (issue 42).
         expect((yield* verify).clusters.examples).toEqual([])
         expect((yield* onCopy(verify)).clusters.examples).toEqual([])
+        // The runs' counts, derived on import, are what check-db --verify recounts.
+        expect((yield* onCopy(Effect.flatMap(GraphDatabase, (db) => recountRuns(db, false)))).drifted).toEqual([])
         // The copy's clock moved past the newest imported stamp: a write now lands after it, from a
         // process whose clock is a second behind (one a day behind or more is not followed: clock.ts).
         const newest = lines.length > 1 ? Date.parse(JSON.parse(lines[lines.length - 1]!).created_at) : 0

@@ -15,7 +15,7 @@ import { configNumber } from "./serverTimeout.js"
  * values by the primary's ids, which the replay has shifted. A new graph's first start therefore
  * writes only its version (schemaVersion.ts), but any refused or empty write (a refused save, a
  * lost lease) can do it.
- * test/faults/databaseKill.test.ts found it after a kill in 6 runs of 13, in none of 13 with this
+ * test/faults/databaseKill.slow.test.ts found it after a kill in 6 runs of 13, in none of 13 with this
  * setting; a replica applying effects crashed in AttributeSet_Update (the failover test).
  * Relay's writes are deterministic (no rand() or timestamp(); the one pick under a LIMIT whose
  * choice is stored, an expired claim, is ordered), so a replayed query rebuilds what it wrote.

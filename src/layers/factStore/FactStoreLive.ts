@@ -16,6 +16,7 @@ import { confirm } from "./confirm.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
+import { makeGroupCommit } from "./groupCommit.js"
 import { impact } from "./impact.js"
 import { important } from "./importantPage.js"
 import { lostDecisions } from "./lostDecisions.js"
@@ -23,13 +24,16 @@ import { matchPrefixes } from "./prefixes.js"
 import { rankDaemon } from "./rankGenerations.js"
 import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
-import { save } from "./saveFact.js"
+import { save, saveBatchForms } from "./saveFact.js"
 import { saveMany } from "./saveMany.js"
 import { matchCount, search } from "./search.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
 
 const now = stampNow
+
+/** Made once: the batch forms of the save statements (saveBatch.ts). */
+const saveForms = saveBatchForms()
 
 /** Procedures (issue 44): the same graph and clock as the facts they are. */
 const procedureOps = (db: GraphDatabase["Type"]): ProcedureOps => ({
@@ -41,7 +45,7 @@ const procedureOps = (db: GraphDatabase["Type"]): ProcedureOps => ({
   procedureBriefing: (r) => procedureBriefing(db, r)
 })
 
-/** FactStore on FalkorDB: each operation is one query file under ./factStore. */
+/** FactStore on FalkorDB: each operation is one query file under ./factStore; saves go through one writer (groupCommit.ts) for the store's life. */
 export const makeFactStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   const capacity = yield* graphCapacity
@@ -50,8 +54,9 @@ export const makeFactStore = Effect.gen(function*() {
   const gate = yield* Ref.make(false)
   const spacing = yield* Ref.make<number | undefined>(undefined)
   const shownNames = yield* makeShownNames(db)
+  const commit = yield* makeGroupCommit(db, saveForms)
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, gate, capacity, now, fact))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
     context: (id, page, asOf) => context(db, gate, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
@@ -78,7 +83,7 @@ export const makeFactStore = Effect.gen(function*() {
 })
 
 /** FactStore on the GraphDatabase it is given (the graph it reads and writes). */
-export const FactStoreLive = Layer.effect(FactStore, makeFactStore)
+export const FactStoreLive = Layer.scoped(FactStore, makeFactStore)
 
 /**
  * A serving process's look at whether its graph's importance is due to be materialised

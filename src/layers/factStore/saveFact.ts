@@ -15,9 +15,11 @@ import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { settleFork } from "./forkWindow.js"
+import type { BatchForm, GroupCommit } from "./groupCommit.js"
 import { madeStale } from "./madeStale.js"
 import type { MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
+import { batchOfSave, batchTerms } from "./saveBatch.js"
 import { mergeQueries } from "./saveMerge.js"
 import { siblingPicture } from "./siblingPicture.js"
 import { markDependents } from "./staleness.js"
@@ -90,6 +92,19 @@ export const saveQueries = {
   child: saveChild(false),
   revisedRoot: saveRoot(true),
   revisedChild: saveChild(true)
+}
+
+/** The plain saves' statements go together (saveBatch.ts); a revision or a merge runs alone. */
+export const saveBatchForms = (): ReadonlyMap<string, BatchForm> => {
+  const columns = Object.keys(Row.fields)
+  const form = (lone: string): BatchForm => ({
+    cypher: batchOfSave(lone, columns),
+    params: (rows) => ({
+      batch: rows,
+      gc_terms: batchTerms(rows.map((r) => r["distinctTerms"] as ReadonlyArray<string>))
+    })
+  })
+  return new Map([[saveQueries.root, form(saveQueries.root)], [saveQueries.child, form(saveQueries.child)]])
 }
 
 const Row = Schema.Struct({
@@ -253,7 +268,14 @@ const revisionOf = Effect.fn("relay/factStore/revisionOf")(function*(
 })
 
 export const save = Effect.fn("relay/factStore/save")(
-  function*(db: GraphDatabase["Type"], gate: MergeGate, capacity: GraphCapacity, now: number, input: NewFact) {
+  function*(
+    db: GraphDatabase["Type"],
+    commit: GroupCommit,
+    gate: MergeGate,
+    capacity: GraphCapacity,
+    now: number,
+    input: NewFact
+  ) {
     const norm = normaliseContent(input.content)
     const contradicts = [...new Set(input.contradicts ?? [])].sort()
     const revises = input.revises ?? null
@@ -294,7 +316,10 @@ export const save = Effect.fn("relay/factStore/save")(
       maxBytes: capacity.bytes,
       ...termCountsParams(input.content)
     }
-    const row = merged ? (yield* db.write(query, params, MergeRow))[0] : (yield* db.write(query, params, Row))[0]
+    // Through the store's group commit (groupCommit.ts): alone, or in one statement with saves that queued meanwhile.
+    const row = merged
+      ? (yield* commit.write(query, params, MergeRow))[0]
+      : (yield* commit.write(query, params, Row))[0]
     if (row === undefined) return yield* noRow(db, { ...input, parentId, alsoOn }, capacity)
     // A revision's SUPERSEDES joins its clusters (threadClusters.ts); again on a retry, which heals a lost one.
     if (row.revised !== null) yield* joinClusters(db, row.fact.id, row.revised.id)

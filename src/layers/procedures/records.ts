@@ -16,7 +16,7 @@ const recordsQuery = `UNWIND $ids AS pid MATCH (p:Fact {id: pid}) WHERE p.kind =
   `coalesce(p.runs_ok, 0) AS success, coalesce(p.runs_failed, 0) AS failure, ` +
   `[(p)-[:STEP]->(p_s:Step) | [p_s.part, p_s.i, p_s.text]] AS steps, ` +
   `[lid IN coalesce(p.lineage, [])[0..${versionsShown}] | lid] AS lineage, ` +
-  `head([(p)<-[:SUPERSEDES]-(p_n:Fact) WHERE p_n.kind = 'procedure' | p_n.id]) AS revised_by`
+  `[(p)<-[:SUPERSEDES]-(p_n:Fact) WHERE p_n.kind = 'procedure' | [p_n.created_at, p_n.id]] AS revisers`
 
 const Row = Schema.Struct({
   fact: FactFromRow,
@@ -25,8 +25,19 @@ const Row = Schema.Struct({
   failure: Schema.Number,
   steps: Schema.Array(Schema.Tuple(Schema.String, Schema.Number, Schema.String)),
   lineage: Schema.Array(Schema.String),
-  revised_by: Schema.NullOr(Schema.String)
+  revisers: Schema.Array(Schema.Tuple(Schema.Number, Schema.String))
 })
+
+/**
+ * The first version that revises it (by stamp, then id). Two can (two failures' lessons on one
+ * version, or a person's decision between procedures): the edges' order is the graph's own, which
+ * an import does not keep, so the choice is made here.
+ */
+const firstReviser = (revisers: ReadonlyArray<readonly [number, string]>): string | null =>
+  revisers.reduce<readonly [number, string] | null>(
+    (best, r) => (best === null || r[0] < best[0] || (r[0] === best[0] && r[1] < best[1]) ? r : best),
+    null
+  )?.[1] ?? null
 
 const countsQuery = `UNWIND $ids AS pid MATCH (p:Fact {id: pid}) ` +
   `RETURN p.id AS id, coalesce(p.version, 1) AS version, coalesce(p.runs_ok, 0) AS success, ` +
@@ -45,7 +56,7 @@ export const runCounts = (success: number, failure: number) => ({
 })
 
 /** Preconditions first (a revision's lesson is its first), then the steps, each in its stored order. */
-const ordered = (steps: ReadonlyArray<readonly [string, number, string]>, part: string) =>
+export const ordered = (steps: ReadonlyArray<readonly [string, number, string]>, part: string) =>
   steps.filter((s) => s[0] === part).sort((x, y) => x[1] - y[1]).map((s) => s[2])
 
 export const procedureRecords = Effect.fn("relay/procedures/records")(
@@ -67,7 +78,7 @@ export const procedureRecords = Effect.fn("relay/procedures/records")(
         const e = byId.get(id)
         return e === undefined ? [] : [{ id, version: e.version, runs: runCounts(e.success, e.failure) }]
       }),
-      revised_by: r.revised_by
+      revised_by: firstReviser(r.revisers)
     }]))
   }
 )

@@ -13,12 +13,14 @@ import {
   type RecordKind,
   type RecordPosition,
   type RetractionRecord,
+  type RunRecord,
   type TaskNoteRecord,
   type TaskRecord
 } from "../../domain/memoryRecord.js"
 import { Stamp, toIso } from "../../domain/time.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { alsoOnOf, parentIdOf } from "../factStore/projection.js"
+import { ordered } from "../procedures/records.js"
 import { aboutOf, finisher, withState } from "../tasks/taskMap.js"
 
 /**
@@ -33,7 +35,7 @@ const pageSize = 1000
 /** What the memory's facts are made of: the studio's live events follow these. */
 export const factKinds = ["fact", "decision", "compatible", "retraction"] as const
 /** Everything an export carries (the studio reads a confirmation's effect in statuses, not as an event). */
-export const allKinds = [...factKinds, "confirmation", "task", "task_note"] as const
+export const allKinds = [...factKinds, "confirmation", "task", "task_note", "run"] as const
 type Kind = RecordKind
 type Position = RecordPosition
 
@@ -71,10 +73,50 @@ export const queries: Record<Kind, string> = {
     `t.needs_approval AS needs_approval, t.max_attempts AS max_attempts, ` +
     `CASE t_s.status WHEN 'claimed' THEN 'open' ELSE t_s.status END AS status, t_s.attempts AS attempts, ` +
     `t_s.decided_by AS decided_by, t_s.decided_at AS decided_at, t_s.last_outcome AS outcome, ` +
-    `t_s.last_note AS note, ${finisher("t_s")} AS finisher, t_s.finished_at AS finished_at`,
+    `t_s.last_note AS note, ${finisher("t_s")} AS finisher, t_s.finished_at AS finished_at, ` +
+    `t.procedure_id AS procedure_id`,
   task_note: `${afterPosition("MATCH (n:TaskNote)", "n", "n.created_at", "n.id")}` +
     `RETURN n.id AS id, n.created_at AS created_at, n.task_id AS task_id, n.outcome AS outcome, ` +
-    `n.note AS note, n.by AS by`
+    `n.note AS note, n.by AS by`,
+  run: `${afterPosition("MATCH (r:Run)", "r", "r.created_at", "r.id")}` +
+    `RETURN r.id AS id, r.created_at AS created_at, r.procedure_id AS procedure_id, r.outcome AS outcome, ` +
+    `r.failed_step AS failed_step, r.note AS note, r.ran_by AS ran_by, r.task_id AS task_id`
+}
+
+/**
+ * The procedures of a page of facts with their parts (Step nodes through each one's STEP edges, at
+ * most what one procedure holds): one statement a page, only when the page has a procedure.
+ */
+const procedurePartsQuery = `UNWIND $ids AS pid MATCH (p:Fact {id: pid}) ` +
+  `RETURN p.id AS id, coalesce(p.version, 1) AS version, coalesce(p.lineage, []) AS lineage, ` +
+  `[(p)-[:STEP]->(p_s:Step) | [p_s.part, p_s.i, p_s.text]] AS steps`
+const ProcedurePartsRow = Schema.Struct({
+  id: Schema.String,
+  version: Schema.Number,
+  lineage: Schema.Array(Schema.String),
+  steps: Schema.Array(Schema.Tuple(Schema.String, Schema.Number, Schema.String))
+})
+
+const withProcedureParts = (db: GraphDatabase["Type"], facts: Array<FactRecord>) => {
+  const ids = facts.flatMap((f) => (f.fact_kind === "procedure" ? [f.id] : []))
+  if (ids.length === 0) return Effect.succeed(facts)
+  return db.read(procedurePartsQuery, { ids }, ProcedurePartsRow).pipe(
+    Effect.map((rows) => {
+      const parts = new Map(rows.map((r) => [r.id, r]))
+      return facts.map((f): FactRecord => {
+        const p = parts.get(f.id)
+        return p === undefined ? f : {
+          ...f,
+          procedure: {
+            version: p.version,
+            lineage: p.lineage,
+            preconditions: ordered(p.steps, "pre"),
+            steps: ordered(p.steps, "step")
+          }
+        }
+      })
+    })
+  )
 }
 
 const rowSchemas = {
@@ -132,7 +174,8 @@ const rowSchemas = {
     outcome: Schema.NullOr(Schema.Literal("done", "failed", "released")),
     note: Schema.NullOr(Schema.String),
     finisher: Schema.NullOr(Schema.String),
-    finished_at: Schema.NullOr(Stamp)
+    finished_at: Schema.NullOr(Stamp),
+    procedure_id: Schema.NullOr(Schema.String)
   }),
   task_note: Schema.Struct({
     id: Schema.String,
@@ -141,6 +184,16 @@ const rowSchemas = {
     outcome: Schema.Literal("done", "failed", "released"),
     note: Schema.NullOr(Schema.String),
     by: Schema.String
+  }),
+  run: Schema.Struct({
+    id: Schema.String,
+    created_at: Stamp,
+    procedure_id: Schema.String,
+    outcome: Schema.Literal("success", "failure"),
+    failed_step: Schema.NullOr(Schema.Number),
+    note: Schema.NullOr(Schema.String),
+    ran_by: Schema.String,
+    task_id: Schema.NullOr(Schema.String)
   })
 }
 
@@ -169,7 +222,8 @@ const readKind = (
             ...(fact_kind === null ? {} : { fact_kind }),
             ...(contradicts === null ? {} : { contradicts })
           }))
-        )
+        ),
+        Effect.flatMap((facts) => withProcedureParts(db, facts))
       )
     case "decision":
       return db.read(queries.decision, params, rowSchemas.decision).pipe(
@@ -198,7 +252,7 @@ const readKind = (
     case "task":
       return db.read(queries.task, params, rowSchemas.task).pipe(
         Effect.map((rows) =>
-          rows.map(({ finished_at, finisher, note, outcome, ...r }): TaskRecord => ({
+          rows.map(({ finished_at, finisher, note, outcome, procedure_id, ...r }): TaskRecord => ({
             kind: "task",
             ...r,
             about: [...r.about].sort(),
@@ -209,7 +263,8 @@ const readKind = (
               note,
               by: finisher,
               created_at: toIso(finished_at)
-            }
+            },
+            ...(procedure_id === null ? {} : { procedure_id })
           }))
         )
       )
@@ -218,6 +273,10 @@ const readKind = (
         Effect.map((rows) =>
           rows.map((r): TaskNoteRecord => ({ kind: "task_note", ...r, created_at: toIso(r.created_at) }))
         )
+      )
+    case "run":
+      return db.read(queries.run, params, rowSchemas.run).pipe(
+        Effect.map((rows) => rows.map((r): RunRecord => ({ kind: "run", ...r, created_at: toIso(r.created_at) })))
       )
   }
 }

@@ -10,6 +10,7 @@ import type {
   FactRecord,
   MemoryRecord,
   RetractionRecord,
+  RunRecord,
   TaskNoteRecord,
   TaskRecord
 } from "../../domain/memoryRecord.js"
@@ -58,6 +59,8 @@ export interface ImportCounts {
   confirmations: number
   tasks: number
   task_notes: number
+  /** Runs of procedures (format 2), each counted on its procedure as it lands. */
+  runs: number
   /** Records already in the graph (merge), left as they are. */
   skipped: number
   /** Records a rule refused against the graph's own edges (merge), by line: left out. */
@@ -72,8 +75,13 @@ export interface ImportCounts {
 const createFacts = `UNWIND $rows AS r ` +
   `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
   `session_id: r.session_id, kind: r.kind, contradicts: r.contradicts, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
-  `merge_of: r.merge_of, merge_depth: r.merge_depth, root: r.root}) ` +
+  `merge_of: r.merge_of, merge_depth: r.merge_depth, root: r.root, version: r.version, lineage: r.lineage, ` +
+  `runs_ok: r.runs_ok, runs_failed: r.runs_failed}) ` +
+  // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
+  `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
+  `CREATE (s_p)-[:STEP {i: s[2]}]->(:Step {procedure_id: s[0], part: s[1], i: s[2], text: s[3]}) ` +
+  `WITH count(*) AS stepped ` +
   `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
   `WITH count(*) AS linked ` +
@@ -332,7 +340,7 @@ const taskQuery = `OPTIONAL MATCH (old:Task {id: $id}) ` +
   `WITH old, collect(f) AS facts ${queueNode} ` +
   `FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END | SET ${moveCount("qt", "null", "$status")} ` +
   `CREATE (t:Task {id: $id, title: $title, detail: $detail, written_by: $writtenBy, created_at: $createdAt, ` +
-  `needs_approval: $needsApproval, max_attempts: $maxAttempts})-[:STATE {status: $status, attempts: $attempts, ` +
+  `needs_approval: $needsApproval, max_attempts: $maxAttempts, procedure_id: $procedureId})-[:STATE {status: $status, attempts: $attempts, ` +
   `fence: 0, decided_by: $decidedBy, decided_at: $decidedAt, holder: $finisher, finished_by: $finisher, ` +
   `last_outcome: $outcome, last_note: $note, finished_at: $finishedAt}]->(t) ` +
   `FOREACH (af IN facts | CREATE (t)-[:ABOUT {created_at: $createdAt}]->(af))) ` +
@@ -434,13 +442,24 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       created_at: stamp(f.created_at),
       parent_id: f.parent_id,
       terms: termsOf(f.content),
-      root: roots.get(f.id)!
+      root: roots.get(f.id)!,
+      // A procedure's version and lineage as the file says (a file of version 1: a first version
+      // without steps); its counts start at 0 and its runs add to them (writeRuns).
+      ...(f.fact_kind === "procedure"
+        ? { version: f.procedure?.version ?? 1, lineage: [...(f.procedure?.lineage ?? [])], runs_ok: 0, runs_failed: 0 }
+        : { version: null, lineage: null, runs_ok: null, runs_failed: null })
     }))
     const entries = entrySets(withParents)
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
       rows,
       also: fresh.flatMap((f) => (f.also_on ?? []).map((q) => [f.id, q])),
+      steps: fresh.flatMap((f) =>
+        f.procedure === undefined ? [] : [
+          ...f.procedure.preconditions.map((t, i) => [f.id, "pre", i, t]),
+          ...f.procedure.steps.map((t, i) => [f.id, "step", i, t])
+        ]
+      ),
       entries: fresh.flatMap((f, k): Array<[string, Array<string>]> =>
         entries[k]!.length === 0 ? [] : [[f.id, entries[k]!]]
       ),
@@ -473,7 +492,8 @@ const writeTask = (db: GraphDatabase["Type"], t: TaskRecord) =>
     finisher: t.last_finish?.by ?? null,
     outcome: t.last_finish?.outcome ?? null,
     note: t.last_finish?.note ?? null,
-    finishedAt: t.last_finish === null ? null : stamp(t.last_finish.created_at)
+    finishedAt: t.last_finish === null ? null : stamp(t.last_finish.created_at),
+    procedureId: t.procedure_id ?? null
   }, Outcome)
 
 const writeTaskNote = (db: GraphDatabase["Type"], n: TaskNoteRecord) =>
@@ -485,6 +505,54 @@ const writeTaskNote = (db: GraphDatabase["Type"], n: TaskNoteRecord) =>
     by: n.by,
     createdAt: stamp(n.created_at)
   }, Outcome)
+
+/**
+ * A batch of runs (format 2) in one statement, grouped by procedure in file order: each takes the
+ * next place of its procedure (runs.ts: `n` and the indexed `slot`) and its procedure's counts go up
+ * by the batch's own, read and set in the same statement, so a run recorded meanwhile is not lost
+ * and a batch that fails adds nothing. Runs already in the graph by id are left out before
+ * (existingRuns), so a rerun with --merge counts none twice.
+ */
+const createRuns = `UNWIND $procs AS pr MATCH (p:Fact {id: pr.id}) WHERE p.kind = 'procedure' ` +
+  `WITH p, pr, coalesce(p.runs_ok, 0) AS s, coalesce(p.runs_failed, 0) AS f ` +
+  `SET p.runs_ok = s + pr.ok, p.runs_failed = f + pr.failed ` +
+  `WITH p, pr, s + f AS base UNWIND range(0, size(pr.runs) - 1) AS k ` +
+  `WITH p, pr.runs[k] AS r, base + k + 1 AS n ` +
+  `CREATE (:Run {id: r.id, slot: p.id + '#' + toString(n), procedure_id: p.id, n: n, outcome: r.outcome, ` +
+  `failed_step: r.step, note: r.note, ran_by: r.by, created_at: r.at, task_id: r.task, import_id: $importId})` +
+  `-[:RAN {created_at: r.at}]->(p) ` +
+  `RETURN count(*) AS made`
+
+const existingRuns = `UNWIND $ids AS id MATCH (r:Run {id: id}) RETURN r.id AS id`
+
+const writeRuns = Effect.fn("relay/transfer/writeRuns")(
+  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<RunRecord>, counts: ImportCounts, importId: string) {
+    const there = new Set((yield* db.read(existingRuns, { ids: batch.map((r) => r.id) }, IdRow)).map((r) => r.id))
+    const fresh = batch.filter((r) => !there.has(r.id))
+    counts.skipped += batch.length - fresh.length
+    if (fresh.length === 0) return
+    const byProcedure = new Map<string, Array<RunRecord>>()
+    for (const r of fresh) byProcedure.set(r.procedure_id, [...(byProcedure.get(r.procedure_id) ?? []), r])
+    const made = yield* db.write(createRuns, {
+      procs: [...byProcedure].map(([id, runs]) => ({
+        id,
+        ok: runs.filter((r) => r.outcome === "success").length,
+        failed: runs.filter((r) => r.outcome === "failure").length,
+        runs: runs.map((r) => ({
+          id: r.id,
+          outcome: r.outcome,
+          step: r.failed_step,
+          note: r.note,
+          by: r.ran_by,
+          at: stamp(r.created_at),
+          task: r.task_id
+        }))
+      })),
+      importId
+    }, Schema.Struct({ made: Schema.Number }))
+    counts.runs += made[0]?.made ?? 0
+  }
+)
 
 /** The count each kind of record adds to when it lands. */
 const countOf = {
@@ -646,6 +714,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       confirmations: 0,
       tasks: 0,
       task_notes: 0,
+      runs: 0,
       skipped: 0,
       refused: []
     }
@@ -653,6 +722,8 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     // Written after every fact and edge: stamped by the process's clock, a task may come before a
     // fact it names (importCheck.ts). Write order leaves no trace: an export sorts by stamp.
     const later: Array<readonly [TaskRecord | TaskNoteRecord, number]> = []
+    // Likewise runs: stamped by the process's clock, a run may come before its procedure's fact.
+    const runs: Array<readonly [RunRecord, number]> = []
     let batch: Array<FactRecord> = []
     let batchLine = 0
     let batchEnd = 0
@@ -732,12 +803,23 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
         case "task_note":
           later.push([r, line])
           break
+        case "run":
+          runs.push([r, line])
+          break
         default:
           pending.push([r, line])
           if (pending.length >= factBatchSize) yield* flush(line)
       }
     }
     yield* flush(records.length + 1)
+    for (let i = 0; i < runs.length; i += factBatchSize) {
+      const chunk = runs.slice(i, i + factBatchSize)
+      yield* writeRuns(db, chunk.map(([r]) => r), counts, options.importId).pipe(
+        Effect.mapError(
+          stoppedAt(`lines ${chunk[0]![1]}-${chunk[chunk.length - 1]![1]} (a batch of ${chunk.length} runs)`)
+        )
+      )
+    }
     // A merge keeps a task the graph has as it stands, and leaves out the file's notes on it.
     const kept = new Set<string>()
     for (const [r, line] of later) {

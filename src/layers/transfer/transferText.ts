@@ -43,7 +43,14 @@ const describe = (error: ParseResult.ParseError): string => {
 const scannedFields = (r: MemoryRecord): ReadonlyArray<readonly [string, string | null]> => {
   switch (r.kind) {
     case "fact":
-      return [["content", r.content], ["written_by", r.written_by], ["session_id", r.session_id]]
+      return [
+        ["content", r.content],
+        ["written_by", r.written_by],
+        ["session_id", r.session_id],
+        // What relay_save_fact and relay_record_run scan of a procedure (tools/procedureSave.ts).
+        ...(r.procedure?.preconditions ?? []).map((t, i) => [`procedure.preconditions.${i}`, t] as const),
+        ...(r.procedure?.steps ?? []).map((t, i) => [`procedure.steps.${i}`, t] as const)
+      ]
     case "retraction":
       return [["reason", r.reason], ["retracted_by", r.retracted_by]]
     case "confirmation":
@@ -62,8 +69,20 @@ const scannedFields = (r: MemoryRecord): ReadonlyArray<readonly [string, string 
       ]
     case "task_note":
       return [["note", r.note], ["by", r.by]]
+    case "run":
+      return [["note", r.note], ["ran_by", r.ran_by]]
   }
 }
+
+/** What a file of version 1 cannot hold (it came before procedures' parts and runs). */
+const newerThan1 = (r: MemoryRecord): string | undefined =>
+  r.kind === "run"
+    ? "kind: run records come with format version 2 (the header says 1)"
+    : r.kind === "fact" && r.procedure !== undefined
+    ? "procedure: comes with format version 2 (the header says 1)"
+    : r.kind === "task" && r.procedure_id !== undefined
+    ? "procedure_id: comes with format version 2 (the header says 1)"
+    : undefined
 
 export interface ImportTextOptions {
   readonly merge: boolean
@@ -93,7 +112,8 @@ const nameFields = new Set([
   "confirmed_by",
   "resolved_by",
   "by",
-  "decided_by"
+  "decided_by",
+  "ran_by"
 ])
 
 /**
@@ -111,16 +131,22 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
   yield* scanner.check("by", by).pipe(Effect.mapError((e) => new ImportRefused({ message: `--by: ${e.message}` })))
   const lines = text.split("\n")
   if (lines[lines.length - 1] === "") lines.pop()
-  const header = lines[0]
-  if (header === undefined || decodeHeader(header)._tag === "Left") {
-    return yield* refuse(1, `not a Relay export: the first line must be ${headerLine}`)
+  const header = lines[0] === undefined ? undefined : decodeHeader(lines[0])
+  if (header === undefined || header._tag === "Left") {
+    return yield* refuse(
+      1,
+      `not a Relay export: the first line must be ${headerLine} (or version 1, an older Relay's file)`
+    )
   }
+  const version = header.right.version
   const records: Array<MemoryRecord> = []
   const scannedNames = new Set<string>()
   for (let i = 1; i < lines.length; i++) {
     const decoded = decodeRecord(lines[i])
     if (decoded._tag === "Left") return yield* refuse(i + 1, describe(decoded.left))
     const record = decoded.right
+    const newer = version === 1 ? newerThan1(record) : undefined
+    if (newer !== undefined) return yield* refuse(i + 1, newer)
     const outside = stampOutside(record, now, ahead)
     if (outside !== undefined) return yield* refuse(i + 1, outside)
     // The fields the tools scan when they write them (tools/saveFact, resolveConflict, retractFact).
@@ -146,18 +172,21 @@ export const importText = Effect.fn("relay/transfer/importText")(function*(text:
   const outside = idsFromOutside(records)
   const inGraph = new Set<string>()
   const graphDepth = new Map<string, number>()
+  const graphProcedures = new Set<string>()
   for (let i = 0; i < outside.length; i += 1000) {
     const rows = yield* db.read(
-      "UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, coalesce(f.merge_depth, 0) AS depth",
+      "UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, coalesce(f.merge_depth, 0) AS depth, " +
+        "f.kind = 'procedure' AS procedure",
       { ids: outside.slice(i, i + 1000) },
-      Schema.Struct({ id: Schema.String, depth: Schema.Number })
+      Schema.Struct({ id: Schema.String, depth: Schema.Number, procedure: Schema.NullOr(Schema.Boolean) })
     )
     for (const r of rows) {
       inGraph.add(r.id)
       if (r.depth > 0) graphDepth.set(r.id, r.depth)
+      if (r.procedure === true) graphProcedures.add(r.id)
     }
   }
-  const problem = checkImport(records, inGraph, graphDepth)
+  const problem = checkImport(records, inGraph, graphDepth, graphProcedures)
   if (problem !== undefined) return yield* refuse(problem.line, problem.message)
   const importId = randomUUID()
   yield* db.write(openImport, {

@@ -21,7 +21,7 @@ afterAll(async () => {
 })
 
 const open = async (graph: string) => {
-  const c = await connectRelay({ graph, env })
+  const c = await connectRelay({ graph, env, process: true })
   opened.push(c)
   return c
 }
@@ -118,7 +118,7 @@ const crash = async () => {
 const databaseKilled = async () => {
   server = await startServer({ persist: true })
   const graph = testGraphName("task_dbkill")
-  const relay = await connectRelayTo(server, { graph, env })
+  const relay = await connectRelayTo(server, { graph, env, process: true })
   opened.push(relay)
   await postTasks(relay, 40, "dbkill")
   const answers = new Map<string, { task: string; fence: number } | null>()

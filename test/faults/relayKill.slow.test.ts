@@ -19,7 +19,7 @@ describe("a Relay process killed mid-write", () => {
   })
 
   it("leaves no partial fact", async () => {
-    relay = await connectRelay({ env: { RELAY_RATE_LIMIT: "1000000" } })
+    relay = await connectRelay({ env: { RELAY_RATE_LIMIT: "1000000" }, process: true })
     admin = await connectAdmin()
     const graph = relay.graph
     const roots = await Promise.all(

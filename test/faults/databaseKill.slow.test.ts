@@ -67,7 +67,8 @@ describe("FalkorDB killed under several writing Relay processes", () => {
     relays = await Promise.all(
       Array.from(
         { length: writers },
-        (_, w) => connectRelayTo(db, { graph, name: `writer-${w}`, env: { RELAY_RATE_LIMIT: "1000000" } })
+        (_, w) =>
+          connectRelayTo(db, { graph, name: `writer-${w}`, env: { RELAY_RATE_LIMIT: "1000000" }, process: true })
       )
     )
     const pids = relays.map(relayPid)

@@ -145,7 +145,7 @@ describe("concurrency", () => {
     const relays: Array<RelayClient> = await Promise.all(
       Array.from(
         { length: 8 },
-        (_, p) => connectRelay({ graph, name: `writer-${p}`, env: { RELAY_RATE_LIMIT: "1000" } })
+        (_, p) => connectRelay({ graph, name: `writer-${p}`, env: { RELAY_RATE_LIMIT: "1000" }, process: true })
       )
     )
     try {

@@ -1,0 +1,149 @@
+import { Config, Deferred, Effect, Queue, Ref, Schema } from "effect"
+import type { DatabaseError } from "../../domain/errors.js"
+import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
+import { decodeRows } from "../database/decodeRows.js"
+
+/**
+ * Group commit (issue 42, point 3): a save's statement goes to one writer fiber per store. While a
+ * statement is in flight, the saves that arrive queue; the writer then takes every one waiting (up
+ * to `batchLimit`) and sends those with the same statement as ONE statement, `UNWIND $batch` over a
+ * `CALL {}` subquery that is the lone statement with each `$param` read from its row. FalkorDB runs a
+ * subquery once per row, in order, each seeing what the rows before it wrote, so a batch is the
+ * saves run one after another: an earlier row is a later one's sibling (fork, duplicate_of), stamps
+ * rise row by row from the clock the earlier row moved, capacity counts the earlier rows, and a
+ * second row with an earlier row's id (the same request_id) finds that fact (createFact.ts
+ * `sameOrNew`). A lone save (nothing in flight) is sent at once, as the lone statement: it never
+ * waits and costs what it did.
+ *
+ * Failing alone: a row whose save has no row (its own rule: a missing parent, a taken id, a full
+ * memory) leaves the others as they are; the caller diagnoses it as before. If the whole statement
+ * fails (a constraint a concurrent process hit first, a timeout), each save of it runs again alone,
+ * in order (each is idempotent by its id, so one that did land is answered, not written twice).
+ *
+ * Interruption: a caller whose time budget ends while its save is still queued takes it back; the
+ * writer skips it and it is never written (the caller gets the budget's timeout error, as before). Once
+ * the writer has taken it, it is in a statement and may land, exactly as a lone save cut off mid-statement
+ * could: a retry with the same request_id answers that fact.
+ */
+
+/**
+ * RELAY_SAVE_BATCH: the most saves one statement carries (default 32); 1 turns group commit off, each
+ * save its own statement as before (the benchmark's reference, and a way back).
+ */
+export const saveBatchLimit = Config.integer("RELAY_SAVE_BATCH").pipe(
+  Config.withDefault(32),
+  Config.validate({
+    message: "RELAY_SAVE_BATCH must be a whole number from 1 to 256",
+    validation: (n) => n >= 1 && n <= 256
+  })
+)
+
+/**
+ * How saves of one statement go together: the batch statement (rows `gc_k` plus the lone statement's
+ * columns, in row order) and its parameters for the rows' own.
+ */
+export interface BatchForm {
+  readonly cypher: string
+  readonly params: (rows: ReadonlyArray<CypherParams>) => CypherParams
+}
+
+const BatchRow = Schema.Struct(
+  { gc_k: Schema.Number },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+type State = "queued" | "taken" | "dropped"
+
+interface Entry {
+  readonly cypher: string
+  readonly params: CypherParams
+  readonly state: Ref.Ref<State>
+  readonly done: Deferred.Deferred<ReadonlyArray<unknown>, DatabaseError>
+}
+
+export interface GroupCommit {
+  /** The rows of one save's statement, run alone or in a batch: the lone statement's rows, decoded by `rowSchema`. */
+  readonly write: <A, I>(
+    cypher: string,
+    params: CypherParams,
+    rowSchema: Schema.Schema<A, I>
+  ) => Effect.Effect<ReadonlyArray<A>, DatabaseError>
+}
+
+/** A lone statement's rows, kept as they came (each caller decodes with its own Schema). */
+const BatchRowAlone = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+// Every outcome reaches the caller, a defect too: the writer itself never fails.
+const alone = (db: GraphDatabase["Type"], e: Entry) =>
+  Effect.flatMap(Effect.exit(db.write(e.cypher, e.params, BatchRowAlone)), (exit) => Deferred.done(e.done, exit))
+
+const together = (db: GraphDatabase["Type"], form: BatchForm, group: ReadonlyArray<Entry>) =>
+  db.write(form.cypher, form.params(group.map((e, k) => ({ ...e.params, gc_k: k }))), BatchRow).pipe(
+    Effect.flatMap((rows) =>
+      Effect.forEach(group, (e, k) =>
+        Deferred.succeed(
+          e.done,
+          rows.filter((r) => r.gc_k === k).map(({ gc_k: _, ...rest }) => rest)
+        ), { discard: true })
+    ),
+    // The statement wrote nothing: each save runs again alone, so one's own failure stays its own.
+    Effect.catchAllCause(() => Effect.forEach(group, (e) => alone(db, e), { discard: true }))
+  )
+
+/** Saves that share a statement, in the order they were taken (first appearance orders the groups). */
+const byStatement = (entries: ReadonlyArray<Entry>) => {
+  const groups = new Map<string, Array<Entry>>()
+  for (const e of entries) {
+    const g = groups.get(e.cypher)
+    if (g === undefined) groups.set(e.cypher, [e])
+    else g.push(e)
+  }
+  return [...groups.values()]
+}
+
+/** The store's writer: lives as long as the store's scope. */
+export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<string, BatchForm>) =>
+  Effect.gen(function*() {
+    const batchLimit = yield* saveBatchLimit
+    if (batchLimit === 1) {
+      const direct: GroupCommit = { write: (cypher, params, rowSchema) => db.write(cypher, params, rowSchema) }
+      return direct
+    }
+    const queue = yield* Effect.acquireRelease(Queue.unbounded<Entry>(), Queue.shutdown)
+    const writer = Effect.gen(function*() {
+      const taken = yield* Queue.takeBetween(queue, 1, batchLimit)
+      const live: Array<Entry> = []
+      for (const e of taken) {
+        if (yield* Ref.modify(e.state, (s): [boolean, State] => s === "queued" ? [true, "taken"] : [false, s])) {
+          live.push(e)
+        }
+      }
+      for (const group of byStatement(live)) {
+        const form = forms.get(group[0]!.cypher)
+        // A statement with no batch form runs its saves one by one, in the order they queued.
+        yield* group.length === 1 || form === undefined
+          ? Effect.forEach(group, (e) => alone(db, e), { discard: true })
+          : together(db, form, group)
+      }
+    }).pipe(Effect.forever)
+    yield* Effect.forkScoped(Effect.interruptible(writer))
+    const commit: GroupCommit = {
+      write: (cypher, params, rowSchema) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const entry: Entry = {
+              cypher,
+              params,
+              state: yield* Ref.make<State>("queued"),
+              done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
+            }
+            yield* Queue.offer(queue, entry)
+            // Taken back if still queued when the caller gives up: then it is never written.
+            return yield* restore(Deferred.await(entry.done)).pipe(
+              Effect.onInterrupt(() => Ref.update(entry.state, (s): State => s === "queued" ? "dropped" : s))
+            )
+          })
+        ).pipe(Effect.flatMap(decodeRows(rowSchema)))
+    }
+    return commit
+  })
