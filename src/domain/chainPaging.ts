@@ -40,7 +40,9 @@ export type ContextCursor = typeof ContextCursor.Type
  */
 export const ImpactCursor = keyed(Schema.Union(
   Schema.Tuple(Schema.Number, Schema.Number, Schema.Number),
-  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number)
+  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number),
+  // A revision's stale page with still_holds: past its confirmations' stamp too (madeStale.ts, `until`).
+  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
 ))
 export type ImpactCursor = typeof ImpactCursor.Type
 

@@ -37,7 +37,7 @@ export const filterStatuses = (
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
 const kindDescription = "choice: an option; conflicts with any sibling sharing 2+ words. detail: adds to parent; " +
-  "conflicts only with what it contradicts. warning: what not to do. " +
+  "conflicts only via contradicts. warning: what not to do. " +
   "Left out: conflicts with every differing kind-less sibling"
 
 /**

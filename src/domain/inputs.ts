@@ -6,11 +6,13 @@ import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { procedureFields } from "./procedures.js"
 import { RequestId } from "./requestId.js"
-import { contradictsMax } from "./rules.js"
+import { contradictsMax, stillHoldsMax } from "./rules.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
+
+const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} ids built on it that still hold; confirmed`
 
 const contradictsDescription = `Sibling ids (up to ${contradictsMax}) this fact disagrees with: always a conflict`
 
@@ -37,6 +39,12 @@ export const SaveFactInput = Schema.Struct({
   ),
   supersedes: Schema.optional(FactId.annotations({ description: "Fact this replaces" })),
   reason: Schema.optional(Reason),
+  still_holds: Schema.optional(
+    Schema.Array(FactId).pipe(Schema.minItems(1), Schema.maxItems(stillHoldsMax)).annotations({
+      description: stillHoldsDescription,
+      jsonSchema: { type: "array", items: { type: "string" }, description: stillHoldsDescription }
+    })
+  ),
   ...procedureFields,
   request_id: Schema.optional(RequestId)
 })

@@ -36,7 +36,10 @@ export const SaveFactOutput = Schema.Struct({
     stale_next_cursor: NextCursor.annotations({
       description:
         "More stale facts: pass as cursor to relay_get_impact with fact_id = the superseded fact; null if none"
-    })
+    }),
+    still_holds: Schema.optional(
+      Schema.Array(Fact).annotations({ description: "The still_holds named: confirmed by the writer, current" })
+    )
   }))
 })
 

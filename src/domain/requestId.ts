@@ -20,6 +20,7 @@ const namespaces = {
   resolution: "c4b7e1d2-8a65-4f3b-b0e9-2d7c6a15f840",
   retraction: "9e3a5c71-2f48-4d06-8b1e-7a6d0c4f2b95",
   confirmation: "5b2e8d14-6c9f-4a37-8e05-d1f3a7c6b920",
+  stillHolds: "0c7e4f29-b318-4d5a-9e62-f1a8d30b7c46",
   task: "3d8f6b20-71c4-4a9e-b5d2-0e6a9c1f4b37",
   claim: "a1c5e9f3-4b72-4d8e-9f06-5b3d7e2a8c14",
   run: "e27c9b41-5d03-4f8a-a6e2-93b1d0c7f458"
@@ -54,6 +55,13 @@ export const requestRetractionId = (retractedBy: string, requestId: string): str
 /** The id of the Confirmation a confirm with this request_id makes. */
 export const requestConfirmationId = (confirmedBy: string, requestId: string): string =>
   derivedId(namespaces.confirmation, confirmedBy, requestId)
+
+/**
+ * The id of the Confirmation a revision (fact `factId`) records for a dependent it names in
+ * still_holds: a retry of the save makes the same fact id, so it finds the confirmation that landed.
+ */
+export const stillHoldsConfirmationId = (factId: string, dependentId: string): string =>
+  derivedId(namespaces.stillHolds, factId, dependentId)
 
 /** The id of the task a post with this request_id makes. */
 export const requestTaskId = (writtenBy: string, requestId: string): string =>

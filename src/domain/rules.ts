@@ -41,8 +41,20 @@ export const revisionMessage = {
   builds_on_revised: "builds_on: names the fact in supersedes or a fact that builds on it; a revision cannot " +
     "build on what it overturns (leave builds_on out to save it beside that fact)",
   reason_needed: "reason: required with supersedes",
-  reason_alone: "reason: only taken with supersedes"
+  reason_alone: "reason: only taken with supersedes",
+  still_holds_alone: "still_holds: only taken with supersedes (to confirm a stale fact, use relay_confirm_fact)"
 } as const
+
+/** How many dependents a revision may name as still holding (still_holds): each is one confirmation. */
+export const stillHoldsMax = 8
+
+/**
+ * Why a fact named in still_holds (`still_holds.<i>`) is refused, nothing written: it is not a
+ * dependent the revision makes stale (domain/model/revision.ts, stillHoldsViolation).
+ */
+export const stillHoldsMessage = (where: string) =>
+  `${where}: not a fact this revision makes stale: name current facts that build on the fact in supersedes ` +
+  "(one already stale: relay_confirm_fact)"
 
 /**
  * How many facts with several parents may lie on one line of facts, one above another (the model's

@@ -10,7 +10,7 @@ import { defineTool } from "./Tool.js"
 
 export const claimTask = defineTool({
   name: "relay_claim_task",
-  description: "Take a task; no task_id: the oldest open",
+  description: "Take a task on a lease",
   annotations: { title: "Claim a task", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   unlisted: ["lease_seconds"],
   input: ClaimTaskInput,

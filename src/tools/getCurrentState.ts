@@ -9,7 +9,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getCurrentState = defineTool({
   name: "relay_get_current_state",
-  description: "Newest facts, active unless `status` says otherwise",
+  description: "Newest facts first",
   annotations: readOnly("Get the current state"),
   // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
   unlisted: ["session_id"],

@@ -48,6 +48,9 @@ export const saveFact = defineTool({
     if (input.supersedes === undefined && input.reason !== undefined) {
       return yield* new InvalidInput({ message: revisionMessage.reason_alone })
     }
+    if (input.supersedes === undefined && input.still_holds !== undefined) {
+      return yield* new InvalidInput({ message: revisionMessage.still_holds_alone })
+    }
     if (input.preconditions !== undefined && input.steps === undefined) {
       return yield* new InvalidInput({ message: "preconditions: only a procedure (steps) has them" })
     }
@@ -68,7 +71,11 @@ export const saveFact = defineTool({
       alsoOn: parents.slice(1),
       kind: input.kind ?? null,
       contradicts: input.contradicts ?? [],
-      revises: input.supersedes === undefined || reason === undefined ? null : { id: input.supersedes, reason }
+      revises: input.supersedes === undefined || reason === undefined ? null : {
+        id: input.supersedes,
+        reason,
+        ...(input.still_holds === undefined ? {} : { stillHolds: input.still_holds })
+      }
     }
     // With steps the fact is a procedure (issue 44): its steps are written after it (procedureSave.ts).
     const { procedure, saved } = input.steps === undefined
@@ -105,7 +112,8 @@ export const saveFact = defineTool({
           reason: saved.revision.reason,
           stale: saved.revision.stale,
           stale_total: saved.revision.staleTotal,
-          stale_next_cursor: saved.revision.staleNextCursor
+          stale_next_cursor: saved.revision.staleNextCursor,
+          ...(saved.revision.stillHolds.length === 0 ? {} : { still_holds: saved.revision.stillHolds })
         }
       })
     }

@@ -12,7 +12,8 @@ import {
   firstBriefingSpan,
   mergeDepthCap,
   resolutionMessage,
-  revisionMessage
+  revisionMessage,
+  stillHoldsMessage
 } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
 import { clusterDrift } from "../../src/layers/factStore/clusterMigration.js"
@@ -112,6 +113,8 @@ const step = fc.oneof(
       factKind: fc.constantFrom(null, "detail" as const, "choice" as const),
       reason: fc.constantFrom("now 15 s", "measured again"),
       writer: fc.constantFrom(...writers),
+      // still_holds: mostly facts built on the revised one, now and then any fact.
+      held: fc.array(fc.nat(), { maxLength: 2 }),
       dt: fc.constantFrom(0, 1)
     })
   },
@@ -436,6 +439,10 @@ const runScenario = (steps: ReadonlyArray<Step>, wholeGraph = true) =>
         const target = pick(s.f)
         const given = s.parentPick === null ? null : pick(s.parentPick)
         const rule = Rules.revisionViolation(model, target, given)
+        const below = Rules.impact(model, target).map((d) => d.id)
+        const held = s.held.map((n) => n % 5 === 0 || below.length === 0 ? pick(n) : below[n % below.length]!)
+        // Checked once the revised fact is found, before the rules on a given parent.
+        const heldRule = rule === "supersedes_not_found" ? undefined : Rules.stillHoldsViolation(model, target, held)
         const result = yield* Effect.either(store.save({
           id,
           content: s.content,
@@ -444,9 +451,16 @@ const runScenario = (steps: ReadonlyArray<Step>, wholeGraph = true) =>
           parentId: given,
           kind: s.factKind,
           // One stale fact a page, so the rest is read on through relay_get_impact's cursor.
-          revises: { id: target, reason: s.reason, staleLimit: 1 }
+          revises: { id: target, reason: s.reason, staleLimit: 1, ...(held.length === 0 ? {} : { stillHolds: held }) }
         }))
-        if (rule !== undefined) {
+        if (heldRule !== undefined) {
+          expect(result._tag, `still_holds ${held} of ${target} is refused`).toBe("Left")
+          if (result._tag !== "Left") continue
+          expect([result.left._tag, result.left.message]).toEqual([
+            "InvalidInput",
+            stillHoldsMessage(`still_holds.${heldRule}`)
+          ])
+        } else if (rule !== undefined) {
           expect(result._tag, `revision of ${target} under ${given} is refused (${rule})`).toBe("Left")
           if (result._tag !== "Left") continue
           expect([result.left._tag, result.left.message]).toEqual(
@@ -471,14 +485,25 @@ const runScenario = (steps: ReadonlyArray<Step>, wholeGraph = true) =>
           model.facts.push(modelFact(id, s, parentId === null ? [] : [parentId, ...alsoBuildsOn], createdAt))
           model.supersedes.push({ winner: id, loser: target, reason: s.reason, createdAt, resolvedBy: s.writer })
           accepted.push({ winner: id, loser: target, reason: s.reason })
+          // Then each still_holds confirmed by the writer, the latest saved first, as relay_confirm_fact would.
+          const confirmed: Array<string> = []
+          for (const h of Rules.stillHoldsOrder(model, held)) {
+            if (Rules.confirmOutcome(model, h) !== "confirms") continue
+            const at = Rules.nextStamp(model.last, now)
+            model.last = at
+            model.confirmations.push({ fact: h, createdAt: at, reason: s.reason })
+            confirmed.push(h)
+          }
           const saved = result.right
+          expect(ids(saved.revision!.stillHolds), "the still_holds confirmed").toEqual(confirmed)
+          for (const f of saved.revision!.stillHolds) expectFactMatches(model, f)
           expectFactMatches(model, saved.fact)
           expect(ids(saved.forkSiblings)).toEqual(expected.forkSiblings)
           expect(saved.siblingsTotal).toBe(expected.siblingsTotal)
           expect(saved.duplicateOf?.id ?? null).toBe(expected.duplicateOf)
           expect(saved.revision?.fact.id).toBe(target)
           expectFactMatches(model, saved.revision!.fact)
-          const made = Rules.madeStale(model, target, createdAt)
+          const made = Rules.madeStale(model, target, createdAt, model.last)
           const rest = saved.revision!.staleNextCursor === null ? [] : yield* allPages(
             ImpactCursor,
             (cursor) => store.impact(target, { limit: 1, cursor }),

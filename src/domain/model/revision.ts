@@ -62,10 +62,42 @@ export const revise = (
  * that existed then, were not stale just before it and are stale after it. A fact already stale
  * (something above it was superseded or retracted earlier) is not listed, nor what was saved later.
  */
-export const madeStale = (model: GraphModel, loser: string, stamp: number): Array<{ id: string; distance: number }> => {
+export const madeStale = (
+  model: GraphModel,
+  loser: string,
+  stamp: number,
+  until = stamp
+): Array<{ id: string; distance: number }> => {
   const before = asOf(model, stamp - 1)
   const after = asOf(model, stamp)
-  return impact(after, loser).filter((d) => isStale(after, d.id) && !isStale(before, d.id))
+  // A revision's still_holds confirmations, stamped just after it (up to `until`), take theirs back.
+  const held = asOf(model, until)
+  return impact(after, loser).filter((d) => isStale(after, d.id) && !isStale(before, d.id) && isStale(held, d.id))
+}
+
+/**
+ * A revision's `still_holds`: each must be a dependent the revision makes stale, one that builds on
+ * the revised fact and is current now (neither stale nor decided). The first that is not, as its
+ * index; undefined when all are.
+ */
+export const stillHoldsViolation = (
+  model: GraphModel,
+  revised: string,
+  held: ReadonlyArray<string>
+): number | undefined => {
+  const below = new Set(impact(model, revised).map((d) => d.id))
+  const index = held.findIndex((id) => !below.has(id) || status(model, id) !== "active")
+  return index < 0 ? undefined : index
+}
+
+/**
+ * The order a revision confirms its `still_holds` in: the latest saved first, so what builds on
+ * another named one is confirmed before it (a confirmation of the upper one would make the lower
+ * one current, leaving it nothing to confirm). Each once.
+ */
+export const stillHoldsOrder = (model: GraphModel, held: ReadonlyArray<string>): Array<string> => {
+  const facts = byId(model)
+  return [...new Set(held)].sort((a, b) => (facts.get(b)?.createdAt ?? 0) - (facts.get(a)?.createdAt ?? 0))
 }
 
 /** A fact's status just after the decision stamped `stamp` (what a revision's reply shows). */

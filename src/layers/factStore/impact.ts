@@ -63,11 +63,19 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   field = "fact_id"
 ) {
   const cursor = request.cursor
-  if (cursor !== null && cursor.length === 4) {
-    const made = yield* madeStale(db, gate, id, cursor[3], {
-      limit: request.limit,
-      cursor: [cursor[0], cursor[1], cursor[2]]
-    }, field)
+  if (cursor !== null && cursor.length >= 4) {
+    const made = yield* madeStale(
+      db,
+      gate,
+      id,
+      cursor[3]!,
+      {
+        limit: request.limit,
+        cursor: [cursor[0], cursor[1], cursor[2]]
+      },
+      field,
+      cursor[4] ?? cursor[3]
+    )
     return { items: made.items, next_cursor: made.next_cursor } satisfies Page<Dependent>
   }
   const depth = cursor === null ? firstPageDepth(request.limit + 1) : null

@@ -17,11 +17,12 @@ import { edgesThroughMerges, hubsOf } from "./walkDown.js"
  * The stored stamps and the spans a confirmation closed answer both times (staleness.ts), so a
  * dependent that was current again by a confirmation, under an x already retracted, is listed too.
  * Same shape as impact's subtree (four numbers an edge, no fact mapped), with each dependent's flags
- * now for the status it is shown with.
+ * now for the status it is shown with. `$until` (the stamp of a revision's last still_holds
+ * confirmation, else `$at`) leaves out what those confirmations made current again.
  */
 const madeEdge = (p: string, d: string) =>
   `[id(${p}), id(${d}), ${d}.created_at, ` +
-  `CASE WHEN ${staleBy(d, "$at")} AND NOT ${staleBy(d, "($at - 1)")} THEN 1 ELSE 0 END, ` +
+  `CASE WHEN ${staleBy(d, "$at")} AND NOT ${staleBy(d, "($at - 1)")} AND ${staleBy(d, "$until")} THEN 1 ELSE 0 END, ` +
   `indegree(${d}, 'SUPERSEDES'), indegree(${d}, 'RETRACTS')]`
 
 export const madeStaleQuery = `MATCH (x:Fact {id: $id}) ` +
@@ -53,12 +54,13 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   id: string,
   at: number,
   request: PageRequest<ImpactKey>,
-  field = "fact_id"
+  field = "fact_id",
+  until = at
 ) {
   const found = (yield* leanUnlessMerged(
     gate,
-    db.read(leanMadeStaleQuery, { id, at }, Row),
-    db.read(madeStaleQuery, { id, at }, Row)
+    db.read(leanMadeStaleQuery, { id, at, until }, Row),
+    db.read(madeStaleQuery, { id, at, until }, Row)
   ))[0]
   if (found === undefined) return yield* noFactWithId(field, id)
   const now = new Map(found.edges.map(([, child, , , superseded, retracted]) => [child, { superseded, retracted }]))
@@ -94,7 +96,7 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   const { items, next_cursor } = page(
     dependents,
     request.limit,
-    (d) => [...keys.get(d.fact.id)!, at],
+    (d) => [...keys.get(d.fact.id)!, at, ...(until === at ? [] : [until])],
     yield* currentBudget(chainBudgetBytes)
   )
   return { items, next_cursor, total: placed.length }

@@ -23,6 +23,7 @@ import { batchOfSave, batchTerms } from "./saveBatch.js"
 import { mergeQueries } from "./saveMerge.js"
 import { siblingPicture } from "./siblingPicture.js"
 import { markDependents } from "./staleness.js"
+import { checkStillHolds, confirmStillHolds } from "./stillHolds.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
 import { joinClusters } from "./threadClusters.js"
 import { mergeRounds } from "./walkDown.js"
@@ -236,18 +237,35 @@ const checkContradicts = (db: GraphDatabase["Type"], ids: ReadonlyArray<string>,
     })
   )
 
-/** What a revision reports: the fact it superseded and, paged, what it made stale. */
-const revisionOf = (db: GraphDatabase["Type"], gate: MergeGate, revises: Revises, revised: Fact, stamp: number) =>
-  Effect.map(
-    madeStale(db, gate, revises.id, stamp, { limit: revises.staleLimit ?? staleDefault, cursor: null }, "supersedes"),
-    (made): Revision => ({
-      fact: revised,
-      reason: revises.reason,
-      stale: made.items,
-      staleTotal: made.total,
-      staleNextCursor: made.next_cursor
-    })
-  )
+/**
+ * What a revision reports: the fact it superseded, the dependents it named in still_holds (confirmed
+ * in statements of their own first, stillHolds.ts) and, paged, what it made stale and they did not keep.
+ */
+const revisionOf = Effect.fn("relay/factStore/revisionOf")(function*(
+  db: GraphDatabase["Type"],
+  gate: MergeGate,
+  now: number,
+  input: NewFact & { readonly revises: Revises },
+  held: ReadonlyArray<string>,
+  revised: Fact,
+  stamp: number
+) {
+  const revises = input.revises
+  const kept = held.length === 0 ?
+    { facts: [], until: stamp } :
+    yield* confirmStillHolds(db, now, { factId: input.id, reason: revises.reason, writtenBy: input.writtenBy }, held)
+  const limit = revises.staleLimit ?? staleDefault
+  const made = yield* madeStale(db, gate, revises.id, stamp, { limit, cursor: null }, "supersedes", kept.until)
+  const revision: Revision = {
+    fact: revised,
+    reason: revises.reason,
+    stale: made.items,
+    staleTotal: made.total,
+    staleNextCursor: made.next_cursor,
+    stillHolds: kept.facts
+  }
+  return revision
+})
 
 export const save = Effect.fn("relay/factStore/save")(
   function*(
@@ -266,6 +284,9 @@ export const save = Effect.fn("relay/factStore/save")(
     const parentId = beside === null ? input.parentId : beside.parent
     const alsoOn = parentId === null ? [] : beside === null ? input.alsoOn ?? [] : beside.also
     if (contradicts.length > 0) yield* checkContradicts(db, contradicts, parentId === null ? [] : [parentId, ...alsoOn])
+    const held = revises === null || (revises.stillHolds ?? []).length === 0 ?
+      [] :
+      yield* checkStillHolds(db, input.id, revises.id, revises.stillHolds ?? [])
     const merged = alsoOn.length > 0
     const query = merged
       ? (revises === null ? mergeQueries.merged : mergeQueries.revisedMerged)
@@ -304,7 +325,7 @@ export const save = Effect.fn("relay/factStore/save")(
     if (row.revised !== null) yield* joinClusters(db, row.fact.id, row.revised.id)
     const revision = revises === null || row.revised === null ?
       null :
-      yield* revisionOf(db, gate, revises, row.revised, stampOf(row.fact))
+      yield* revisionOf(db, gate, now, { ...input, revises }, held, row.revised, stampOf(row.fact))
     const under = "reports" in row ?
       row.reports.map((r) => ({
         parentId: r.parent,

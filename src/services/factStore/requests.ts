@@ -29,6 +29,8 @@ export interface Revises {
   readonly reason: string
   /** How many of the facts it made stale the reply lists (default 100). */
   readonly staleLimit?: number | undefined
+  /** Dependents it would make stale that stay current: each confirmed by the writer right after (stillHolds.ts). */
+  readonly stillHolds?: ReadonlyArray<string> | undefined
 }
 
 /** A fact of a bulk save (FactStore.saveMany). */

@@ -42,6 +42,8 @@ export interface Revision {
   readonly staleTotal: number
   /** Continues `stale` through relay_get_impact on the superseded fact; null when it is all. */
   readonly staleNextCursor: string | null
+  /** The dependents named in still_holds, confirmed: current, and not in `stale`. */
+  readonly stillHolds: ReadonlyArray<Fact>
 }
 
 export interface CompatibleRecord {

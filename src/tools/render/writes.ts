@@ -21,7 +21,8 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
       }), by distance`,
       o.revision,
       o.revision.superseded.id
-    )
+    ),
+    ...list("Still holds (confirmed by you)", o.revision.still_holds ?? [], (f) => p.fact(f), null)
   ]),
   ...(o.duplicate_of === null ? [] : [`Duplicate of: ${p.fact(o.duplicate_of)}`]),
   ...(o.fork === null ? [] : list(
