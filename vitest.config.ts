@@ -35,7 +35,8 @@ export const heavyProperties = [
   "test/rules/thread.test.ts",
   "test/rules/severalParents.test.ts",
   "test/tasks/model.test.ts",
-  "test/search/hostile-queries.test.ts"
+  "test/search/hostile-queries.test.ts",
+  "test/transfer/roundTrip.test.ts"
 ]
 
 export default defineConfig({

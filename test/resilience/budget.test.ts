@@ -13,7 +13,7 @@ const isRunning = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.map(Fiber.poll(fibe
 
 /**
  * The call budget on a TestClock (Effect.timeoutFail in src/policies/timeout.ts). The real-time proofs (a hung server, a paused one) are in
- * test/hostile/timeouts-server.slow.test.ts and test/resilience/outage.test.ts.
+ * test/hostile/timeouts-server.slow.test.ts and test/resilience/outage.slow.test.ts.
  */
 describe("the call budget", () => {
   it.effect("a call still running at 2.5 s is stopped then, answered as a timeout, not a moment before", () =>

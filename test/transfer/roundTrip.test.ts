@@ -12,6 +12,7 @@ import { FactStore } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
 import { saveProcedureVersion } from "../../src/tools/procedureSave.js"
+import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
 /**
@@ -272,7 +273,7 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
       })),
     // Shrinking a failure runs the whole round trip again and again: stopped at 40 s, fast-check
     // reports the smallest counterexample so far instead of the test timing out without one.
-    { fastCheck: { numRuns: 12, interruptAfterTimeLimit: 40_000, markInterruptAsFailure: true } }
+    { fastCheck: { numRuns: propertyRuns(12), interruptAfterTimeLimit: 40_000, markInterruptAsFailure: true } }
   )
 
   it.effect("merge skips what is there, adds the rest, and a refused line writes nothing", () =>
