@@ -25,9 +25,11 @@ const underConcurrentWrites = async (
   const graph = testGraphName(label)
   const clients: Array<RelayClient> = []
   try {
-    const writers = await Promise.all([1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}` })))
+    const writers = await Promise.all(
+      [1, 2, 3, 4].map((i) => connectRelay({ graph, env, name: `writer-${i}`, process: true }))
+    )
     clients.push(...writers)
-    const reader = await connectRelay({ graph, env, name: "reader" })
+    const reader = await connectRelay({ graph, env, name: "reader", process: true })
     clients.push(reader)
 
     const saved: Array<string> = []

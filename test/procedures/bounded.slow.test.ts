@@ -115,7 +115,7 @@ describe("four processes record runs of one procedure at once", () => {
   const graph = testGraphName("procedure_race")
   const clients: Array<RelayClient> = []
   beforeAll(async () => {
-    for (let i = 0; i < 4; i++) clients.push(await connectRelay({ graph, name: `racer-${i}` }))
+    for (let i = 0; i < 4; i++) clients.push(await connectRelay({ graph, name: `racer-${i}`, process: true }))
   }, 60_000)
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()))
