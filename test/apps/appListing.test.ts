@@ -5,7 +5,7 @@ import { testGraphName } from "../support/testLayer.js"
 import { connectHost, dropGraph, seedThread } from "./appHost.js"
 
 /**
- * MCP Apps on the wire (SEP-1865), with the official SDK client over stdio: a host that says it
+ * MCP Apps on the wire (SEP-1865), with the official SDK client: a host that says it
  * draws apps reads relay_get_context and relay_detect_conflicts linked to ui://relay/thread, the
  * app-only relay_view_thread, and the app's HTML with its CSP; a host that does not reads the
  * listing of before, text only.

@@ -9,7 +9,7 @@ import { connectHost, dropGraph, hostile, seedThread } from "./appHost.js"
 
 /**
  * The thread app in Chromium, framed by a minimal host page built on the ext-apps package's host
- * side (test/apps/hostPage.ts): the host's MCP client (the official SDK over stdio to
+ * side (test/apps/hostPage.ts): the host's MCP client (the official SDK to Relay's
  * dist/server.js, in the default compact form, saying it draws apps) calls relay_get_context or
  * relay_detect_conflicts as a model would, reads ui://relay/thread, and hands both to the app,
  * which reads what it draws through relay_view_thread. Screenshots go to test-artifacts/apps/.

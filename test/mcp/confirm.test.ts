@@ -6,7 +6,7 @@ import { type Admin, connectAdmin } from "../support/proof.js"
 import { checkedCaller } from "./protocol.js"
 
 /**
- * relay_confirm_fact through dist/server.js over stdio (issue 23, item 3): a revision of a timeout
+ * relay_confirm_fact through the SDK's Client (issue 23, item 3): a revision of a timeout
  * made stale the facts saved under it as "next in the thread"; one confirmation each brings them
  * and what builds on them back to every default read, the past still reads as it was, a later
  * change above makes them stale again, and a repeat, a retry or a refused call writes nothing.

@@ -8,7 +8,7 @@ import { checkedCaller } from "./protocol.js"
  * resolved in one place before the tool runs: a unique prefix is the whole id, a prefix two facts
  * share is invalid_input naming the field, one no fact has is fact_not_found, and nothing is written.
  */
-describe("fact-id prefixes as input, over stdio", () => {
+describe("fact-id prefixes as input, through the MCP client", () => {
   let relay: RelayClient
   let admin: Admin
   let mcp: Awaited<ReturnType<typeof checkedCaller>>

@@ -10,7 +10,7 @@ import { checkedCaller } from "./protocol.js"
  * here with the real o200k tokenizer, on the larger reading: structuredContent's JSON) stays within
  * it, and next_cursor (with the same max_tokens) reads on to every item exactly once.
  */
-describe("max_tokens over stdio", () => {
+describe("max_tokens through the MCP client", () => {
   let relay: RelayClient
   let admin: Admin
   let mcp: Awaited<ReturnType<typeof checkedCaller>>

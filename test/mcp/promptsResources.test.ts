@@ -46,7 +46,7 @@ const promptText = async (args: Record<string, string>) => {
   return (content as { text: string }).text
 }
 
-describe("prompts and resources over stdio", () => {
+describe("prompts and resources through the MCP client", () => {
   it("declares prompts and resources and lists them", async () => {
     const caps = relay.client.getServerCapabilities()
     expect(caps?.prompts).toBeDefined()

@@ -6,7 +6,7 @@ import { type Admin, connectAdmin } from "../support/proof.js"
 import { checkedCaller } from "./protocol.js"
 
 /**
- * Kinds and one-call revisions through dist/server.js and the SDK's Client over stdio: a detail
+ * Kinds and one-call revisions through the SDK's Client to Relay in process: a detail
  * makes no conflict, a revision is one call whose reply lists (paged on through relay_get_impact)
  * only what it made stale, a refused resolve names the call that does what was meant, and bad
  * input names its field and writes nothing.

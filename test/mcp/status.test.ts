@@ -5,12 +5,12 @@ import { errorOf, outputOf } from "../support/toolOutputs.js"
 import { type checkedCaller, freshRelayPerTest } from "./protocol.js"
 
 /**
- * Fact status through dist/server.js and the SDK's Client over stdio: the status and writer filters
+ * Fact status through the SDK's Client to Relay in process: the status and writer filters
  * of relay_get_current_state, relay_retract_fact, and as_of (time travel) on context, current state
  * and search. Every result is checked against its outputSchema by checkedCaller. Each test starts
  * its own server on a graph of its own and builds what it reads (`decided`, `retracted`).
  */
-describe("fact status over stdio", () => {
+describe("fact status through the MCP client", () => {
   const relays = freshRelayPerTest()
   let relay: RelayClient | undefined
   let mcp: Awaited<ReturnType<typeof checkedCaller>>

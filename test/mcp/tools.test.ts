@@ -9,7 +9,7 @@ import { outputOf } from "../support/toolOutputs.js"
 import { checkedCaller, freshRelayPerTest } from "./protocol.js"
 
 /**
- * The tools through dist/server.js and the SDK's Client over stdio: every structured result is
+ * The tools through the SDK's Client to Relay in process: every structured result is
  * checked against the declared outputSchema and every text block against the rendering rules (see
  * protocol.ts), then each tool's own text is checked here. Each test starts its own server on a
  * graph of its own and builds the story it reads (`story`), so any one test runs alone.
@@ -50,7 +50,7 @@ const story = async (mcp: Caller, options: { resolved?: boolean } = {}): Promise
   return { root, cookies, redis, dup, samesite, hostile }
 }
 
-describe("all the tools over stdio", () => {
+describe("all the tools through the MCP client", () => {
   const relays = freshRelayPerTest()
   let relay: RelayClient | undefined
   let mcp: Caller
@@ -379,7 +379,7 @@ describe("all the tools over stdio", () => {
  * pair shows. Each briefing holds the other's work; a decision cannot be turned around; impact on
  * the loser is exactly what the resolution listed as stale; SUPERSEDES alone joins two threads.
  */
-describe("two assistants on one graph over stdio", () => {
+describe("two assistants on one graph through the MCP client", () => {
   it(
     "briefings cross over, a reversed resolution is refused, impact equals stale, clusters keep statuses",
     async () => {

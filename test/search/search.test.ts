@@ -8,11 +8,11 @@ import type { OutputOf } from "../support/toolOutputs.js"
 import { outputOf } from "../support/toolOutputs.js"
 
 /**
- * relay_search through dist/server.js and the SDK's Client over stdio, on one graph: a small memory
+ * relay_search through the SDK's Client to Relay in process, on one graph: a small memory
  * with a settled fork (a superseded fact and a stale one under it), several writers and sessions.
  * Every result is checked against the declared outputSchema by checkedCaller.
  */
-describe("relay_search over stdio", () => {
+describe("relay_search through the MCP client", () => {
   let relay: RelayClient
   let admin: Admin
   let mcp: Awaited<ReturnType<typeof checkedCaller>>

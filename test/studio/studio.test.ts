@@ -18,7 +18,7 @@ import { outputOf } from "../support/toolOutputs.js"
 /**
  * Relay Studio in a real browser (Debian's chromium, headless, driven by puppeteer-core; one launch
  * for the file) on the demo story, with `npm run studio`'s own process (dist/cli/studio.js) serving
- * it and an MCP client (dist/server.js over stdio) writing to the same graph. Screenshots of each
+ * it and an MCP client (Relay in process) writing to the same graph. Screenshots of each
  * view go to test-artifacts/studio/ (ignored by git).
  */
 const artifacts = "test-artifacts/studio"
