@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, FastCheck as fc, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { DatabaseError } from "../../src/domain/errors.js"
 import * as Rules from "../../src/domain/model/index.js"
 import { requestFactId } from "../../src/domain/requestId.js"
 import { makeFactStore } from "../../src/layers/factStore/FactStoreLive.js"
@@ -86,6 +87,43 @@ layer(relayTestLayer("group_commit"))((it) => {
           const same = earlier.find((e) => e.fact.content === s.fact.content)
           expect(s.duplicateOf?.id ?? null).toBe(same?.fact.id ?? null)
         }
+      }))
+    }).pipe(onFreshTestClock))
+
+  it.effect("a batch the database wrote but replicas did not confirm answers not_replicated to each save, rerun for none", () =>
+    Effect.gen(function*() {
+      const real = yield* GraphDatabase
+      const { sent, writes } = noting(real)
+      // The batch statement runs (it lands on the primary), then fails as a replica WAIT that timed out.
+      const unconfirmed: GraphDatabase["Type"] = {
+        ...sent,
+        write: ((cypher: string, params?: never, row?: never) => {
+          const run = row === undefined ? sent.write(cypher, params) : sent.write(cypher, params ?? {}, row)
+          return cypher.includes("UNWIND $batch")
+            ? Effect.zipRight(
+              run,
+              Effect.fail(new DatabaseError({ reason: "not_replicated", detail: "0 of 1 replicas confirmed" }))
+            )
+            : run
+        }) as GraphDatabase["Type"]["write"]
+      }
+      yield* Effect.scoped(Effect.gen(function*() {
+        const store = yield* Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, unconfirmed)
+        const root = yield* store.save(fact("the replicated plan", null, "cursor"))
+        const before = writes.length
+        const answers = yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) => Effect.either(store.save(fact(`step ${i}`, root.fact.id, "zed")))),
+          { concurrency: "unbounded" }
+        )
+        const statements = writes.slice(before)
+        const batches = statements.filter((c) => c.includes("UNWIND $batch")).length
+        expect(batches).toBeGreaterThanOrEqual(1)
+        // The saves of a batch answer its failure; none is sent again alone (a rerun would find its
+        // fact and answer it as confirmed). Only a save that went before the rest queued went alone.
+        expect(statements.length - batches).toBeLessThanOrEqual(1)
+        const failed = answers.filter(Either.isLeft).map((a) => (a.left as DatabaseError).reason)
+        expect(failed.length).toBeGreaterThanOrEqual(7)
+        expect(new Set(failed)).toEqual(new Set(["not_replicated"]))
       }))
     }).pipe(onFreshTestClock))
 

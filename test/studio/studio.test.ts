@@ -90,6 +90,20 @@ const clickNode = async (id: string) => {
     }
   }
 }
+/**
+ * Waits until the live feed has caught up with the writes made so far: no new refresh across a
+ * server poll and the page's debounce. A refresh redraws the fact panel, and with it the pages of
+ * runs a click loaded; a person reading the panel does so once it is still.
+ */
+const settled = async () => {
+  for (let last = await refreshes(), i = 0; i < 30; i++) {
+    await page.waitForFunction(() => true, { timeout: 1_000 }).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const now = await refreshes()
+    if (now === last) return
+    last = now
+  }
+}
 const shot = (name: string) => page.screenshot({ path: `${artifacts}/${name}.png`, fullPage: true })
 
 beforeAll(async () => {
@@ -353,6 +367,7 @@ describe("Relay Studio in a browser", () => {
       "invalid_input"
     )
     // The page shows the same: the left-out versions and runs, a click for each next page.
+    await settled()
     await page.evaluate(
       (id: string) =>
         (window as unknown as { relayStudio: { openFact: (id: string) => Promise<void> } }).relayStudio.openFact(id),

@@ -1,5 +1,5 @@
-import { Config, Deferred, Effect, Queue, Ref, Schema } from "effect"
-import type { DatabaseError } from "../../domain/errors.js"
+import { Cause, Chunk, Config, Deferred, Effect, Option, Queue, Ref, Schema } from "effect"
+import { DatabaseError } from "../../domain/errors.js"
 import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
 import { decodeRows } from "../database/decodeRows.js"
 
@@ -17,13 +17,18 @@ import { decodeRows } from "../database/decodeRows.js"
  *
  * Failing alone: a row whose save has no row (its own rule: a missing parent, a taken id, a full
  * memory) leaves the others as they are; the caller diagnoses it as before. If the whole statement
- * fails (a constraint a concurrent process hit first, a timeout), each save of it runs again alone,
- * in order (each is idempotent by its id, so one that did land is answered, not written twice).
+ * fails for what may be one row's own (a constraint a concurrent process hit first, a statement the
+ * server rejected), each save of it runs again alone, in order (each is idempotent by its id, so one
+ * that did land is answered, not written twice). A failure of the statement as a whole (the database
+ * unreachable or busy, a timeout, too few replicas confirming it, the store shutting down) is every
+ * save's answer, as it would be a lone save's: a rerun would find the facts the statement wrote and
+ * answer them as if replicas had confirmed them.
  *
- * Interruption: a caller whose time budget ends while its save is still queued takes it back; the
- * writer skips it and it is never written (the caller gets the budget's timeout error, as before). Once
- * the writer has taken it, it is in a statement and may land, exactly as a lone save cut off mid-statement
- * could: a retry with the same request_id answers that fact.
+ * Interruption: a caller whose time budget ends before its save's statement is sent takes it back;
+ * the writer skips it and it is never written (the caller gets the budget's timeout error, as
+ * before), in the statement it was taken for and in any rerun alone. Once its statement is sent it
+ * may land, exactly as a lone save cut off mid-statement could: a retry with the same request_id
+ * answers that fact. When the store closes, every save not yet answered fails `shut_down`.
  */
 
 /**
@@ -52,7 +57,8 @@ const BatchRow = Schema.Struct(
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )
 
-type State = "queued" | "taken" | "dropped"
+/** queued: waiting; sent: in a statement sent; dropped: its caller gave up (before or after). */
+type State = "queued" | "sent" | "dropped"
 
 interface Entry {
   readonly cypher: string
@@ -73,9 +79,38 @@ export interface GroupCommit {
 /** A lone statement's rows, kept as they came (each caller decodes with its own Schema). */
 const BatchRowAlone = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
+/** The saves whose callers still wait, now marked sent: a dropped one is left out of what is sent. */
+const stillWanted = (entries: ReadonlyArray<Entry>) =>
+  Effect.filter(
+    entries,
+    (e) => Ref.modify(e.state, (s): [boolean, State] => s === "dropped" ? [false, s] : [true, "sent"])
+  )
+
 // Every outcome reaches the caller, a defect too: the writer itself never fails.
 const alone = (db: GraphDatabase["Type"], e: Entry) =>
   Effect.flatMap(Effect.exit(db.write(e.cypher, e.params, BatchRowAlone)), (exit) => Deferred.done(e.done, exit))
+
+/** One by one, in order, each only if its caller still waits when its turn comes. */
+const eachAlone = (db: GraphDatabase["Type"], group: ReadonlyArray<Entry>) =>
+  Effect.forEach(
+    group,
+    (e) => Effect.flatMap(stillWanted([e]), (wanted) => wanted.length === 0 ? Effect.void : alone(db, e)),
+    {
+      discard: true
+    }
+  )
+
+/** Failures of the statement as a whole, never one row's own: every save of it answers with it. */
+const wholeStatement: ReadonlySet<DatabaseError["reason"]> = new Set([
+  "unreachable",
+  "busy",
+  "timeout",
+  "not_replicated",
+  "shut_down",
+  "refused_login",
+  "no_module",
+  "newer_schema"
+])
 
 const together = (db: GraphDatabase["Type"], form: BatchForm, group: ReadonlyArray<Entry>) =>
   db.write(form.cypher, form.params(group.map((e, k) => ({ ...e.params, gc_k: k }))), BatchRow).pipe(
@@ -86,8 +121,13 @@ const together = (db: GraphDatabase["Type"], form: BatchForm, group: ReadonlyArr
           rows.filter((r) => r.gc_k === k).map(({ gc_k: _, ...rest }) => rest)
         ), { discard: true })
     ),
-    // The statement wrote nothing: each save runs again alone, so one's own failure stays its own.
-    Effect.catchAllCause(() => Effect.forEach(group, (e) => alone(db, e), { discard: true }))
+    Effect.catchAllCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      return Option.isSome(failure) && wholeStatement.has(failure.value.reason)
+        ? Effect.forEach(group, (e) => Deferred.fail(e.done, failure.value), { discard: true })
+        // What may be one row's own: each save runs again alone, so one's own failure stays its own.
+        : eachAlone(db, group)
+    })
   )
 
 /** Saves that share a statement, in the order they were taken (first appearance orders the groups). */
@@ -109,21 +149,22 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
       const direct: GroupCommit = { write: (cypher, params, rowSchema) => db.write(cypher, params, rowSchema) }
       return direct
     }
+    // Every save not yet answered; when the store closes (after the writer stops) each fails shut_down.
+    const unanswered = new Set<Entry>()
+    const closing = new DatabaseError({ reason: "shut_down", detail: "the store closed before the save was answered" })
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(unanswered, (e) => Deferred.fail(e.done, closing), { discard: true })
+    )
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Entry>(), Queue.shutdown)
     const writer = Effect.gen(function*() {
       const taken = yield* Queue.takeBetween(queue, 1, batchLimit)
-      const live: Array<Entry> = []
-      for (const e of taken) {
-        if (yield* Ref.modify(e.state, (s): [boolean, State] => s === "queued" ? [true, "taken"] : [false, s])) {
-          live.push(e)
-        }
-      }
-      for (const group of byStatement(live)) {
+      for (const queued of byStatement(Chunk.toReadonlyArray(taken))) {
+        // Marked sent as its statement goes, not when taken: a caller that gave up meanwhile is left out.
+        const group = yield* stillWanted(queued)
+        if (group.length === 0) continue
         const form = forms.get(group[0]!.cypher)
         // A statement with no batch form runs its saves one by one, in the order they queued.
-        yield* group.length === 1 || form === undefined
-          ? Effect.forEach(group, (e) => alone(db, e), { discard: true })
-          : together(db, form, group)
+        yield* group.length === 1 || form === undefined ? eachAlone(db, group) : together(db, form, group)
       }
     }).pipe(Effect.forever)
     yield* Effect.forkScoped(Effect.interruptible(writer))
@@ -137,10 +178,14 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
               state: yield* Ref.make<State>("queued"),
               done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
             }
+            if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
+            unanswered.add(entry)
             yield* Queue.offer(queue, entry)
-            // Taken back if still queued when the caller gives up: then it is never written.
+            // Taken back if not yet sent when the caller gives up: then it is never written.
             return yield* restore(Deferred.await(entry.done)).pipe(
-              Effect.onInterrupt(() => Ref.update(entry.state, (s): State => s === "queued" ? "dropped" : s))
+              // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
+              Effect.onInterrupt(() => Ref.set(entry.state, "dropped")),
+              Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
             )
           })
         ).pipe(Effect.flatMap(decodeRows(rowSchema)))
