@@ -8,9 +8,8 @@
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
-import { normaliseContent } from "../src/domain/content.js"
-import { contentKey } from "../src/domain/contentKey.js"
 import { forkTermsOf } from "../src/domain/model/conflicts.js"
+import { factParams } from "../src/layers/factStore/factNode.js"
 import { saveBatchForms, saveQueries } from "../src/layers/factStore/saveFact.js"
 import { addDocs, termCountsParams } from "../src/layers/factStore/termCounts.js"
 import { generateGraph, loadGraph } from "./graph.js"
@@ -21,29 +20,32 @@ const g = generateGraph(Number(process.env.BENCH_FACTS ?? 100_000), Date.now() -
 await loadGraph(client, name, g)
 const graph = client.selectGraph(name)
 const content = "the export job writes invoices to S3 nightly, gzip compressed, one file per tenant"
-const params = (parentId: string): Record<string, unknown> => ({
-  id: randomUUID(),
-  content,
-  norm: normaliseContent(content),
-  hash: contentKey(normaliseContent(content)),
-  writtenBy: "bench",
-  sessionId: "bench:profile",
-  parentId,
-  parents: [parentId],
-  alsoSorted: [],
-  kind: null,
-  contradicts: null,
-  forkTerms: forkTermsOf(content),
-  comparedShown: 5,
-  supersedes: null,
-  reason: null,
-  shown: 5,
-  now: Date.now(),
-  bytes: content.length,
-  maxFacts: 10_000_000,
-  maxBytes: 4 * 2 ** 30,
-  ...termCountsParams(content)
-})
+const params = (parentId: string): Record<string, unknown> => {
+  const fact = factParams({
+    id: randomUUID(),
+    content,
+    writtenBy: "bench",
+    sessionId: "bench:profile",
+    kind: null,
+    contradicts: null
+  })
+  return {
+    ...fact,
+    parentId,
+    parents: [parentId],
+    alsoSorted: [],
+    forkTerms: forkTermsOf(content),
+    comparedShown: 5,
+    supersedes: null,
+    reason: null,
+    shown: 5,
+    now: Date.now(),
+    bytes: content.length,
+    maxFacts: 10_000_000,
+    maxBytes: 4 * 2 ** 30,
+    ...termCountsParams(fact.terms)
+  }
+}
 const parents = [...g.leaves]
 const times = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2)
 let cached = 0

@@ -9,6 +9,7 @@ import { clockWrite } from "../database/clock.js"
 import { settleFork } from "./forkWindow.js"
 import { foundIds } from "./foundIds.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { onCreateSet, resolutionProps } from "./recordProps.js"
 
 /**
  * Records two siblings as compatible in one statement: `(x)-[:COMPATIBLE]->(y)` with x.id < y.id, so a
@@ -39,7 +40,7 @@ export const compatibleQuery = pairFlags +
   `${stampClause(["x", "y", "existing", "decided", "siblings"])} ` +
   `FOREACH (_ IN CASE WHEN existing OR (siblings AND NOT decided) THEN [1] ELSE [] END | ` +
   `MERGE (x)-[r:COMPATIBLE]->(y) ` +
-  `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
+  `${onCreateSet("r", resolutionProps({ reason: "$reason", by: "$resolvedBy", at: "ts" }, { call_id: "$callId" }))}) ` +
   // Only the MERGE that makes the record uses the stamp (writes run one at a time: `existing` holds).
   clockWrite({ last: "ts" }, "NOT existing AND siblings AND NOT decided") +
   `WITH x, y, existing, decided, siblings, ts ` +

@@ -1,5 +1,7 @@
 import { clockVars, clockWrite } from "../database/clock.js"
+import { factNode, type FactValues, fromParams } from "./factNode.js"
 import { stampClause } from "./projection.js"
+import { onCreateSet, resolutionProps } from "./recordProps.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { termClockValues } from "./termCounts.js"
 import { clusterOnSave, rootOf } from "./threadClusters.js"
@@ -36,7 +38,10 @@ export const sameOrNew = (carry: ReadonlyArray<string>) =>
  * that open or end pairs keep in their statements, so relay_detect_conflicts starts from the parents
  * open at its snapshot instead of every fork; which pairs are open it still decides at read time.
  */
-export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly props: string }) => {
+export const createFact = (
+  carry: ReadonlyArray<string>,
+  merged?: Pick<FactValues, "merge_of" | "merge_depth">
+) => {
   // A child is stale from when its parent is (staleness.ts), read here, in the statement that links
   // them; a merge's `inherited` (over all its parents) is bound already, and is in `carry`.
   const child = carry.includes("p")
@@ -49,13 +54,22 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
     // Every property in the CREATE: FalkorDB 4.16 makes a SET on a node (even one just created, as
     // MERGE ... ON CREATE SET does) cost in proportion to the graph's nodes, 38 ms of a save at 1M.
     `FOREACH (_ IN CASE WHEN earlier IS NULL THEN [1] ELSE [] END | ` +
-    `CREATE (:Fact {id: $id, content: $content, norm: $norm, hash: $hash, written_by: $writtenBy, ` +
-    `session_id: $sessionId, kind: $kind, contradicts: $contradicts, created_at: ts, stale_at: ${
-      child ? "inherited" : neverStale
-    }, ` +
-    `terms: $terms, root: ${rootOf(child)}${
-      merged === undefined ? (child ? ", merge_of: p.merge_of, merge_depth: p.merge_depth" : "") : `, ${merged.props}`
-    }})) ` +
+    `CREATE ${
+      factNode("", {
+        ...fromParams,
+        created_at: "ts",
+        stale_at: child ? "inherited" : String(neverStale),
+        root: rootOf(child),
+        ...(merged ?? (child ?
+          { merge_of: "p.merge_of", merge_depth: "p.merge_depth" } :
+          { merge_of: null, merge_depth: null })),
+        // A procedure's are set by a statement of its own, with its steps (procedures/steps.ts).
+        version: null,
+        lineage: null,
+        runs_ok: null,
+        runs_failed: null
+      })
+    }) ` +
     clockWrite({
       last: "ts",
       facts: "coalesce(clk.facts, 0) + 1",
@@ -70,4 +84,6 @@ export const createFact = (carry: ReadonlyArray<string>, merged?: { readonly pro
 export const revisionStamp = "CASE WHEN made THEN f.created_at END"
 
 export const recordRevision = `MERGE (f)-[rv:SUPERSEDES]->(o) ` +
-  `ON CREATE SET rv.reason = $reason, rv.resolved_by = $writtenBy, rv.created_at = f.created_at, rv.call_id = $id `
+  `${
+    onCreateSet("rv", resolutionProps({ reason: "$reason", by: "$writtenBy", at: "f.created_at" }, { call_id: "$id" }))
+  } `

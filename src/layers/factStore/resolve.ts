@@ -13,6 +13,7 @@ import { foundIds } from "./foundIds.js"
 import { impact } from "./impact.js"
 import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { onCreateSet, resolutionProps } from "./recordProps.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
 import { joinClusters } from "./threadClusters.js"
 
@@ -47,7 +48,9 @@ const resolveStatement = (lean: boolean) => {
     `${stampClause(["w", "l", ...m, "existing", "cycle", "related"])} ` +
     `FOREACH (_ IN CASE WHEN ${writes}(existing OR (NOT cycle AND NOT related)) THEN [1] ELSE [] END | ` +
     `MERGE (w)-[r:SUPERSEDES]->(l) ` +
-    `ON CREATE SET r.reason = $reason, r.resolved_by = $resolvedBy, r.created_at = ts, r.call_id = $callId) ` +
+    `${
+      onCreateSet("r", resolutionProps({ reason: "$reason", by: "$resolvedBy", at: "ts" }, { call_id: "$callId" }))
+    }) ` +
     // Only the MERGE that makes the edge uses the stamp (writes run one at a time: `existing` holds).
     clockWrite({ last: "ts" }, `${writes}NOT existing AND NOT cycle AND NOT related`) +
     `WITH w, l, ${m.map((v) => `${v}, `).join("")}existing, cycle, related, ts ` +

@@ -10,6 +10,7 @@ import { settleFork } from "./forkWindow.js"
 import { impact } from "./impact.js"
 import { anyMerge, leanUnlessMerged, type MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampClause } from "./projection.js"
+import { retractionOf, retractionProps } from "./recordProps.js"
 import { leanMarkDependents, markDependents } from "./staleness.js"
 
 /**
@@ -32,7 +33,9 @@ const retractStatement = (lean: boolean) => {
     `WITH ${["f", ...m].join(", ")}, head(collect(old)) AS old ` +
     `${stampClause(["f", ...m, "old"])} ` +
     `FOREACH (_ IN CASE WHEN ${writes}old IS NULL THEN [1] ELSE [] END | ` +
-    `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: ts})-[:RETRACTS {created_at: ts}]->(f)) ` +
+    `CREATE ${
+      retractionOf(retractionProps({ id: "$id", reason: "$reason", by: "$retractedBy", at: "ts" }, {}), "f")
+    }) ` +
     clockWrite({ last: "ts" }, `${writes}old IS NULL`) +
     `WITH ${["f", ...m, "old"].join(", ")} ` +
     // Optional in the lean form: when it wrote nothing there may be no Retraction to read back.

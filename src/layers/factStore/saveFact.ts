@@ -1,7 +1,5 @@
 import { Effect, Schema } from "effect"
 import { staleDefault } from "../../domain/chainPaging.js"
-import { normaliseContent } from "../../domain/content.js"
-import { contentKey } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull, noFactWithId } from "../../domain/errors.js"
 import type { Fact } from "../../domain/fact.js"
 import { forkTermsOf } from "../../domain/model/conflicts.js"
@@ -14,6 +12,7 @@ import { buildsOnClause } from "./buildsOn.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
+import { factParams } from "./factNode.js"
 import { settleFork } from "./forkWindow.js"
 import type { BatchForm, GroupCommit } from "./groupCommit.js"
 import { madeStale } from "./madeStale.js"
@@ -276,7 +275,6 @@ export const save = Effect.fn("relay/factStore/save")(
     now: number,
     input: NewFact
   ) {
-    const norm = normaliseContent(input.content)
     const contradicts = [...new Set(input.contradicts ?? [])].sort()
     const revises = input.revises ?? null
     // A revision goes beside the fact it supersedes unless the caller named a parent.
@@ -293,18 +291,19 @@ export const save = Effect.fn("relay/factStore/save")(
       : revises === null
       ? (parentId === null ? saveQueries.root : saveQueries.child)
       : (parentId === null ? saveQueries.revisedRoot : saveQueries.revisedChild)
-    const params = {
+    const fact = factParams({
       id: input.id,
       content: input.content,
-      norm,
-      hash: contentKey(norm),
       writtenBy: input.writtenBy,
       sessionId: input.sessionId,
+      kind: input.kind ?? null,
+      contradicts: contradicts.length === 0 ? null : contradicts
+    })
+    const params = {
+      ...fact,
       parentId,
       parents: parentId === null ? [] : [parentId, ...alsoOn],
       alsoSorted: [...alsoOn].sort(),
-      kind: input.kind ?? null,
-      contradicts: contradicts.length === 0 ? null : contradicts,
       forkTerms: forkTermsOf(input.content),
       comparedShown,
       supersedes: revises?.id ?? null,
@@ -314,7 +313,7 @@ export const save = Effect.fn("relay/factStore/save")(
       bytes: textBytes(input.content),
       maxFacts: capacity.facts,
       maxBytes: capacity.bytes,
-      ...termCountsParams(input.content)
+      ...termCountsParams(fact.terms)
     }
     // Through the store's group commit (groupCommit.ts): alone, or in one statement with saves that queued meanwhile.
     const row = merged

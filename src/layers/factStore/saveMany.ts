@@ -1,18 +1,32 @@
 import { Effect, Schema } from "effect"
 import { entryParents } from "../../domain/batchEntry.js"
-import { storedText } from "../../domain/contentKey.js"
 import { FactNotFound, InvalidInput, MemoryFull } from "../../domain/errors.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { termsOf } from "../../domain/terms.js"
 import type { BulkFact, BulkSaved } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockBind, clockRead, clockVars, clockWrite, nextStamp } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
+import { factNode, factRow, type FactRowFor, fromRow } from "./factNode.js"
 import { linkKids, plain } from "./forkRule.js"
 import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { addDocs, addTermCountsParams } from "./termCounts.js"
 import { batchClusters, clusterOnBatch } from "./threadClusters.js"
+
+/** The Fact's properties the bulk statement does not take from its row. */
+const notFromRow = {
+  created_at: "base + r.i",
+  stale_at: String(neverStale),
+  // None given (saveMany); the merge fields come with the parent edges (below), a procedure's
+  // fields with its steps (procedures/steps.ts).
+  contradicts: null,
+  merge_of: null,
+  merge_depth: null,
+  version: null,
+  lineage: null,
+  runs_ok: null,
+  runs_failed: null
+} as const
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
@@ -42,8 +56,7 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
     terms: "coalesce(clk.terms, 0) + $terms"
   }) +
   `WITH base UNWIND $rows AS r ` +
-  `CREATE (f:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.w, ` +
-  `session_id: r.s, kind: r.kind, created_at: base + r.i, terms: r.terms, stale_at: ${neverStale}, root: r.root}) ` +
+  `CREATE ${factNode("f", { ...fromRow("r"), ...notFromRow })} ` +
   // The new nodes by position and the parents outside the batch by position, so each edge is made
   // from node references: no index lookup for a parent in the batch.
   `WITH collect(f) AS made ` +
@@ -167,8 +180,18 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
           `nothing was written`
       })
     }
-    const terms = fresh.map((f) => termsOf(f.content))
-    const counts = addTermCountsParams(terms)
+    // The bulk path writes no contradicts.
+    const given = fresh.map((f) =>
+      factRow({
+        id: f.id,
+        content: f.content,
+        writtenBy: f.writtenBy,
+        sessionId: f.sessionId,
+        kind: f.kind ?? null,
+        contradicts: null
+      })
+    )
+    const counts = addTermCountsParams(given.map((r) => r.terms))
     const place = new Map(fresh.map((f) => [f.id, f.i]))
     const outer = new Map(outside.map((id, k) => [id, k]))
     const entries = entryParents(fresh)
@@ -192,15 +215,10 @@ export const saveMany = Effect.fn("relay/factStore/saveMany")(function*(
         ...outside.map((id) => [id, false])
       ],
       rows: fresh.map((f, k) => ({
-        id: f.id,
-        ...storedText(f.content),
-        w: f.writtenBy,
-        s: f.sessionId,
-        kind: f.kind ?? null,
+        ...given[k]!,
         i: f.i,
-        terms: terms[k]!,
         root: roots.get(f.id)!
-      })),
+      } satisfies FactRowFor<keyof typeof notFromRow> & { readonly i: number })),
       ...batchClusters(fresh.map((f) => ({ id: f.id, root: roots.get(f.id)!, at: f.i }))),
       outside,
       // [child, parent in the batch or -1, parent outside it, the nearest ancestor outside it

@@ -39,7 +39,7 @@ const saveMerged = (revision: boolean) => {
   const carry = revision ? ["ups", "depth", "o", "inherited", "p"] : ["ups", "depth", "inherited", "p"]
   const keep = revision ? "ups, o" : "ups"
   return `${matchParents(revision)}${
-    createFact(carry, { props: "merge_of: $id, merge_depth: depth" })
+    createFact(carry, { merge_of: "$id", merge_depth: "depth" })
   } ${termCountsClause}` +
     `MERGE (f)-[:BUILDS_ON]->(p) ` +
     `WITH f, ${keep}, f.created_at = ts AS made ` +

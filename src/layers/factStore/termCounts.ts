@@ -1,4 +1,4 @@
-import { distinctTerms, termsOf } from "../../domain/terms.js"
+import { distinctTerms } from "../../domain/terms.js"
 import { clockSetQuery } from "../database/clock.js"
 
 /**
@@ -42,11 +42,8 @@ export const termCountsClause = `FOREACH (t IN CASE WHEN f.created_at = ts THEN 
   addDocs("t", "1")
 }) `
 
-/** The parameters termCountsClause reads, for a fact of this content. */
-export const termCountsParams = (content: string) => {
-  const terms = termsOf(content)
-  return { terms, distinctTerms: distinctTerms(terms) }
-}
+/** The parameter termCountsClause reads, for a fact of these terms (factNode.ts factRow). */
+export const termCountsParams = (terms: ReadonlyArray<string>) => ({ distinctTerms: distinctTerms(terms) })
 
 /**
  * The same counts for facts written in bulk (import, benchmarks) with their `terms` already set:

@@ -1,6 +1,5 @@
 import { Effect, Schema } from "effect"
 import { entrySets, mergePlaces } from "../../domain/batchEntry.js"
-import { storedText } from "../../domain/contentKey.js"
 import type { DatabaseError } from "../../domain/errors.js"
 import { type ChildStamp, marksFork } from "../../domain/importForks.js"
 import type {
@@ -14,16 +13,17 @@ import type {
   TaskNoteRecord,
   TaskRecord
 } from "../../domain/memoryRecord.js"
-import { termsOf } from "../../domain/terms.js"
 import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
+import { factNode, factRow, type FactRowFor, fromRow } from "../factStore/factNode.js"
 import { linkForksQuery } from "../factStore/forkRule.js"
 import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
 import { oneHop } from "../factStore/oneHop.js"
+import { asMap, resolutionProps, retractionOf, retractionProps } from "../factStore/recordProps.js"
 import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
 import { addDocs, addTermCountsParams } from "../factStore/termCounts.js"
 import { batchClusters, clusterOnBatch, joinClusters } from "../factStore/threadClusters.js"
@@ -73,10 +73,8 @@ export interface ImportCounts {
  * several, in the order the file names them.
  */
 const createFacts = `UNWIND $rows AS r ` +
-  `CREATE (:Fact {id: r.id, content: r.content, norm: r.norm, hash: r.hash, written_by: r.written_by, ` +
-  `session_id: r.session_id, kind: r.kind, contradicts: r.contradicts, created_at: r.created_at, terms: r.terms, stale_at: ${neverStale}, ` +
-  `merge_of: r.merge_of, merge_depth: r.merge_depth, root: r.root, version: r.version, lineage: r.lineage, ` +
-  `runs_ok: r.runs_ok, runs_failed: r.runs_failed}) ` +
+  // Stale from the entries below, set once every node of the batch is there.
+  `CREATE ${factNode("", { ...fromRow("r"), stale_at: String(neverStale) })} ` +
   // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
   `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
@@ -225,6 +223,12 @@ const shieldedBelow = (x: string, carry: ReadonlyArray<string>) => {
     `WITH ${kept.join(", ")}, count(CASE WHEN ${x}_k.created_at > $createdAt THEN 1 END) > 0 AS shielded `
 }
 
+/** A decision's or compatible record's properties from the file, one a statement (merge) or from a row `d`. */
+const fromTheFile = resolutionProps({ reason: "$reason", by: "$resolvedBy", at: "$createdAt" }, {
+  import_id: "$importId"
+})
+const fromARow = resolutionProps({ reason: "d.reason", by: "d.by", at: "d.at" }, { import_id: "$importId" })
+
 export const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $loserId}) ` +
   `WITH w, l, size([(w)-[:SUPERSEDES]->(l) | 1]) > 0 AS existing, ` +
   `shortestPath((l)-[:SUPERSEDES*]->(w)) IS NOT NULL AS cycle ` +
@@ -232,7 +236,7 @@ export const decisionQuery = `MATCH (w:Fact {id: $winnerId}), (l:Fact {id: $lose
   shieldedBelow("l", ["w", "existing", "cycle", "related"]) +
   `WITH w, l, existing, cycle, related, shielded, NOT existing AND NOT cycle AND NOT related AND NOT shielded AS write ` +
   `FOREACH (_ IN CASE WHEN write THEN [1] ELSE [] END | ` +
-  `CREATE (w)-[:SUPERSEDES {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt, import_id: $importId}]->(l)) ` +
+  `CREATE (w)-[:SUPERSEDES ${asMap(fromTheFile)}]->(l)) ` +
   `WITH l, existing, cycle, related, shielded, CASE WHEN write THEN $createdAt END AS at ` +
   markDependents("l", "at", ["existing", "cycle", "related", "shielded"]) +
   `RETURN existing, CASE WHEN cycle THEN 'supersedes_cycle' WHEN related THEN 'builds_on_each_other' ` +
@@ -246,15 +250,21 @@ const compatibleQuery = `MATCH (x:Fact {id: $x}), (y:Fact {id: $y}) ` +
   `shortestPath((x)-[:SUPERSEDES*]->(y)) IS NOT NULL OR shortestPath((y)-[:SUPERSEDES*]->(x)) IS NOT NULL AS decided ` +
   `WITH x, y, existing, decided, any(x_p IN xParents WHERE x_p IN yParents) AS siblings ` +
   `FOREACH (_ IN CASE WHEN NOT existing AND siblings AND NOT decided THEN [1] ELSE [] END | ` +
-  `CREATE (x)-[:COMPATIBLE {reason: $reason, resolved_by: $resolvedBy, created_at: $createdAt, import_id: $importId}]->(y)) ` +
+  `CREATE (x)-[:COMPATIBLE ${asMap(fromTheFile)}]->(y)) ` +
   `RETURN existing, CASE WHEN NOT siblings THEN 'not_siblings' WHEN decided THEN 'already_superseded' END AS rule`
 
 export const retractionQuery = `MATCH (f:Fact {id: $factId}) ` +
   `WITH f, indegree(f, 'RETRACTS') > 0 AS existing ` +
   shieldedBelow("f", ["existing"]) +
   `FOREACH (_ IN CASE WHEN existing OR shielded THEN [] ELSE [1] END | ` +
-  `CREATE (:Retraction {id: $id, reason: $reason, retracted_by: $retractedBy, created_at: $createdAt, import_id: $importId})` +
-  `-[:RETRACTS {created_at: $createdAt}]->(f)) ` +
+  `CREATE ${
+    retractionOf(
+      retractionProps({ id: "$id", reason: "$reason", by: "$retractedBy", at: "$createdAt" }, {
+        import_id: "$importId"
+      }),
+      "f"
+    )
+  }) ` +
   `WITH f, existing, shielded, CASE WHEN existing OR shielded THEN NULL ELSE $createdAt END AS at ` +
   markDependents("f", "at", ["existing", "shielded"]) +
   `RETURN existing, CASE WHEN shielded AND NOT existing THEN 'before_confirmation' END AS rule`
@@ -275,15 +285,19 @@ const markRows = `OPTIONAL MATCH (x)<-[:BUILDS_ON*1..]-(x_dep) WITH x, at, colle
   `UNWIND x_deps + x_more AS dep WITH dep, min(at) AS at WHERE ${staleAt("dep")} > at SET dep.stale_at = at`
 
 export const decisionRowsQuery = `UNWIND $rows AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
-  `CREATE (w)-[:SUPERSEDES {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(x) ` +
+  `CREATE (w)-[:SUPERSEDES ${asMap(fromARow)}]->(x) ` +
   `WITH x, d.at AS at ${markRows}`
 
 export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) ` +
-  `CREATE (:Retraction {id: d.id, reason: d.reason, retracted_by: d.by, created_at: d.at, import_id: $importId})` +
-  `-[:RETRACTS {created_at: d.at}]->(x) WITH x, d.at AS at ${markRows}`
+  `CREATE ${
+    retractionOf(
+      retractionProps({ id: "d.id", reason: "d.reason", by: "d.by", at: "d.at" }, { import_id: "$importId" }),
+      "x"
+    )
+  } WITH x, d.at AS at ${markRows}`
 
 const compatibleRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
-  `CREATE (x)-[:COMPATIBLE {reason: d.reason, resolved_by: d.by, created_at: d.at, import_id: $importId}]->(y)`
+  `CREATE (x)-[:COMPATIBLE ${asMap(fromARow)}]->(y)`
 
 type EdgeRecord = DecisionRecord | CompatibleRecord | RetractionRecord
 
@@ -431,24 +445,25 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const places = mergePlaces(withParents, outsidePlaces)
     const roots = threadRootsOf(fresh, new Map(outsideRows.map((r) => [r.id, r.root ?? r.id])))
     const rows = fresh.map((f, k) => ({
-      id: f.id,
       merge_of: places[k]!.mergeOf,
       merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
-      ...storedText(f.content),
-      kind: f.fact_kind ?? null,
-      contradicts: f.contradicts ?? null,
-      written_by: f.written_by,
-      session_id: f.session_id,
+      ...factRow({
+        id: f.id,
+        content: f.content,
+        writtenBy: f.written_by,
+        sessionId: f.session_id,
+        kind: f.fact_kind ?? null,
+        contradicts: f.contradicts ?? null
+      }),
       created_at: stamp(f.created_at),
       parent_id: f.parent_id,
-      terms: termsOf(f.content),
       root: roots.get(f.id)!,
       // A procedure's version and lineage as the file says (a file of version 1: a first version
       // without steps); its counts start at 0 and its runs add to them (writeRuns).
       ...(f.fact_kind === "procedure"
         ? { version: f.procedure?.version ?? 1, lineage: [...(f.procedure?.lineage ?? [])], runs_ok: 0, runs_failed: 0 }
         : { version: null, lineage: null, runs_ok: null, runs_failed: null })
-    }))
+    } satisfies FactRowFor<"stale_at"> & { readonly parent_id: string | null }))
     const entries = entrySets(withParents)
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
