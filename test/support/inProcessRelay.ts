@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { ConfigProvider, Effect, Fiber, Layer, Logger, ManagedRuntime } from "effect"
+import { type ConfigError, ConfigProvider, Effect, Fiber, Layer, Logger, ManagedRuntime } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { readSettings } from "../../src/layers/assembly/SettingsLive.js"
 import { relayStack, teamStack, tokenStack } from "../../src/layers/assembly/stacks.js"
@@ -17,9 +17,18 @@ import { callDecoded } from "./toolOutputs.js"
 /** A process's environment as Relay reads it, without the process: no other variable, and no `.env`. */
 const providerOf = (env: Readonly<Record<string, string>>) => ConfigProvider.fromMap(new Map(Object.entries(env)))
 
-/** Settings as `relay` reads them from that environment. */
-const settingsOf = (provider: ConfigProvider.ConfigProvider) =>
-  Layer.effect(Settings, readSettings(provider, ConfigProvider.fromMap(new Map())))
+/** A stack as an entry point builds it (stacks.ts) on the settings `relay` reads from that environment. */
+const stackFrom = <ROut, E, R>(
+  provider: ConfigProvider.ConfigProvider,
+  stack: (settings: Layer.Layer<Settings, ConfigError.ConfigError>) => Layer.Layer<ROut, E, R>
+) =>
+  stack(Layer.effect(Settings, readSettings(provider, ConfigProvider.fromMap(new Map())))).pipe(
+    Layer.provide(Layer.setConfigProvider(provider))
+  )
+
+/** Effect's logfmt lines, as `relay` writes them to stderr, handed to `onLine` instead. */
+const capturingLogger = (onLine: (line: string) => void) =>
+  Logger.replace(Logger.defaultLogger, Logger.logfmtLogger.pipe(Logger.map(onLine)))
 
 /**
  * A token as `npm run token -- create` makes it (TokenStore.create on the token graph the
@@ -38,7 +47,7 @@ export const createTokenInProcess = (
   return Effect.runPromise(
     Effect.flatMap(TokenStore, (tokens) => tokens.create(options)).pipe(
       Effect.map(({ token }) => token),
-      Effect.provide(tokenStack(settingsOf(provider)).pipe(Layer.provide(Layer.setConfigProvider(provider)))),
+      Effect.provide(stackFrom(provider, tokenStack)),
       Effect.withConfigProvider(provider)
     )
   )
@@ -46,9 +55,9 @@ export const createTokenInProcess = (
 
 /**
  * Relay's MCP server in this test's process, reached by the SDK's own Client over a linked pair of
- * in-memory transports: the same Server (makeRelayServer, answering in 2025's codes as stdio does for a 2025 client), the same stack as `relay` builds from
- * the same environment (relayStack over the settings it reads, and the importance daemon), and the
- * same log lines, kept for `stderr()`. What it leaves out is the stdio framing and the process
+ * in-memory transports: the same Server (makeRelayServer, answering a 2025 client in 2025's codes
+ * as stdio does), the same stack as `relay` builds from the same environment (relayStack over the
+ * settings it reads, and the importance daemon), and the same log lines, kept for `stderr()`. What it leaves out is the stdio framing and the process
  * itself, which test/mcp/stdio.test.ts, test/hostile/stdio-*.test.ts and the process tests keep
  * spawning `dist/server.js` for; everything a tool does, from the policies to the statements, is
  * the real path on the real database.
@@ -61,15 +70,11 @@ export const connectInProcess = async (
 ): Promise<RelayClient> => {
   let stderr = ""
   const provider = providerOf(env)
-  const logger = Logger.replace(
-    Logger.defaultLogger,
-    Logger.logfmtLogger.pipe(Logger.map((line) => {
-      stderr += `${line}\n`
-    }))
-  )
+  const logger = capturingLogger((line) => {
+    stderr += `${line}\n`
+  })
   const stack = RankDaemonLive.pipe(
-    Layer.provideMerge(relayStack(settingsOf(provider))),
-    Layer.provide(Layer.setConfigProvider(provider)),
+    Layer.provideMerge(stackFrom(provider, relayStack)),
     Layer.provide(logger)
   )
   const runtime = ManagedRuntime.make(Layer.merge(stack, logger))
@@ -124,18 +129,15 @@ export const startHttpInProcess = async (env: Readonly<Record<string, string>>):
   const listening = new Promise<string>((resolve) => {
     ready = resolve
   })
-  const logger = Logger.replace(
-    Logger.defaultLogger,
-    Logger.logfmtLogger.pipe(Logger.map((line) => {
-      stderr += `${line}\n`
-      const at = /ready on (http:\/\/\S+\/mcp)/.exec(line)
-      if (at !== null) ready(at[1]!)
-    }))
-  )
+  const logger = capturingLogger((line) => {
+    stderr += `${line}\n`
+    const at = /ready on (http:\/\/\S+\/mcp)/.exec(line)
+    if (at !== null) ready(at[1]!)
+  })
   const { serveHttp } = await import("../../src/http/serveHttp.js")
   const fiber = Effect.runFork(
     Effect.scoped(serveHttp).pipe(
-      Effect.provide(teamStack(settingsOf(provider)).pipe(Layer.provide(Layer.setConfigProvider(provider)))),
+      Effect.provide(stackFrom(provider, teamStack)),
       Effect.withConfigProvider(provider),
       Effect.provide(logger)
     )
