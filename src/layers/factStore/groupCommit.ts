@@ -57,13 +57,11 @@ const BatchRow = Schema.Struct(
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )
 
-/** queued: waiting; sent: in a statement sent; dropped: its caller gave up (before or after). */
-type State = "queued" | "sent" | "dropped"
-
 interface Entry {
   readonly cypher: string
   readonly params: CypherParams
-  readonly state: Ref.Ref<State>
+  /** Its caller gave up (its budget ended): from then on it is sent in no statement. */
+  readonly dropped: Ref.Ref<boolean>
   readonly done: Deferred.Deferred<ReadonlyArray<unknown>, DatabaseError>
 }
 
@@ -79,12 +77,11 @@ export interface GroupCommit {
 /** A lone statement's rows, kept as they came (each caller decodes with its own Schema). */
 const BatchRowAlone = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** The saves whose callers still wait, now marked sent: a dropped one is left out of what is sent. */
-const stillWanted = (entries: ReadonlyArray<Entry>) =>
-  Effect.filter(
-    entries,
-    (e) => Ref.modify(e.state, (s): [boolean, State] => s === "dropped" ? [false, s] : [true, "sent"])
-  )
+/** Whether the save's caller still waits for it. */
+const wanted = (e: Entry) => Effect.map(Ref.get(e.dropped), (dropped) => !dropped)
+
+/** The saves whose callers still wait: a dropped one is left out of what is sent. */
+const stillWanted = (entries: ReadonlyArray<Entry>) => Effect.filter(entries, wanted)
 
 // Every outcome reaches the caller, a defect too: the writer itself never fails.
 const alone = (db: GraphDatabase["Type"], e: Entry) =>
@@ -92,13 +89,7 @@ const alone = (db: GraphDatabase["Type"], e: Entry) =>
 
 /** One by one, in order, each only if its caller still waits when its turn comes. */
 const eachAlone = (db: GraphDatabase["Type"], group: ReadonlyArray<Entry>) =>
-  Effect.forEach(
-    group,
-    (e) => Effect.flatMap(stillWanted([e]), (wanted) => wanted.length === 0 ? Effect.void : alone(db, e)),
-    {
-      discard: true
-    }
-  )
+  Effect.forEach(group, (e) => Effect.whenEffect(alone(db, e), wanted(e)), { discard: true })
 
 /** Failures of the statement as a whole, never one row's own: every save of it answers with it. */
 const wholeStatement: ReadonlySet<DatabaseError["reason"]> = new Set([
@@ -159,7 +150,7 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
     const writer = Effect.gen(function*() {
       const taken = yield* Queue.takeBetween(queue, 1, batchLimit)
       for (const queued of byStatement(Chunk.toReadonlyArray(taken))) {
-        // Marked sent as its statement goes, not when taken: a caller that gave up meanwhile is left out.
+        // Checked as its statement goes, not when taken: a caller that gave up meanwhile is left out.
         const group = yield* stillWanted(queued)
         if (group.length === 0) continue
         const form = forms.get(group[0]!.cypher)
@@ -175,7 +166,7 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
             const entry: Entry = {
               cypher,
               params,
-              state: yield* Ref.make<State>("queued"),
+              dropped: yield* Ref.make(false),
               done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
             }
             if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
@@ -184,7 +175,7 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
             // Taken back if not yet sent when the caller gives up: then it is never written.
             return yield* restore(Deferred.await(entry.done)).pipe(
               // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
-              Effect.onInterrupt(() => Ref.set(entry.state, "dropped")),
+              Effect.onInterrupt(() => Ref.set(entry.dropped, true)),
               Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
             )
           })
