@@ -97,7 +97,6 @@ const clickNode = async (id: string) => {
  */
 const settled = async () => {
   for (let last = await refreshes(), i = 0; i < 30; i++) {
-    await page.waitForFunction(() => true, { timeout: 1_000 }).catch(() => undefined)
     await new Promise((resolve) => setTimeout(resolve, 600))
     const now = await refreshes()
     if (now === last) return
