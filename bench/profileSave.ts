@@ -43,7 +43,8 @@ const params = (parentId: string): Record<string, unknown> => {
     bytes: content.length,
     maxFacts: 10_000_000,
     maxBytes: 4 * 2 ** 30,
-    ...termCountsParams(fact.terms)
+    ...termCountsParams(fact.terms),
+    embedding: null
   }
 }
 const parents = [...g.leaves]

@@ -217,6 +217,56 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   return [...first, ...toRows("any", total)(rest)]
 })
 
+/** How many nearest neighbours a vector search asks the index for: the filters and the page apply to them. */
+export const vectorWindow = (take: number) => Math.min(candidateWindow, Math.max(50, take * 5))
+
+/**
+ * The facts nearest the query's vector (vectors.ts), by cosine similarity, with the search's own
+ * filters (fields, thread, status) applied to the index's `vectorWindow` nearest: a filter that
+ * leaves few of those finds few. A hit is weak below RELAY_EMBEDDINGS_STRONG (`strong`).
+ */
+export const vectorQueryFor = (o: SearchOptions) =>
+  `CALL db.idx.vector.queryNodes('Fact', 'embedding', $k, vecf32($vector)) YIELD node, score ` +
+  `WITH node, 1 - score AS score ${o.thread == null ? "" : "WHERE id(node) IN $thread "}` +
+  fieldFilters(o) +
+  `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
+  pageOf({ ...o, after: null })
+
+export const vectorSearch = Effect.fn("relay/factStore/vectorSearch")(function*(
+  db: GraphDatabase["Type"],
+  o: SearchOptions,
+  vector: ReadonlyArray<number>,
+  strong: number
+) {
+  const thread = o.thread == null ? null : yield* threadMembers(db, o.thread, o.asOf ?? null)
+  const rows = yield* db.read(vectorQueryFor(o), {
+    vector: [...vector],
+    k: vectorWindow(o.take),
+    window: candidateWindow,
+    writtenBy: o.writtenBy,
+    sessionId: o.sessionId,
+    since: o.since,
+    until: o.until,
+    asOf: o.asOf ?? null,
+    kind: o.kind ?? null,
+    statuses: o.statuses,
+    take: o.take,
+    q: [],
+    thread
+  }, Row)
+  return rows.map((r): SearchRow => ({
+    key: [r.score, r.i],
+    hit: {
+      fact: r.fact,
+      score: Math.round(r.score * 1000) / 1000,
+      superseded_by: r.lost.map(lostTo),
+      supersedes: r.won.map(wonOver),
+      ...(r.score < strong ? { weak: true } : {}),
+      ...(r.kind === "warning" || r.kind === "procedure" ? { kind: r.kind } : {})
+    }
+  }))
+})
+
 /**
  * How many facts match a search's words (any of them) and its own-field filters, whatever their
  * status, up to `cap`: a search that shows fewer says how many its status filter left out (issue 41).
