@@ -155,26 +155,31 @@ describe("relay_search with RELAY_EMBEDDINGS_URL (loopback endpoint)", () => {
   })
 })
 
-describe("relay_search without RELAY_EMBEDDINGS_URL", () => {
-  it("creates no vector index and stores no vector", async () => {
-    const relay = await connectRelay()
+describe("group commit with RELAY_EMBEDDINGS_URL", () => {
+  it("stores each vector of saves that went together (the backfill's first look found nothing to do)", async () => {
+    const endpoint = await startEndpoint()
+    const relay = await connectRelay({ env: { RELAY_EMBEDDINGS_URL: `${endpoint.url}/v1`, RELAY_RATE_LIMIT: "1000" } })
     try {
       const mcp = await checkedCaller(relay)
-      const saved = await mcp.ok("relay_save_fact", {
-        content: "Refresh tokens are stored in HashiCorp Vault",
-        written_by: "cursor",
-        session_id: "s1"
-      })
-      await relay.call("relay_search", { query: "where do we keep the login renewal credentials" })
-      expect(await vectorIndexes(relay.graph)).toBe(0)
-      expect(await withVector(relay.graph, saved.fact.id)).toBe(false)
+      const ids = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+        mcp.ok("relay_save_fact", {
+          content: `Kafka topic ${i} carries asynchronous jobs`,
+          written_by: "cursor",
+          session_id: `s${i}`
+        }).then((r) => r.fact.id)
+      ))
+      for (const id of ids) expect(await withVector(relay.graph, id)).toBe(true)
+      const out = (await relay.call("relay_search", { query: "which streaming platform", limit: 8 }))
+        .structuredContent as unknown as Hits
+      expect(new Set(out.hits.map((h) => h.fact.id))).toEqual(new Set(ids))
     } finally {
       await relay.close()
+      await endpoint.close()
     }
   })
 })
 
-describe("relay_save_fact's suggested links", () => {
+describe("without RELAY_EMBEDDINGS_URL: relay_save_fact's suggested links by words", () => {
   let relay: RelayClient
   let mcp: Awaited<ReturnType<typeof checkedCaller>>
   beforeAll(async () => {
@@ -183,6 +188,17 @@ describe("relay_save_fact's suggested links", () => {
   })
   afterAll(async () => {
     await relay?.close()
+  })
+
+  it("creates no vector index and stores no vector", async () => {
+    const saved = await mcp.ok("relay_save_fact", {
+      content: "Refresh tokens are stored in HashiCorp Vault",
+      written_by: "cursor",
+      session_id: "s1"
+    })
+    await relay.call("relay_search", { query: "where do we keep the login renewal credentials" })
+    expect(await vectorIndexes(relay.graph)).toBe(0)
+    expect(await withVector(relay.graph, saved.fact.id)).toBe(false)
   })
 
   it("names up to 3 facts in other threads that share the fact's rarest terms, not its own thread's", async () => {

@@ -20,6 +20,11 @@ import { docsOf } from "./termCounts.js"
 export const linksShown = 3
 export const rareTerms = 4
 const scanned = 200
+/**
+ * A term held by more facts than this is no sign of saying the same thing, and the full-text matches
+ * of the terms looked up are at most this many each: the read stays small at any size of memory.
+ */
+export const rareDocs = 100
 const vectorNearest = 10
 
 const others = (v: string) =>
@@ -29,7 +34,7 @@ const others = (v: string) =>
 const rootOfSaved = `MATCH (me:Fact {id: $id}) WITH me.root AS root `
 
 export const wordLinksQuery = `${rootOfSaved}UNWIND $pairs AS tw MATCH (x:Term {term: tw[0]}) ` +
-  `WITH root, tw, ${docsOf} AS d WHERE d >= 2 ` +
+  `WITH root, tw, ${docsOf} AS d WHERE d >= 2 AND d <= ${rareDocs} ` +
   `WITH root, tw, d ORDER BY d, tw[0] LIMIT ${rareTerms} WITH root, collect(tw[0]) AS rare, collect(tw[1]) AS words ` +
   `WHERE size(rare) >= 2 ` +
   `CALL db.idx.fulltext.queryNodes('Fact', reduce(q = '', w IN words | q + CASE WHEN q = '' THEN '' ELSE '|' END + w)) ` +
