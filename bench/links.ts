@@ -32,7 +32,14 @@ if (!there) {
 }
 
 const params = (content: string): Record<string, unknown> => {
-  const fact = factParams({ id: randomUUID(), content, writtenBy: "bench", sessionId: "bench:links", kind: null, contradicts: null })
+  const fact = factParams({
+    id: randomUUID(),
+    content,
+    writtenBy: "bench",
+    sessionId: "bench:links",
+    kind: null,
+    contradicts: null
+  })
   return {
     ...fact,
     parentId: null,
@@ -97,7 +104,10 @@ for (let i = 0; i < saves; i += block) {
       const p = params(contents(kind, j + saves))
       const t = performance.now()
       await roundTrip(saveQueries.root, p)
-      const l = await roundTrip(wordLinksQuery, { pairs: termWords(p.content as string).map(([t, w]) => [t, w]), id: p.id })
+      const l = await roundTrip(wordLinksQuery, {
+        pairs: termWords(p.content as string).map(([t, w]) => [t, w]),
+        id: p.id
+      })
       withLinks[kind]!.push(performance.now() - t)
       linksOnly[kind]!.push(l.ms)
       linksServer[kind]!.push(l.server)
@@ -109,7 +119,9 @@ for (let i = 0; i < saves; i += block) {
 const q = (xs: ReadonlyArray<number>, at: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * at)]!
 const f = (x: number) => x.toFixed(3)
 const lines = [
-  `suggested links on a ${size.toLocaleString("en")}-fact graph (round trip on loopback, ms; ${saves} saves of each kind and way, in alternated blocks of 20)`,
+  `suggested links on a ${
+    size.toLocaleString("en")
+  }-fact graph (round trip on loopback, ms; ${saves} saves of each kind and way, in alternated blocks of 20)`,
   "",
   "| saves | save p50 | save + links p50 | added p50 | links read p50 | links read p90 | links server p50 | with links found |",
   "|---|---|---|---|---|---|---|---|",

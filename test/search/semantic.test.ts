@@ -18,8 +18,7 @@ const topics: ReadonlyArray<readonly [RegExp, ReadonlyArray<number>]> = [
   // Half way between the first topic and the fourth: cosine 0.6 with the first, below the strong bar.
   [/umbrella/i, [0.6, 0, 0, 0.8]]
 ]
-const vectorOf = (text: string): ReadonlyArray<number> =>
-  topics.find(([re]) => re.test(text))?.[1] ?? [0, 0, 0, 1]
+const vectorOf = (text: string): ReadonlyArray<number> => topics.find(([re]) => re.test(text))?.[1] ?? [0, 0, 0, 1]
 
 interface Endpoint {
   readonly url: string
@@ -166,8 +165,7 @@ describe("group commit with RELAY_EMBEDDINGS_URL", () => {
           content: `Kafka topic ${i} carries asynchronous jobs`,
           written_by: "cursor",
           session_id: `s${i}`
-        }).then((r) => r.fact.id)
-      ))
+        }).then((r) => r.fact.id)))
       for (const id of ids) expect(await withVector(relay.graph, id)).toBe(true)
       const out = (await relay.call("relay_search", { query: "which streaming platform", limit: 8 }))
         .structuredContent as unknown as Hits

@@ -16,6 +16,7 @@ import { confirm } from "./confirm.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
+import { embeddingSettings, makeEmbedder } from "./embeddings.js"
 import { makeGroupCommit } from "./groupCommit.js"
 import { impact } from "./impact.js"
 import { important } from "./importantPage.js"
@@ -26,11 +27,10 @@ import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save, saveBatchForms } from "./saveFact.js"
 import { saveMany } from "./saveMany.js"
-import { embeddingSettings, makeEmbedder } from "./embeddings.js"
 import { matchCount, search, vectorSearch } from "./search.js"
-import { backfillDaemon, ensureVectorIndex, makeVectors } from "./vectors.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
+import { backfillDaemon, ensureVectorIndex, makeVectors } from "./vectors.js"
 
 const now = stampNow
 
@@ -64,10 +64,12 @@ export const makeFactStore = Effect.gen(function*() {
   )
   // A search asks the vector index only once it is there (a memory with no vector yet has none).
   const ensureReady = (found: ReadonlyArray<ReadonlyArray<number>>) =>
-    vectors === null || found.length === 0 ? Effect.succeed(false) : ensureVectorIndex(db, vectors, found[0]!.length).pipe(
-      Effect.zipRight(Ref.get(vectors.indexed)),
-      Effect.catchAll(() => Effect.succeed(false))
-    )
+    vectors === null || found.length === 0 ?
+      Effect.succeed(false) :
+      ensureVectorIndex(db, vectors, found[0]!.length).pipe(
+        Effect.zipRight(Ref.get(vectors.indexed)),
+        Effect.catchAll(() => Effect.succeed(false))
+      )
   const store: FactStoreShape = {
     save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, vectors, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),

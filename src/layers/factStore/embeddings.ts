@@ -34,10 +34,16 @@ export const embeddingSettings: Config.Config<Option.Option<EmbeddingSettings>> 
   url: Config.option(Config.string("RELAY_EMBEDDINGS_URL")),
   model: Config.string("RELAY_EMBEDDINGS_MODEL").pipe(Config.withDefault("nomic-embed-text")),
   key: Config.option(Config.redacted("RELAY_EMBEDDINGS_KEY")),
-  timeoutMs: Config.integer("RELAY_EMBEDDINGS_TIMEOUT_MS").pipe(Config.withDefault(1000), positive("RELAY_EMBEDDINGS_TIMEOUT_MS")),
+  timeoutMs: Config.integer("RELAY_EMBEDDINGS_TIMEOUT_MS").pipe(
+    Config.withDefault(1000),
+    positive("RELAY_EMBEDDINGS_TIMEOUT_MS")
+  ),
   strong: Config.number("RELAY_EMBEDDINGS_STRONG").pipe(
     Config.withDefault(0.75),
-    Config.validate({ message: "RELAY_EMBEDDINGS_STRONG must be a number from 0 to 1", validation: (n) => n >= 0 && n <= 1 })
+    Config.validate({
+      message: "RELAY_EMBEDDINGS_STRONG must be a number from 0 to 1",
+      validation: (n) => n >= 0 && n <= 1
+    })
   ),
   backfillMs: Config.integer("RELAY_EMBEDDINGS_BACKFILL_MS").pipe(
     Config.withDefault(30_000),

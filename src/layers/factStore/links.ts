@@ -69,7 +69,10 @@ const fused = (lists: ReadonlyArray<ReadonlyArray<Link>>): Array<Link> => {
     list.forEach((link, rank) => {
       const s = 1 / (61 + rank)
       const seen = by.get(link.id)
-      by.set(link.id, seen === undefined ? { link, score: s, first: l * 100 + rank } : { ...seen, score: seen.score + s })
+      by.set(
+        link.id,
+        seen === undefined ? { link, score: s, first: l * 100 + rank } : { ...seen, score: seen.score + s }
+      )
     })
   )
   return [...by.values()].sort((a, b) => b.score - a.score || a.first - b.first).map((x) => x.link)

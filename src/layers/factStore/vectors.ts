@@ -16,7 +16,8 @@ export interface Vectors {
   readonly indexed: Ref.Ref<boolean>
 }
 
-export const makeVectors = (embedder: Embedder) => Effect.map(Ref.make(false), (indexed): Vectors => ({ embedder, indexed }))
+export const makeVectors = (embedder: Embedder) =>
+  Effect.map(Ref.make(false), (indexed): Vectors => ({ embedder, indexed }))
 
 const IndexRow = Schema.Struct({ t: Schema.NullOr(Schema.Array(Schema.String)) })
 
