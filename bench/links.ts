@@ -9,12 +9,10 @@
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { performance } from "node:perf_hooks"
-import { forkTermsOf } from "../src/domain/model/conflicts.js"
-import { factParams } from "../src/layers/factStore/factNode.js"
 import { termWords, wordLinksQuery } from "../src/layers/factStore/links.js"
 import { saveQueries } from "../src/layers/factStore/saveFact.js"
-import { termCountsParams } from "../src/layers/factStore/termCounts.js"
 import { generateGraph, loadGraph, rng } from "./graph.js"
+import { saveParams } from "./saveParams.js"
 
 const client = await FalkorDB.connect({ socket: { host: "127.0.0.1", port: Number(process.env.BENCH_PORT ?? 6399) } })
 // BENCH_KEEP=<graph>: load into that graph once and keep it (later runs reuse it; drop it by hand).
@@ -31,33 +29,7 @@ if (!there) {
   console.log(`loaded ${size} facts in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`)
 }
 
-const params = (content: string): Record<string, unknown> => {
-  const fact = factParams({
-    id: randomUUID(),
-    content,
-    writtenBy: "bench",
-    sessionId: "bench:links",
-    kind: null,
-    contradicts: null
-  })
-  return {
-    ...fact,
-    parentId: null,
-    parents: [],
-    alsoSorted: [],
-    forkTerms: forkTermsOf(content),
-    comparedShown: 5,
-    supersedes: null,
-    reason: null,
-    shown: 5,
-    now: Date.now(),
-    bytes: content.length,
-    maxFacts: 10_000_000,
-    maxBytes: 4 * 2 ** 30,
-    embedding: null,
-    ...termCountsParams(fact.terms)
-  }
-}
+const params = (content: string) => saveParams(content, null, "bench:links")
 
 const rand = rng(41)
 const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!

@@ -155,6 +155,18 @@ const toRows = (tier: "all" | "any", total = 0) => (rows: ReadonlyArray<typeof R
     }
   }))
 
+/** The parameters of the filters and the page (fieldFilters, pageOf). */
+const filterParams = (o: SearchOptions, take: number) => ({
+  writtenBy: o.writtenBy,
+  sessionId: o.sessionId,
+  since: o.since,
+  until: o.until,
+  asOf: o.asOf ?? null,
+  kind: o.kind ?? null,
+  statuses: o.statuses,
+  take
+})
+
 /** Below this share of the query's idf weight, an any-word hit is weak (issue 41). */
 export const weakShare = 0.5
 
@@ -175,14 +187,7 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const params = (query: string, after: SearchKey | null, take: number) => ({
     query,
     ...afterBounds(after),
-    writtenBy: o.writtenBy,
-    sessionId: o.sessionId,
-    since: o.since,
-    until: o.until,
-    asOf: o.asOf ?? null,
-    kind: o.kind ?? null,
-    statuses: o.statuses,
-    take,
+    ...filterParams(o, take),
     items: plan.items,
     q: weights.q,
     avgdl: weights.avgdl,
@@ -243,14 +248,7 @@ export const vectorSearch = Effect.fn("relay/factStore/vectorSearch")(function*(
     vector: [...vector],
     k: vectorWindow(o.take),
     window: candidateWindow,
-    writtenBy: o.writtenBy,
-    sessionId: o.sessionId,
-    since: o.since,
-    until: o.until,
-    asOf: o.asOf ?? null,
-    kind: o.kind ?? null,
-    statuses: o.statuses,
-    take: o.take,
+    ...filterParams(o, o.take),
     q: [],
     thread
   }, Row)
