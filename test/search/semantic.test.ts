@@ -142,6 +142,31 @@ describe("relay_search with RELAY_EMBEDDINGS_URL (loopback endpoint)", () => {
     expect(after.hits[0]?.fact.id).toBe(lockout)
   })
 
+  it("pages on in the word ranking after a fused first page, skipping no word hit", async () => {
+    const words = [
+      await save("The ledger service closes books at midnight"),
+      await save("Ledger exports go to the finance bucket"),
+      await save("Ledger entries are immutable once posted"),
+      await save("The ledger keeps seven years of history")
+    ]
+    const near = [await save("Jobs run through Kafka topics"), await save("Streaming consumers commit offsets hourly")]
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    for (let i = 0; i < 10; i++) {
+      const r = await relay.call("relay_search", {
+        query: "ledger asynchronous",
+        limit: 2,
+        ...(cursor === null ? {} : { cursor })
+      })
+      const out = r.structuredContent as unknown as Hits & { next_cursor: string | null }
+      seen.push(...out.hits.map((h) => h.fact.id))
+      if (i === 0) expect(out.hits.some((h) => near.includes(h.fact.id))).toBe(true)
+      cursor = out.next_cursor
+      if (cursor === null) break
+    }
+    for (const id of words) expect(seen).toContain(id)
+  })
+
   it("never sends a refused secret to the endpoint", async () => {
     const secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     const r = await relay.call("relay_save_fact", {
