@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { FactStore, type FactStoreShape, type ProcedureOps } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { stampNow } from "../database/stampNow.js"
@@ -68,7 +68,7 @@ export const makeFactStore = Effect.gen(function*() {
       Effect.succeed(false) :
       ensureVectorIndex(db, vectors, found[0]!.length).pipe(
         Effect.zipRight(Ref.get(vectors.indexed)),
-        Effect.catchAll(() => Effect.succeed(false))
+        Effect.catchAllCause(() => Effect.succeed(false))
       )
   const store: FactStoreShape = {
     save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, vectors, now, fact))),
@@ -92,7 +92,16 @@ export const makeFactStore = Effect.gen(function*() {
         if (found === null) return null
         const ready = yield* ensureReady(found)
         if (!ready) return null
-        return yield* Effect.forEach(found, (v) => vectorSearch(db, options, v, vectors.embedder.settings.strong))
+        return yield* Effect.forEach(found, (v) => vectorSearch(db, options, v, vectors.embedder.settings.strong)).pipe(
+          // A vector the index refuses (another dimension: the model changed) ranks by words alone; a
+          // thread that is not there is the search's own answer.
+          Effect.catchAllCause((cause) => {
+            const failure = Cause.failureOption(cause)
+            return (Option.isSome(failure) && failure.value._tag !== "DatabaseError") || Cause.isInterruptedOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.as(Effect.logWarning("vector search not run", cause), null)
+          })
+        )
       }),
     matchCount: (options, cap) => matchCount(db, options, cap),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),

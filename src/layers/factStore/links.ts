@@ -98,6 +98,9 @@ export const suggestLinks = (
     )
     return fused([words, near]).slice(0, linksShown)
   }).pipe(
-    // The fact has landed: a suggestion that cannot be read is no error of the save's.
-    Effect.catchAll(() => Effect.succeed<ReadonlyArray<Link>>([]))
+    // The fact has landed: a suggestion that cannot be read is no error of the save's (an internal
+    // error would have the client retry a save that landed); logged, and the reply has no links.
+    Effect.catchAllCause((cause) =>
+      Effect.as(Effect.logWarning("suggested links not read", cause), [] as ReadonlyArray<Link>)
+    )
   )

@@ -39,7 +39,7 @@ export const ensureVectorIndex = (db: GraphDatabase["Type"], v: Vectors, dimensi
       yield* db.write(
         `CREATE VECTOR INDEX FOR (f:Fact) ON (f.embedding) OPTIONS {dimension: ${Math.trunc(dimension)}, ` +
           `similarityFunction: 'cosine'}`
-      ).pipe(Effect.catchAll(() => Effect.void))
+      ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("vector index not made", cause)))
     }
     if (yield* present()) yield* Ref.set(v.indexed, true)
   })
@@ -50,7 +50,10 @@ export const vectorOf = (db: GraphDatabase["Type"], v: Vectors, text: string) =>
     const vectors = yield* v.embedder.embed([text])
     const vector = vectors?.[0] ?? null
     if (vector === null) return null
-    yield* ensureVectorIndex(db, v, vector.length).pipe(Effect.catchAll(() => Effect.void))
+    // A save without an index still stores its vector (the index covers it once made).
+    yield* ensureVectorIndex(db, v, vector.length).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("vector index not made", cause))
+    )
     return vector
   })
 
