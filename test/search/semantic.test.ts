@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { checkedCaller } from "../mcp/protocol.js"
@@ -250,5 +251,28 @@ describe("without RELAY_EMBEDDINGS_URL: relay_save_fact's suggested links by wor
       session_id: "s1"
     })).content.map((c) => (c as { text: string }).text).join("\n")
     expect(text).toMatch(/Similar in other threads \(builds_on or supersedes one, or leave them\): \S+ "/)
+  })
+
+  it("gives links in the compact JSON as its outputSchema says, with short ids", async () => {
+    const compact = await connectRelay({ graph: relay.graph, env: { RELAY_STRUCTURED_CONTENT: undefined } })
+    try {
+      const { tools } = await compact.client.listTools()
+      const schema = tools.find((t) => t.name === "relay_save_fact")!.outputSchema
+      const r = await compact.client.callTool({
+        name: "relay_save_fact",
+        arguments: {
+          content: "Kafka consumer groups rebalance once partition leaders move",
+          written_by: "cursor",
+          session_id: "s1"
+        }
+      })
+      const out = r.structuredContent as { links?: Array<{ fact_id: string }> }
+      expect(out.links?.length).toBeGreaterThan(0)
+      for (const l of out.links ?? []) expect(l.fact_id.length).toBeLessThan(36)
+      const verdict = new AjvJsonSchemaValidator().getValidator(schema as never)(r.structuredContent)
+      expect(verdict.valid, verdict.errorMessage).toBe(true)
+    } finally {
+      await compact.close()
+    }
   })
 })
