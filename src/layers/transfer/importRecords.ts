@@ -49,7 +49,7 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
 export const factBatchSize = 250
 
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
-const rewindBatch = 200
+const rewindBatch = 100
 
 export interface ImportCounts {
   facts: number
