@@ -34,7 +34,7 @@ const literal = (v: unknown): string =>
 
 /** The memory above (filler), then wide parents and a long chain, stamped after it. */
 const hostileFile = () => {
-  const filler = memoryFile({ threads: 26, perThread: 50 })
+  const filler = memoryFile({ threads: 22, perThread: 50 })
   const lines = [...filler.lines]
   let at = Date.parse("2026-03-01T00:00:00.000Z")
   let next = 2_000_000
@@ -54,7 +54,7 @@ const hostileFile = () => {
   }
   for (let w = 0; w < 3; w++) {
     const parent = fact(null, `wide parent ${w}: where the queue lives`)
-    for (let k = 0; k < 100; k++) {
+    for (let k = 0; k < 80; k++) {
       fact(
         parent,
         k % 12 === 0 ? `wide ${w} choice ${k}: keep the queue in valkey streams` : `wide ${w} child ${k}: a note`,
@@ -63,8 +63,8 @@ const hostileFile = () => {
     }
   }
   let parent: string | null = null
-  for (let d = 0; d < 600; d++) parent = fact(parent, `chain step ${d}: the link holds`)
-  return { text: `${lines.join("\n")}\n`, fillerFacts: filler.facts, facts: filler.facts + 3 * 101 + 600 }
+  for (let d = 0; d < 400; d++) parent = fact(parent, `chain step ${d}: the link holds`)
+  return { text: `${lines.join("\n")}\n`, fillerFacts: filler.facts, facts: filler.facts + 3 * 81 + 400 }
 }
 
 layer(relayTestLayer("import_profile"), { timeout: 60_000 })("the import's statements under PROFILE", (it) => {
