@@ -63,8 +63,8 @@ export const noStrongMatch = "no strong match: try the words the facts would use
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Words or a question; best first, with decisions won or lost. A weak hit matched few words: " +
-    "if none is strong, call again with queries",
+  description: "Words or a question; best first, with decisions won or lost. Weak hits matched few words; " +
+    "if all are, retry with queries",
   annotations: readOnly("Search the memory"),
   // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
   unlisted: ["session_id"],
