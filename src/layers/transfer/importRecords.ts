@@ -49,7 +49,7 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
 export const factBatchSize = 250
 
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
-const rewindBatch = 500
+const rewindBatch = 100
 
 export interface ImportCounts {
   facts: number
@@ -203,6 +203,25 @@ const markForks = Effect.fn("relay/transfer/markForks")(
 )
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
+
+const rootsQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id, f.root AS root`
+const RootRow = Schema.Struct({ id: Schema.String, root: Schema.NullOr(Schema.String) })
+
+/**
+ * The decided pairs whose facts are in two threads: only those can join two clusters (one root is
+ * one thread, always one cluster: threadClusters.ts). Most decisions settle a fork of siblings, so
+ * one read of the chunk's roots spares a statement a decision.
+ */
+const acrossThreads = (db: GraphDatabase["Type"], chunk: ReadonlyArray<Record<string, CypherValue>>) =>
+  Effect.map(
+    db.read(rootsQuery, { ids: [...new Set(chunk.flatMap((d) => [d.w as string, d.l as string]))] }, RootRow),
+    (rows) => {
+      const roots = new Map(rows.map((r) => [r.id, r.root ?? r.id]))
+      return chunk
+        .map((d) => [d.w as string, d.l as string] as const)
+        .filter(([w, l]) => roots.get(w) === undefined || roots.get(w) !== roots.get(l))
+    }
+  )
 
 /**
  * In a merge, a decision or retraction older than a confirmation below its fact would lower stamps
@@ -425,10 +444,18 @@ const threadRootsOf = (fresh: ReadonlyArray<FactRecord>, stored: ReadonlyMap<str
 }
 
 const writeFacts = Effect.fn("relay/transfer/writeFacts")(
-  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>, counts: ImportCounts, now: number) {
-    const there = new Set(
-      (yield* db.read(existingIds, { ids: batch.map((f) => f.id) }, IdRow)).map((r) => r.id)
-    )
+  function*(
+    db: GraphDatabase["Type"],
+    batch: ReadonlyArray<FactRecord>,
+    counts: ImportCounts,
+    options: { readonly now: number; readonly merge: boolean; readonly named: Set<string> }
+  ) {
+    const { now } = options
+    // Into an empty graph (checked before the first write) with ids unique in the file (importCheck.ts),
+    // none is there: only a merge looks.
+    const there = options.merge
+      ? new Set((yield* db.read(existingIds, { ids: batch.map((f) => f.id) }, IdRow)).map((r) => r.id))
+      : new Set<string>()
     const fresh = batch.filter((f) => !there.has(f.id))
     counts.skipped += batch.length - fresh.length
     if (fresh.length === 0) return
@@ -484,8 +511,13 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       newest,
       ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
-    // The file's writers are their names' first spellings, unless the memory knew them already.
-    yield* db.write(recordNamesQuery, { names: namePairs([...new Set(fresh.map((f) => f.written_by))]) })
+    // The file's writers are their names' first spellings, unless the memory knew them already; a
+    // name this import recorded is not sent again (a statement a batch for the same few writers).
+    const unnamed = [...new Set(fresh.map((f) => f.written_by))].filter((n) => !options.named.has(n))
+    if (unnamed.length > 0) {
+      yield* db.write(recordNamesQuery, { names: namePairs(unnamed) })
+      for (const n of unnamed) options.named.add(n)
+    }
     counts.facts += fresh.length
   }
 )
@@ -745,6 +777,8 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     let pending: Array<readonly [EdgeRecord, number]> = []
     /** Into an empty graph: the pairs written, so a repeat in the file is skipped. */
     const pairs = new Set<string>()
+    /** The writers' names this import recorded. */
+    const named = new Set<string>()
     let newest = 0
     const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
       writeRecord(db, r, line, counts, merge, options.importId).pipe(
@@ -753,7 +787,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
       if (batch.length > 0) {
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
-        yield* writeFacts(db, batch, counts, now).pipe(Effect.mapError(stoppedAt(what)))
+        yield* writeFacts(db, batch, counts, { now, merge, named }).pipe(Effect.mapError(stoppedAt(what)))
       }
       // A decision joins its two facts' clusters (threadClusters.ts): one statement each, as union by
       // size is done one pair at a time; a pair one cluster already (a rerun) changes nothing.
@@ -783,7 +817,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
             yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
             counts[kind] += chunk.length
             if (kind === "decisions") {
-              for (const d of chunk) yield* join(d.w as string, d.l as string, what)
+              for (const [w, l] of yield* acrossThreads(db, chunk).pipe(Effect.mapError(stoppedAt(what)))) {
+                yield* join(w, l, what)
+              }
             }
           }
         }
