@@ -155,6 +155,17 @@ const read = async (cursor: string | null) => {
   render(cursor !== null)
 }
 
+/**
+ * A fact's id in the model's tool result: an object's `id` in the full JSON, the line's first word
+ * in the compact form (mcp/compactJson.ts: its short id, which the app's reads take as a prefix).
+ */
+const idOf = (fact: unknown): string | null =>
+  typeof fact === "string"
+    ? fact.split(" ")[0] ?? null
+    : typeof (fact as { id?: unknown } | null)?.id === "string"
+    ? (fact as { id: string }).id
+    : null
+
 /** Which thread the tool's answer is about: the fact asked for, or the first conflict's parent. */
 const threadOf = (r: ToolResult): { fact: string | null; select: string | null } | string => {
   const error = failed(r)
@@ -162,14 +173,13 @@ const threadOf = (r: ToolResult): { fact: string | null; select: string | null }
   const out = r.structuredContent ?? {}
   const asked = typeof args["fact_id"] === "string" ? args["fact_id"] : null
   if (Array.isArray(out["chain"])) {
-    const last = out["chain"][out["chain"].length - 1] as { id?: string } | undefined
-    const fact = asked ?? last?.id ?? null
+    const fact = asked ?? idOf(out["chain"][out["chain"].length - 1])
     return { fact, select: fact }
   }
   if (Array.isArray(out["conflicts"])) {
-    const first = out["conflicts"][0] as { parent?: { id?: string } } | undefined
-    const fact = typeof args["thread"] === "string" ? args["thread"] : first?.parent?.id ?? null
-    return fact === null ? "No open conflicts." : { fact, select: first?.parent?.id ?? null }
+    const parent = idOf((out["conflicts"][0] as { parent?: unknown } | undefined)?.parent)
+    const fact = typeof args["thread"] === "string" ? args["thread"] : parent
+    return fact === null ? "No open conflicts." : { fact, select: parent }
   }
   return "Nothing to draw."
 }
