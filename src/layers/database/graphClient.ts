@@ -2,7 +2,21 @@ import { createCluster } from "@redis/client"
 import { FalkorDB, type FalkorDBOptions, Graph } from "falkordb"
 import falkordbCommands from "falkordb/dist/src/commands/index.js"
 import type { Address } from "../../services/Settings.js"
+import { isConnectionError } from "./driverErrors.js"
 import { checkAcked, confirmReplicas } from "./replication.js"
+
+/**
+ * FalkorDB's command set for @redis/client (a CommonJS module's `exports.default`): Node hands an
+ * ES module the whole `exports`, a bundler or vitest may hand it `default` already.
+ */
+const commandsExports = falkordbCommands as unknown as { readonly default?: typeof falkordbCommands.default }
+const graphCommands = commandsExports.default ?? (falkordbCommands as unknown as typeof falkordbCommands.default)
+
+/** One of FalkorDB's command modules, in @redis/client's older form that it still exports. */
+interface GraphCommand {
+  readonly transformArguments: (...args: Array<unknown>) => Array<string>
+  readonly transformReply: (reply: never) => unknown
+}
 
 /**
  * What Relay needs of one pooled connection to FalkorDB, whether that is one server or a Valkey
@@ -63,33 +77,56 @@ export const clusterClient = async (
       socket: { ...options.socket, host: undefined, port: undefined, path: undefined } as never,
       disableOfflineQueue: true
     },
-    modules: { falkordb: falkordbCommands.default },
     minimizeConnections: true
   })
   // As for one server: an 'error' event with no listener would end the process.
   cluster.on("error", () => {})
   await cluster.connect()
-  const graphCalls = cluster.falkordb as unknown as Record<string, (...args: Array<unknown>) => Promise<unknown>>
-  const call = (name: string) => (...args: Array<unknown>) => graphCalls[name]!(...args)
+  // Routed by the graph's name: FalkorDB's command modules push the graph as a plain argument, not
+  // as a key, so through `cluster.falkordb` every command went to a random node and followed MOVED
+  // until it was lucky (the `falkordb` client allows 100,000 redirections for that).
+  const commands = graphCommands as unknown as Record<string, GraphCommand>
+  const send = (name: string, readOnly: boolean) => async (graph: string, ...args: Array<unknown>) => {
+    const command = commands[name]!
+    return command.transformReply(
+      await cluster.sendCommand(graph, readOnly, command.transformArguments(graph, ...args))
+    )
+  }
+  /**
+   * A command for no key (a setting, INFO): the first primary that answers. The cluster client
+   * would pick a random node, which during a failover can be the dead one, and fail the whole new
+   * connection with it.
+   */
+  const anyPrimary = async (args: Array<string>): Promise<unknown> => {
+    let failure: unknown = new Error("Cluster closed")
+    for (const node of cluster.masters) {
+      try {
+        return await (await cluster.nodeClient(node)).sendCommand(args)
+      } catch (e) {
+        if (!isConnectionError(e)) throw e
+        failure = e
+      }
+    }
+    throw failure
+  }
   const forGraphs = {
     // The compact reply format, which Graph parses (the `falkordb` client's own default).
     query: (graph: string, query: string, options: unknown, compact = true) =>
-      call("query")(graph, query, options, compact),
+      send("QUERY", false)(graph, query, options, compact),
     roQuery: (graph: string, query: string, options: unknown, compact = true) =>
-      call("roQuery")(graph, query, options, compact),
-    delete: (graph: string) => call("delete")(graph).then(() => undefined),
-    copy: call("copy"),
-    explain: call("explain"),
-    profile: call("profile"),
-    memoryUsage: call("memoryUsage"),
-    slowLog: call("slowLog"),
-    constraintCreate: (...args: Array<unknown>) => call("constraintCreate")(...args).then(() => undefined),
-    constraintDrop: (...args: Array<unknown>) => call("constraintDrop")(...args).then(() => undefined)
+      send("RO_QUERY", true)(graph, query, options, compact),
+    delete: (graph: string) => send("DELETE", false)(graph).then(() => undefined),
+    constraintCreate: (graph: string, ...args: Array<unknown>) =>
+      send("CONSTRAINT_CREATE", false)(graph, ...args).then(() => undefined),
+    constraintDrop: (graph: string, ...args: Array<unknown>) =>
+      send("CONSTRAINT_DROP", false)(graph, ...args).then(() => undefined),
+    // Two keys, which a cluster serves together only when they share a slot (`npm run copy` refuses on a cluster).
+    copy: (graph: string, target: string) => send("COPY", false)(graph, target)
   }
   return {
     selectGraph: (name) => new Graph(forGraphs as never, name),
-    configGet: (key) => cluster.sendCommand(undefined, true, ["GRAPH.CONFIG", "GET", key]),
-    command: (args) => cluster.sendCommand(undefined, true, args),
+    configGet: (key) => anyPrimary(["GRAPH.CONFIG", "GET", key]),
+    command: anyPrimary,
     confirmWrite: async (graph, min, timeoutMillis) => {
       const acked = Number(await cluster.sendCommand(graph, false, ["WAIT", String(min), String(timeoutMillis)]))
       checkAcked(acked, min, timeoutMillis)
