@@ -1,4 +1,10 @@
+import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { expect, it } from "vitest"
 import { clusterClient } from "../../src/layers/database/graphClient.js"
 import { connectHttp, createToken, type HttpClient, type HttpRelay, startHttpRelay } from "../support/httpRelay.js"
@@ -222,6 +228,41 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     // here on a loaded 2-core machine; Relay's share is what follows the promotion.
     expect(firstAfter - promotedAfterMs).toBeLessThan(1_500)
     expect(firstAfter).toBeLessThan(10_000)
+
+    // The command-line tools on the same cluster: export and import work graph by graph (here a
+    // workspace of the failed shard, from its promoted primary), check-db names the cluster, and
+    // copy, which needs both graphs on one server, refuses saying what to do instead.
+    const cli = (name: string, args: ReadonlyArray<string>) =>
+      promisify(execFile)(process.execPath, [
+        fileURLToPath(new URL(`../../dist/cli/${name}.js`, import.meta.url)),
+        ...args
+      ], {
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }
+      }).then(
+        ({ stderr, stdout }) => ({ code: 0, stdout, stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => e
+      )
+    const source = [...onVictim][0]!
+    const file = join(mkdtempSync(join(tmpdir(), "relay-cluster-cli-")), "memory.jsonl")
+    const exported = await cli("export", ["--out", file, "--workspace", source])
+    expect(exported.code, exported.stderr).toBe(0)
+    const copyName = `${source}-copy`
+    const imported = await cli("import", [file, "--workspace", copyName])
+    expect(imported.code, imported.stderr).toBe(0)
+    const checker = await clusterClient(
+      cluster.ports.filter((p) => p !== victim.port).map((port) => ({ host: "127.0.0.1", port })),
+      { password: cluster.password }
+    )
+    const count = async (graph: string) =>
+      (await checker.selectGraph(graph).roQuery<{ n: number }>("MATCH (f:Fact) RETURN count(f) AS n")).data?.[0]?.n
+    expect(await count(`relay_ws_${copyName}`)).toBe(await count(`relay_ws_${source}`))
+    await checker.close()
+    const checked = await cli("check-db", [])
+    expect(`${checked.stdout}${checked.stderr}`).toMatch(/FalkorDB cluster through the nodes/)
+    expect(checked.stdout).toMatch(/reachable: yes/)
+    const copied = await cli("copy", ["--to", "elsewhere", "--workspace", source])
+    expect(copied.code).toBe(1)
+    expect(copied.stderr).toMatch(/on a cluster, `npm run export`/)
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
     await Promise.all(relays.map((r) => r.stop()))
