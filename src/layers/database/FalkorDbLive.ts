@@ -89,6 +89,22 @@ export const FalkorDbLive = Layer.scoped(
     // a MOVED: a connection that could not reach a shard is closed, and the next one asks the
     // cluster afresh which node serves each slot.
     const onCluster = endpoint.clusterNodes !== undefined
+    // On a cluster RELAY_DB_CONNECTIONS counts per shard: a pooled cluster client holds one socket a
+    // shard, and a shard whose primary is gone holds its statements until they fail; were the pool
+    // one shard's size, they would take the connections the other shards' workspaces need.
+    const shards = endpoint.clusterNodes === undefined ? 1 : yield* endpoint.options.pipe(
+      Effect.flatMap((options) =>
+        driverCall(() =>
+          clusterClient(endpoint.clusterNodes!, {
+            ...options,
+            socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false }
+          } as unknown as FalkorDBOptions)
+        )
+      ),
+      Effect.flatMap((c) => Effect.as(Effect.promise(() => c.close()), Math.max(1, c.primaries()))),
+      Effect.timeout(Duration.times(connectTimeout, 2)),
+      Effect.orElseSucceed(() => 1)
+    )
     const scope = yield* Effect.scope
 
     // Set when the layer's scope closes. A call still running then (its connection just closed by
@@ -168,7 +184,7 @@ export const FalkorDbLive = Layer.scoped(
         // outlive its own timeout.
         acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
         min: 0,
-        max: size,
+        max: size * shards,
         timeToLive: "1 minute",
         timeToLiveStrategy: "usage"
       }),
@@ -229,7 +245,7 @@ export const FalkorDbLive = Layer.scoped(
           ),
           Effect.onInterrupt(() => drop)
         ))).pipe(
-          Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size }),
+          Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size * shards }),
           Effect.catchTag(
             "StaleConnection",
             () =>

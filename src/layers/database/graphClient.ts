@@ -34,6 +34,8 @@ export interface GraphClient {
    */
   readonly confirmWrite: (graph: string, min: number, timeoutMillis: number) => Promise<void>
   readonly isOpen: () => boolean
+  /** How many primaries serve the data: 1 for one server, a cluster's shards. */
+  readonly primaries: () => number
   readonly close: () => Promise<void>
 }
 
@@ -53,6 +55,7 @@ export const singleClient = async (options: FalkorDBOptions): Promise<GraphClien
     command: (args) => client.sendCommand(args),
     confirmWrite: (_graph, min, timeoutMillis) => confirmReplicas(client, min, timeoutMillis),
     isOpen: () => client.isReady,
+    primaries: () => 1,
     close: () => db.close()
   }
 }
@@ -132,6 +135,7 @@ export const clusterClient = async (
       checkAcked(acked, min, timeoutMillis)
     },
     isOpen: () => cluster.isOpen,
+    primaries: () => cluster.masters.length,
     close: () => cluster.close().catch(() => undefined)
   }
 }
