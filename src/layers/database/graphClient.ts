@@ -89,10 +89,22 @@ export const clusterClient = async (
   // as a key, so through `cluster.falkordb` every command went to a random node and followed MOVED
   // until it was lucky (the `falkordb` client allows 100,000 redirections for that).
   const commands = graphCommands as unknown as Record<string, GraphCommand>
-  const send = (name: string, readOnly: boolean) => async (graph: string, ...args: Array<unknown>) => {
+  // Set once a shard could not be reached: the client keeps its closed socket to that node and its
+  // slot map until a MOVED, so the pool must not lend it again (isOpen), and a new one reads the
+  // cluster's slots afresh.
+  let lostShard = false
+  const keyed = async <A>(run: () => Promise<A>): Promise<A> => {
+    try {
+      return await run()
+    } catch (e) {
+      if (isConnectionError(e)) lostShard = true
+      throw e
+    }
+  }
+  const send = (name: string, readOnly: boolean) => (graph: string, ...args: Array<unknown>) => {
     const command = commands[name]!
-    return command.transformReply(
-      await cluster.sendCommand(graph, readOnly, command.transformArguments(graph, ...args))
+    return keyed(async () =>
+      command.transformReply(await cluster.sendCommand(graph, readOnly, command.transformArguments(graph, ...args)))
     )
   }
   /**
@@ -131,10 +143,12 @@ export const clusterClient = async (
     configGet: (key) => anyPrimary(["GRAPH.CONFIG", "GET", key]),
     command: anyPrimary,
     confirmWrite: async (graph, min, timeoutMillis) => {
-      const acked = Number(await cluster.sendCommand(graph, false, ["WAIT", String(min), String(timeoutMillis)]))
+      const acked = Number(
+        await keyed(() => cluster.sendCommand(graph, false, ["WAIT", String(min), String(timeoutMillis)]))
+      )
       checkAcked(acked, min, timeoutMillis)
     },
-    isOpen: () => cluster.isOpen,
+    isOpen: () => cluster.isOpen && !lostShard,
     primaries: () => cluster.masters.length,
     close: () => cluster.close().catch(() => undefined)
   }
