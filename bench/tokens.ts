@@ -55,6 +55,9 @@ export const toolsListTokens = () =>
     tokens: countTokens(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
   }))
 
+/** A fact's or task's id in either form: the compact form gives its line, which opens with its short id (inputs take it). */
+const factId = (f: unknown): string => typeof f === "string" ? f.split(" ")[0]! : (f as { id: string }).id
+
 const textOf = (r: ToolResult) => r.content.map((c) => c.text).join("\n")
 
 export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples: Record<string, string> }> => {
@@ -91,7 +94,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
     const ids = new Map<string, string>()
     for (const fact of storyFacts) {
       const r = await call("relay_save_fact", saveArguments(fact, ids))
-      ids.set(fact.key, (r.structuredContent.fact as { id: string }).id)
+      ids.set(fact.key, factId(r.structuredContent.fact))
     }
     const resolved = await call("relay_resolve_conflict", resolveArguments(ids))
     let parent: string | undefined
@@ -110,7 +113,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
         session_id: "codex-cli:ingest-plan",
         ...(parent === undefined ? {} : { parent_fact_id: parent })
       })
-      parent = (r.structuredContent.fact as { id: string }).id
+      parent = factId(r.structuredContent.fact)
     }
     const total = await client.selectGraph(name).roQuery<{ n: number }>("MATCH (f:Fact) RETURN count(f) AS n")
     console.error(`memory: ${total.data?.[0]?.n} facts, ${others.supersedes.length + 1} SUPERSEDES edges`)
@@ -200,7 +203,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       await call("relay_get_clusters", { limit: 5, facts_per_cluster: 3 }),
       ""
     )
-    const plainId = (plain.structuredContent.fact as { id: string }).id
+    const plainId = factId(plain.structuredContent.fact)
     const pepper = await call("relay_save_fact", {
       content: "The hashing pepper rotates every year",
       written_by: "bench-writer",
@@ -222,7 +225,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       "confirm a stale fact",
       300,
       await call("relay_confirm_fact", {
-        fact_id: (pepper.structuredContent.fact as { id: string }).id,
+        fact_id: factId(pepper.structuredContent.fact),
         reason: "the token service keeps the yearly rotation",
         confirmed_by: "bench-writer"
       }),
@@ -237,7 +240,7 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
       about: [ids.get("redis")!]
     })
     add("post a task", 600, posted, "about one fact")
-    const task = (posted.structuredContent.task as { id: string }).id
+    const task = factId(posted.structuredContent.task)
     const claimed = await call("relay_claim_task", { claimed_by: "bench-worker", task_id: task })
     add("claim a task", 600, claimed, "by id")
     add(
@@ -272,11 +275,17 @@ export const measureAll = async (): Promise<{ rows: ReadonlyArray<Row>; samples:
 
 export const printTable = (rows: ReadonlyArray<Row>) => {
   const pad = (s: string | number, n: number) => String(s).padStart(n)
-  console.log(`${"what the model reads".padEnd(32)} ${pad("target", 7)} ${pad("text", 7)} ${pad("json", 7)}  ok  note`)
+  console.log(
+    `${"what the model reads".padEnd(32)} ${pad("target", 7)} ${pad("text", 7)} ${pad("json", 7)} ${
+      pad("json/text", 9)
+    }  ok  note`
+  )
   for (const r of rows) {
     const ok = r.text <= r.target ? (r.json <= r.target ? "both" : "text") : r.json <= r.target ? "json" : "NO"
     console.log(
-      `${r.what.padEnd(32)} ${pad(r.target, 7)} ${pad(r.text, 7)} ${pad(r.json, 7)}  ${ok.padEnd(4)} ${r.note}`
+      `${r.what.padEnd(32)} ${pad(r.target, 7)} ${pad(r.text, 7)} ${pad(r.json, 7)} ${
+        pad((r.json / r.text).toFixed(2), 9)
+      }  ${ok.padEnd(4)} ${r.note}`
     )
   }
   console.log(

@@ -26,11 +26,18 @@ export interface RequestServer {
   readonly release: () => Promise<void>
 }
 
+/**
+ * The headers the SDK's handler reads of a 2026 request whose body it is handed parsed: the media
+ * type and the three it checks against the body. The bearer, Host and Origin were checked before;
+ * copying every header into the Web Request was most of what building it cost.
+ */
+const readHeaders = ["content-type", "mcp-protocol-version", "mcp-method", "mcp-name"] as const
+
 const webHeaders = (req: IncomingMessage) => {
   const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  for (const name of readHeaders) {
+    const value = req.headers[name]
+    if (typeof value === "string") headers.set(name, value)
   }
   return headers
 }
@@ -88,9 +95,12 @@ export const makeModernRequests = (onerror: (error: Error) => void) => {
         error: { code: -32601, message: "Method not found: Relay announces no changes; see docs/protocol.md" }
       })
     }
-    // A client that hangs up cancels its request, as the end of a 2025 request's POST does not.
+    // A client that hangs up cancels its request, as the end of a 2025 request's POST does not. An
+    // answered one is not aborted: that would only build an error nobody reads.
     const hangUp = new AbortController()
-    res.once("close", () => hangUp.abort())
+    res.once("close", () => {
+      if (!res.writableFinished) hangUp.abort()
+    })
     try {
       const response = await handler.fetch(requestOf(req, hangUp.signal), {
         parsedBody: body,

@@ -140,7 +140,7 @@ export const serveHttp = Effect.gen(function*() {
     const body = message.body
     // A 2026-07-28 request: no session, answered by a server built for it (modernRequests.ts).
     if (modern.isModern(req, body)) {
-      return modern.serve(req, res, body, caller, await run(sessions.serverFor(caller)))
+      return modern.serve(req, res, body, caller, await run(sessions.requestServerFor(caller)))
     }
     if (!isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with initialize")

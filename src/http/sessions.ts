@@ -32,16 +32,57 @@ export const makeSessions = Effect.gen(function*() {
   const run = Runtime.runPromise(base)
   const open = new Map<string, Session>()
 
+  /** The caller's workspace store and rate limit, on a runtime held until `scope` closes. */
+  const runtimeIn = (caller: Caller, scope: Scope.Scope) =>
+    Effect.gen(function*() {
+      const store = yield* Scope.extend(storeFor(caller.workspace), scope)
+      const limiter = yield* limiterFor(caller.tokenId)
+      return Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter))
+    })
+
   /** A server on the caller's workspace and rate limit, held until `release`. */
   const serverFor = (caller: Caller) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const store = yield* Scope.extend(storeFor(caller.workspace), scope)
-      const limiter = yield* limiterFor(caller.tokenId)
-      const runtime = Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter))
-      const server = makeRelayServer(runOn(runtime), teamGate(caller), form)
+      const server = makeRelayServer(runOn(yield* runtimeIn(caller, scope)), teamGate(caller), form)
       return { server, release: () => run(Scope.close(scope, Exit.void)) }
     })
+
+  /**
+   * Each token's runtime as its 2026 requests use it, kept between them and let go with idle
+   * sessions: taking and letting go of the workspace's store per request cost more than building the
+   * request's server. Only a cache: the token is checked on every request before it is used, and the
+   * store and rate bucket are the ones its sessions share.
+   */
+  const held = new Map<string, {
+    readonly runtime: Effect.Effect.Success<ReturnType<typeof runtimeIn>>
+    readonly scope: Scope.CloseableScope
+    lastSeen: number
+  }>()
+
+  /** A server for one 2026 request on the caller's held runtime; its release has nothing to let go. */
+  const requestServerFor = (caller: Caller) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      let kept = held.get(caller.tokenId)
+      if (kept === undefined) {
+        const scope = yield* Scope.make()
+        const runtime = yield* runtimeIn(caller, scope)
+        // Two first requests of a token at once: the one recorded first is kept.
+        kept = held.get(caller.tokenId)
+        if (kept === undefined) held.set(caller.tokenId, kept = { runtime, scope, lastSeen: now })
+        else yield* Scope.close(scope, Exit.void)
+      }
+      kept.lastSeen = now
+      const server = makeRelayServer(runOn(kept.runtime), teamGate(caller), form)
+      return { server, release: () => Promise.resolve() }
+    })
+
+  const letGoHeld = (idle: (lastSeen: number) => boolean) =>
+    Effect.forEach([...held].filter(([, h]) => idle(h.lastSeen)), ([tokenId, h]) => {
+      held.delete(tokenId)
+      return Scope.close(h.scope, Exit.void)
+    }, { discard: true })
 
   const openSession = (caller: Caller) =>
     Effect.gen(function*() {
@@ -71,9 +112,13 @@ export const makeSessions = Effect.gen(function*() {
 
   /** Sessions a client never closed are closed after `idleMillis` without a request. */
   const closeIdle = (idleMillis: number) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => closeWhere((s) => now - s.lastSeen > idleMillis))
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.zipRight(
+        closeWhere((s) => now - s.lastSeen > idleMillis),
+        letGoHeld((lastSeen) => now - lastSeen > idleMillis)
+      ))
 
-  const closeAll = closeWhere(() => true)
+  const closeAll = Effect.zipRight(closeWhere(() => true), letGoHeld(() => true))
   const countFor = (tokenId: string) => [...open.values()].filter((s) => s.caller.tokenId === tokenId).length
 
   /**
@@ -94,5 +139,5 @@ export const makeSessions = Effect.gen(function*() {
   }
   /** One call's worth of the token's rate limit, spent by a request that runs no tool (an unknown session). */
   const spend = (tokenId: string) => Effect.flatMap(limiterFor(tokenId), (limiter) => limiter.take)
-  return { open, openSession, serverFor, closeIdle, closeAll, countFor, evictIdleOf, spend }
+  return { open, openSession, requestServerFor, closeIdle, closeAll, countFor, evictIdleOf, spend }
 })

@@ -105,12 +105,17 @@ describe.concurrent("both generations over stdio", () => {
 describe("both generations over Streamable HTTP", () => {
   const tokenGraph = uniqueName("relay_tokens_generations")
   const workspace = uniqueName("generations")
+  const otherWorkspace = uniqueName("generations_other")
   const env = databaseEnv(tokenGraph)
   let http: HttpRelay
   let token = ""
-  dropGraphsAfterAll(tokenGraph, `relay_ws_${workspace}`)
+  let otherToken = ""
+  let readOnlyToken = ""
+  dropGraphsAfterAll(tokenGraph, `relay_ws_${workspace}`, `relay_ws_${otherWorkspace}`)
   beforeAll(async () => {
     token = await createToken(env, "generations-test", workspace)
+    otherToken = await createToken(env, "generations-other", otherWorkspace)
+    readOnlyToken = await createToken(env, "generations-reader", workspace, true)
     http = await startHttpRelay(env)
   })
   afterAll(() => http.stop())
@@ -188,5 +193,37 @@ describe("both generations over Streamable HTTP", () => {
 
     const unsigned = await modern("tools/list", {}, { authorization: "Bearer nope" })
     expect(unsigned.status).toBe(401)
+  })
+
+  it("keeps each token's 2026 requests on its own workspace and its own rights, interleaved", async () => {
+    // 2026 requests of a token reuse what its earlier ones took (sessions.ts): a reuse keyed by
+    // anything but the token would answer one token with another's workspace or rights.
+    const call = async (bearer: string, name: string, args: Record<string, unknown>) => {
+      const reply = await modern("tools/call", { name, arguments: args }, {
+        "mcp-name": name,
+        authorization: `Bearer ${bearer}`
+      })
+      return (await reply.json() as { result: { isError?: boolean; content: Array<{ text: string }> } }).result
+    }
+    const marker = randomUUID().slice(0, 8)
+    const written = { session_id: "interleaved" }
+    for (let i = 0; i < 3; i++) {
+      expect((await call(token, "relay_save_fact", { content: `ours ${marker} ${i}`, ...written })).isError)
+        .toBeUndefined()
+      expect((await call(otherToken, "relay_save_fact", { content: `theirs ${marker} ${i}`, ...written })).isError)
+        .toBeUndefined()
+      const refused = await call(readOnlyToken, "relay_save_fact", { content: `reader ${marker} ${i}`, ...written })
+      expect(refused.content[0]?.text).toMatch(/^forbidden: .*read-only/)
+    }
+    const texts = async (bearer: string) =>
+      (await call(bearer, "relay_search", { query: marker })).content.map((c) => c.text).join("\n")
+    const ours = await texts(token)
+    expect(ours).toContain(`ours ${marker} 2`)
+    expect(ours).not.toContain("theirs")
+    expect(ours).not.toContain("reader")
+    const theirs = await texts(otherToken)
+    expect(theirs).toContain(`theirs ${marker} 0`)
+    expect(theirs).not.toContain("ours")
+    expect(await texts(readOnlyToken)).toContain(`ours ${marker} 1`)
   })
 })

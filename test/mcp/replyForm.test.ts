@@ -96,16 +96,22 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
       expect(empty).toEqual({ facts: [], next_cursor: null })
 
       const who = { written_by: "cursor", session_id: "compact-1" }
-      const root = (await call("relay_save_fact", { content: "Auth uses refresh tokens", ...who })).fact as Record<
-        string,
-        unknown
-      >
-      // Short id, age, no session, no null parent, no active status.
+      // A fact is its line, as the text writes it: short id, writer, age, parent, text.
+      const line = (f: unknown) => {
+        const at = /^([0-9a-f]{8})( \[(\w+)\])? (\S+) (just now|\d+[mhd] ago)( on ([0-9a-f, ]+))?: (.*)$/.exec(
+          String(f)
+        )
+        expect(at, String(f)).not.toBeNull()
+        return { id: at![1]!, status: at![3], by: at![4], on: at![7], text: at![8] }
+      }
+      const root = line((await call("relay_save_fact", { content: "Auth uses refresh tokens", ...who })).fact)
+      // No session, no null parent, no active status.
       expect(root).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{8}$/),
-        content: "Auth uses refresh tokens",
-        written_by: "cursor",
-        age: "just now"
+        status: undefined,
+        by: "cursor",
+        on: undefined,
+        text: "Auth uses refresh tokens"
       })
       const a = await call("relay_save_fact", {
         content: "Keep them in cookies",
@@ -113,34 +119,36 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
         kind: "choice",
         ...who
       })
-      expect((a.fact as { parent_id: string }).parent_id).toBe(root.id)
+      expect(line(a.fact).on).toBe(root.id)
       // One shared word is no fork by itself (issue 41): the writer names what it contradicts, by short id.
+      const aId = line(a.fact).id
       const b = await call("relay_save_fact", {
         content: "Keep them in Redis",
         parent_fact_id: root.id,
         kind: "choice",
-        contradicts: [(a.fact as { id: string }).id],
+        contradicts: [aId],
         ...who
       })
-      const fork = b.fork as { parent_id: string; siblings: Array<{ id: string }> }
+      const fork = b.fork as { parent_id: string; siblings: Array<unknown> }
       expect(fork.parent_id).toBe(root.id)
-      expect(fork.siblings.map((s) => s.id)).toEqual([(a.fact as { id: string }).id])
+      expect(fork.siblings.map((s) => line(s).id)).toEqual([aId])
       expect(b.duplicate_of).toBeNull()
 
       // The short ids go back in as they are.
-      const aId = (a.fact as { id: string }).id
-      const bId = (b.fact as { id: string }).id
-      const deep = await call("relay_save_fact", {
-        content: "Redis keys expire after 30 days",
-        parent_fact_id: bId,
-        kind: "detail",
-        ...who
-      })
-      const context = await call("relay_get_context", { fact_id: (deep.fact as { id: string }).id })
-      const chain = context.chain as Array<Record<string, unknown>>
-      expect(chain.map((f) => f.id)).toEqual([root.id, bId, (deep.fact as { id: string }).id])
+      const bId = line(b.fact).id
+      const deep = line(
+        (await call("relay_save_fact", {
+          content: "Redis keys expire after 30 days",
+          parent_fact_id: bId,
+          kind: "detail",
+          ...who
+        })).fact
+      )
+      const context = await call("relay_get_context", { fact_id: deep.id })
+      const chain = (context.chain as Array<unknown>).map(line)
+      expect(chain.map((f) => f.id)).toEqual([root.id, bId, deep.id])
       // A chain's items after the first leave out the parent: it is the item before.
-      expect(chain.map((f) => "parent_id" in f)).toEqual([false, false, false])
+      expect(chain.map((f) => f.on)).toEqual([undefined, undefined, undefined])
 
       const search = await call("relay_search", { query: "refresh tokens" })
       const hit = (search.hits as Array<Record<string, unknown>>)[0]!
@@ -152,7 +160,7 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
         reason: "instant revocation",
         resolved_by: "cursor"
       })
-      expect((resolved.loser as { status: string }).status).toBe("superseded")
+      expect(line(resolved.loser).status).toBe("superseded")
       const briefing = await call("relay_get_briefing", { my_name: "zed", since: "2020-01-01T00:00:00Z" })
       expect(keysIn(briefing).has("session_id")).toBe(false)
       expect(typeof briefing.as_of).toBe("string")
@@ -168,21 +176,24 @@ describe("RELAY_STRUCTURED_CONTENT left unset: the compact JSON", () => {
         written_by: "cursor",
         about: [bId]
       })
-      // A task's id stays whole (task tools take whole ids); the facts it is about are short.
-      expect((task.task as { id: string }).id).toMatch(/^[0-9a-f-]{36}$/)
-      expect((task.task as { about: Array<string> }).about).toEqual([bId])
-      // Nothing to claim is said (task: null), not an empty object; inside the task, falses are left out.
-      const claimed = await call("relay_claim_task", { claimed_by: "zed", task_id: (task.task as { id: string }).id })
+      // A task is its line too: its short id (task tools take it back) and the facts it is about, short.
+      const taskLine = String(task.task)
+      expect(taskLine).toMatch(
+        new RegExp(`^[0-9a-f]{8} \\[open\\] "Rotate the signing key" by cursor just now; about ${bId}$`)
+      )
+      // Nothing to claim is said (task: null), not an empty object; a lease's end is the time left.
+      const claimed = await call("relay_claim_task", { claimed_by: "zed", task_id: taskLine.slice(0, 8) })
       expect(claimed.heartbeat).toBe(false)
-      expect("needs_approval" in (claimed.task as object)).toBe(false)
+      expect(String(claimed.task)).toMatch(/\[claimed\] .* held by zed, lease ends in \d+m/)
+      expect(claimed.lease_expires_at).toMatch(/^in \d+m$/)
       const none = await call("relay_claim_task", { claimed_by: "zed" })
       expect(none).toEqual({ task: null, fencing_token: null, lease_expires_at: null, heartbeat: false })
       const retracted = await call("relay_retract_fact", {
-        fact_id: (deep.fact as { id: string }).id,
+        fact_id: deep.id,
         reason: "moved",
         retracted_by: "cursor"
       })
-      expect(retracted.retraction_id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(retracted.retraction_id).toMatch(/^[0-9a-f]{8}$/)
     },
     30_000
   )

@@ -215,4 +215,80 @@ layer(relayTestLayer("assistant_session"))("an assistant's session on a 220-fact
       }),
     120_000
   )
+
+  it.effect(
+    "a memory written as the descriptions say shows every real disagreement as a conflict, and none other",
+    () =>
+      Effect.gen(function*() {
+        // Each writer picks `kind` as relay_save_fact's description says (choice: an option; detail:
+        // adds to its parent; contradicts: a sibling it disagrees with), and nothing else.
+        yield* TestClock.setTime(day1 + 3 * 24 * hour)
+        const save = (
+          content: string,
+          parent: string | null,
+          kind: "detail" | "choice" | null,
+          by: string,
+          contradicts: ReadonlyArray<string> = []
+        ) =>
+          Effect.map(
+            ok("relay_save_fact", {
+              content,
+              written_by: by,
+              session_id: `${by}:schema`,
+              ...(parent === null ? {} : { parent_fact_id: parent }),
+              ...(kind === null ? {} : { kind }),
+              ...(contradicts.length === 0 ? {} : { contradicts })
+            }),
+            (r) => r.fact.id
+          )
+        const root = yield* save("The schema thread: how our tables are laid out", null, null, "claude-desktop")
+        // 1. A statement its writer saved as a detail, and an option against it saved as a choice
+        // (issue 41's UUIDv7 / bigserial case): the choice is compared with every sibling.
+        const uuid = yield* save("New tables use UUIDv7 primary keys", root, "detail", "claude-desktop")
+        const bigserial = yield* save("Use bigserial primary keys for new tables", root, "choice", "cursor")
+        // 2. A detail that says which sibling it disagrees with.
+        const soft = yield* save("Deleted rows stay, marked by a deleted_at column", root, "detail", "cursor")
+        const hard = yield* save(
+          "Rows are removed on delete; an audit table keeps their history",
+          root,
+          "detail",
+          "zed",
+          [soft]
+        )
+        // 3. Two options of one question.
+        const question = yield* save("Which migration tool do we adopt?", root, "detail", "zed")
+        const flyway = yield* save("Run migrations with Flyway", question, "choice", "zed")
+        const atlas = yield* save("Run migrations with Atlas", question, "choice", "cursor")
+        // Details that add to their parent, some sharing a word with a sibling: none disagrees.
+        const under = yield* save(
+          "UUIDv7 keys are generated in the application, not the database",
+          uuid,
+          "detail",
+          "claude-desktop"
+        )
+        const foreign = yield* save("Foreign keys carry an index each", root, "detail", "zed")
+        const utc = yield* save("Timestamps are stored in UTC", root, "detail", "claude-desktop")
+        const checksum = yield* save("Each migration file carries a checksum", question, "detail", "zed")
+
+        const found = yield* ok("relay_detect_conflicts", { thread: root, limit: 100 })
+        const byParent = new Map(found.conflicts.map((c) => [c.parent.id, c.children.map((f) => f.id).sort()]))
+        expect(byParent).toEqual(
+          new Map([
+            [root, [uuid, bigserial, soft, hard].sort()],
+            [question, [flyway, atlas].sort()]
+          ])
+        )
+        for (const quiet of [under, foreign, utc, checksum]) {
+          expect([...byParent.values()].flat()).not.toContain(quiet)
+        }
+        // The first briefing of a reader who has seen none of it shows the same two.
+        const briefing = yield* ok("relay_get_briefing", {
+          my_name: "reader",
+          thread: root,
+          since: new Date(day1 + 3 * 24 * hour - hour).toISOString()
+        })
+        expect(new Set(briefing.open_conflicts.map((c) => c.parent.id))).toEqual(new Set([root, question]))
+      }),
+    60_000
+  )
 })

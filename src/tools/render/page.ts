@@ -25,6 +25,18 @@ export const age = (iso: string, now: number): string => {
     iso.slice(0, 10)
 }
 
+/** A moment ahead as a time left ("in 4m", "in 30s"); one passed as an age. */
+export const until = (iso: string, now: number): string => {
+  const at = Date.parse(iso)
+  if (Number.isNaN(at) || at <= now) return age(iso, now)
+  const ahead = at - now
+  return ahead < minute ? `in ${Math.ceil(ahead / 1000)}s` : ahead < hour ?
+    `in ${Math.ceil(ahead / minute)}m` :
+    ahead < 2 * day ?
+    `in ${Math.ceil(ahead / hour)}h` :
+    `in ${Math.ceil(ahead / day)}d`
+}
+
 /** The short form of each fact id in one reply (the edge's ShortIds). */
 interface IdShortener {
   readonly of: (id: string) => string
@@ -42,6 +54,8 @@ export class Page {
   constructor(readonly ids: IdShortener, readonly now: number) {}
   id = (id: string): string => this.ids.of(id)
   when = (iso: string): string => age(iso, this.now)
+  /** A moment ahead, as the time left. */
+  left = (iso: string): string => until(iso, this.now)
   /** `<id> [status] <writer> <age>[ on <parent>[, <parent>...]]: "<text>"`; active is the usual status and is left unsaid. */
   fact = (f: Fact, options: { parent?: boolean } = {}): string => {
     this.shown.add(f.id)
