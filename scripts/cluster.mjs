@@ -9,19 +9,19 @@
 // Needs `npm run build` (it finds the server binary and module as Relay's embedded launcher does)
 // and valkey-cli (`node scripts/setup-db.mjs --cluster` installs it where it can).
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 
 const dist = new URL("../dist/layers/embedded/", import.meta.url)
 const { findServerBinary, requireModule } = await import(new URL("serverBinary.js", dist).href)
-const { sendCommands } = await import(new URL("../database/serverCommands.js", dist).href)
 const { runtimeConfig } = await import(new URL("serverConfig.js", dist).href)
+// One way to ask a server and to pick a free port for every script that starts servers.
+const { ask, freePort } = await import(new URL("./team.mjs", import.meta.url).href)
 
 const serverAndModule = () =>
   Effect.runPromise(Effect.all([findServerBinary, requireModule]).pipe(Effect.provide(NodeContext.layer)))
@@ -29,24 +29,8 @@ const serverAndModule = () =>
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-
-/** Asks one node a command; null when it does not answer. */
-export const ask = (port, password, command) =>
-  Effect.runPromise(
-    sendCommands({ host: "127.0.0.1", port }, Redacted.make(password), [command], "1 second").pipe(
-      Effect.map(([reply]) => reply),
-      Effect.orElseSucceed(() => null)
-    )
-  )
+/** Asks one node a command; null when it does not answer (scripts/team.mjs's). */
+export { ask }
 
 const field = (info, key) =>
   typeof info === "string" ? new RegExp(`^${key}:(.*)$`, "m").exec(info)?.[1]?.trim() : undefined
