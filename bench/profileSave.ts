@@ -8,11 +8,10 @@
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
-import { forkTermsOf } from "../src/domain/model/conflicts.js"
-import { factParams } from "../src/layers/factStore/factNode.js"
 import { saveBatchForms, saveQueries } from "../src/layers/factStore/saveFact.js"
-import { addDocs, termCountsParams } from "../src/layers/factStore/termCounts.js"
+import { addDocs } from "../src/layers/factStore/termCounts.js"
 import { generateGraph, loadGraph } from "./graph.js"
+import { saveParams } from "./saveParams.js"
 
 const client = await FalkorDB.connect({ socket: { host: "127.0.0.1", port: Number(process.env.BENCH_PORT ?? 6399) } })
 const name = `profile_save_${randomUUID().slice(0, 6)}`
@@ -20,32 +19,7 @@ const g = generateGraph(Number(process.env.BENCH_FACTS ?? 100_000), Date.now() -
 await loadGraph(client, name, g)
 const graph = client.selectGraph(name)
 const content = "the export job writes invoices to S3 nightly, gzip compressed, one file per tenant"
-const params = (parentId: string): Record<string, unknown> => {
-  const fact = factParams({
-    id: randomUUID(),
-    content,
-    writtenBy: "bench",
-    sessionId: "bench:profile",
-    kind: null,
-    contradicts: null
-  })
-  return {
-    ...fact,
-    parentId,
-    parents: [parentId],
-    alsoSorted: [],
-    forkTerms: forkTermsOf(content),
-    comparedShown: 5,
-    supersedes: null,
-    reason: null,
-    shown: 5,
-    now: Date.now(),
-    bytes: content.length,
-    maxFacts: 10_000_000,
-    maxBytes: 4 * 2 ** 30,
-    ...termCountsParams(fact.terms)
-  }
-}
+const params = (parentId: string) => saveParams(content, parentId, "bench:profile")
 const parents = [...g.leaves]
 const times = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2)
 let cached = 0

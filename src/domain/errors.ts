@@ -90,6 +90,11 @@ export const DatabaseFailure = Schema.Literal(
   "timeout",
   /** The server asks to come back later: loading its data, busy, failing over. */
   "busy",
+  /**
+   * A write met the unique constraint on an id a write of the same id hit first (a call retried
+   * while its first try still ran): a retry finds what landed and answers it.
+   */
+  "raced",
   /** The server stopped the query at its TIMEOUT (it had its whole allowance already). */
   "stopped",
   /** The server refused the password or the user. */
@@ -113,7 +118,7 @@ export const DatabaseFailure = Schema.Literal(
 )
 export type DatabaseFailure = typeof DatabaseFailure.Type
 
-const transientFailures: ReadonlySet<DatabaseFailure> = new Set(["unreachable", "timeout", "busy"])
+const transientFailures: ReadonlySet<DatabaseFailure> = new Set(["unreachable", "timeout", "busy", "raced"])
 
 /**
  * The database could not be reached or failed. `transient` marks the failures worth retrying

@@ -4,7 +4,7 @@ export const factStatuses = ["active", "superseded", "stale", "retracted"] as co
 export const FactStatus = Schema.Literal(...factStatuses)
 export type FactStatus = typeof FactStatus.Type
 
-const statusDescription = `active, ${factStatuses.slice(1).join(", ")}, a list, or "any"`
+const statusDescription = `active, ${factStatuses.slice(1).join(", ")}, a list or "any"`
 
 /**
  * The `status` filter of list reads: a status, a list of them, or "any"; active when left out, so
@@ -36,9 +36,9 @@ export const filterStatuses = (
   status: "any" | FactStatus | ReadonlyArray<FactStatus>
 ): ReadonlyArray<FactStatus> | null => status === "any" ? null : typeof status === "string" ? [status] : status
 
-const kindDescription = "choice: an option; conflicts with any sibling sharing 2+ words. detail: adds to parent; " +
+const kindDescription = "choice: an option; conflicts with siblings sharing 2+ words. detail: adds to parent; " +
   "conflicts only via contradicts. warning: what not to do. " +
-  "Left out: conflicts with every differing kind-less sibling"
+  "Omitted: conflicts with differing kind-less siblings"
 
 /**
  * What a fact says of its parent: `detail` adds to it (in a conflict only with a sibling it names in

@@ -12,9 +12,9 @@ import { IsoTimestamp } from "./time.js"
 
 const cursor = Schema.optional(Cursor)
 
-const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} ids built on it that still hold; confirmed`
+const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} dependents that still hold; confirmed`
 
-const contradictsDescription = `Sibling ids (up to ${contradictsMax}) this fact disagrees with: always a conflict`
+const contradictsDescription = `Up to ${contradictsMax} sibling ids it disagrees with: always a conflict`
 
 export const SaveFactInput = Schema.Struct({
   content: FactContent,
@@ -25,9 +25,9 @@ export const SaveFactInput = Schema.Struct({
   ),
   builds_on: Schema.optional(
     Schema.Array(FactId).pipe(Schema.minItems(1), Schema.maxItems(8)).annotations({
-      description: "Or up to 8 facts",
+      description: "Or up to 8 parent ids",
       // The bound is in the description; the decoder enforces it.
-      jsonSchema: { type: "array", items: { type: "string" }, description: "Or up to 8 facts" }
+      jsonSchema: { type: "array", items: { type: "string" }, description: "Or up to 8 parent ids" }
     })
   ),
   kind: Schema.optional(FactKind),
@@ -50,10 +50,10 @@ export const SaveFactInput = Schema.Struct({
 })
 
 /** Thread scope: only the facts connected to this one through BUILDS_ON (layers/factStore/threadScope.ts). */
-export const thread = Schema.optional(FactId.annotations({ description: "Thread" }))
+export const thread = Schema.optional(FactId.annotations({ description: "Root fact id" }))
 
 /** Time travel: the read answers as the memory stood at this time. */
-const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of this time" }))
+const asOf = Schema.optional(IsoTimestamp.annotations({ description: "As of (ISO time)" }))
 
 export const ContextInput = Schema.Struct({
   fact_id: FactId,
@@ -138,7 +138,7 @@ export const ConfirmFactInput = Schema.Struct({
 export const BriefingInput = Schema.Struct({
   my_name: AgentName.annotations({ description: "Your name; skips your facts" }),
   since: Schema.optional(IsoTimestamp.annotations({
-    description: "Omit to resume; or a time with zone"
+    description: "Omit to resume, or an ISO time"
   })),
   limit: pageLimit(50, 200, "Page size per list"),
   thread,
@@ -165,7 +165,7 @@ export const ClustersInput = Schema.Struct({
 })
 
 /** relay_search: a full-text query, filters, and a page of at most 50 hits (see domain/search.ts). */
-const queriesDescription = "Up to 5 rephrasings, in the words the facts would use, fused with query; no cursor"
+const queriesDescription = "Up to 5 rephrasings in the facts' words"
 
 export const SearchInput = Schema.Struct({
   query: SearchQuery,
@@ -178,8 +178,8 @@ export const SearchInput = Schema.Struct({
   status: StatusFilter,
   written_by: Schema.optional(AgentName.annotations({ description: "Writer filter" })),
   session_id: Schema.optional(SessionId.annotations({ description: "Session filter" })),
-  since: Schema.optional(IsoTimestamp.annotations({ description: "Created after" })),
-  until: Schema.optional(IsoTimestamp.annotations({ description: "Created by" })),
+  since: Schema.optional(IsoTimestamp.annotations({ description: "After (ISO time)" })),
+  until: Schema.optional(IsoTimestamp.annotations({ description: "Until (ISO time)" })),
   thread,
   as_of: asOf,
   limit: pageLimit(10, 50),

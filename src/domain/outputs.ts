@@ -27,6 +27,12 @@ export const SaveFactOutput = Schema.Struct({
   })),
   /** Only for a procedure (steps given): its steps, checks and runs as saved. */
   procedure: Schema.optional(Procedure),
+  /** Only when some: facts in other threads that say nearly the same (issue 41 point 4), text cut at 80 characters. */
+  links: Schema.optional(
+    Schema.Array(Schema.Struct({ fact_id: Schema.String, text: Schema.String })).annotations({
+      description: "Facts in other threads that say nearly the same: builds_on or supersedes one, or leave them"
+    })
+  ),
   /** Only when the save revised a fact (`supersedes`). */
   revision: Schema.optional(Schema.Struct({
     superseded: Fact,

@@ -196,7 +196,7 @@ export const currentBudget = (cap = replyBudgetBytes): Effect.Effect<number> =>
 const tokensMax = 100_000
 /** The `max_tokens` input of a list tool. */
 // No model asks for a budget under 100 tokens (no fact fits one): the decoder names the floor, the listing does not.
-export const MaxTokens = Schema.optional(wholeNumber(100, tokensMax, "Token budget", {}))
+export const MaxTokens = Schema.optional(wholeNumber(100, tokensMax, "Reply token cap", {}))
 
 /** The most facts a read counts as left out by its status filter (layers/factStore/currentState.ts). */
 export const leftOutCap = 1000

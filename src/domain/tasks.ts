@@ -97,7 +97,9 @@ export const FinishTaskInput = Schema.Struct({
   fencing_token: FencingToken.annotations({ jsonSchema: { type: "integer", description: "From your claim" } }),
   outcome: FinishOutcome.annotations({ description: "released: give back" }),
   note: Schema.optional(
-    TaskNote.annotations({ jsonSchema: { type: "string", maxLength: 1000, description: "Why, if failed" } })
+    TaskNote.annotations({
+      jsonSchema: { type: "string", maxLength: 1000, description: "What happened; why, if failed" }
+    })
   )
 })
 

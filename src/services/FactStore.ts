@@ -136,6 +136,15 @@ export interface FactStoreShape extends ProcedureOps {
   readonly search: (
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<SearchRow>, FactNotFound | InvalidInput | DatabaseError>
+  /**
+   * Semantic recall (RELAY_EMBEDDINGS_URL, layers/factStore/vectors.ts): for each text, the facts
+   * nearest its vector with the search's filters, as hits (`weak` below RELAY_EMBEDDINGS_STRONG); null
+   * when no endpoint is set or it gave no vectors (then a search ranks by words alone).
+   */
+  readonly similar: (
+    options: SearchOptions,
+    texts: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<SearchRow>> | null, FactNotFound | InvalidInput | DatabaseError>
   /** How many facts match a search's words and own-field filters whatever their status, up to `cap` (null in a thread). */
   readonly matchCount: (options: SearchOptions, cap: number) => Effect.Effect<number | null, DatabaseError>
   /** For each prefix, the ids of at most two facts that start with it (none: no such fact). */

@@ -9,7 +9,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getContext = defineTool({
   name: "relay_get_context",
-  description: "Chain a fact builds on, root first: read before relying on it",
+  description: "Chain a fact builds on, root first",
   annotations: readOnly("Get a fact's context"),
   input: ContextInput,
   output: ContextOutput,

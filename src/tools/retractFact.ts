@@ -11,7 +11,7 @@ import { defineTool } from "./Tool.js"
 
 export const retractFact = defineTool({
   name: "relay_retract_fact",
-  description: "Withdraw a wrong fact; dependents go stale. A leaked secret stays stored: ask the operator",
+  description: "Withdraw a wrong fact; dependents go stale. A leaked secret stays: ask the operator",
   annotations: {
     title: "Retract a fact",
     readOnlyHint: false,

@@ -23,6 +23,9 @@ const saveAsProcedure = (
     ? saveProcedureVersion(fact, { steps, preconditions: preconditions ?? null, field: "supersedes" })
     : Effect.fail(new InvalidInput({ message: "kind: a fact with steps is a procedure; give no kind" }))
 
+/** A suggested link's text as the reply gives it: cut at 80 characters (its id reads it whole). */
+const shortText = (text: string) => text.length > 80 ? `${text.slice(0, 79)}…` : text
+
 export const saveFact = defineTool({
   // A procedure's checks: its lessons make them (relay_record_run); an author may give some (tokens).
   unlisted: ["preconditions"],
@@ -102,6 +105,9 @@ export const saveFact = defineTool({
           siblings_total: u.siblingsTotal,
           duplicate_of: u.duplicateOf
         }))
+      }),
+      ...(saved.links.length === 0 ? {} : {
+        links: saved.links.map((l) => ({ fact_id: l.id, text: shortText(l.content) }))
       }),
       ...(saved.comparedTotal === 0 ? {} : {
         compared: { siblings: saved.compared, siblings_total: saved.comparedTotal }

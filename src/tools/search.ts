@@ -3,8 +3,8 @@ import { InvalidInput } from "../domain/errors.js"
 import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { type SearchHit, SearchOutput } from "../domain/outputs.js"
-import { currentBudget, type CursorKey, leftOutCap, page } from "../domain/paging.js"
-import { FactStore, type SearchKey } from "../services/FactStore.js"
+import { currentBudget, type CursorKey, encodeCursor, leftOutCap, page } from "../domain/paging.js"
+import { FactStore, type SearchKey, type SearchRow } from "../services/FactStore.js"
 import { renderSearch } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
 
@@ -48,6 +48,32 @@ const fuse = (lists: ReadonlyArray<ReadonlyArray<SearchHit>>): Array<SearchHit> 
   })
 }
 
+/** A cursor before every hit: scores are at most scoreRange[1], node ids safe integers. */
+const fromTheStart = [scoreRange[1], Number.MAX_SAFE_INTEGER] as const
+
+/**
+ * A first page with vectors: the word page and the vector hits fused by reciprocal rank, cut to the
+ * limit (a fused hit's `score` is its fusion score). Later pages are the word ranking, from after
+ * the longest run of word hits, in word order, that the first page showed: no word hit is skipped,
+ * and one shown on the first page past that run may be shown again.
+ */
+const semanticPage = (
+  words: { readonly items: ReadonlyArray<SearchRow>; readonly next_cursor: string | null },
+  near: ReadonlyArray<SearchRow>,
+  limit: number,
+  budget: number
+): { readonly items: ReadonlyArray<SearchRow>; readonly next_cursor: string | null } => {
+  const fused = fuse([words.items.map((r) => r.hit), near.map((r) => r.hit)]).slice(0, limit)
+  const { items } = page(fused.map((h, i) => ({ hit: h, key: [0, i] as SearchKey })), limit, (r) => r.key, budget)
+  const shown = new Set(items.map((r) => r.hit.fact.id))
+  let run = 0
+  while (run < words.items.length && shown.has(words.items[run]!.hit.fact.id)) run++
+  const next_cursor = run === words.items.length
+    ? words.next_cursor
+    : encodeCursor(run === 0 ? fromTheStart : words.items[run - 1]!.key)
+  return { items, next_cursor }
+}
+
 /** Warnings a first page opens with (issue 44), beyond its limit: what not to do is read before what to do. */
 export const warningsShown = 3
 
@@ -63,8 +89,8 @@ export const noStrongMatch = "no strong match: try the words the facts would use
 
 export const search = defineTool({
   name: "relay_search",
-  description: "Words or a question; best first, with decisions won or lost. A weak hit matched few words: " +
-    "if none is strong, call again with queries",
+  description: "Words or a question; best first, with decisions won or lost. Weak hits matched few words; " +
+    "if all are, retry with queries",
   annotations: readOnly("Search the memory"),
   // Accepted, not advertised: a session filter is for scripts more than for a model (tokens).
   unlisted: ["session_id"],
@@ -103,8 +129,11 @@ export const search = defineTool({
       if (after !== null) {
         return yield* new InvalidInput({ message: "cursor: not taken with queries (one page, fused)" })
       }
-      const lists = yield* Effect.forEach([input.query, ...input.queries], (q) => ask(q, input.limit, null))
-      const hits = fuse(lists.map((rows) => rows.map((r) => r.hit))).slice(0, input.limit)
+      const phrasings = [input.query, ...input.queries]
+      const lists = yield* Effect.forEach(phrasings, (q) => ask(q, input.limit, null))
+      // With RELAY_EMBEDDINGS_URL each phrasing's nearest facts are one list more (one request for all).
+      const near = (yield* store.similar(options(input.query, input.limit, null), phrasings)) ?? []
+      const hits = fuse([...lists, ...near].map((rows) => rows.map((r) => r.hit))).slice(0, input.limit)
       const { items } = page(
         hits.map((h, i) => ({ h, key: [0, i] as const })),
         input.limit,
@@ -120,7 +149,11 @@ export const search = defineTool({
       }
     }
     const rows = yield* ask(input.query, input.limit + 1, after)
-    const { items, next_cursor } = page(rows, input.limit, (r) => r.key, yield* currentBudget())
+    const budget = yield* currentBudget()
+    const words = page(rows, input.limit, (r) => r.key, budget)
+    // A first page fuses the nearest facts by vector when RELAY_EMBEDDINGS_URL is set (semanticPage).
+    const near = after === null ? yield* store.similar(options(input.query, input.limit, null), [input.query]) : null
+    const { items, next_cursor } = near === null ? words : semanticPage(words, near[0] ?? [], input.limit, budget)
     // On an equal score a decision's winner comes first (stable, within the page: the cursor is the
     // page's last key as read, so no hit is skipped or repeated).
     const hits = items.map((r) => r.hit).map((h, i) => ({ h, i })).sort((x, y) =>

@@ -66,6 +66,10 @@ describe("driver errors", () => {
       expect(Exit.isFailure(bug) && Cause.isDie(bug.cause) && !Cause.isFailType(bug.cause)).toBe(true)
     }
     expect(failureOf(classifyCommand, new ErrorReply("ERR unknown subcommand 'GET'")).reason).toBe("refused")
+    // A statement that met the id's unique constraint raced a try of the same call: run again, it
+    // finds what landed (seen when a save's first try outran its client's timeout on a new graph).
+    const raced = failureOf(classifyQuery, new ErrorReply("unique constraint violation on node of type Fact"))
+    expect([raced.reason, raced.transient]).toEqual(["raced", true])
     // Wrapped by the client while connecting, a refused login is still named as one.
     expect(failureOf(classifyCommand, new Error("WRONGPASS invalid username-password pair")).reason).toBe(
       "refused_login"

@@ -32,6 +32,9 @@ const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
   // that reaches Relay came while the cluster was changing).
   [/^(MOVED|ASK|CLUSTERDOWN)\b/, "unreachable"],
   [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
+  // Every write of a fact, task or record is idempotent by its id: a second write of one id (a call
+  // retried while its first try was still running) finds the first once it runs again.
+  [/unique constraint violation/i, "raced"],
   [
     /^(OOM|MISCONF|NOREPLICAS|READONLY)\b|max pending queries|exceeded capacity|max number of clients/i,
     "refused"

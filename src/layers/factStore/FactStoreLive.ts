@@ -1,4 +1,4 @@
-import { Effect, Layer, Ref } from "effect"
+import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { FactStore, type FactStoreShape, type ProcedureOps } from "../../services/FactStore.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { stampNow } from "../database/stampNow.js"
@@ -16,6 +16,7 @@ import { confirm } from "./confirm.js"
 import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
+import { embeddingSettings, makeEmbedder } from "./embeddings.js"
 import { makeGroupCommit } from "./groupCommit.js"
 import { impact } from "./impact.js"
 import { important } from "./importantPage.js"
@@ -26,9 +27,10 @@ import { resolve } from "./resolve.js"
 import { retract } from "./retract.js"
 import { save, saveBatchForms } from "./saveFact.js"
 import { saveMany } from "./saveMany.js"
-import { matchCount, search } from "./search.js"
+import { matchCount, search, vectorSearch } from "./search.js"
 import { thread } from "./thread.js"
 import { timeline } from "./timeline.js"
+import { backfillDaemon, ensureVectorIndex, makeVectors } from "./vectors.js"
 
 const now = stampNow
 
@@ -55,8 +57,21 @@ export const makeFactStore = Effect.gen(function*() {
   const spacing = yield* Ref.make<number | undefined>(undefined)
   const shownNames = yield* makeShownNames(db)
   const commit = yield* makeGroupCommit(db, saveForms)
+  // Semantic recall only with RELAY_EMBEDDINGS_URL (embeddings.ts); otherwise null and nothing of it runs.
+  const vectors = yield* Effect.flatMap(
+    embeddingSettings,
+    Option.match({ onNone: () => Effect.succeed(null), onSome: (s) => makeVectors(makeEmbedder(s)) })
+  )
+  // A search asks the vector index only once it is there (a memory with no vector yet has none).
+  const ensureReady = (found: ReadonlyArray<ReadonlyArray<number>>) =>
+    vectors === null || found.length === 0 ?
+      Effect.succeed(false) :
+      ensureVectorIndex(db, vectors, found[0]!.length).pipe(
+        Effect.zipRight(Ref.get(vectors.indexed)),
+        Effect.catchAllCause(() => Effect.succeed(false))
+      )
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, now, fact))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, vectors, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
     context: (id, page, asOf) => context(db, gate, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),
@@ -71,6 +86,23 @@ export const makeFactStore = Effect.gen(function*() {
     important: (options) => important(db, options),
     clusters: (options) => clusterPage(db, floor, options),
     search: (options) => search(db, options),
+    similar: (options, texts) =>
+      vectors === null ? Effect.succeed(null) : Effect.gen(function*() {
+        const found = yield* vectors.embedder.embed(texts)
+        if (found === null) return null
+        const ready = yield* ensureReady(found)
+        if (!ready) return null
+        return yield* Effect.forEach(found, (v) => vectorSearch(db, options, v, vectors.embedder.settings.strong)).pipe(
+          // A vector the index refuses (another dimension: the model changed) ranks by words alone; a
+          // thread that is not there is the search's own answer.
+          Effect.catchAllCause((cause) => {
+            const failure = Cause.failureOption(cause)
+            return (Option.isSome(failure) && failure.value._tag !== "DatabaseError") || Cause.isInterruptedOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.as(Effect.logWarning("vector search not run", cause), null)
+          })
+        )
+      }),
     matchCount: (options, cap) => matchCount(db, options, cap),
     idsStartingWith: (prefixes) => matchPrefixes(db, prefixes),
     shownNames,
@@ -90,5 +122,13 @@ export const FactStoreLive = Layer.scoped(FactStore, makeFactStore)
  * (rankGenerations.ts), for as long as the layer lives: the stdio server and each team workspace.
  */
 export const RankDaemonLive = Layer.scopedDiscard(
-  Effect.flatMap(GraphDatabase, (db) => Effect.forkScoped(rankDaemon(db)))
+  Effect.gen(function*() {
+    const db = yield* GraphDatabase
+    yield* Effect.forkScoped(rankDaemon(db))
+    // With RELAY_EMBEDDINGS_URL, the same process gives vectors to the facts that have none (vectors.ts).
+    const settings = yield* embeddingSettings
+    if (Option.isSome(settings)) {
+      yield* Effect.forkScoped(backfillDaemon(db, yield* makeVectors(makeEmbedder(settings.value))))
+    }
+  })
 )

@@ -67,7 +67,9 @@ export const createFact = (
         version: null,
         lineage: null,
         runs_ok: null,
-        runs_failed: null
+        runs_failed: null,
+        // null (no setting, or no answer from the endpoint) leaves it out: the backfill adds it (vectors.ts).
+        embedding: "vecf32($embedding)"
       })
     }) ` +
     clockWrite({

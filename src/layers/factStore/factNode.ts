@@ -27,7 +27,9 @@ export const factProperties = [
   "version",
   "lineage",
   "runs_ok",
-  "runs_failed"
+  "runs_failed",
+  // A vecf32 when RELAY_EMBEDDINGS_URL is set (vectors.ts); never read back into a reply.
+  "embedding"
 ] as const
 
 export type FactProperty = typeof factProperties[number]

@@ -15,6 +15,7 @@ import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { factParams } from "./factNode.js"
 import { settleFork } from "./forkWindow.js"
 import type { BatchForm, GroupCommit } from "./groupCommit.js"
+import { suggestLinks } from "./links.js"
 import { madeStale } from "./madeStale.js"
 import type { MergeGate } from "./mergeGate.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
@@ -25,6 +26,7 @@ import { markDependents } from "./staleness.js"
 import { checkStillHolds, confirmStillHolds } from "./stillHolds.js"
 import { termCountsClause, termCountsParams } from "./termCounts.js"
 import { joinClusters } from "./threadClusters.js"
+import { vectorOf, type Vectors } from "./vectors.js"
 import { mergeRounds } from "./walkDown.js"
 
 /**
@@ -272,6 +274,7 @@ export const save = Effect.fn("relay/factStore/save")(
     commit: GroupCommit,
     gate: MergeGate,
     capacity: GraphCapacity,
+    vectors: Vectors | null,
     now: number,
     input: NewFact
   ) {
@@ -299,8 +302,11 @@ export const save = Effect.fn("relay/factStore/save")(
       kind: input.kind ?? null,
       contradicts: contradicts.length === 0 ? null : contradicts
     })
+    // Before the statement and outside it, bounded by its timeout (embeddings.ts): null saves without one.
+    const embedding = vectors === null ? null : yield* vectorOf(db, vectors, input.content)
     const params = {
       ...fact,
+      embedding: embedding === null ? null : [...embedding],
       parentId,
       parents: parentId === null ? [] : [parentId, ...alsoOn],
       alsoSorted: [...alsoOn].sort(),
@@ -342,6 +348,12 @@ export const save = Effect.fn("relay/factStore/save")(
         compared: row.compared,
         comparedTotal: row.comparedTotal
       }]
+    // A read of its own after the statement (links.ts), so batches of the save statement stay as they are.
+    const links = yield* suggestLinks(
+      db,
+      row.fact,
+      embedding === null || vectors === null ? null : { vector: embedding, strong: vectors.embedder.settings.strong }
+    )
     // The reports come back per parent in no set order: the first parent's is the fork and duplicate_of.
     const first = under.find((u) => u.parentId === parentId) ?? under[0]!
     const saved: Saved = {
@@ -359,7 +371,8 @@ export const save = Effect.fn("relay/factStore/save")(
         }))
       ),
       compared: first.compared,
-      comparedTotal: first.comparedTotal
+      comparedTotal: first.comparedTotal,
+      links
     }
     return saved
   }

@@ -25,7 +25,9 @@ const notFromRow = {
   version: null,
   lineage: null,
   runs_ok: null,
-  runs_failed: null
+  runs_failed: null,
+  // Not embedded on the bulk path: the backfill adds its vectors (vectors.ts).
+  embedding: null
 } as const
 
 /**

@@ -155,6 +155,18 @@ const toRows = (tier: "all" | "any", total = 0) => (rows: ReadonlyArray<typeof R
     }
   }))
 
+/** The parameters of the filters and the page (fieldFilters, pageOf). */
+const filterParams = (o: SearchOptions, take: number) => ({
+  writtenBy: o.writtenBy,
+  sessionId: o.sessionId,
+  since: o.since,
+  until: o.until,
+  asOf: o.asOf ?? null,
+  kind: o.kind ?? null,
+  statuses: o.statuses,
+  take
+})
+
 /** Below this share of the query's idf weight, an any-word hit is weak (issue 41). */
 export const weakShare = 0.5
 
@@ -175,14 +187,7 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const params = (query: string, after: SearchKey | null, take: number) => ({
     query,
     ...afterBounds(after),
-    writtenBy: o.writtenBy,
-    sessionId: o.sessionId,
-    since: o.since,
-    until: o.until,
-    asOf: o.asOf ?? null,
-    kind: o.kind ?? null,
-    statuses: o.statuses,
-    take,
+    ...filterParams(o, take),
     items: plan.items,
     q: weights.q,
     avgdl: weights.avgdl,
@@ -215,6 +220,49 @@ export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDat
   const rest = yield* db.read(cypher, { ...params(plan.any ?? plan.all, after, left), window: candidateWindow }, Row)
   const total = weights.q.reduce((sum, [, w]) => sum + w, 0)
   return [...first, ...toRows("any", total)(rest)]
+})
+
+/** How many nearest neighbours a vector search asks the index for: the filters and the page apply to them. */
+export const vectorWindow = (take: number) => Math.min(candidateWindow, Math.max(50, take * 5))
+
+/**
+ * The facts nearest the query's vector (vectors.ts), by cosine similarity, with the search's own
+ * filters (fields, thread, status) applied to the index's `vectorWindow` nearest: a filter that
+ * leaves few of those finds few. A hit is weak below RELAY_EMBEDDINGS_STRONG (`strong`).
+ */
+export const vectorQueryFor = (o: SearchOptions) =>
+  `CALL db.idx.vector.queryNodes('Fact', 'embedding', $k, vecf32($vector)) YIELD node, score ` +
+  `WITH node, 1 - score AS score ${o.thread == null ? "" : "WHERE id(node) IN $thread "}` +
+  fieldFilters(o) +
+  `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
+  pageOf({ ...o, after: null })
+
+export const vectorSearch = Effect.fn("relay/factStore/vectorSearch")(function*(
+  db: GraphDatabase["Type"],
+  o: SearchOptions,
+  vector: ReadonlyArray<number>,
+  strong: number
+) {
+  const thread = o.thread == null ? null : yield* threadMembers(db, o.thread, o.asOf ?? null)
+  const rows = yield* db.read(vectorQueryFor(o), {
+    vector: [...vector],
+    k: vectorWindow(o.take),
+    window: candidateWindow,
+    ...filterParams(o, o.take),
+    q: [],
+    thread
+  }, Row)
+  return rows.map((r): SearchRow => ({
+    key: [r.score, r.i],
+    hit: {
+      fact: r.fact,
+      score: Math.round(r.score * 1000) / 1000,
+      superseded_by: r.lost.map(lostTo),
+      supersedes: r.won.map(wonOver),
+      ...(r.score < strong ? { weak: true } : {}),
+      ...(r.kind === "warning" || r.kind === "procedure" ? { kind: r.kind } : {})
+    }
+  }))
 })
 
 /**

@@ -74,7 +74,7 @@ export interface ImportCounts {
  */
 const createFacts = `UNWIND $rows AS r ` +
   // Stale from the entries below, set once every node of the batch is there.
-  `CREATE ${factNode("", { ...fromRow("r"), stale_at: String(neverStale) })} ` +
+  `CREATE ${factNode("", { ...fromRow("r"), stale_at: String(neverStale), embedding: null })} ` +
   // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
   `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
@@ -463,7 +463,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       ...(f.fact_kind === "procedure"
         ? { version: f.procedure?.version ?? 1, lineage: [...(f.procedure?.lineage ?? [])], runs_ok: 0, runs_failed: 0 }
         : { version: null, lineage: null, runs_ok: null, runs_failed: null })
-    } satisfies FactRowFor<"stale_at"> & { readonly parent_id: string | null }))
+    } satisfies FactRowFor<"stale_at" | "embedding"> & { readonly parent_id: string | null }))
     const entries = entrySets(withParents)
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {

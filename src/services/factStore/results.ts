@@ -24,6 +24,8 @@ export interface Saved {
    */
   readonly compared: ReadonlyArray<Fact>
   readonly comparedTotal: number
+  /** Up to 3 facts in other threads that say nearly the same thing (layers/factStore/links.ts). */
+  readonly links: ReadonlyArray<{ readonly id: string; readonly content: string }>
 }
 
 export interface AlsoUnder {

@@ -47,6 +47,11 @@ export const renderSaveFact: Render<typeof SaveFactOutput.Type> = (o, p) => [
     ),
     "If one of these answers the same question differently, decide it now: relay_resolve_conflict (or name it in contradicts when saving)."
   ]),
+  ...(o.links === undefined ? [] : [
+    `Similar in other threads (builds_on or supersedes one, or leave them): ${
+      o.links.map((l) => `${p.id(l.fact_id)} ${quote(l.text)}`).join("; ")
+    }`
+  ]),
   ...(o.also_under ?? []).flatMap((u) => [
     ...(u.duplicate_of === null ? [] : [`Under ${p.id(u.parent_id)} too, duplicate of: ${p.fact(u.duplicate_of)}`]),
     ...(u.siblings.length === 0 ? [] : [
