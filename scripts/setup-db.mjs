@@ -8,7 +8,9 @@
 // on Debian 12 this installs valkey-server from bookworm-backports, on Debian 13+
 // or Ubuntu 24.04+ from the main archive; otherwise it prints the exact command.
 // `--dry-run` prints what it would do without doing it. `--sentinel` (npm run team, test:failover)
-// also makes sure valkey-sentinel is there, installing it beside valkey-server the same way.
+// also makes sure valkey-sentinel is there, installing it beside valkey-server the same way; `--cluster`
+// (npm run cluster, test:cluster) makes sure valkey-cli is there (Debian's valkey-tools), which makes
+// the cluster.
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
@@ -25,6 +27,8 @@ const dryRun = process.argv.includes("--dry-run")
 const forTests = process.argv.includes("--for-tests")
 // Team mode starts its own servers and sentinels, whatever .env says about Relay's database.
 const sentinel = process.argv.includes("--sentinel")
+// `npm run cluster` creates its cluster with `valkey-cli --cluster create`.
+const cluster = process.argv.includes("--cluster")
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 const say = (line) => process.stdout.write(`setup-db: ${line}\n`)
@@ -73,6 +77,7 @@ const osRelease = () => {
 }
 
 /** valkey-sentinel answers (it is the server binary in sentinel mode, packaged apart). */
+const hasCli = () => spawnSync("valkey-cli", ["--version"], { encoding: "utf8", timeout: 5000 }).status === 0
 const hasSentinel = () => spawnSync("valkey-sentinel", ["--version"], { encoding: "utf8", timeout: 5000 }).status === 0
 
 /** The apt steps for this system, or undefined where apt has no server of 7.2+. */
@@ -153,7 +158,7 @@ const ensureChromium = () => {
 
 if (forTests) ensureChromium()
 
-if (!forTests && !sentinel && externalDatabase()) {
+if (!forTests && !sentinel && !cluster && externalDatabase()) {
   say("FALKORDB_URL/FALKORDB_HOST is set; the embedded server is not needed.")
   process.exit(0)
 }
@@ -170,16 +175,26 @@ if (modulePath === undefined) {
 
 const found = await findServer()
 const sentinelMissing = sentinel && !hasSentinel()
-if (found !== undefined && !sentinelMissing && !dryRun) {
+const cliMissing = cluster && !hasCli()
+if (found !== undefined && !sentinelMissing && !cliMissing && !dryRun) {
   say(
     `FalkorDB runs on ${found.command} ${found.version} with ${modulePath}${
       sentinel ? "; valkey-sentinel is there" : ""
-    }.`
+    }${cluster ? "; valkey-cli is there" : ""}.`
   )
   process.exit(0)
 }
 
-const plan = installPlan(["valkey-server", ...(sentinel ? ["valkey-sentinel"] : [])])
+const plan = installPlan([
+  "valkey-server",
+  ...(sentinel ? ["valkey-sentinel"] : []),
+  ...(cluster ? ["valkey-tools"] : [])
+])
+if (plan === undefined && cliMissing) {
+  fail(
+    "valkey-cli is not installed and this system has no known package for it: install valkey-cli (valkey-tools) 7.2+ yourself."
+  )
+}
 if (plan === undefined && found !== undefined) {
   say(
     `valkey-sentinel is not installed and this system has no known package for it; ${found.command} --sentinel is used instead.`
@@ -193,6 +208,7 @@ if (plan === undefined) {
   )
 }
 if (typeof process.getuid !== "function" || process.getuid() !== 0) {
+  if (cliMissing) fail(`valkey-cli is not installed; run as root: sudo sh -c "${plan.shell}"`)
   if (found !== undefined) {
     // The server binary runs in sentinel mode itself (scripts/team.mjs falls back to it).
     say(
@@ -208,10 +224,16 @@ if (found !== undefined) {
 }
 say(
   `${
-    found === undefined ? "no server for FalkorDB found: " : sentinelMissing ? "no valkey-sentinel found: " : ""
-  }installing ${sentinel ? "valkey-server and valkey-sentinel" : "valkey-server"} with apt-get${
-    plan.backports ? " from bookworm-backports" : ""
-  }...`
+    found === undefined
+      ? "no server for FalkorDB found: "
+      : sentinelMissing
+      ? "no valkey-sentinel found: "
+      : cliMissing
+      ? "no valkey-cli found: "
+      : ""
+  }installing ${
+    ["valkey-server", ...(sentinel ? ["valkey-sentinel"] : []), ...(cluster ? ["valkey-tools"] : [])].join(", ")
+  } with apt-get${plan.backports ? " from bookworm-backports" : ""}...`
 )
 if (plan.backports) {
   const present = existsSync(BACKPORTS_LIST) && readFileSync(BACKPORTS_LIST, "utf8").includes("bookworm-backports")
@@ -227,4 +249,5 @@ if (dryRun) process.exit(0)
 const installed = await findServer()
 if (installed === undefined) fail(`valkey-server was installed but does not run here; ${DOCKER}.`)
 if (sentinel && !hasSentinel()) fail("valkey-sentinel was installed but does not run here.")
+if (cluster && !hasCli()) fail("valkey-tools was installed but valkey-cli does not run here.")
 say(`installed: FalkorDB runs on ${installed.command} ${installed.version}.`)

@@ -51,7 +51,7 @@ const waitFor = (child, pattern, what) =>
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /** A port free on loopback now (the system's pick), for runs that must not collide with anything. */
-const freePort = () =>
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const srv = createServer()
     srv.once("error", reject)

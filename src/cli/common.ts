@@ -72,6 +72,14 @@ export const describeDatabase = Effect.fn("relay/cli/describeDatabase")(function
         address: sentinels
       } satisfies DatabaseDescription
     }
+    case "Cluster": {
+      const nodes = target.nodes.map((a) => `${a.host}:${a.port}`).join(",")
+      return {
+        kind: "configured",
+        where: `FalkorDB cluster through the nodes ${nodes} (FALKORDB_CLUSTER_NODES)`,
+        address: nodes
+      } satisfies DatabaseDescription
+    }
     case "Url": {
       const url = Redacted.value(target.url)
       const port = Option.getOrNull(Option.liftThrowable(() => new URL(url))().pipe(Option.map((u) => Number(u.port))))
@@ -94,6 +102,7 @@ export const secretsOf = (target: DatabaseTarget): ReadonlyArray<string> => {
     case "Embedded":
       return []
     case "HostPort":
+    case "Cluster":
       return target.password === null ? [] : [Redacted.value(target.password)]
     case "Sentinel":
       return [target.password, target.sentinelPassword].flatMap((p) => p === null ? [] : [Redacted.value(p)])

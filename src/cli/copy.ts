@@ -2,11 +2,13 @@
  * `npm run copy -- --to NAME [--workspace W | --graph SRC]`: a snapshot of the graph (RELAY_GRAPH
  * unless named) as a new graph NAME of the same database, with FalkorDB's GRAPH.COPY: everything,
  * indexes and briefing cursors included, as it stood when the copy began, while assistants keep
- * writing to the original. Before a risky merge, or to try something on a copy.
+ * writing to the original. Before a risky merge, or to try something on a copy. On a cluster it
+ * refuses (export and import do the same there, graph by graph).
  */
 import { Console, Effect } from "effect"
 import { parseArgs } from "node:util"
 import { GraphDatabase } from "../services/GraphDatabase.js"
+import { Settings } from "../services/Settings.js"
 import { CliFailure, runCli } from "./common.js"
 import { chosenGraph, stackOn, unreachable } from "./transferGraph.js"
 
@@ -25,6 +27,17 @@ const main = Effect.gen(function*() {
   const target = yield* chosenGraph(USAGE, { graph: values.to })
   const graph = yield* chosenGraph(USAGE, values)
   const run = Effect.gen(function*() {
+    const { database } = yield* Settings
+    if (database._tag === "Cluster") {
+      // GRAPH.COPY takes two keys, which a cluster serves only in one slot: two graphs' names rarely are.
+      return yield* new CliFailure({
+        message:
+          "npm run copy copies a graph within one server (GRAPH.COPY), which a cluster (FALKORDB_CLUSTER_NODES) " +
+          "does only for two names in one key slot: on a cluster, `npm run export` the graph and " +
+          "`npm run import` the file into the new graph instead",
+        exitCode: 1
+      })
+    }
     const db = yield* GraphDatabase
     if (db.graphName === target) {
       return yield* new CliFailure({ message: `--to names the graph being copied\n${USAGE}`, exitCode: 2 })

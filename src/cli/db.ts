@@ -7,6 +7,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Option } from "effect"
 import { ConfigLive } from "../layers/assembly/SettingsLive.js"
 import { embeddedStack } from "../layers/assembly/stacks.js"
+import { clusterNodesConfig } from "../layers/database/clusterConfig.js"
 import { EmbeddedServer, type EmbeddedStatus } from "../services/EmbeddedServer.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
@@ -33,11 +34,25 @@ const show = (s: EmbeddedStatus, json: boolean) =>
       `server:          ${Option.getOrElse(s.serverVersion, () => "-")}`
     ].join("\n"))
 
+/** Where Relay is set to a cluster, the embedded server is one node on a unix socket that it does not use. */
+const onCluster = "Relay is set to a FalkorDB cluster (FALKORDB_CLUSTER_NODES), not the embedded server"
+
 const commands = Effect.gen(function*() {
   const server = yield* EmbeddedServer
   const args = process.argv.slice(2)
   const json = args.includes("--json")
   const command = args.filter((a) => a !== "--json")[0] ?? "status"
+  const cluster = (yield* clusterNodesConfig).length > 0
+  if (cluster && (command === "start" || command === "stop")) {
+    yield* Console.error(
+      `${onCluster}: \`npm run db -- ${command}\` would only ${command} that unused server. ` +
+        "`npm run cluster` (and `-- stop`) runs a local cluster; `npm run check-db` checks the one set."
+    )
+    return yield* Effect.sync(() => {
+      process.exitCode = 2
+    })
+  }
+  if (cluster && !json) yield* Console.error(`${onCluster}; the embedded server's status, unused:`)
   switch (command) {
     case "status":
       return yield* server.status.pipe(Effect.flatMap((s) => show(s, json)))

@@ -22,6 +22,12 @@ export type DatabaseTarget =
     /** The servers' own password (FALKORDB_PASSWORD). */
     readonly password: Redacted.Redacted<string> | null
   }
+  | {
+    /** A Valkey cluster: each graph on the shard that owns its key's slot, found from these seed nodes. */
+    readonly _tag: "Cluster"
+    readonly nodes: ReadonlyArray<Address>
+    readonly password: Redacted.Redacted<string> | null
+  }
   | { readonly _tag: "Embedded" }
 
 /** Relay's settings, read once at start from the environment and the package's .env file. */

@@ -49,6 +49,26 @@ describe("settings from the environment and .env", () => {
       expect([s.graph, s.rateLimitPerMinute]).toEqual(["team", 30])
     }))
 
+  it.effect("FALKORDB_CLUSTER_NODES wins over every other database setting; a malformed one is refused", () =>
+    Effect.gen(function*() {
+      const s = yield* readSettings(
+        provider({
+          FALKORDB_CLUSTER_NODES: "127.0.0.1:7101, [::1]:7102",
+          FALKORDB_SENTINELS: "127.0.0.1:26379",
+          FALKORDB_HOST: "db.local"
+        }),
+        provider({ FALKORDB_PASSWORD: "pw" })
+      )
+      expect(s.database).toMatchObject({
+        _tag: "Cluster",
+        nodes: [{ host: "127.0.0.1", port: 7101 }, { host: "::1", port: 7102 }]
+      })
+      expect(s.database._tag === "Cluster" && s.database.password !== null && Redacted.value(s.database.password))
+        .toBe("pw")
+      const bad = yield* Effect.flip(readSettings(provider({ FALKORDB_CLUSTER_NODES: "127.0.0.1" }), provider({})))
+      expect(String(bad)).toMatch(/FALKORDB_CLUSTER_NODES must be a comma-separated list of host:port/)
+    }))
+
   it.effect("the environment wins: its host beats a URL in .env, which still lends the password", () =>
     Effect.gen(function*() {
       const s = yield* readSettings(

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConnectionTimeoutError, ErrorReply, SimpleError, SocketClosedUnexpectedlyError } from "@redis/client"
+import {
+  ConnectionTimeoutError,
+  ErrorReply,
+  RootNodesUnavailableError,
+  SimpleError,
+  SocketClosedUnexpectedlyError
+} from "@redis/client"
 import { Cause, Effect, Exit } from "effect"
 import type { DatabaseError } from "../../src/domain/errors.js"
 import { classifyCommand, classifyQuery } from "../../src/layers/database/driverErrors.js"
@@ -33,6 +39,13 @@ describe("driver errors", () => {
       [new SocketClosedUnexpectedlyError(), "unreachable", true],
       [new ConnectionTimeoutError(), "unreachable", true],
       [Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }), "unreachable", true],
+      // A Valkey cluster changing under a call: as a Sentinel failover, transient.
+      [new SimpleError("MOVED 3999 127.0.0.1:6381"), "unreachable", true],
+      [new SimpleError("ASK 3999 127.0.0.1:6381"), "unreachable", true],
+      [new SimpleError("CLUSTERDOWN The cluster is down"), "unreachable", true],
+      [new SimpleError("TRYAGAIN Multiple keys request during rehashing of slot"), "busy", true],
+      [new RootNodesUnavailableError(), "unreachable", true],
+      [new Error("Cannot find node 127.0.0.1:6381"), "unreachable", true],
       [
         new ReplicasShortfall({ message: "replication: 0 of 1 replicas confirmed the write within 500 ms" }),
         "not_replicated",

@@ -3,6 +3,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { packageDir } from "../../packageDir.js"
 import { type DatabaseTarget, Settings } from "../../services/Settings.js"
+import { clusterNodesConfig } from "../database/clusterConfig.js"
 import { sentinelConfig } from "../database/SentinelEndpoint.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
@@ -80,20 +81,23 @@ const databasePassword = Config.option(Config.redacted("FALKORDB_PASSWORD"))
  * the environment's if it has one; for the database the environment wins as a whole: where it names
  * a database, that is the database (only its password may still come from .env), so a FALKORDB_URL
  * in .env never overrides a FALKORDB_HOST in the environment. FALKORDB_SENTINELS, when set, wins
- * over both.
+ * over both, and FALKORDB_CLUSTER_NODES over all.
  */
 const settingsFrom = Effect.fn("relay/settings/read")(function*(env: ConfigProvider.ConfigProvider) {
   const read = yield* settings
   const password = Option.getOrNull(yield* databasePassword)
   const sentinels = yield* sentinelConfig
+  const clusterNodes = yield* clusterNodesConfig
   const envOnly = yield* Effect.withConfigProvider(namesDatabase, env)
   const address = yield* envOnly ? Effect.withConfigProvider(databaseAddress, env) : databaseAddress
-  const database: DatabaseTarget = sentinels.sentinels.length > 0
+  const database: DatabaseTarget = clusterNodes.length > 0
+    ? { _tag: "Cluster", nodes: clusterNodes, password }
+    : sentinels.sentinels.length > 0
     ? { _tag: "Sentinel", ...sentinels, password }
     : targetOf(address, password)
   if (database._tag === "Embedded" && password !== null) {
     yield* Effect.logWarning(
-      "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT, FALKORDB_URL or FALKORDB_SENTINELS: " +
+      "FALKORDB_PASSWORD is set without FALKORDB_HOST, FALKORDB_PORT, FALKORDB_URL, FALKORDB_SENTINELS or FALKORDB_CLUSTER_NODES: " +
         "it is ignored, and Relay uses its embedded server"
     )
   }

@@ -17,6 +17,11 @@ export const DatabaseEndpointLive = Layer.scoped(
     switch (database._tag) {
       case "Sentinel":
         return sentinelEndpoint(database)
+      case "Cluster":
+        return {
+          options: Effect.sync(() => database.password === null ? {} : { password: Redacted.value(database.password) }),
+          clusterNodes: database.nodes
+        }
       case "Url":
         return { options: Effect.sync(() => ({ url: Redacted.value(database.url) })) }
       case "HostPort":

@@ -17,7 +17,7 @@ import {
   Scope,
   SynchronizedRef
 } from "effect"
-import { FalkorDB, type FalkorDBOptions } from "falkordb"
+import type { FalkorDBOptions } from "falkordb"
 import { DatabaseError } from "../../domain/errors.js"
 import { DatabaseEndpoint } from "../../services/DatabaseEndpoint.js"
 import {
@@ -31,8 +31,9 @@ import {
 import { decodingStatement } from "./decodeRows.js"
 import { classifyCommand, classifyQuery, driverCall, timedOut } from "./driverErrors.js"
 import { effectsWarning, replicatesEffects } from "./effectsReplication.js"
+import { clusterClient, type GraphClient, singleClient } from "./graphClient.js"
 import { ensureSchema } from "./graphIndexes.js"
-import { confirmReplicas, replicationConfig } from "./replication.js"
+import { replicationConfig } from "./replication.js"
 import { type GraphAccess, migrate, newerSchema } from "./schemaVersion.js"
 import { moduleVersion, serverVersion } from "./serverInfo.js"
 import { readServerTimeout, type ServerTimeout } from "./serverTimeout.js"
@@ -54,7 +55,7 @@ const poolConfig = Config.integer("RELAY_DB_CONNECTIONS").pipe(
 )
 
 interface Connection {
-  readonly db: FalkorDB
+  readonly db: GraphClient
   readonly isOpen: () => boolean
   readonly timeout: ServerTimeout
 }
@@ -84,6 +85,26 @@ export const FalkorDbLive = Layer.scoped(
     const endpoint = yield* DatabaseEndpoint
     const replication = yield* replicationConfig
     const size = yield* poolConfig
+    // A cluster client stays open while one of its nodes is gone, and learns a failover only from
+    // a MOVED: a connection that could not reach a shard is closed, and the next one asks the
+    // cluster afresh which node serves each slot.
+    const onCluster = endpoint.clusterNodes !== undefined
+    // On a cluster RELAY_DB_CONNECTIONS counts per shard: a pooled cluster client holds one socket a
+    // shard, and a shard whose primary is gone holds its statements until they fail; were the pool
+    // one shard's size, they would take the connections the other shards' workspaces need.
+    const shards = endpoint.clusterNodes === undefined ? 1 : yield* endpoint.options.pipe(
+      Effect.flatMap((options) =>
+        driverCall(() =>
+          clusterClient(endpoint.clusterNodes!, {
+            ...options,
+            socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false }
+          } as unknown as FalkorDBOptions)
+        )
+      ),
+      Effect.flatMap((c) => Effect.as(Effect.promise(() => c.close()), Math.max(1, c.primaries()))),
+      Effect.timeout(Duration.times(connectTimeout, 2)),
+      Effect.orElseSucceed(() => 1)
+    )
     const scope = yield* Effect.scope
 
     // Set when the layer's scope closes. A call still running then (its connection just closed by
@@ -104,19 +125,15 @@ export const FalkorDbLive = Layer.scoped(
     const open = Effect.gen(function*() {
       yield* refuseAfterShutdown
       const options: FalkorDBOptions = yield* endpoint.options
+      const cluster = endpoint.clusterNodes ?? null
       // No silent reconnect loop and no offline queue: a dead server must fail calls fast.
+      const connectOptions = {
+        ...options,
+        socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false },
+        disableOfflineQueue: true
+      } as unknown as FalkorDBOptions
       const connecting = yield* Effect.try({
-        try: () =>
-          FalkorDB.connect({
-            ...options,
-            socket: { ...options.socket, connectTimeout: Duration.toMillis(connectTimeout), reconnectStrategy: false },
-            disableOfflineQueue: true
-          } as unknown as FalkorDBOptions).then((made) => {
-            // At once, in the same tick: an 'error' event with no listener would end the process. The
-            // failure itself surfaces on the next query, which makes the connection again.
-            made.on("error", () => {})
-            return made
-          }),
+        try: () => cluster === null ? singleClient(connectOptions) : clusterClient(cluster, connectOptions),
         catch: (cause) => cause
       }).pipe(Effect.catchAll(classifyCommand))
       const db = yield* driverCall(() => connecting).pipe(
@@ -128,9 +145,6 @@ export const FalkorDbLive = Layer.scoped(
             connecting.then((late) => late.close()).catch(() => undefined)
           })
         )
-      )
-      const client = yield* driverCall(() => db.connection).pipe(
-        Effect.tapError(() => Effect.promise(() => db.close().catch(() => undefined)))
       )
       const timeout = yield* readServerTimeout(db).pipe(
         Effect.timeoutFail({ duration: connectTimeout, onTimeout: timedOut("timeout setting") }),
@@ -150,7 +164,7 @@ export const FalkorDbLive = Layer.scoped(
       ) {
         yield* Effect.logWarning(effectsWarning)
       }
-      const connection: Connection = { db, isOpen: () => client.isReady, timeout }
+      const connection: Connection = { db, isOpen: db.isOpen, timeout }
       yield* Ref.update(live, HashSet.add(connection))
       return connection
     })
@@ -170,7 +184,7 @@ export const FalkorDbLive = Layer.scoped(
         // outlive its own timeout.
         acquire: Effect.either(Effect.tap(open, (c) => Effect.addFinalizer(() => close(c)))),
         min: 0,
-        max: size,
+        max: size * shards,
         timeToLive: "1 minute",
         timeToLiveStrategy: "usage"
       }),
@@ -226,10 +240,12 @@ export const FalkorDbLive = Layer.scoped(
     ): Effect.Effect<A, DatabaseError> => {
       const run = Effect.scoped(Effect.flatMap(checkout, ({ connection, drop }) =>
         use(connection).pipe(
-          Effect.tapError((e) => e.reason === "over_timeout_cap" ? drop : Effect.void),
+          Effect.tapError((e) =>
+            e.reason === "over_timeout_cap" || (onCluster && e.reason === "unreachable") ? drop : Effect.void
+          ),
           Effect.onInterrupt(() => drop)
         ))).pipe(
-          Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size }),
+          Effect.retry({ while: (e) => e._tag === "StaleConnection", times: size * shards }),
           Effect.catchTag(
             "StaleConnection",
             () =>
@@ -246,7 +262,7 @@ export const FalkorDbLive = Layer.scoped(
     }
 
     /** A driver call on a pooled connection; inside a tool call the call's budget is its timer (`ownQueryTimeout`). */
-    const withConnection = <A>(use: (db: FalkorDB, timeout: ServerTimeout) => Promise<A>) =>
+    const withConnection = <A>(use: (db: GraphClient, timeout: ServerTimeout) => Promise<A>) =>
       Effect.all([refuseAfterShutdown, FiberRef.get(ownQueryTimeout)]).pipe(
         Effect.flatMap(([, timed]) =>
           onConnection(
@@ -290,7 +306,7 @@ export const FalkorDbLive = Layer.scoped(
             graph.query<unknown>(cypher, options).then(
               async (reply) => {
                 // WAIT counts the replicas that have this connection's last write: on the same connection.
-                await confirmReplicas(db, minReplicas, timeoutMillis)
+                await db.confirmWrite(graphName, minReplicas, timeoutMillis)
                 return reply
               }
             )
@@ -352,10 +368,9 @@ export const FalkorDbLive = Layer.scoped(
         graphName,
         write: decodingStatement(run("query")),
         read: decodingStatement(run("roQuery")),
-        versions: withConnection(async (db) => {
-          const client = await db.connection
-          return [await client.sendCommand(["MODULE", "LIST"]), await client.sendCommand(["INFO", "server"])] as const
-        }).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
+        versions: withConnection(async (db) =>
+          [await db.command(["MODULE", "LIST"]), await db.command(["INFO", "server"])] as const
+        ).pipe(Effect.map(([modules, info]) => ({ module: moduleVersion(modules), server: serverVersion(info) }))),
         copyTo: (target) => Effect.asVoid(withConnection((db) => db.selectGraph(graphName).copy(target))),
         dropGraph: withConnection((db) => db.selectGraph(graphName).delete()).pipe(
           Effect.asVoid,

@@ -3,7 +3,8 @@ import { DatabaseError } from "../../domain/errors.js"
 import type { Address, DatabaseTarget } from "../../services/Settings.js"
 import { ErrorReply, type Reply, sendCommands } from "./serverCommands.js"
 
-const address = (text: string): Address | null => {
+/** `host:port` (or `[v6]:port`), or null. */
+export const address = (text: string): Address | null => {
   const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(text.trim())
   return match === null ? null : { host: match[1]!, port: Number(match[2]) }
 }

@@ -6,6 +6,7 @@ import {
   DisconnectsClientError,
   ErrorReply,
   ReconnectStrategyError,
+  RootNodesUnavailableError,
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
   TimeoutError
@@ -26,12 +27,16 @@ const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
   [/^Query timed out/i, "stopped"],
   [/TIMEOUT_MAX/, "over_timeout_cap"],
   [refusedLogin, "refused_login"],
+  // A Valkey cluster moving a slot or failing over a shard, as a Sentinel failover: the shard's
+  // primary is found again on the next connection (the client follows a MOVED or ASK itself; one
+  // that reaches Relay came while the cluster was changing).
+  [/^(MOVED|ASK|CLUSTERDOWN)\b/, "unreachable"],
   [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
   // Every write of a fact, task or record is idempotent by its id: a second write of one id (a call
   // retried while its first try was still running) finds the first once it runs again.
   [/unique constraint violation/i, "raced"],
   [
-    /^(OOM|MISCONF|NOREPLICAS|READONLY|CLUSTERDOWN)\b|max pending queries|exceeded capacity|max number of clients/i,
+    /^(OOM|MISCONF|NOREPLICAS|READONLY)\b|max pending queries|exceeded capacity|max number of clients/i,
     "refused"
   ],
   [/empty key|invalid graph/i, "no_graph"],
@@ -47,8 +52,12 @@ const detailOf = (cause: unknown) =>
 
 const connectionCodes = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOENT", "EHOSTUNREACH"])
 
+/** What the cluster client throws, as plain Errors, when it has no node for a slot or was closed. */
+const clusterLost = /^(Cluster closed|Cannot find node|Could not find shard)/
+
 /** The connection failing, by the class of what was thrown (or its errno code): worth another try. */
 export const isConnectionError = (error: unknown): boolean =>
+  error instanceof RootNodesUnavailableError || (error instanceof Error && clusterLost.test(error.message)) ||
   error instanceof SocketClosedUnexpectedlyError || error instanceof ConnectionTimeoutError ||
   error instanceof ClientClosedError || error instanceof SocketTimeoutError || error instanceof ClientOfflineError ||
   error instanceof DisconnectsClientError || error instanceof ReconnectStrategyError || error instanceof TimeoutError ||

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import type { FalkorDB } from "falkordb"
 import { driverCall } from "./driverErrors.js"
 import { configNumber } from "./serverTimeout.js"
 
@@ -30,7 +29,7 @@ export const effectsThreshold = 1_000_000_000
  * Whether the server replicates writes as effects. It fails as the driver does; FalkorDbLive.ts
  * takes a failure for no.
  */
-export const replicatesEffects = (db: FalkorDB) =>
+export const replicatesEffects = (db: { readonly configGet: (key: string) => Promise<unknown> }) =>
   driverCall(() => db.configGet("EFFECTS_THRESHOLD")).pipe(
     Effect.map((reply) => configNumber(reply) < effectsThreshold)
   )

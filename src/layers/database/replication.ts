@@ -1,5 +1,4 @@
 import { Config, Schema } from "effect"
-import type { FalkorDB } from "falkordb"
 
 /**
  * RELAY_MIN_REPLICAS: after every write, Valkey's WAIT for at least this many replicas to have it
@@ -23,16 +22,26 @@ export class ReplicasShortfall extends Schema.TaggedError<ReplicasShortfall>()("
 
 const replicationDetail = "replication:"
 
-/**
- * WAIT on the very connection the write went over: WAIT counts replicas that reached this
- * connection's last write, so on any other connection it would confirm nothing.
- */
-export const confirmReplicas = async (db: FalkorDB, minReplicas: number, timeoutMillis: number) => {
-  const client = await db.connection
-  const acked = Number(await client.sendCommand(["WAIT", String(minReplicas), String(timeoutMillis)]))
+/** Fails with ReplicasShortfall when WAIT's count is below `minReplicas`. */
+export const checkAcked = (acked: number, minReplicas: number, timeoutMillis: number) => {
   if (acked < minReplicas) {
     throw new ReplicasShortfall({
       message: `${replicationDetail} ${acked} of ${minReplicas} replicas confirmed the write within ${timeoutMillis} ms`
     })
   }
 }
+
+/**
+ * WAIT on the very connection the write went over: WAIT counts replicas that reached this
+ * connection's last write, so on any other connection it would confirm nothing.
+ */
+export const confirmReplicas = async (
+  client: { readonly sendCommand: (args: Array<string>) => Promise<unknown> },
+  minReplicas: number,
+  timeoutMillis: number
+) =>
+  checkAcked(
+    Number(await client.sendCommand(["WAIT", String(minReplicas), String(timeoutMillis)])),
+    minReplicas,
+    timeoutMillis
+  )

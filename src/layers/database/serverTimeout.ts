@@ -1,5 +1,4 @@
 import { Duration, Effect } from "effect"
-import type { FalkorDB } from "falkordb"
 import { queryTimeout } from "../../services/GraphDatabase.js"
 import { driverCall } from "./driverErrors.js"
 
@@ -41,7 +40,7 @@ export const timeoutSettings = (max: number, fallback: number): ServerTimeout =>
  * Reads the server's TIMEOUT_MAX and TIMEOUT_DEFAULT once per connection. A server that refuses
  * GRAPH.CONFIG (an ACL, a managed service) gets Relay's own value, as if it had no cap.
  */
-export const readServerTimeout = (db: FalkorDB) =>
+export const readServerTimeout = (db: { readonly configGet: (key: string) => Promise<unknown> }) =>
   driverCall(() => Promise.all([db.configGet("TIMEOUT_MAX"), db.configGet("TIMEOUT_DEFAULT")])).pipe(
     Effect.map(([max, fallback]) => timeoutSettings(configNumber(max), configNumber(fallback))),
     Effect.catchIf((e) => !e.transient, () => Effect.succeed(timeoutSettings(0, 0)))
