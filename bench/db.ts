@@ -50,5 +50,7 @@ export const relayEnv = (db: BenchDatabase, graph: string): Record<string, strin
   FALKORDB_PORT: String(db.port),
   ...(db.password === undefined ? {} : { FALKORDB_PASSWORD: db.password }),
   RELAY_GRAPH: graph,
-  RELAY_RATE_LIMIT: "100000000"
+  RELAY_RATE_LIMIT: "100000000",
+  // The benches read replies as their Schemas encode them (whole ids, facts as objects).
+  RELAY_STRUCTURED_CONTENT: "full"
 })
