@@ -287,6 +287,8 @@ describe("Relay Studio in a browser", () => {
     })
     expect(ran.isError, ran.content[0]?.text).toBeFalsy()
 
+    // The live feed's refresh of these writes redraws the fact panel: search once it is still.
+    await settled()
     await page.click("#search", { count: 3 })
     await page.type("#search", "restart redis spike")
     await page.keyboard.press("Enter")
