@@ -1,10 +1,5 @@
 import { Config, Option } from "effect"
-
-const positive = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: `${name} must be a positive whole number`, validation: (n) => n > 0 })
-  )
+import { positiveSetting as positive } from "../../layers/assembly/positiveSetting.js"
 
 /**
  * OAuth 2.1 for hosted connectors, on when RELAY_PUBLIC_URL is set: the https address clients reach

@@ -5,6 +5,7 @@ import { packageDir } from "../../packageDir.js"
 import { type DatabaseTarget, Settings } from "../../services/Settings.js"
 import { clusterNodesConfig } from "../database/clusterConfig.js"
 import { sentinelConfig } from "../database/SentinelEndpoint.js"
+import { positiveSetting } from "./positiveSetting.js"
 
 const graphName = Config.string("RELAY_GRAPH").pipe(
   Config.withDefault("relay"),
@@ -14,10 +15,7 @@ const graphName = Config.string("RELAY_GRAPH").pipe(
   })
 )
 
-const rateLimit = Config.integer("RELAY_RATE_LIMIT").pipe(
-  Config.withDefault(120),
-  Config.validate({ message: "RELAY_RATE_LIMIT must be a positive whole number", validation: (n) => n > 0 })
-)
+const rateLimit = positiveSetting("RELAY_RATE_LIMIT", 120)
 
 /** Where the database is, by address (the password is read once, in `settingsFrom`). */
 const databaseAddress = Config.all({

@@ -1,4 +1,5 @@
 import { Config, Schema } from "effect"
+import { positiveSetting } from "../assembly/positiveSetting.js"
 
 /**
  * RELAY_MIN_REPLICAS: after every write, Valkey's WAIT for at least this many replicas to have it
@@ -9,10 +10,7 @@ export const replicationConfig = Config.all({
     Config.withDefault(0),
     Config.validate({ message: "RELAY_MIN_REPLICAS must be a whole number from 0", validation: (n) => n >= 0 })
   ),
-  timeoutMillis: Config.integer("RELAY_REPLICA_TIMEOUT_MS").pipe(
-    Config.withDefault(1000),
-    Config.validate({ message: "RELAY_REPLICA_TIMEOUT_MS must be a positive whole number", validation: (n) => n > 0 })
-  )
+  timeoutMillis: positiveSetting("RELAY_REPLICA_TIMEOUT_MS", 1000)
 })
 
 /** Too few replicas confirmed a write that the primary did apply. */

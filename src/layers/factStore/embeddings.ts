@@ -1,4 +1,5 @@
 import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { positiveSetting } from "../assembly/positiveSetting.js"
 
 /**
  * Optional semantic recall (issue 41 point 3): an OpenAI-compatible `POST /v1/embeddings` endpoint
@@ -26,18 +27,12 @@ const endpointOf = (url: string): string => {
   return u.endsWith("/embeddings") ? u : u.endsWith("/v1") ? `${u}/embeddings` : `${u}/v1/embeddings`
 }
 
-const positive = (name: string) => (c: Config.Config<number>) =>
-  c.pipe(Config.validate({ message: `${name} must be a positive whole number`, validation: (n) => n > 0 }))
-
 /** The settings, or None when RELAY_EMBEDDINGS_URL is not set (or blank). */
 export const embeddingSettings: Config.Config<Option.Option<EmbeddingSettings>> = Config.all({
   url: Config.option(Config.string("RELAY_EMBEDDINGS_URL")),
   model: Config.string("RELAY_EMBEDDINGS_MODEL").pipe(Config.withDefault("nomic-embed-text")),
   key: Config.option(Config.redacted("RELAY_EMBEDDINGS_KEY")),
-  timeoutMs: Config.integer("RELAY_EMBEDDINGS_TIMEOUT_MS").pipe(
-    Config.withDefault(1000),
-    positive("RELAY_EMBEDDINGS_TIMEOUT_MS")
-  ),
+  timeoutMs: positiveSetting("RELAY_EMBEDDINGS_TIMEOUT_MS", 1000),
   strong: Config.number("RELAY_EMBEDDINGS_STRONG").pipe(
     Config.withDefault(0.75),
     Config.validate({
@@ -45,10 +40,7 @@ export const embeddingSettings: Config.Config<Option.Option<EmbeddingSettings>> 
       validation: (n) => n >= 0 && n <= 1
     })
   ),
-  backfillMs: Config.integer("RELAY_EMBEDDINGS_BACKFILL_MS").pipe(
-    Config.withDefault(30_000),
-    positive("RELAY_EMBEDDINGS_BACKFILL_MS")
-  )
+  backfillMs: positiveSetting("RELAY_EMBEDDINGS_BACKFILL_MS", 30_000)
 }).pipe(Config.map((s) =>
   Option.flatMap(s.url, (url) =>
     url.trim() === "" ? Option.none() : Option.some({
