@@ -33,15 +33,10 @@ const taskText = (t: Task, page: Page): string => `${taskLine(t, page)}${t.detai
  * A fact as the text writes it, `<id>[ [status]] <writer> <age>[ on <parent>[, ...]]: <text>`, without
  * the parent where the item above already names it (a conflict's children, a chain's later items).
  */
-const factLine = (f: Node, page: Page, parentSaid: boolean): string => {
-  const status = typeof f.status === "string" && f.status !== "active" ? ` [${f.status}]` : ""
-  const all = Array.isArray(f.builds_on) ? f.builds_on : typeof f.parent_id === "string" ? [f.parent_id] : []
+const factLine = (f: Fact, page: Page, parentSaid: boolean): string => {
+  const all = f.builds_on ?? (f.parent_id === null ? [] : [f.parent_id])
   // Where the item above is the first parent, only a merge's other parents are left to say.
-  const parents = parentSaid ? all.slice(1) : all
-  const on = parents.length === 0 ? "" : ` on ${parents.map((p) => page.id(String(p))).join(", ")}`
-  return `${page.id(String(f.id))}${status} ${String(f.written_by)} ${page.when(String(f.created_at))}${on}: ${
-    String(f.content)
-  }`
+  return page.line(f, parentSaid ? all.slice(1) : all, f.content)
 }
 
 /** Fields the text never shows: the session, and a ranking's score (the order says it). */
@@ -70,7 +65,8 @@ export const compactReply = (encoded: Node, page: Page): Node => {
     }
     if (typeof value === "string") return uuid.test(value) ? page.id(value) : value
     if (!isNode(value)) return value
-    if (isFact(value)) return factLine(value, page, parentSaid)
+    // The encoded Fact is its Type: strings and a null parent both ways.
+    if (isFact(value)) return factLine(value as unknown as Fact, page, parentSaid)
     // The encoded Task is its Type: its stamps are ISO strings both ways.
     if (isTask(value)) return taskText(value as unknown as Task, page)
     const out: Node = {}

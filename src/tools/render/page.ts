@@ -56,18 +56,20 @@ export class Page {
   when = (iso: string): string => age(iso, this.now)
   /** A moment ahead, as the time left. */
   left = (iso: string): string => until(iso, this.now)
-  /** `<id> [status] <writer> <age>[ on <parent>[, <parent>...]]: "<text>"`; active is the usual status and is left unsaid. */
+  /**
+   * `<id> [status] <writer> <age>[ on <parent>[, <parent>...]]: <text>`, with the parents and the
+   * text as the caller writes them; active is the usual status and is left unsaid.
+   */
+  line = (f: Fact, parents: ReadonlyArray<string>, text: string): string =>
+    `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${this.when(f.created_at)}${
+      parents.length === 0 ? "" : ` on ${parents.map(this.id).join(", ")}`
+    }: ${text}`
+  /** The fact's line with its text quoted, its parents unless `parent` is false; its whole text is then in the reply. */
   fact = (f: Fact, options: { parent?: boolean } = {}): string => {
     this.shown.add(f.id)
     this.whole.add(f.id)
-    return `${this.id(f.id)}${f.status === "active" ? "" : ` [${f.status}]`} ${f.written_by} ${
-      this.when(f.created_at)
-    }` +
-      `${
-        options.parent !== false && f.parent_id !== null
-          ? ` on ${(f.builds_on ?? [f.parent_id]).map((p) => this.id(p)).join(", ")}`
-          : ""
-      }: ${quote(f.content)}`
+    const parents = options.parent === false || f.parent_id === null ? [] : f.builds_on ?? [f.parent_id]
+    return this.line(f, parents, quote(f.content))
   }
   /** Whether the fact's whole text is already in the reply. */
   seen = (id: string): boolean => this.whole.has(id)
