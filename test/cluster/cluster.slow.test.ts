@@ -9,6 +9,7 @@ import { promisify } from "node:util"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { clusterClient } from "../../src/layers/database/graphClient.js"
 import { connectHttp, createToken, type HttpClient, type HttpRelay, startHttpRelay } from "../support/httpRelay.js"
+import { type WriteOutcome, writeUntil } from "../support/writeUntil.js"
 
 /**
  * A Valkey cluster of 3 shards (a primary and 2 replicas each, scripts/cluster.mjs) with FalkorDB on
@@ -38,13 +39,8 @@ interface ClusterModule {
 }
 const clusterModule = new URL("../../scripts/cluster.mjs", import.meta.url).href
 
-interface Outcome {
+interface Outcome extends WriteOutcome {
   readonly workspace: string
-  readonly content: string
-  readonly acked: boolean
-  readonly startedAt: number
-  readonly at: number
-  readonly error?: string
 }
 
 /** Polls `check` (a real cluster's state) until it holds, or fails after `ms` saying `what`. */
@@ -167,31 +163,14 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     const outcomes: Array<Outcome> = []
     let killedAt = Number.POSITIVE_INFINITY
     let stopAt = Number.POSITIVE_INFINITY
-    const writer = async (workspace: string, i: number) => {
-      const client = writersOf.get(workspace)![i]!
-      for (let n = 0; Date.now() < stopAt; n++) {
-        const content = `cluster ${workspace} writer ${i} write ${n}`
-        const startedAt = Date.now()
-        const reply = await client.call("relay_save_fact", { content, session_id: `cluster-${run}` })
-          .catch((e: unknown) => ({
-            isError: true,
-            structuredContent: { error: { code: "thrown", message: String(e) } }
-          }))
-        const error = reply.isError === true
-          ? `${reply.structuredContent?.error?.code}: ${reply.structuredContent?.error?.message}`
-          : undefined
-        outcomes.push({
-          workspace,
-          content,
-          acked: reply.isError !== true,
-          startedAt,
-          at: Date.now(),
-          ...(error === undefined ? {} : { error })
-        })
-        // "Retry shortly", as the error says: a client that retries at once only spins.
-        if (error !== undefined) await new Promise((r) => setTimeout(r, 50))
-      }
-    }
+    const writer = (workspace: string, i: number) =>
+      writeUntil(
+        writersOf.get(workspace)![i]!,
+        () => Date.now() >= stopAt,
+        (n) => `cluster ${workspace} writer ${i} write ${n}`,
+        `cluster-${run}`,
+        (o) => outcomes.push({ workspace, ...o })
+      )
     // Each workspace's first statement checks its graph's schema on its shard: one save each first,
     // so the writers measure the failover, not six schema checks at once on a loaded machine.
     for (const w of workspaces) {

@@ -2,6 +2,7 @@ import { FalkorDB } from "falkordb"
 import { expect, it } from "vitest"
 import { type HttpRelay, startHttpRelay, tokenCommand } from "../../bench/relayProcess.js"
 import { connectHttp, type HttpClient } from "../support/httpRelay.js"
+import { type WriteOutcome, writeUntil } from "../support/writeUntil.js"
 
 /**
  * A primary, two replicas and three sentinels on loopback (scripts/team.mjs); 4 Relay processes over HTTP with 4 tokens
@@ -31,13 +32,7 @@ const prng = (seed: number) => () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-interface Outcome {
-  readonly content: string
-  readonly acked: boolean
-  readonly startedAt: number
-  readonly at: number
-  readonly error?: string
-}
+type Outcome = WriteOutcome
 
 const runSeed = async (seed: number) => {
   const random = prng(seed)
@@ -73,28 +68,14 @@ const runSeed = async (seed: number) => {
     const outcomes: Array<Outcome> = []
     let killedAt = Number.POSITIVE_INFINITY
     let stopAt = Number.POSITIVE_INFINITY
-    const writer = async (i: number) => {
-      for (let n = 0; Date.now() < stopAt; n++) {
-        const content = `seed ${seed} writer ${i} write ${n}`
-        const startedAt = Date.now()
-        const reply = await clients[i]!.call("relay_save_fact", { content, session_id: `failover-${seed}` })
-          .catch((e: unknown) => ({
-            isError: true,
-            structuredContent: { error: { code: "thrown", message: String(e) } }
-          }))
-        const error = reply.isError === true
-          ? `${reply.structuredContent?.error?.code}: ${reply.structuredContent?.error?.message}`
-          : undefined
-        outcomes.push({
-          content,
-          acked: reply.isError !== true,
-          startedAt,
-          at: Date.now(),
-          ...(error === undefined ? {} : { error })
-        })
-        if (reply.isError === true) await sleep(50)
-      }
-    }
+    const writer = (i: number) =>
+      writeUntil(
+        clients[i]!,
+        () => Date.now() >= stopAt,
+        (n) => `seed ${seed} writer ${i} write ${n}`,
+        `failover-${seed}`,
+        (o) => outcomes.push(o)
+      )
     const started = Date.now()
     const writers = [0, 1, 2, 3].map(writer)
     // The kill falls at a seeded moment 0.5-2.5 s into steady writing (after the first acknowledged write).
