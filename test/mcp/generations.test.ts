@@ -197,14 +197,17 @@ describe("both generations over Streamable HTTP", () => {
 
   it("keeps each token's 2026 requests on its own workspace and its own rights, interleaved", async () => {
     // 2026 requests of a token reuse what its earlier ones took (sessions.ts): a reuse keyed by
-    // anything but the token would answer one token with another's workspace or rights.
-    const call = async (bearer: string, name: string, args: Record<string, unknown>) => {
-      const reply = await modern("tools/call", { name, arguments: args }, {
-        "mcp-name": name,
-        authorization: `Bearer ${bearer}`
-      })
-      return (await reply.json() as { result: { isError?: boolean; content: Array<{ text: string }> } }).result
-    }
+    // anything but the token would answer one token with another's workspace or rights. Each token
+    // is its own v2 client pinned to 2026-07-28, as a host with three connectors would hold them.
+    const clients = new Map(
+      await Promise.all(
+        [token, otherToken, readOnlyToken].map(async (t) =>
+          [t, await connect("2026-07-28", { url: http.url, token: t })] as const
+        )
+      )
+    )
+    const call = async (bearer: string, name: string, args: Record<string, unknown>) =>
+      await clients.get(bearer)!.call(name, args) as { isError?: boolean; content: Array<{ text: string }> }
     const marker = randomUUID().slice(0, 8)
     const written = { session_id: "interleaved" }
     for (let i = 0; i < 3; i++) {
@@ -225,5 +228,6 @@ describe("both generations over Streamable HTTP", () => {
     expect(theirs).toContain(`theirs ${marker} 0`)
     expect(theirs).not.toContain("ours")
     expect(await texts(readOnlyToken)).toContain(`ours ${marker} 1`)
+    await Promise.all([...clients.values()].map((c) => c.close()))
   })
 })
