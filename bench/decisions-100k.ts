@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { relayStack } from "../src/layers/assembly/stacks.js"
 import { clockSetQuery } from "../src/layers/database/clock.js"
 import { decisionsQuery, newFactsQuery } from "../src/layers/factStore/briefing.js"
-import { openConflictsQuery } from "../src/layers/factStore/conflicts.js"
+import { forkedParentsQuery, openConflictsQuery } from "../src/layers/factStore/conflicts.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { Settings } from "../src/services/Settings.js"
 import { startServer } from "../test/support/falkordbServer.js"
@@ -193,9 +193,14 @@ const main = async () => {
 
       const show = (lines: Array<string>) => lines.map((l) => `  ${l}`).join("\n")
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
+      // Its forked parents first, as the store reads them (conflicts.ts): the walk takes their ids.
+      const marked = yield* Effect.promise(() =>
+        graph.roQuery<{ snap: number; forked: Array<number> }>(forkedParentsQuery, { params: { snap: null, asOf: null } })
+      )
+      const { snap, forked: ids } = marked.data![0]!
       const profile = yield* Effect.promise(() =>
         graph.profile(
-          `CYPHER snap=NULL asOf=NULL afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery()}`
+          `CYPHER snap=${snap} asOf=NULL forked=${JSON.stringify(ids)} afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`
         )
       )
       console.log(show(profile))

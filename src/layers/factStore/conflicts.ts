@@ -14,18 +14,29 @@ import { staleBy } from "./staleness.js"
 import { threadMembers } from "./threadScope.js"
 
 /**
- * A child takes part when it is stamped at or before the snapshot, and neither superseded nor retracted by
- * then. `late` holds the node ids of the losers of decisions stamped after the snapshot (one entry a
- * decision; a loser stamped after the snapshot is left out, it takes no part anyway), `lateOut` those
- * of facts retracted after it: a child takes part when every SUPERSEDES
- * and RETRACTS into it is late. Most children have neither, and indegree() answers them without a
- * pattern: with a pattern per child (the stamp test inside), FalkorDB scans the SUPERSEDES stamp
- * index once per child, hundreds of ms at 100k facts.
+ * Some SUPERSEDES (RETRACTS) into `v` is stamped by the snapshot: walked on `v`'s own edges (oneHop.ts),
+ * and only for the few facts that have one (indegree answers the rest). Never a scan of the edges'
+ * stamp index: a statement that reads an index holds RediSearch's one lock for every graph of the
+ * server until it ends (see `forkedParentsQuery`).
  */
-const openChild = (c: string) =>
-  `${c}.created_at <= snap AND ` +
-  `(indegree(${c}, 'SUPERSEDES') = 0 OR (size(late) > 0 AND indegree(${c}, 'SUPERSEDES') <= size([x IN late WHERE x = id(${c})]))) AND ` +
-  `(indegree(${c}, 'RETRACTS') = 0 OR (size(lateOut) > 0 AND indegree(${c}, 'RETRACTS') <= size([x IN lateOut WHERE x = id(${c})])))`
+const edgeBy = (v: string, type: "SUPERSEDES" | "RETRACTS", tag: string) =>
+  `(CASE WHEN indegree(${v}, '${type}') = 0 THEN false ELSE size(${
+    oneHop({
+      from: v,
+      dir: "in",
+      type,
+      path: `${v}_${tag}p`,
+      to: `${v}_${tag}w`,
+      where: `${edgeOf(`${v}_${tag}p`)}.created_at <= snap`,
+      yields: "1"
+    })
+  }) > 0 END)`
+
+/** Superseded as of the snapshot. */
+const supersededAt = (v: string) => edgeBy(v, "SUPERSEDES", "sup")
+
+/** Retracted as of the snapshot. */
+const retractedAt = (v: string) => edgeBy(v, "RETRACTS", "ret")
 
 /**
  * What groups children by content: the content key a save stores (`f.hash`, domain/contentKey.ts),
@@ -34,28 +45,33 @@ const openChild = (c: string) =>
  */
 const textKey = (v: string) => `CASE WHEN hashed THEN ${v}.hash ELSE ${v}.norm END`
 
-/** Superseded as of the snapshot: some SUPERSEDES into `v` is not late. */
-const supersededAt = (v: string) => `indegree(${v}, 'SUPERSEDES') > size([x IN late WHERE x = id(${v})])`
-
-/** Retracted as of the snapshot: some RETRACTS into `v` is not late. */
-const retractedAt = (v: string) => `indegree(${v}, 'RETRACTS') > size([x IN lateOut WHERE x = id(${v})])`
-
 /** The parent's map with its status as of the snapshot (its children's follow from it, see childMap). */
 const parentMapAt = (v: string) =>
   `{${factFields(v)}, parent_id: ${parentIdOf(v)}, superseded: ${supersededAt(v)}, ` +
   `retracted: ${retractedAt(v)}, stale: ${staleBy(v, "snap")}}`
 
-/** A parent's children that take part, as a list: a MATCH and collect() grouped 9,300 rows by (snap, late, lateOut, p) at 100k (43 ms). */
-const openChildren = oneHop({
+/** A parent's children stamped at or before the snapshot, as a list (a walk of its adjacency, oneHop.ts). */
+const childrenBySnap = oneHop({
   from: "p",
   dir: "in",
   // A fact on several parents is a child of each (builds_on).
   type: "BUILDS_ON|ALSO_ON",
   path: "p_c",
   to: "p_child",
-  where: openChild("p_child"),
+  where: "p_child.created_at <= snap",
   yields: "p_child"
 })
+
+/**
+ * Binds `open`, a parent's children that take part: stamped by the snapshot, and neither superseded
+ * nor retracted by then. One row a child for the edge tests: FalkorDB 4.16 cannot resolve a pattern
+ * comprehension inside another's WHERE, and inside a list comprehension's it scans every node for
+ * the list's element instead of taking it.
+ */
+const openChildren = `WITH snap, p, ${childrenBySnap} AS kids UNWIND kids AS c ` +
+  `WITH snap, p, c, ${supersededAt("c")} AS cSup, ${retractedAt("c")} AS cOut ` +
+  `WITH snap, p, c WHERE NOT cSup AND NOT cOut ` +
+  `WITH snap, p, collect(c) AS open `
 
 /** Each COMPATIBLE record of fact `v`, either way: [the other fact, the record's stamp]. */
 const compatibleWith = (v: string) =>
@@ -68,8 +84,21 @@ const compatibleWith = (v: string) =>
     yields: `[${v}_co, ${edgeOf(`${v}_cp`)}.created_at]`
   })
 
-/** Within a thread: its marked parents, each found by its node id (`$thread`, threadScope.ts). */
-const threadParents = `UNWIND $thread AS tid MATCH (p) WHERE id(p) = tid AND indegree(p, 'MARKS') > 0 `
+/** The snapshot: `$snap` (a cursor's), else `$asOf` or the graph's last stamp, whichever is earlier. */
+const snapshot = `${clockRead([])}WITH clk.last AS last ` +
+  `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < last THEN $asOf ELSE last END) AS snap `
+
+/**
+ * The forked parents whose window admits the snapshot (forkWindow.ts): open now or closed since,
+ * by their node ids, with the snapshot. A statement of its own, and a short one, because it reads
+ * the MARKS stamp index: FalkorDB keeps an index scan's RediSearch iterator, and with it
+ * RediSearch's read lock, until the statement ends, and that lock is one for every graph of the
+ * server. A write that updates an index (every save does) waits for it while holding the server's
+ * global lock, so while a statement that read an index runs, every command on every graph waits.
+ * The walk over the parents' children (`openConflictsQuery`) reads no index: it takes these ids.
+ */
+export const forkedParentsQuery = `${snapshot}OPTIONAL MATCH ()-[fw_m:MARKS]->(p) WHERE ${admits("fw_m", "snap")} ` +
+  `RETURN snap, collect(DISTINCT id(p)) AS forked`
 
 /**
  * Open conflicts, one row per forked parent, as of a snapshot stamp: `$asOf` or the graph's last stamp,
@@ -78,7 +107,7 @@ const threadParents = `UNWIND $thread AS tid MATCH (p) WHERE id(p) = tid AND ind
  * records) is invisible. The walk starts at the parents a ForkMark points at (made by the save that
  * made the fork, see saveFact.ts), never at every fact.
  *
- * Among the children that take part (see openChild), a pair is open when the two say different
+ * Among the children that take part (see openChildren), a pair is open when the two say different
  * things and no COMPATIBLE record (stamped by the snapshot) joins them. A parent is listed when it has
  * an open pair, with exactly the children in some open pair, newest first; its key is its newest
  * listed child's created_at (stamps are unique: see stampClause), newest key first. The pairs are
@@ -87,16 +116,14 @@ const threadParents = `UNWIND $thread AS tid MATCH (p) WHERE id(p) = tid AND ind
  * costs linear time in its children (6,000 duplicates and one differing child paired 18 million
  * times before).
  */
-export const openConflictsQuery = (scoped = false) =>
-  `${clockRead([])}WITH clk.last AS last ` +
-  `WITH coalesce($snap, CASE WHEN $asOf IS NOT NULL AND $asOf < last THEN $asOf ELSE last END) AS snap ` +
-  `OPTIONAL MATCH ()-[lr:SUPERSEDES]->(lost) WHERE lr.created_at > snap WITH snap, collect(CASE WHEN lost.created_at <= snap THEN id(lost) END) AS late ` +
-  `OPTIONAL MATCH ()-[lx:RETRACTS]->(out) WHERE lx.created_at > snap WITH snap, late, collect(CASE WHEN out.created_at <= snap THEN id(out) END) AS lateOut ` +
-  // Only the parents whose window admits the snapshot (forkWindow.ts): open now or closed since.
-  (scoped ? threadParents : `MATCH ()-[fw_m:MARKS]->(p) WHERE ${admits("fw_m", "snap")} `) +
-  `WITH DISTINCT snap, late, lateOut, p ` +
-  `WITH snap, late, lateOut, p, ${openChildren} AS open ` +
-  `WITH snap, late, lateOut, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
+export const openConflictsQuery =
+  `${snapshot}` +
+  // Each parent by its node id (`$forked`): the forked parents `forkedParentsQuery` found, or a thread's members
+  // (threadScope.ts), of which only the forked ones.
+  `UNWIND $forked AS pid MATCH (p) WHERE id(p) = pid AND indegree(p, 'MARKS') > 0 ` +
+  `WITH DISTINCT snap, p ` +
+  openChildren +
+  `WITH snap, p, open, all(x IN open WHERE x.hash IS NOT NULL) AS hashed ` +
   `WHERE size(open) > 1 AND any(x IN open WHERE x.norm <> open[0].norm) ` +
   // Grouped by content, never paired: a child is in an open pair when more of the open children
   // differ from it than are recorded compatible with it (one COMPATIBLE edge a pair, between siblings;
@@ -109,29 +136,29 @@ export const openConflictsQuery = (scoped = false) =>
   // pair is a FORKS edge between two open children that no record joins. A child with a kind is a
   // group of its own.
   // Lists are only read in the clause right after the UNWIND: carried on, each row would copy them.
-  `WITH snap, late, lateOut, p, open, hashed, size([x IN open WHERE ${plain("x")}]) AS n ` +
+  `WITH snap, p, open, hashed, size([x IN open WHERE ${plain("x")}]) AS n ` +
   `UNWIND open AS a ` +
-  `WITH snap, late, lateOut, p, hashed, n, a, ` +
+  `WITH snap, p, hashed, n, a, ` +
   `[e IN ${compatibleWith("a")} WHERE e[1] <= snap AND e[0] IN open AND e[0].norm <> a.norm | e[0]] AS compats, ` +
   `[y IN ${forkedWith("a")} WHERE y IN open] AS forks ` +
-  `WITH snap, late, lateOut, p, n, a, ${plain("a")} AS isPlain, ` +
+  `WITH snap, p, n, a, ${plain("a")} AS isPlain, ` +
   `CASE WHEN ${plain("a")} THEN ${textKey("a")} END AS g, CASE WHEN ${plain("a")} THEN -1 ELSE id(a) END AS solo, ` +
   `size([y IN compats WHERE ${plain("y")}]) AS compat, any(y IN forks WHERE NOT y IN compats) AS linked ` +
-  `WITH snap, late, lateOut, p, n, g, solo, collect([a, compat, isPlain, linked]) AS group ` +
+  `WITH snap, p, n, g, solo, collect([a, compat, isPlain, linked]) AS group ` +
   `UNWIND group AS ac ` +
-  `WITH snap, late, lateOut, p, ac[0] AS a, ac[3] OR (ac[2] AND n - size(group) > ac[1]) AS inPair ` +
-  `WITH snap, late, lateOut, p, collect(CASE WHEN inPair THEN a END) AS listed ` +
+  `WITH snap, p, ac[0] AS a, ac[3] OR (ac[2] AND n - size(group) > ac[1]) AS inPair ` +
+  `WITH snap, p, collect(CASE WHEN inPair THEN a END) AS listed ` +
   `WHERE size(listed) > 0 ` +
-  `WITH snap, late, lateOut, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +
+  `WITH snap, p, listed, reduce(m = 0, x IN listed | CASE WHEN x.created_at > m THEN x.created_at ELSE m END) AS key ` +
   // A merge may be the newest child of two parents: equal keys go by the parent's own stamp.
   `WHERE key < $afterKey OR (key = $afterKey AND (p.created_at < $afterParent OR ` +
   `(p.created_at = $afterParent AND $afterChild > 0))) ` +
-  `WITH snap, late, lateOut, p, key, listed ORDER BY key DESC, p.created_at DESC LIMIT $parents ` +
+  `WITH snap, p, key, listed ORDER BY key DESC, p.created_at DESC LIMIT $parents ` +
   `UNWIND listed AS k ` +
-  `WITH snap, late, lateOut, p, key, size(listed) AS total, k ` +
+  `WITH snap, p, key, size(listed) AS total, k ` +
   `WHERE key < $afterKey OR p.created_at < $afterParent OR k.created_at < $afterChild ` +
-  `WITH snap, late, lateOut, p, key, total, k ORDER BY key DESC, p.created_at DESC, k.created_at DESC ` +
-  `WITH snap, late, lateOut, p, key, total, collect(k)[0..$children] AS kids ` +
+  `WITH snap, p, key, total, k ORDER BY key DESC, p.created_at DESC, k.created_at DESC ` +
+  `WITH snap, p, key, total, collect(k)[0..$children] AS kids ` +
   `WITH snap, key, p.created_at AS parentKey, total, kids, ${parentMapAt("p")} AS parent ` +
   `RETURN snap, key, parentKey, total, parent, [x IN kids | ${
     childMap("x", "parent", "false", "false", staleBy("x", "snap"))
@@ -165,6 +192,12 @@ export const readConflicts = (db: GraphDatabase["Type"], request: ConflictsReque
       (members) => readConflictsIn(db, request, members)
     )
 
+const Forked = Schema.Struct({ snap: Schema.NullOr(Schema.Number), forked: Schema.Array(Schema.Number) })
+
+/** The snapshot and the forked parents it admits (`forkedParentsQuery`); a graph never written has neither. */
+const forkedParents = (db: GraphDatabase["Type"], snap: number | null, asOf: number | null) =>
+  Effect.map(db.read(forkedParentsQuery, { snap, asOf }, Forked), (rows) => rows[0] ?? { snap: null, forked: [] })
+
 /** readConflicts over the forked parents among the given node ids (all of them: null). */
 export const readConflictsIn = (
   db: GraphDatabase["Type"],
@@ -173,30 +206,36 @@ export const readConflictsIn = (
 ) => {
   const children = request.children ?? conflictChildrenShown
   const after = request.after
-  return db.read(openConflictsQuery(thread !== null), {
-    thread,
-    snap: after?.snap ?? null,
-    asOf: request.asOf ?? null,
-    afterKey: after?.key ?? Number.MAX_SAFE_INTEGER,
-    afterParent: after?.parent ?? Number.MAX_SAFE_INTEGER,
-    afterChild: after?.child ?? 0,
-    parents: request.limit + 1,
-    children: children + 1
-  }, Row).pipe(
-    Effect.map((rows) =>
-      rows.map((r): ConflictItem => {
-        const shown = r.children.slice(0, children)
-        const more = r.children.length > children
-        return {
-          conflict: { parent: r.parent, children: shown, children_total: r.total },
-          snap: r.snap,
-          key: r.key,
-          parentKey: r.parentKey,
-          child: more ? stampOf(shown[shown.length - 1]!) : 0
-        }
-      })
+  const asOf = request.asOf ?? null
+  return (thread === null
+    ? forkedParents(db, after?.snap ?? null, asOf)
+    : Effect.succeed({ snap: after?.snap ?? null, forked: thread })).pipe(
+      Effect.flatMap(({ forked, snap }) =>
+        forked.length === 0 ? Effect.succeed([]) : db.read(openConflictsQuery, {
+          forked: [...forked],
+          snap,
+          asOf,
+          afterKey: after?.key ?? Number.MAX_SAFE_INTEGER,
+          afterParent: after?.parent ?? Number.MAX_SAFE_INTEGER,
+          afterChild: after?.child ?? 0,
+          parents: request.limit + 1,
+          children: children + 1
+        }, Row)
+      ),
+      Effect.map((rows) =>
+        rows.map((r): ConflictItem => {
+          const shown = r.children.slice(0, children)
+          const more = r.children.length > children
+          return {
+            conflict: { parent: r.parent, children: shown, children_total: r.total },
+            snap: r.snap,
+            key: r.key,
+            parentKey: r.parentKey,
+            child: more ? stampOf(shown[shown.length - 1]!) : 0
+          }
+        })
+      )
     )
-  )
 }
 
 /**
