@@ -20,7 +20,7 @@ import { threadMembers } from "./threadScope.js"
  * server until it ends (see `forkedParentsQuery`).
  */
 const edgeBy = (v: string, type: "SUPERSEDES" | "RETRACTS", tag: string) =>
-  `(CASE WHEN indegree(${v}, '${type}') = 0 THEN false ELSE size(${
+  `size(${
     oneHop({
       from: v,
       dir: "in",
@@ -30,7 +30,7 @@ const edgeBy = (v: string, type: "SUPERSEDES" | "RETRACTS", tag: string) =>
       where: `${edgeOf(`${v}_${tag}p`)}.created_at <= snap`,
       yields: "1"
     })
-  }) > 0 END)`
+  }) > 0`
 
 /** Superseded as of the snapshot. */
 const supersededAt = (v: string) => edgeBy(v, "SUPERSEDES", "sup")
@@ -64,14 +64,19 @@ const childrenBySnap = oneHop({
 
 /**
  * Binds `open`, a parent's children that take part: stamped by the snapshot, and neither superseded
- * nor retracted by then. One row a child for the edge tests: FalkorDB 4.16 cannot resolve a pattern
- * comprehension inside another's WHERE, and inside a list comprehension's it scans every node for
- * the list's element instead of taking it.
+ * nor retracted by then. Most have no SUPERSEDES or RETRACTS at all (indegree answers them); the
+ * others are walked one a row, in a subquery that hands back one list: FalkorDB 4.16 cannot resolve
+ * a pattern comprehension inside another's WHERE, scans every node for a list comprehension's
+ * element instead of taking it, and runs a projection's pattern comprehensions on every row, the
+ * ones a CASE leaves out too.
  */
-const openChildren = `WITH snap, p, ${childrenBySnap} AS kids UNWIND kids AS c ` +
-  `WITH snap, p, c, ${supersededAt("c")} AS cSup, ${retractedAt("c")} AS cOut ` +
-  `WITH snap, p, c WHERE NOT cSup AND NOT cOut ` +
-  `WITH snap, p, collect(c) AS open `
+const openChildren = `WITH snap, p, ${childrenBySnap} AS kids ` +
+  `WITH snap, p, [c IN kids WHERE indegree(c, 'SUPERSEDES') = 0 AND indegree(c, 'RETRACTS') = 0] AS clean, ` +
+  `[c IN kids WHERE indegree(c, 'SUPERSEDES') > 0 OR indegree(c, 'RETRACTS') > 0] AS decided ` +
+  `CALL { WITH snap, decided UNWIND decided AS c ` +
+  `WITH c, ${supersededAt("c")} AS cSup, ${retractedAt("c")} AS cOut WHERE NOT cSup AND NOT cOut ` +
+  `RETURN collect(c) AS undecided } ` +
+  `WITH snap, p, clean + undecided AS open `
 
 /** Each COMPATIBLE record of fact `v`, either way: [the other fact, the record's stamp]. */
 const compatibleWith = (v: string) =>
