@@ -195,12 +195,16 @@ const main = async () => {
       console.log("\nGRAPH.PROFILE relay_detect_conflicts:")
       // Its forked parents first, as the store reads them (conflicts.ts): the walk takes their ids.
       const marked = yield* Effect.promise(() =>
-        graph.roQuery<{ snap: number; forked: Array<number> }>(forkedParentsQuery, { params: { snap: null, asOf: null } })
+        graph.roQuery<{ snap: number; forked: Array<number> }>(forkedParentsQuery, {
+          params: { snap: null, asOf: null }
+        })
       )
       const { snap, forked: ids } = marked.data![0]!
       const profile = yield* Effect.promise(() =>
         graph.profile(
-          `CYPHER snap=${snap} asOf=NULL forked=${JSON.stringify(ids)} afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`
+          `CYPHER snap=${snap} asOf=NULL forked=${
+            JSON.stringify(ids)
+          } afterKey=${Number.MAX_SAFE_INTEGER} afterChild=0 parents=21 children=21 ${openConflictsQuery}`
         )
       )
       console.log(show(profile))

@@ -31,7 +31,9 @@ const stack = relayStack(testSettings(graph), { wrap: recorded })
 const scansOf = (s: { readonly cypher: string; readonly params: CypherParams }) =>
   Effect.promise(async () => {
     const prefix = Object.entries(s.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ")
-    const plan: Array<string> = await withRawDatabase((db) => db.selectGraph(graph).explain(`CYPHER ${prefix} ${s.cypher}`))
+    const plan: Array<string> = await withRawDatabase((db) =>
+      db.selectGraph(graph).explain(`CYPHER ${prefix} ${s.cypher}`)
+    )
     return plan.map((line) => line.trim()).filter((line) => /Scan|Seek/.test(line))
   })
 

@@ -121,8 +121,7 @@ export const forkedParentsQuery = `${snapshot}OPTIONAL MATCH ()-[fw_m:MARKS]->(p
  * costs linear time in its children (6,000 duplicates and one differing child paired 18 million
  * times before).
  */
-export const openConflictsQuery =
-  `${snapshot}` +
+export const openConflictsQuery = `${snapshot}` +
   // Each parent by its node id (`$forked`): the forked parents `forkedParentsQuery` found, or a thread's members
   // (threadScope.ts), of which only the forked ones.
   `UNWIND $forked AS pid MATCH (p) WHERE id(p) = pid AND indegree(p, 'MARKS') > 0 ` +
