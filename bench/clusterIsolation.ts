@@ -10,15 +10,12 @@
  */
 import { type Context, Duration, Effect, Fiber, Layer, Logger, LogLevel, Redacted } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { headerLine } from "../src/domain/memoryRecord.js"
-import { toIso } from "../src/domain/time.js"
 import { relayStack } from "../src/layers/assembly/stacks.js"
-import { importText } from "../src/layers/transfer/transferText.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { GraphDatabase } from "../src/services/GraphDatabase.js"
 import type { Address } from "../src/services/Settings.js"
 import { Settings } from "../src/services/Settings.js"
-import { counterId } from "./memoryFile.js"
+import { importDuplicateFlood } from "./duplicateFlood.js"
 
 const rounds = Number(process.argv[2] ?? 5)
 const saves = Number(process.argv[3] ?? 60)
@@ -156,23 +153,7 @@ const program = Effect.gen(function*() {
   for (const [key, graph] of Object.entries(names)) {
     stacks[key as keyof typeof names] = yield* Layer.build(stackOn(graph))
   }
-  const fact = (n: number, content: string, parent: string | null) =>
-    JSON.stringify({
-      kind: "fact",
-      id: counterId(n),
-      created_at: toIso(Date.parse("2026-01-01T00:00:00.000Z") + n),
-      written_by: "flooder",
-      session_id: "dup",
-      parent_id: parent,
-      content
-    })
-  const lines = [
-    headerLine,
-    fact(1, "Which queue do we use?", null),
-    ...Array.from({ length: 6000 }, (_, i) => fact(2 + i, "same text", counterId(1))),
-    fact(6002, "a different answer", counterId(1))
-  ]
-  yield* importText(`${lines.join("\n")}\n`, { merge: false }).pipe(Effect.provide(stacks.flood))
+  yield* importDuplicateFlood.pipe(Effect.provide(stacks.flood))
   // Warm every graph's schema, plans and connections.
   yield* pairedSaves(stacks.same, stacks.other)
 

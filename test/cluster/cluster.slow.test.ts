@@ -80,6 +80,33 @@ const shardOf = async (key: string, shards: ReadonlyArray<Shard>) => {
   throw new Error("no node of the cluster answered")
 }
 
+/**
+ * The acknowledged writes the workspaces' graphs lack, and how many contents they hold more than
+ * once, read through the nodes other than `dead`.
+ */
+const lostAndDoubled = async <O extends { readonly content: string }>(
+  workspaces: ReadonlyArray<string>,
+  acked: ReadonlyArray<O>,
+  dead: number
+) => {
+  const reader = await clusterClient(
+    cluster.ports.filter((p) => p !== dead).map((port) => ({ host: "127.0.0.1", port })),
+    { password: cluster.password }
+  )
+  const found = new Map<string, number>()
+  for (const w of workspaces) {
+    const rows = await reader.selectGraph(`relay_ws_${w}`).roQuery<{ content: string; n: number }>(
+      "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
+    )
+    for (const r of rows.data ?? []) found.set(r.content, r.n)
+  }
+  await reader.close()
+  return {
+    lost: acked.filter((o) => !found.has(o.content)),
+    duplicated: [...found.values()].filter((n) => n > 1).length
+  }
+}
+
 /** The v2 SDK client pinned to 2026-07-28: every call a stateless POST, which any edge may answer. */
 const connect2026 = async (url: string, token: string) => {
   const client = new ClientV2({ name: "cluster-edges", version: "0.0.0" }, {
@@ -237,21 +264,8 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     stopAt = Date.now()
     await Promise.all(writing)
 
-    const reader = await clusterClient(
-      cluster.ports.filter((p) => p !== victim.port).map((port) => ({ host: "127.0.0.1", port })),
-      { password: cluster.password }
-    )
-    const found = new Map<string, number>()
-    for (const w of workspaces) {
-      const rows = await reader.selectGraph(`relay_ws_${w}`).roQuery<{ content: string; n: number }>(
-        "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
-      )
-      for (const r of rows.data ?? []) found.set(r.content, r.n)
-    }
-    await reader.close()
     const acked = outcomes.filter((o) => o.acked)
-    const lost = acked.filter((o) => !found.has(o.content))
-    const duplicated = [...found.values()].filter((n) => n > 1).length
+    const { duplicated, lost } = await lostAndDoubled(workspaces, acked, victim.port)
     const otherShardErrors = outcomes.slice(warm).filter((o) => !onVictim.has(o.workspace) && !o.acked)
     const firstAfter = acked.filter((o) => onVictim.has(o.workspace) && o.startedAt > killedAt)
       .reduce((min, o) => Math.min(min, o.at - killedAt), Number.POSITIVE_INFINITY)
@@ -460,21 +474,8 @@ it("answers 503 with Retry-After and never 401 while the token store's shard fai
     await Promise.all(writing)
 
     const during = answers.filter((a) => a.at >= killedAt && a.at <= stopAt)
-    const reader = await clusterClient(
-      cluster.ports.filter((p) => p !== tokenShard.port).map((port) => ({ host: "127.0.0.1", port })),
-      { password: cluster.password }
-    )
-    const found = new Map<string, number>()
-    for (const w of workspaces) {
-      const rows = await reader.selectGraph(`relay_ws_${w}`).roQuery<{ content: string; n: number }>(
-        "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
-      )
-      for (const r of rows.data ?? []) found.set(r.content, r.n)
-    }
-    await reader.close()
     const acked = outcomes.filter((o) => o.acked)
-    const lost = acked.filter((o) => !found.has(o.content))
-    const duplicated = [...found.values()].filter((n) => n > 1).length
+    const { duplicated, lost } = await lostAndDoubled(workspaces, acked, tokenShard.port)
 
     // A token made before the kill and first shown after it, and the revocation of another one.
     const later = await connectHttp(relays[1]!.url, unusedUntilAfter)
