@@ -1,13 +1,12 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, TestClock } from "effect"
+import { Effect, Either, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { FactStatus } from "../../src/domain/fact.js"
 import { Cursor } from "../../src/domain/paging.js"
 import { makeFactStoreTest } from "../../src/layers/factStore/FactStoreTest.js"
-import { type ConflictsAfter, FactStore, type FactStoreShape } from "../../src/services/FactStore.js"
+import { type ConflictsAfter, type ConflictsPage, FactStore, type FactStoreShape } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
-import { Schema } from "effect"
 import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
 
@@ -104,7 +103,7 @@ const conflictPages = (store: FactStoreShape, size: number, asOf: number | null,
     const out: Array<unknown> = []
     let after: ConflictsAfter | null = null
     for (let n = 0; n < 200; n++) {
-      const got = yield* store.openConflicts({ limit: size, children: size, after, asOf, thread })
+      const got: ConflictsPage = yield* store.openConflicts({ limit: size, children: size, after, asOf, thread })
       out.push(got)
       if (got.next === null) return out
       after = got.next
@@ -151,8 +150,14 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
     const ids: Array<string> = []
     const ghost = randomUUID()
     const pick = (n: number) => [...ids, ghost][n % (ids.length + 1)]!
-    let lastDecision: { kind: "resolve" | "compatible"; callId: string; w: string; l: string; reason: string } | null =
-      null
+    interface DecisionCall {
+      readonly kind: "resolve" | "compatible"
+      readonly callId: string
+      readonly w: string
+      readonly l: string
+      readonly reason: string
+    }
+    let lastDecision: DecisionCall | null = null
 
     for (const s of steps) {
       yield* TestClock.adjust(s.dt)
@@ -175,7 +180,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
           }), ({ links: _links, ...rest }) => rest)
         if (Either.isRight(saved)) ids.push(id)
       } else if (s.kind === "resolve" || s.kind === "compatible") {
-        const call = s.again !== "no" && lastDecision !== null && lastDecision.kind === s.kind
+        const call: DecisionCall = s.again !== "no" && lastDecision !== null && lastDecision.kind === s.kind
           ? { ...lastDecision, callId: s.again === "retry" ? lastDecision.callId : randomUUID() }
           : { kind: s.kind, callId: randomUUID(), w: pick(s.w), l: pick(s.l), reason: s.reason }
         lastDecision = call
@@ -198,7 +203,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
               resolvedBy: name(s.writer)
             }))
         }
-      } else if (s.kind === "retract") {
+      } else if (s.kind === "retract" && "f" in s) {
         yield* both(`retract ${pick(s.f)}`, (store) =>
           store.retract({
             callId: randomUUID(),
@@ -207,7 +212,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
             retractedBy: name(s.writer),
             staleLimit: 2
           }), (r) => ({ ...r, id: null, staleNextCursor: r.staleNextCursor !== null }))
-      } else {
+      } else if ("f" in s) {
         yield* both(
           `confirm ${pick(s.f)}`,
           (store) =>

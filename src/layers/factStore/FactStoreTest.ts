@@ -86,8 +86,13 @@ const unmodelled = (operation: string) =>
 const modelKind = (k: StoredKind | null | undefined): Model.ModelKind | null =>
   k === null || k === undefined ? null : k === "choice" ? "choice" : "detail"
 
-/** A fact as the tools show it, with its status in `graph` (the memory, or as it stood at a time). */
-const factOf = (graph: TestMemory, id: string, listedUnder?: string): Fact => {
+/**
+ * A fact as the tools show it, with its status in `graph` (the memory, or as it stood at a time).
+ * Listed under a parent (a conflict's child, a save's sibling) it names that parent and no
+ * builds_on (docs/contract.md); `chain`: as a context page shows it, which names only the first
+ * parent (layers/factStore/context.ts reads no builds_on).
+ */
+const factOf = (graph: TestMemory, id: string, listedUnder?: string, chain = false): Fact => {
   const f = graph.facts.find((x) => x.id === id)!
   const parents = Model.parentsOf(f)
   return {
@@ -97,7 +102,7 @@ const factOf = (graph: TestMemory, id: string, listedUnder?: string): Fact => {
     session_id: f.sessionId,
     created_at: toIso(f.createdAt),
     parent_id: listedUnder ?? f.parentId,
-    ...(parents.length > 1 ? { builds_on: parents } : {}),
+    ...(parents.length > 1 && listedUnder === undefined && !chain ? { builds_on: parents } : {}),
     status: Model.status(graph, id)
   }
 }
@@ -251,7 +256,7 @@ export const makeFactStoreTest = Effect.gen(function*() {
         const newestFirst = Model.context(at, id).reverse()
           .filter((f) => before === null || stampOfFact(at, f) < before)
           .slice(0, request.limit + 1)
-          .map((f) => factOf(at, f))
+          .map((f) => factOf(at, f, undefined, true))
         const { items, next_cursor } = page(
           newestFirst,
           request.limit,
