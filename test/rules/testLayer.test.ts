@@ -5,7 +5,12 @@ import type { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.j
 import type { FactStatus } from "../../src/domain/fact.js"
 import { Cursor } from "../../src/domain/paging.js"
 import { makeFactStoreTest } from "../../src/layers/factStore/FactStoreTest.js"
-import { type ConflictsAfter, type ConflictsPage, FactStore, type FactStoreShape } from "../../src/services/FactStore.js"
+import {
+  type ConflictsAfter,
+  type ConflictsPage,
+  FactStore,
+  type FactStoreShape
+} from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
@@ -78,13 +83,18 @@ const outcome = <A, E extends { readonly _tag: string; readonly message: string 
 ) => Either.isLeft(e) ? { failed: e.left._tag, message: e.left.message } : shape(e.right)
 
 /** Cursors may hold node ids (impact): compared by whether there is one, and each store follows its own. */
-const hasNext = <P extends { readonly next_cursor: string | null }>(p: P) => ({ ...p, next_cursor: p.next_cursor !== null })
+const hasNext = <P extends { readonly next_cursor: string | null }>(p: P) => ({
+  ...p,
+  next_cursor: p.next_cursor !== null
+})
 
 const decodeCursor = (s: string) => Schema.decodeSync(Cursor)(s) as ReadonlyArray<number>
 
 /** Every page of a read, through its own cursors. */
 const pages = <A, E>(
-  read: (cursor: ReadonlyArray<number> | null) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>
+  read: (
+    cursor: ReadonlyArray<number> | null
+  ) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>
 ) =>
   Effect.gen(function*() {
     const out: Array<ReadonlyArray<A>> = []
@@ -242,10 +252,12 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
             s.currentState({ limit: 3, sessionId: null, before: null, statuses, asOf, ...filter }), hasNext)
         }
       }
-      yield* both("lost decisions", (s) => s.lostDecisions(ids, asOf))
+      yield* both("lost decisions", (s) =>
+        s.lostDecisions(ids, asOf))
     }
     for (const id of [...ids, ghost]) {
-      yield* bothPaged(`impact of ${id}`, (s, c) => s.impact(id, { limit: 2, cursor: c as ImpactCursor | null }))
+      yield* bothPaged(`impact of ${id}`, (s, c) =>
+        s.impact(id, { limit: 2, cursor: c as ImpactCursor | null }))
     }
     yield* both("names", (s) => s.shownNames(writers.map(name), false))
   })

@@ -5,7 +5,13 @@ import type { Dependent, Fact, StoredKind } from "../../domain/fact.js"
 import * as Model from "../../domain/model/index.js"
 import { currentBudget, leftOutCap, page } from "../../domain/paging.js"
 import { requestIdMessage } from "../../domain/requestId.js"
-import { buildsOnMessage, compatibleMessage, confirmMessage, mergeDepthCap, resolutionMessage } from "../../domain/rules.js"
+import {
+  buildsOnMessage,
+  compatibleMessage,
+  confirmMessage,
+  mergeDepthCap,
+  resolutionMessage
+} from "../../domain/rules.js"
 import { toIso } from "../../domain/time.js"
 import {
   type ConflictsRequest,
@@ -151,7 +157,8 @@ const conflictItems = (m: TestMemory, request: ConflictsRequest, snap: number): 
     .filter((c) => members === null || members.has(c.parent))
     .map((c) => ({ c, key: stampOfFact(at, c.children[0]!), parentKey: stampOfFact(at, c.parent) }))
     .filter(({ key, parentKey }) =>
-      key < afterKeyStamp || (key === afterKeyStamp && (parentKey < afterParent || (parentKey === afterParent && afterChild > 0)))
+      key < afterKeyStamp ||
+      (key === afterKeyStamp && (parentKey < afterParent || (parentKey === afterParent && afterChild > 0)))
     )
     .slice(0, request.limit + 1)
     .map(({ c, key, parentKey }) => {
@@ -464,7 +471,9 @@ export const makeFactStoreTest = Effect.gen(function*() {
             f.id !== c.factId && Model.status(m, f.id) === "stale" && Model.status(next, f.id) !== "stale"
           ).length
         }
-        const record = [...next.confirmations].reverse().find((x) => x.fact === c.factId)!
+        const record = [...next.confirmations].reverse().find((x) =>
+          x.fact === c.factId
+        )!
         return {
           id: record.callId,
           fact: factOf(next, c.factId),
