@@ -19,7 +19,7 @@ import { addDocs, termCountsClause } from "./termCounts.js"
  * - the clock node and its CLOCK edge are made sure of once, before the rows (then MATCHed);
  * - the fact's BUILDS_ON and FORKS edges are CREATEd (only a fact this row made gets them, and a new
  *   fact has none yet);
- * - a parent's ForkMark is found through its MARKS edge and updated, or created;
+ * - a parent's ForkMark is written after the rows, once a parent its rows mark (`marksOnce`);
  * - the term counts are added once, after the rows, for the facts the rows made, a term's count
  *   summed over them (`$gc_terms`: each distinct term of the batch with the rows that hold it).
  * Each replaced fragment must be in the statement exactly once, or this module fails to load.
