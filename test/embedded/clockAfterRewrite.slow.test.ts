@@ -74,7 +74,11 @@ layer(NodeContext.layer, { excludeTestServices: true })("the clock across a rewr
         schemaVersion,
         6
       ]])
-      expect(yield* query("CALL db.indexes() YIELD label WHERE label = 'RelayClock' RETURN count(label)")).toEqual([[
+      expect(
+        yield* query(
+          "CALL db.indexes() YIELD label, properties WHERE label = 'RelayClock' AND 'id' IN properties RETURN count(label)"
+        )
+      ).toEqual([[
         0
       ]])
       const stamps = [...before, ...after]

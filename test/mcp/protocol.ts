@@ -47,7 +47,8 @@ export const checkedCaller = async (relay: RelayClient) => {
   /** The result of a call that must succeed. */
   const ok = async <N extends string>(name: N, args: Record<string, unknown> = {}): Promise<OutputOf<N>> => {
     const result = await call(name, args)
-    expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeFalsy()
+    // The Relay's own log names the cause behind a failure the model sees only as a code.
+    expect(result.isError, `${name}: ${result.content[0]?.text}\n${relay.stderr().slice(-2000)}`).toBeFalsy()
     return outputOf(result)
   }
 

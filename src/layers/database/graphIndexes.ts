@@ -19,6 +19,14 @@ const index = (entity: Entity, label: string, property: string) => ({
 })
 
 const indexes = [
+  // Every label a statement MERGEs exists before any plan names it: FalkorDB 4.16 plans a MERGE on a
+  // label the graph does not have yet as matching nothing, so two first statements at once (two
+  // assistants starting on a new memory) each made a clock node, and every later save bound both and
+  // wrote its fact twice (a unique-constraint refusal on every save). Not on the clock's or the
+  // rank head's `id`: their id is 0, the value 4.16.3's range index loses (`dropped` below).
+  index("NODE", "RelayClock", "schema"),
+  // No RankHead has `made`: the index only makes the label exist.
+  index("NODE", "RankHead", "made"),
   index("NODE", "Fact", "id"),
   index("NODE", "Fact", "created_at"),
   index("NODE", "Fact", "session_id"),

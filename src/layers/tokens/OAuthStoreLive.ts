@@ -61,6 +61,9 @@ export const makeOAuthStore = Effect.gen(function*() {
   for (
     const index of [
       "(c:OAuthClient) ON (c.id)",
+      // Makes the label exist before the key's MERGE is planned: two edges starting on a new store
+      // at once would each make a registration key (graphIndexes.ts says why).
+      "(k:OAuthKey) ON (k.name)",
       "(c:OAuthCode) ON (c.hash)",
       "(g:OAuthToken) ON (g.hash)",
       "(g:OAuthToken) ON (g.client_id)"
