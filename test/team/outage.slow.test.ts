@@ -125,4 +125,30 @@ describe("team mode with its database killed or hung", () => {
     const after = await client.call("relay_get_current_state", {})
     expect(after.isError, JSON.stringify(after.structuredContent)).toBeFalsy()
   })
+  it("keeps a studio session across the outage: 503 with Retry-After, never 401, and the same cookie reads after", async () => {
+    const origin = new URL(relay.url).origin
+    const login = () =>
+      fetch(`${origin}/studio/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin },
+        body: new URLSearchParams({ token }).toString()
+      })
+    const cookie = (await login()).headers.get("set-cookie")?.split(";")[0]
+    expect(cookie).toMatch(/^relay_studio=/)
+    const me = () => fetch(`${origin}/studio/api/me`, { headers: { cookie: cookie! } })
+    expect((await me()).status).toBe(200)
+
+    await server.kill()
+    const during = await me()
+    expect(during.status).toBe(503)
+    expect(during.headers.get("retry-after")).toBe("2")
+    expect((await during.json() as { error: { code: string } }).error.code).toBe("unavailable")
+    // A sign-in meanwhile is told to try again, not that its token was refused.
+    expect((await login()).headers.get("location")).toBe("/studio/?signin=unavailable")
+    relayAlive()
+
+    await server.restart()
+    expect((await me()).status).toBe(200)
+  })
 })
