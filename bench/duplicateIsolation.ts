@@ -8,14 +8,11 @@
  */
 import { Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { headerLine } from "../src/domain/memoryRecord.js"
-import { toIso } from "../src/domain/time.js"
 import { relayStack } from "../src/layers/assembly/stacks.js"
-import { importText } from "../src/layers/transfer/transferText.js"
 import { FactStore } from "../src/services/FactStore.js"
 import { GraphDatabase } from "../src/services/GraphDatabase.js"
 import { Settings } from "../src/services/Settings.js"
-import { counterId } from "./memoryFile.js"
+import { importDuplicateFlood } from "./duplicateFlood.js"
 
 const rounds = Number(process.argv[2] ?? 3)
 const saves = Number(process.argv[3] ?? 100)
@@ -71,25 +68,7 @@ const conflictsLoop = (stats: { calls: number; ms: Array<number> }) =>
 const program = Effect.gen(function*() {
   const flood = yield* Layer.build(stackOn(`bench_dups_${randomBytes(4).toString("hex")}`))
   const other = yield* Layer.build(stackOn(`bench_other_${randomBytes(4).toString("hex")}`))
-  // Written as an import file: the bulk path's sibling checks grow with the siblings, past the
-  // statement timeout on a loaded machine, where an import batch reads the stamps alone.
-  const fact = (n: number, content: string, parent: string | null) =>
-    JSON.stringify({
-      kind: "fact",
-      id: counterId(n),
-      created_at: toIso(Date.parse("2026-01-01T00:00:00.000Z") + n),
-      written_by: "flooder",
-      session_id: "dup",
-      parent_id: parent,
-      content
-    })
-  const lines = [
-    headerLine,
-    fact(1, "Which queue do we use?", null),
-    ...Array.from({ length: 6000 }, (_, i) => fact(2 + i, "same text", counterId(1))),
-    fact(6002, "a different answer", counterId(1))
-  ]
-  yield* importText(`${lines.join("\n")}\n`, { merge: false }).pipe(Effect.provide(flood))
+  yield* importDuplicateFlood.pipe(Effect.provide(flood))
   // Warm both graphs' plans and connections.
   yield* timedSaves.pipe(Effect.provide(other))
   const rows: Array<Array<string>> = [[

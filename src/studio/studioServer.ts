@@ -5,7 +5,7 @@ import { packageDir } from "../packageDir.js"
 import { studioApi } from "./studioApi.js"
 import { studioEvents } from "./studioEvents.js"
 import { sendJson, sendText } from "./studioReplies.js"
-import { sessionCookie, type StudioSessions, type StudioWorkspace } from "./studioSessions.js"
+import { sessionCookie, type StudioSessions, StudioUnavailable, type StudioWorkspace } from "./studioSessions.js"
 
 /**
  * Relay Studio's routes, all under `/studio`: the page and its two bundled assets, the sign-in, the
@@ -14,6 +14,12 @@ import { sessionCookie, type StudioSessions, type StudioWorkspace } from "./stud
  * that token's workspace only). Every request passes the same Host and Origin checks as the MCP
  * endpoint first; nothing here writes to the memory.
  */
+/** `value` for a StudioUnavailable rejection; any other is passed on. */
+const whenUnavailable = <const V>(value: V) => (e: unknown): V => {
+  if (e instanceof StudioUnavailable) return value
+  throw e
+}
+
 export const studioBase = "/studio"
 
 // Where build-studio.mjs writes them, found from the package's folder: the same from dist/server.js,
@@ -96,10 +102,12 @@ export const handleStudio = async (
     }
     const form = await readForm(req, 4096)
     const token = form?.get("token")?.trim() ?? ""
-    const workspace = token === "" ? null : await options.signIn(token)
-    const id = workspace === null ? null : await options.sessions.open(workspace)
+    const workspace = token === "" ? null : await options.signIn(token).catch(whenUnavailable("unavailable"))
+    const id = workspace === null || workspace === "unavailable" ? null : await options.sessions.open(workspace)
     if (id === null) {
-      res.writeHead(303, { location: `${studioBase}/?signin=failed`, "cache-control": "no-store" })
+      // The page says which: a token not accepted, or a database that could not check it (try again).
+      const signin = workspace === "unavailable" ? "unavailable" : "failed"
+      res.writeHead(303, { location: `${studioBase}/?signin=${signin}`, "cache-control": "no-store" })
       res.end()
       return true
     }
@@ -151,7 +159,15 @@ export const handleStudio = async (
     res.end()
     return true
   }
-  const session = await options.sessions.get(req.headers.cookie)
+  const session = await options.sessions.get(req.headers.cookie).catch(whenUnavailable("unavailable"))
+  if (session === "unavailable") {
+    // As the MCP edge answers when it cannot check a token: the session is kept, nobody is signed out.
+    sendJson(res, 503, {
+      error: { code: "unavailable", message: "Relay cannot reach its database right now; try again shortly" },
+      team: true
+    }, { "retry-after": "2" })
+    return true
+  }
   if (session === undefined) {
     sendJson(res, 401, {
       error: {

@@ -17,9 +17,20 @@ export interface StudioWorkspace {
   readonly owner?: string
   /** Which database and graph it reads, for the page's empty state (laptop only: a team's is not told). */
   readonly where?: string
-  /** Checked on each request and each live poll: false once the token behind the session was revoked. */
+  /**
+   * Checked on each request and each live poll: false once the token behind the session was revoked.
+   * Rejects with StudioUnavailable when the database could not say (down, failing over): the session
+   * is kept, and the request is answered 503.
+   */
   readonly stillValid: () => Promise<boolean>
   readonly release: () => Promise<void>
+}
+
+/** The database could not check a token (down, failing over): not a refusal, so nobody is signed out. */
+export class StudioUnavailable extends Error {
+  constructor() {
+    super("unavailable")
+  }
 }
 
 export const cookieName = "relay_studio"
@@ -93,7 +104,10 @@ export const makeStudioSessions = (now: () => number) => {
       sessions.set(id, { workspace, owner, expires: now() + sessionMillis, closed: false })
       return id
     },
-    /** The cookie's live session, or undefined; a session whose token was revoked ends here. */
+    /**
+     * The cookie's live session, or undefined; a session whose token was revoked ends here. Rejects
+     * with StudioUnavailable, the session kept, when the token could not be checked.
+     */
     get: async (cookieHeader: string | undefined): Promise<StudioSession | undefined> => {
       const id = cookieOf(cookieHeader)
       if (id === undefined) return undefined

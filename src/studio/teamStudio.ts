@@ -7,7 +7,7 @@ import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
 import { WorkspaceStores } from "../services/WorkspaceStores.js"
 import { handleStudio } from "./studioServer.js"
-import { makeStudioSessions, type StudioWorkspace } from "./studioSessions.js"
+import { makeStudioSessions, StudioUnavailable, type StudioWorkspace } from "./studioSessions.js"
 
 /**
  * The studio in team mode (`relay --http`, at /studio): a person signs in with a Relay token and
@@ -30,9 +30,11 @@ export const makeTeamStudio = (
     const sessions = makeStudioSessions(() => Runtime.runSync(base)(Clock.currentTimeMillis))
     yield* Effect.addFinalizer(() => Effect.promise(() => sessions.closeAll()))
 
+    /** Null for a token that is not good; rejects with StudioUnavailable when the database could not say. */
     const signIn = async (token: string): Promise<StudioWorkspace | null> => {
       const verified = await run(check(token))
-      if (Either.isLeft(verified) || verified.right === null) return null
+      if (Either.isLeft(verified)) throw new StudioUnavailable()
+      if (verified.right === null) return null
       const caller = verified.right
       return run(Effect.gen(function*() {
         const scope = yield* Scope.make()
@@ -45,7 +47,8 @@ export const makeTeamStudio = (
           owner: caller.tokenId,
           stillValid: async () => {
             const again = await run(check(token))
-            return Either.isRight(again) && again.right !== null && again.right.tokenId === caller.tokenId
+            if (Either.isLeft(again)) throw new StudioUnavailable()
+            return again.right !== null && again.right.tokenId === caller.tokenId
           },
           release: () => run(Scope.close(scope, Exit.void))
         }

@@ -8,7 +8,14 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { clusterClient } from "../../src/layers/database/graphClient.js"
-import { connectHttp, createToken, type HttpClient, type HttpRelay, startHttpRelay } from "../support/httpRelay.js"
+import {
+  connectHttp,
+  createToken,
+  type HttpClient,
+  type HttpRelay,
+  startHttpRelay,
+  tokenCommand
+} from "../support/httpRelay.js"
 import { type WriteOutcome, writeUntil } from "../support/writeUntil.js"
 
 /**
@@ -54,12 +61,51 @@ const until = async (check: () => Promise<boolean> | boolean, ms: number, what: 
 
 let cluster: Cluster
 let ask: ClusterModule["ask"]
+/** The primaries the cluster started with: a shard whose primary is still one of them never failed over. */
+let firstPrimaries: ReadonlySet<number>
 beforeAll(async () => {
   const module = await import(clusterModule) as ClusterModule
   ask = module.ask
   cluster = await module.startCluster({})
+  firstPrimaries = new Set((await cluster.primaries()).map((s) => s.port))
 }, 120_000)
 afterAll(() => cluster?.stop())
+
+/** The port of the primary that serves `key`'s slot among `shards` (asked of a node that answers). */
+const shardOf = async (key: string, shards: ReadonlyArray<Shard>) => {
+  for (const port of cluster.ports) {
+    const slot = await ask(port, cluster.password, ["CLUSTER", "KEYSLOT", key])
+    if (slot !== null) return shards.find((s) => Number(slot) >= s.from && Number(slot) <= s.to)!.port
+  }
+  throw new Error("no node of the cluster answered")
+}
+
+/**
+ * The acknowledged writes the workspaces' graphs lack, and how many contents they hold more than
+ * once, read through the nodes other than `dead`.
+ */
+const lostAndDoubled = async <O extends { readonly content: string }>(
+  workspaces: ReadonlyArray<string>,
+  acked: ReadonlyArray<O>,
+  dead: number
+) => {
+  const reader = await clusterClient(
+    cluster.ports.filter((p) => p !== dead).map((port) => ({ host: "127.0.0.1", port })),
+    { password: cluster.password }
+  )
+  const found = new Map<string, number>()
+  for (const w of workspaces) {
+    const rows = await reader.selectGraph(`relay_ws_${w}`).roQuery<{ content: string; n: number }>(
+      "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
+    )
+    for (const r of rows.data ?? []) found.set(r.content, r.n)
+  }
+  await reader.close()
+  return {
+    lost: acked.filter((o) => !found.has(o.content)),
+    duplicated: [...found.values()].filter((n) => n > 1).length
+  }
+}
 
 /** The v2 SDK client pinned to 2026-07-28: every call a stateless POST, which any edge may answer. */
 const connect2026 = async (url: string, token: string) => {
@@ -122,11 +168,6 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
   const relays: Array<HttpRelay> = []
   const clients: Array<HttpClient> = []
   try {
-    const seed = cluster.ports[0]!
-    const shardOf = async (key: string, shards: ReadonlyArray<Shard>) => {
-      const slot = Number(await ask(seed, cluster.password, ["CLUSTER", "KEYSLOT", key]))
-      return shards.find((s) => slot >= s.from && slot <= s.to)!.port
-    }
     const shards = await cluster.primaries()
     expect(shards).toHaveLength(3)
     // Two workspaces on each shard, by the slot each graph's name hashes to.
@@ -223,21 +264,8 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     stopAt = Date.now()
     await Promise.all(writing)
 
-    const reader = await clusterClient(
-      cluster.ports.filter((p) => p !== victim.port).map((port) => ({ host: "127.0.0.1", port })),
-      { password: cluster.password }
-    )
-    const found = new Map<string, number>()
-    for (const w of workspaces) {
-      const rows = await reader.selectGraph(`relay_ws_${w}`).roQuery<{ content: string; n: number }>(
-        "MATCH (f:Fact) RETURN f.content AS content, count(f) AS n"
-      )
-      for (const r of rows.data ?? []) found.set(r.content, r.n)
-    }
-    await reader.close()
     const acked = outcomes.filter((o) => o.acked)
-    const lost = acked.filter((o) => !found.has(o.content))
-    const duplicated = [...found.values()].filter((n) => n > 1).length
+    const { duplicated, lost } = await lostAndDoubled(workspaces, acked, victim.port)
     const otherShardErrors = outcomes.slice(warm).filter((o) => !onVictim.has(o.workspace) && !o.acked)
     const firstAfter = acked.filter((o) => onVictim.has(o.workspace) && o.startedAt > killedAt)
       .reduce((min, o) => Math.min(min, o.at - killedAt), Number.POSITIVE_INFINITY)
@@ -316,6 +344,195 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     const copied = await cli("copy", ["--to", "elsewhere", "--workspace", source])
     expect(copied.code).toBe(1)
     expect(copied.stderr).toMatch(/on a cluster, `npm run export`/)
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
+    await Promise.all(relays.map((r) => r.stop()))
+  }
+})
+
+/** One HTTP answer to a POST a client sent: what the SDK client turns into a result or a throw. */
+interface Answer {
+  readonly status: number
+  readonly retryAfter: string | null
+  readonly at: number
+}
+
+/** A fetch for the SDK's transport that keeps each POST's status and Retry-After in `log`. */
+const observing = (log: Array<Answer>) => async (url: string | URL, init?: RequestInit) => {
+  const response = await fetch(url, init)
+  if (init?.method === "POST") {
+    log.push({ status: response.status, retryAfter: response.headers.get("retry-after"), at: Date.now() })
+  }
+  return response
+}
+
+it("answers 503 with Retry-After and never 401 while the token store's shard fails over; its tokens work after, and a revocation reaches both edges within the recheck window", async () => {
+  const recheckMillis = 1000
+  const relays: Array<HttpRelay> = []
+  const clients: Array<HttpClient> = []
+  try {
+    const shards = await cluster.primaries()
+    // The token store on a shard that still has both replicas (the test above may have failed one over).
+    const fresh = new Set(shards.filter((s) => firstPrimaries.has(s.port)).map((s) => s.port))
+    const run = randomBytes(3).toString("hex")
+    let tokenGraph = ""
+    for (let i = 0; tokenGraph === ""; i++) {
+      if (fresh.has(await shardOf(`relay_tokens_${run}_${i}`, shards))) tokenGraph = `relay_tokens_${run}_${i}`
+    }
+    const tokenPort = await shardOf(tokenGraph, shards)
+    const tokenShard = shards.find((s) => s.port === tokenPort)!
+    // One workspace beside the token store, one on another shard.
+    let beside = ""
+    let apart = ""
+    for (let i = 0; beside === "" || apart === ""; i++) {
+      const workspace = `k${run}-${i}`
+      const same = (await shardOf(`relay_ws_${workspace}`, shards)) === tokenShard.port
+      if (same && beside === "") beside = workspace
+      if (!same && apart === "") apart = workspace
+    }
+    const workspaces = [beside, apart]
+    const env = {
+      ...cluster.env,
+      RELAY_TOKEN_GRAPH: tokenGraph,
+      RELAY_MIN_REPLICAS: "1",
+      RELAY_RATE_LIMIT: "100000",
+      RELAY_STRUCTURED_CONTENT: "full",
+      RELAY_HTTP_TOKEN_RECHECK_MS: String(recheckMillis)
+    }
+    // Every token made before the kill (each creation waited for a replica: RELAY_MIN_REPLICAS).
+    const tokens = new Map<string, string>()
+    for (const w of workspaces) tokens.set(w, await createToken(env, `writer-${w}`, w))
+    const unusedUntilAfter = await createToken(env, `later-${run}`, beside)
+    const leaver = await createToken(env, `leaver-${run}`, apart)
+    relays.push(await startHttpRelay(env), await startHttpRelay(env))
+
+    // Two writers in each workspace, one through each edge; every POST's answer is kept.
+    const answers: Array<Answer> = []
+    const writers: Array<{ workspace: string; client: HttpClient }> = []
+    for (const w of workspaces) {
+      for (const relay of relays) {
+        const client = await connectHttp(relay.url, tokens.get(w)!, {}, observing(answers))
+        clients.push(client)
+        writers.push({ workspace: w, client })
+      }
+    }
+    const outcomes: Array<Outcome & { readonly writer: number }> = []
+    let stopAt = Number.POSITIVE_INFINITY
+    for (const w of workspaces) {
+      await until(
+        async () => {
+          const reply = await writers.find((x) => x.workspace === w)!.client.call("relay_save_fact", {
+            content: `tokens ${w} first`,
+            session_id: `tokens-${run}`
+          })
+          outcomes.push({
+            workspace: w,
+            writer: -1,
+            content: `tokens ${w} first`,
+            acked: !reply.isError,
+            startedAt: 0,
+            at: 0
+          })
+          return reply.isError !== true
+        },
+        30_000,
+        `the first save in ${w} did not land`
+      )
+    }
+    const writing = writers.map(({ client, workspace }, i) =>
+      writeUntil(
+        client,
+        () => Date.now() >= stopAt,
+        (n) => `tokens ${workspace} writer ${i} write ${n}`,
+        `tokens-${run}`,
+        (o) => outcomes.push({ workspace, writer: i, ...o })
+      )
+    )
+    await until(
+      () => writers.every((_, i) => outcomes.filter((o) => o.writer === i && o.acked).length >= 2),
+      30_000,
+      "every writer did not acknowledge 2 writes"
+    )
+    const killedAt = Date.now()
+    await cluster.kill(tokenShard.port)
+    await until(
+      async () => {
+        const owner = (await cluster.primaries()).find((s) => s.from === tokenShard.from)
+        return owner !== undefined && owner.port !== tokenShard.port
+      },
+      30_000,
+      "no replica of the token store's shard was promoted"
+    )
+    const promotedAt = Date.now()
+    // Back: every writer, through both edges, has a write acknowledged that it sent after the promotion.
+    await until(
+      () => writers.every((_, i) => outcomes.some((o) => o.writer === i && o.acked && o.startedAt > promotedAt)),
+      30_000,
+      "the writers did not write again through both edges"
+    )
+    stopAt = Date.now()
+    await Promise.all(writing)
+
+    const during = answers.filter((a) => a.at >= killedAt && a.at <= stopAt)
+    const acked = outcomes.filter((o) => o.acked)
+    const { duplicated, lost } = await lostAndDoubled(workspaces, acked, tokenShard.port)
+
+    // A token made before the kill and first shown after it, and the revocation of another one.
+    const later = await connectHttp(relays[1]!.url, unusedUntilAfter)
+    clients.push(later)
+    const laterSave = await later.call("relay_save_fact", { content: `tokens ${run} later`, session_id: "later" })
+    const leaverLogs = relays.map((): Array<Answer> => [])
+    const leavers = await Promise.all(relays.map((r, i) => connectHttp(r.url, leaver, {}, observing(leaverLogs[i]!))))
+    clients.push(...leavers)
+    for (const l of leavers) expect((await l.call("relay_get_current_state", {})).isError).toBeFalsy()
+    // Each edge asked on and on while the token CLI revokes it, so each holds a fresh check when it lands.
+    const revokeStartedAt = Date.now()
+    let revokedAt = Number.POSITIVE_INFINITY
+    /** When each edge accepted the token last and first refused it, polled until it refuses it. */
+    const polling = leavers.map(async (l, i) => {
+      let lastAcceptedAt = Number.NEGATIVE_INFINITY
+      for (;;) {
+        const startedAt = Date.now()
+        const refused = await l.call("relay_get_current_state", {}).then((r) => r.isError === true, () => true)
+        if (refused) return { lastAcceptedAt, refusedAt: startedAt, status: leaverLogs[i]!.at(-1)?.status }
+        lastAcceptedAt = startedAt
+        if (startedAt - revokedAt > 10 * recheckMillis) return { lastAcceptedAt, refusedAt: 0, status: undefined }
+        await new Promise((r) => setTimeout(r, 25))
+      }
+    })
+    await tokenCommand(env, ["revoke", `leaver-${run}`])
+    revokedAt = Date.now()
+    const revocation = await Promise.all(polling)
+
+    const result = {
+      tokenShard: tokenShard.port,
+      promotedAfterMs: promotedAt - killedAt,
+      backAfterMs: stopAt - killedAt,
+      answers: Object.entries(during.reduce<Record<string, number>>((m, a) => {
+        m[String(a.status)] = (m[String(a.status)] ?? 0) + 1
+        return m
+      }, {})),
+      written: outcomes.length,
+      acknowledged: acked.length,
+      lost: lost.length,
+      duplicated,
+      revokeCliMs: revokedAt - revokeStartedAt,
+      // From the start of the token CLI: the last call each edge accepted, and its first refusal.
+      revocationMs: revocation.map((r) => `${r.lastAcceptedAt - revokeStartedAt}/${r.refusedAt - revokeStartedAt}`)
+    }
+    process.stderr.write(`cluster token store failover ${JSON.stringify(result)}\n`)
+    expect(during.filter((a) => a.status === 401 || a.status === 403)).toEqual([])
+    expect(during.filter((a) => a.status >= 400 && (a.status !== 503 || a.retryAfter === null))).toEqual([])
+    expect(lost.map((o) => o.content)).toEqual([])
+    expect(duplicated).toBe(0)
+    expect(laterSave.isError, JSON.stringify(laterSave.structuredContent)).toBeFalsy()
+    for (const { lastAcceptedAt, status } of revocation) {
+      expect(status).toBe(401)
+      // Accepted no later than the window after the revocation was written (before the CLI ended):
+      // a token check that read the token just before it landed is believed for the window from
+      // when its answer came, and the slack is that one read.
+      expect(lastAcceptedAt - revokedAt).toBeLessThan(recheckMillis + 250)
+    }
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
     await Promise.all(relays.map((r) => r.stop()))

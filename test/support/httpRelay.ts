@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { randomBytes } from "node:crypto"
 import { startHttpRelay as startHttpProcess } from "../../bench/relayProcess.js"
 import { createTokenInProcess, startHttpInProcess } from "./inProcessRelay.js"
@@ -40,14 +41,19 @@ export interface HttpClient {
   readonly close: () => Promise<void>
 }
 
-/** The SDK's own Streamable HTTP client with a bearer token, as Cursor's `url` form would connect. */
+/**
+ * The SDK's own Streamable HTTP client with a bearer token, as Cursor's `url` form would connect;
+ * `fetch` lets a test see the HTTP answers (status, headers) the client turns into results or throws.
+ */
 export const connectHttp = async (
   url: string,
   token: string,
-  headers: Record<string, string> = {}
+  headers: Record<string, string> = {},
+  fetch?: FetchLike
 ): Promise<HttpClient> => {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } }
+    requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
+    ...(fetch === undefined ? {} : { fetch })
   })
   const client = new Client({ name: "relay-team-test", version: "0.0.0" })
   await client.connect(transport)

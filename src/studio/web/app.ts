@@ -259,8 +259,12 @@ const start = async () => {
     const me = await api<{ where?: string | null }>("me")
     view.where = me.where ?? null
   } catch (e) {
-    const body = (e as { body?: { team?: boolean } }).body
-    return signIn(body?.team === true, new URLSearchParams(location.search).has("signin"))
+    const { body, status } = e as { status?: number; body?: { team?: boolean } }
+    // 503: the session is kept, but its token could not be checked just now.
+    return signIn(
+      body?.team === true,
+      status === 503 ? "unavailable" : new URLSearchParams(location.search).get("signin")
+    )
   }
   document.getElementById("app")!.replaceChildren(
     ui.header,

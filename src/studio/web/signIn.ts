@@ -3,7 +3,8 @@
 import { base } from "./api.js"
 import { el } from "./dom.js"
 
-export const signIn = (team: boolean, failed: boolean) => {
+/** `signin`: the sign-in form's last outcome, from its redirect (`failed`, `unavailable`), or null. */
+export const signIn = (team: boolean, signin: string | null) => {
   const box = el("div", { class: "signin" }, el("h1", {}, "Relay Studio"))
   if (!team) {
     box.append(el("p", {}, "Open the one-time link that npm run studio printed (each link signs in one browser once)."))
@@ -15,7 +16,10 @@ export const signIn = (team: boolean, failed: boolean) => {
       el("button", { type: "submit" }, "Sign in")
     )
     box.append(el("p", {}, "Sign in with your Relay token: you will see that token's workspace, read-only."), form)
-    if (failed) box.append(el("p", { class: "error" }, "That token was not accepted."))
+    if (signin === "failed") box.append(el("p", { class: "error" }, "That token was not accepted."))
+    if (signin === "unavailable") {
+      box.append(el("p", { class: "error" }, "Relay cannot reach its database right now: try again in a moment."))
+    }
   }
   document.getElementById("app")!.replaceChildren(box)
 }
