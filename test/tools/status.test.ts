@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { decide, retract, save, state } from "./statusCalls.js"
 
 /**
  * Status and writer filters on relay_get_current_state, in-process (decode, policies, handler):
@@ -9,20 +10,6 @@ import { relayTestLayer } from "../support/testLayer.js"
  * over days so the store's widening windows are crossed by the filters.
  */
 const day = 24 * 60 * 60 * 1000
-
-const save = (content: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra }).pipe(
-    Effect.map((r) => r.fact.id as string)
-  )
-
-/** `winner` supersedes `loser` (a decision). */
-const decide = (winner: string, loser: string, reason: string, resolvedBy = "claude-desktop") =>
-  ok("relay_resolve_conflict", { winner_fact_id: winner, loser_fact_id: loser, reason, resolved_by: resolvedBy })
-
-const state = (args: Record<string, unknown>) =>
-  ok("relay_get_current_state", { limit: 100, ...args }).pipe(
-    Effect.map((r) => r.facts.map((f): [string, string] => [f.id, f.status]))
-  )
 
 /** Every page of current_state with `limit`, through next_cursor. */
 const allPages = (args: Record<string, unknown>, limit: number) =>
@@ -159,9 +146,6 @@ layer(relayTestLayer("statusBuried"))("relay_get_current_state under many stale 
       expect(yield* allPages({ as_of: asOf, session_id: "s1" }, 2)).toEqual(active)
     }))
 })
-
-const retract = (factId: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_retract_fact", { fact_id: factId, reason: "it was wrong", retracted_by: "zed", ...extra })
 
 layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
   it.effect("retracted drops out of default reads, its dependents at any depth turn stale, the record stays", () =>

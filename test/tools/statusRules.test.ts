@@ -1,30 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { modelTestLayer } from "../support/modelLayer.js"
-import { failed, ok } from "../support/runTool.js"
+import { failed } from "../support/runTool.js"
+import { decide, retract, save, state } from "./statusCalls.js"
 
 /**
  * Status filters and relay_retract_fact in-process (decode, policies, handler, rendering) on the
  * FactStore of the pure model (FactStoreTest): the input rules, statuses' precedence and request_id
  * retries as the tools answer them. The store's own reads of the same are in status.test.ts.
  */
-
-const save = (content: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra }).pipe(
-    Effect.map((r) => r.fact.id as string)
-  )
-
-/** `winner` supersedes `loser` (a decision). */
-const decide = (winner: string, loser: string, reason: string, resolvedBy = "claude-desktop") =>
-  ok("relay_resolve_conflict", { winner_fact_id: winner, loser_fact_id: loser, reason, resolved_by: resolvedBy })
-
-const state = (args: Record<string, unknown>) =>
-  ok("relay_get_current_state", { limit: 100, ...args }).pipe(
-    Effect.map((r) => r.facts.map((f): [string, string] => [f.id, f.status]))
-  )
-
-const retract = (factId: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_retract_fact", { fact_id: factId, reason: "it was wrong", retracted_by: "zed", ...extra })
 
 layer(modelTestLayer)("status filters and retractions on the model", (it) => {
   it.effect("a bad status or writer is invalid_input naming the field, never echoing it", () =>
