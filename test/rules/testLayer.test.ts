@@ -267,6 +267,6 @@ layer(relayTestLayer("test_layer"))("the Test layer answers as the live store", 
     "saves, forks, decisions, retractions, confirmations; context, impact, current state, conflicts",
     [fc.array(step, { minLength: 1, maxLength: 18 })],
     ([steps]) => onFreshTestClock(runScenario(steps)),
-    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(40) } }
+    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(24) } }
   )
 })
