@@ -4,7 +4,7 @@
  * GRAPH.PROFILE: where a save's time goes inside FalkorDB. At 1M facts an update of a node's
  * property after a create costs ~40 ms where an edge's costs ~0.1 (the term-count rows show it):
  * why a save keeps its counters on edges and sets every property of the fact in its CREATE. BENCH_PORT: a FalkorDB to load into
- * (default 6399); then the same save as a row of a batch of 16 (group commit) against a lone one. BENCH_FACTS: the graph's size (default 100,000). Not part of npm test.
+ * (default 6399); then the same save as a row of a batch of 16 (group commit) against a lone one, and both PROFILEs. BENCH_FACTS: the graph's size (default 100,000). Not part of npm test.
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
@@ -88,15 +88,39 @@ console.log(`| statement | ms a save | x lone |`)
 console.log(`|---|---|---|`)
 console.log(`| lone save | ${l.toFixed(3)} | 1.00 |`)
 console.log(`| one of a batch of 16 | ${b.toFixed(3)} | ${(b / l).toFixed(2)} (target <= 0.5) |`)
-const profile = await client.connection.then((c) =>
-  c.sendCommand([
-    "GRAPH.PROFILE",
-    name,
-    `CYPHER ${
-      Object.entries(params(parents[7]!)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ")
-    } ${saveQueries.child}`
-  ])
+/** A parameter as a Cypher literal (GRAPH.PROFILE takes them in the query's CYPHER prefix): map keys bare. */
+const literal = (v: unknown): string =>
+  v === null || v === undefined
+    ? "null"
+    : typeof v === "string"
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+    ? `[${v.map(literal).join(", ")}]`
+    : typeof v === "object"
+    ? `{${Object.entries(v).map(([k, x]) => `${k}: ${literal(x)}`).join(", ")}}`
+    : String(v)
+const profileOf = async (cypher: string, p: Record<string, unknown>) =>
+  (await client.connection.then((c) =>
+    c.sendCommand([
+      "GRAPH.PROFILE",
+      name,
+      `CYPHER ${Object.entries(p).map(([k, v]) => `${k}=${literal(v)}`).join(" ")} ${cypher}`
+    ])
+  )) as unknown as Array<string>
+console.log("\nPROFILE, a lone save:")
+console.log((await profileOf(saveQueries.child, params(parents[7]!))).join("\n"))
+// Which operators run once a row: a Conditional Traverse builds a matrix for each row it runs on.
+console.log("\nPROFILE, a batch of 16:")
+console.log(
+  (await profileOf(
+    form.cypher,
+    form.params(
+      Array.from(
+        { length: 16 },
+        (_, k) => ({ ...params(parents[(k * 13 + 9000) % parents.length]!), gc_k: k })
+      ) as never
+    )
+  )).join("\n")
 )
-console.log((profile as unknown as Array<string>).join("\n"))
 await graph.delete()
 await client.close()

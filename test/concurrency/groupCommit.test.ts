@@ -90,6 +90,32 @@ layer(relayTestLayer("group_commit"))((it) => {
       }))
     }).pipe(onFreshTestClock))
 
+  it.effect("a wave under a retracted and a revised fact stores each of their children stale, as alone", () =>
+    Effect.gen(function*() {
+      const db = yield* GraphDatabase
+      const { sent, writes } = noting(db)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const store = yield* Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, sent)
+        const wrong = yield* store.save(fact("the withdrawn plan", null, "cursor"))
+        const old = yield* store.save(fact("the old plan", null, "cursor"))
+        const kept = yield* store.save(fact("the kept plan", null, "cursor"))
+        yield* store.retract({ callId: randomUUID(), factId: wrong.fact.id, reason: "wrong", retractedBy: "cursor" })
+        yield* store.save({ ...fact("the new plan", null, "cursor"), revises: { id: old.fact.id, reason: "newer" } })
+        const parents = [wrong, old, kept]
+        const before = writes.length
+        // The batch reads each parent's retractions and decisions (staleness.ts inheritedStale) itself.
+        const saved = yield* Effect.all(
+          Array.from({ length: 9 }, (_, i) => store.save(fact(`step ${i}`, parents[i % 3]!.fact.id, "zed"))),
+          { concurrency: "unbounded" }
+        )
+        expect(writes.slice(before).some((s) => s.includes("UNWIND $batch"))).toBe(true)
+        expect(saved.map((s) => s.fact.status)).toEqual(
+          Array.from({ length: 9 }, (_, i) => i % 3 === 2 ? "active" : "stale")
+        )
+        expect((yield* verifyStored(db)).drifted).toBe(0)
+      }))
+    }).pipe(onFreshTestClock))
+
   it.effect("a batch the database wrote but replicas did not confirm answers not_replicated to each save, rerun for none", () =>
     Effect.gen(function*() {
       const real = yield* GraphDatabase

@@ -3,12 +3,9 @@ import { Effect, Layer, Logger, Option, Ref, Schema } from "effect"
 import { DatabaseError } from "../../src/domain/errors.js"
 import { replyMaxBytes } from "../../src/domain/paging.js"
 import { callTool, internalMessage } from "../../src/mcp/callTool.js"
-import { FactStore } from "../../src/services/FactStore.js"
-import { makeRateLimiter, RateLimiter } from "../../src/services/RateLimiter.js"
-import { SecretScanner } from "../../src/services/SecretScanner.js"
-import { TaskStore } from "../../src/services/TaskStore.js"
 import { ToolCall } from "../../src/services/ToolCall.js"
 import { type AnyTool, defineTool, readOnly } from "../../src/tools/Tool.js"
+import { modelTestLayer } from "../support/modelLayer.js"
 
 /**
  * The last lines of defence at the edge: whatever a tool returns, no reply over 1 MiB of JSON is sent
@@ -45,16 +42,8 @@ const call = (tool: AnyTool) =>
     const logs: Array<string> = []
     const logger = Logger.make(({ message }) => logs.push(String(message)))
     const result = yield* callTool(tool, {}).pipe(
-      Effect.provide(
-        Layer.mergeAll(
-          Layer.effect(RateLimiter, makeRateLimiter(1000)),
-          Logger.replace(Logger.defaultLogger, logger)
-        )
-      ),
-      // The test tool uses neither: no database behind this test.
-      Effect.provideService(FactStore, {} as FactStore["Type"]),
-      Effect.provideService(TaskStore, {} as TaskStore["Type"]),
-      Effect.provideService(SecretScanner, {} as SecretScanner)
+      // The test tool reads no store: the pure model's, so nothing behind this test needs a database.
+      Effect.provide(Layer.merge(modelTestLayer, Logger.replace(Logger.defaultLogger, logger)))
     )
     return { result, logs }
   })

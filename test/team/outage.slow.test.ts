@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchChromium, watchedPage } from "../browser/browserKit.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
 import {
@@ -125,30 +126,45 @@ describe("team mode with its database killed or hung", () => {
     const after = await client.call("relay_get_current_state", {})
     expect(after.isError, JSON.stringify(after.structuredContent)).toBeFalsy()
   })
-  it("keeps a studio session across the outage: 503 with Retry-After, never 401, and the same cookie reads after", async () => {
+  it("keeps a studio session across the outage, in Chromium: 503 with Retry-After, never 401, the same cookie reads after", async () => {
     const origin = new URL(relay.url).origin
-    const login = () =>
-      fetch(`${origin}/studio/login`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", origin },
-        body: new URLSearchParams({ token }).toString()
-      })
-    const cookie = (await login()).headers.get("set-cookie")?.split(";")[0]
-    expect(cookie).toMatch(/^relay_studio=/)
-    const me = () => fetch(`${origin}/studio/api/me`, { headers: { cookie: cookie! } })
-    expect((await me()).status).toBe(200)
+    const browser = await launchChromium()
+    try {
+      const { page, errors } = await watchedPage(browser, () => ({ status: 404 }))
+      const signInWithToken = async () => {
+        await page.waitForSelector("input[name=token]")
+        await page.type("input[name=token]", token)
+        await Promise.all([page.waitForNavigation(), page.click(".signin button[type=submit]")])
+      }
+      const signInError = () =>
+        page.waitForSelector(".signin .error").then((e) => e!.evaluate((p) => p.textContent ?? ""))
+      const me = () =>
+        page.evaluate(async () => {
+          const r = await fetch("/studio/api/me")
+          return { status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json() as unknown }
+        })
+      await page.goto(`${origin}/studio/`)
+      await signInWithToken()
+      await page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })
 
-    await server.kill()
-    const during = await me()
-    expect(during.status).toBe(503)
-    expect(during.headers.get("retry-after")).toBe("2")
-    expect((await during.json() as { error: { code: string } }).error.code).toBe("unavailable")
-    // A sign-in meanwhile is told to try again, not that its token was refused.
-    expect((await login()).headers.get("location")).toBe("/studio/?signin=unavailable")
-    relayAlive()
+      await server.kill()
+      expect(await me()).toMatchObject({ status: 503, retryAfter: "2", body: { error: { code: "unavailable" } } })
+      // The person reloads: told to try again, not signed out and not told their token was refused.
+      await page.reload()
+      expect(await signInError()).toMatch(/cannot reach its database/)
+      await signInWithToken()
+      expect(new URL(page.url()).searchParams.get("signin")).toBe("unavailable")
+      expect(await signInError()).toMatch(/cannot reach its database/)
+      relayAlive()
 
-    await server.restart()
-    expect((await me()).status).toBe(200)
+      await server.restart()
+      // The cookie from before the outage still opens the workspace, with no sign-in.
+      await page.goto(`${origin}/studio/`)
+      await page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })
+      expect((await me()).status).toBe(200)
+      expect(errors).toEqual([])
+    } finally {
+      await browser.close()
+    }
   })
 })

@@ -1,14 +1,18 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { FactStore } from "../../src/services/FactStore.js"
-import { failed, ok, runTool } from "../support/runTool.js"
-import { relayTestLayer } from "../support/testLayer.js"
-import { outputOf } from "../support/toolOutputs.js"
+import { modelTestLayer } from "../support/modelLayer.js"
+import { failed, ok } from "../support/runTool.js"
 
 const save = (content: string, extra: Record<string, unknown> = {}) =>
   ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra })
 
-layer(relayTestLayer("core"))("core tools", (it) => {
+/**
+ * The core tools in-process (decode, policies, handler, rendering) on the FactStore of the pure
+ * model (FactStoreTest): what they answer, not how the store's statements find it, which
+ * test/rules/testLayer.test.ts and the store's own tests check on FalkorDB.
+ */
+layer(modelTestLayer)("core tools", (it) => {
   it.effect("saves a root fact with no fork and no duplicate", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
@@ -103,19 +107,5 @@ layer(relayTestLayer("core"))("core tools", (it) => {
       const other = yield* store.resolve({ ...resolution, callId: "call-2", reason: "third" })
       expect([first.alreadyResolved, retried.alreadyResolved, other.alreadyResolved]).toEqual([false, false, true])
       expect([retried.reason, other.reason]).toEqual(["first", "first"])
-    }))
-
-  it.effect("clusters are bounded by limit and facts_per_cluster, with whole sizes and the total", () =>
-    Effect.gen(function*() {
-      const all = yield* ok("relay_get_clusters", {})
-      expect(all.total_clusters).toBe(all.clusters.length)
-      const r = yield* runTool("relay_get_clusters", { limit: 1, facts_per_cluster: 1 })
-      const o = outputOf(r)
-      expect(o.clusters).toHaveLength(1)
-      expect(o.clusters[0]!.facts).toHaveLength(1)
-      expect(o.clusters[0]!.size).toBe(all.clusters[0]!.size)
-      expect(o.total_clusters).toBe(all.total_clusters)
-      expect(r.content[0]!.text).toContain(`(the oldest 1 shown)`)
-      expect(r.content[0]!.text).toContain(`${all.total_clusters - 1} smaller cluster(s) not shown`)
     }))
 })

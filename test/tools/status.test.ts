@@ -1,7 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { failed, ok, runTool } from "../support/runTool.js"
+import { ok, runTool } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
+import { decide, retract, save, state } from "./statusCalls.js"
 
 /**
  * Status and writer filters on relay_get_current_state, in-process (decode, policies, handler):
@@ -9,20 +10,6 @@ import { relayTestLayer } from "../support/testLayer.js"
  * over days so the store's widening windows are crossed by the filters.
  */
 const day = 24 * 60 * 60 * 1000
-
-const save = (content: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_save_fact", { content, written_by: "claude-desktop", session_id: "s1", ...extra }).pipe(
-    Effect.map((r) => r.fact.id as string)
-  )
-
-/** `winner` supersedes `loser` (a decision). */
-const decide = (winner: string, loser: string, reason: string, resolvedBy = "claude-desktop") =>
-  ok("relay_resolve_conflict", { winner_fact_id: winner, loser_fact_id: loser, reason, resolved_by: resolvedBy })
-
-const state = (args: Record<string, unknown>) =>
-  ok("relay_get_current_state", { limit: 100, ...args }).pipe(
-    Effect.map((r) => r.facts.map((f): [string, string] => [f.id, f.status]))
-  )
 
 /** Every page of current_state with `limit`, through next_cursor. */
 const allPages = (args: Record<string, unknown>, limit: number) =>
@@ -118,20 +105,6 @@ layer(relayTestLayer("status"))("relay_get_current_state filters", (it) => {
       expect(none.content[0]?.text).toContain(`2 fact(s) matching left out as stale, superseded or retracted`)
       expect(text).toContain(`3 fact(s) of this page's span left out as stale, superseded or retracted (status "any"`)
     }))
-
-  it.effect("a bad status or writer is invalid_input naming the field, never echoing it", () =>
-    Effect.gen(function*() {
-      for (const status of ["gone", [], ["active", "nope"], 3, ["active", "active", "active", "active", "active"]]) {
-        const e = yield* failed("relay_get_current_state", { status })
-        expect(e.code).toBe("invalid_input")
-        expect(e.message).toMatch(/^status: /)
-        expect(e.message).not.toContain("nope")
-      }
-      const w = yield* failed("relay_get_current_state", { written_by: "bad name!" })
-      expect(w.code).toBe("invalid_input")
-      expect(w.message).toMatch(/^written_by: /)
-      expect(w.message).not.toContain("bad name!")
-    }))
 })
 
 /**
@@ -173,9 +146,6 @@ layer(relayTestLayer("statusBuried"))("relay_get_current_state under many stale 
       expect(yield* allPages({ as_of: asOf, session_id: "s1" }, 2)).toEqual(active)
     }))
 })
-
-const retract = (factId: string, extra: Record<string, unknown> = {}) =>
-  ok("relay_retract_fact", { fact_id: factId, reason: "it was wrong", retracted_by: "zed", ...extra })
 
 layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
   it.effect("retracted drops out of default reads, its dependents at any depth turn stale, the record stays", () =>
@@ -258,73 +228,5 @@ layer(relayTestLayer("retract"))("relay_retract_fact", (it) => {
         parent_fact_id: mid
       })
       expect(under.fact.status).toBe("stale")
-    }))
-
-  it.effect("precedence: retracted over superseded over stale; a request_id retry answers like the first try", () =>
-    Effect.gen(function*() {
-      const root = yield* save("Cache needs a store")
-      const a = yield* save("Cache in Redis", { parent_fact_id: root })
-      const b = yield* save("Cache in memory", { parent_fact_id: root })
-      const c = yield* save("Memory cache is 1 GB", { parent_fact_id: b })
-      yield* decide(a, b, "shared", "zed")
-      yield* retract(b, { request_id: "retract-b-1" })
-      const retry = yield* retract(b, { request_id: "retract-b-1" })
-      expect(retry.already_retracted).toBe(false)
-      const changed = yield* failed("relay_retract_fact", {
-        fact_id: b,
-        reason: "another reason",
-        retracted_by: "zed",
-        request_id: "retract-b-1"
-      })
-      expect(changed.code).toBe("invalid_input")
-      expect(changed.message).toMatch(/^request_id: /)
-      yield* retract(a)
-      yield* retract(root)
-      const all = yield* state({ status: "any" })
-      expect(all.filter(([id]) => [root, a, b, c].includes(id))).toEqual([
-        [c, "stale"],
-        [b, "retracted"],
-        [a, "retracted"],
-        [root, "retracted"]
-      ])
-      // Stale: under a superseded or a retracted fact, whichever; superseded shows unless retracted.
-      const d = yield* save("Cache eviction is LRU", { parent_fact_id: a })
-      const e = yield* save("Cache eviction is LFU", { parent_fact_id: a })
-      yield* decide(d, e, "simpler", "zed")
-      expect(
-        yield* state({ status: ["superseded", "stale"] }).pipe(
-          Effect.map((l) => l.filter(([id]) => [d, e].includes(id)))
-        )
-      )
-        .toEqual([[e, "superseded"], [d, "stale"]])
-    }))
-
-  it.effect("bad input, an unknown fact or a secret in the reason: a contract code and nothing written", () =>
-    Effect.gen(function*() {
-      const f = yield* save("Deploys go through the staging cluster first")
-      const missing = yield* failed("relay_retract_fact", {
-        fact_id: "00000000-0000-4000-8000-000000000000",
-        reason: "x",
-        retracted_by: "zed"
-      })
-      expect(missing.code).toBe("fact_not_found")
-      expect(missing.message).toMatch(/^fact_id: /)
-      const secret = yield* failed("relay_retract_fact", {
-        fact_id: f,
-        reason: "leaked ghp_R4nd0mT0k3nV4lu3Xq9Lk2Zp7Tn1Vb5Mc8Hd3 here",
-        retracted_by: "zed"
-      })
-      expect(secret.code).toBe("secret_detected")
-      expect(secret.message).toMatch(/^reason /)
-      expect(secret.message).not.toContain("ghp_R4nd0m")
-      for (
-        const bad of [{ reason: "   " }, { reason: "x".repeat(501) }, { retracted_by: "no spaces allowed" }, {
-          fact_id: "nope"
-        }]
-      ) {
-        const e = yield* failed("relay_retract_fact", { fact_id: f, reason: "fine", retracted_by: "zed", ...bad })
-        expect(e.code).toBe("invalid_input")
-      }
-      expect(yield* state({ status: "retracted" }).pipe(Effect.map((l) => l.map(([id]) => id)))).not.toContain(f)
     }))
 })

@@ -1,6 +1,8 @@
 import { clockBind } from "../database/clock.js"
 import { schemaVersion } from "../database/version.js"
-import { markFork } from "./forkWindow.js"
+import { markFork, neverClosed, notOpen } from "./forkWindow.js"
+import { edgeOf, oneHop } from "./oneHop.js"
+import { inheritedStale, staleAt } from "./staleness.js"
 import { addDocs, termCountsClause } from "./termCounts.js"
 
 /**
@@ -17,7 +19,7 @@ import { addDocs, termCountsClause } from "./termCounts.js"
  * - the clock node and its CLOCK edge are made sure of once, before the rows (then MATCHed);
  * - the fact's BUILDS_ON and FORKS edges are CREATEd (only a fact this row made gets them, and a new
  *   fact has none yet);
- * - a parent's ForkMark is found through its MARKS edge and updated, or created;
+ * - a parent's ForkMark is written after the rows, once a parent its rows mark (`marksOnce`);
  * - the term counts are added once, after the rows, for the facts the rows made, a term's count
  *   summed over them (`$gc_terms`: each distinct term of the batch with the rows that hold it).
  * Each replaced fragment must be in the statement exactly once, or this module fails to load.
@@ -36,14 +38,56 @@ const once = (text: string, fragment: string, by: string) => {
 const clockMerge = clockBind([]).slice(0, clockBind([]).indexOf(" WITH ") + 1)
 const clockEdgeWrite = /FOREACH \(clk_n IN .*?MERGE \(clk_n\)-\[:CLOCK\]->\(clk_n\)\) /
 
-/** The parent's mark: its MARKS edge when it has one (by type(): see termCounts.ts `docsOf`), else a new one. */
-const markForkInBatch = (fragment: string) => {
-  const sets = fragment.slice(fragment.indexOf(" SET ") + 1, -2)
-  return `WITH *, CASE WHEN indegree(p, 'MARKS') > 0 THEN head([(p)<-[gc_mk]-() WHERE type(gc_mk) = 'MARKS' | gc_mk]) END AS gc_mark ` +
-    `FOREACH (fw_m IN CASE WHEN size(differing) > 0 AND gc_mark IS NOT NULL THEN [gc_mark] ELSE [] END | ${sets}) ` +
-    `FOREACH (_ IN CASE WHEN size(differing) > 0 AND gc_mark IS NULL THEN [1] ELSE [] END | ` +
-    `CREATE (:ForkMark)-[fw_m:MARKS]->(p) ${sets}) `
+/**
+ * What a row does once per row in the lone statement but need not, or not as a matrix traverse. A
+ * plain one-hop pattern is a Conditional Traverse, which builds a matrix for each row it runs on
+ * (oneHop.ts): a lone save pays it once, a batch once a row, and at 100k facts the parent's decisions
+ * and the siblings were the largest part of a batched row. As `*0..1` paths they walk the parent's
+ * adjacency instead.
+ */
+const inheritedHop = `reduce(p_m = ${staleAt("p")}, p_x IN ${
+  oneHop({
+    from: "p",
+    dir: "in",
+    type: "SUPERSEDES|RETRACTS",
+    path: "gc_ip",
+    to: "gc_io",
+    yields: `${edgeOf("gc_ip")}.created_at`
+  })
+} | CASE WHEN p_x < p_m THEN p_x ELSE p_m END)`
+const siblingsLone = "OPTIONAL MATCH (p)<-[:BUILDS_ON|ALSO_ON]-(s:Fact) WHERE s.created_at < f.created_at "
+// BUILDS_ON and ALSO_ON join facts only: the far end needs no label (a traverse of its own).
+const siblingsHop =
+  "OPTIONAL MATCH gc_sp = (p)<-[:BUILDS_ON|ALSO_ON*0..1]-(s) WHERE length(gc_sp) = 1 AND s.created_at < f.created_at "
+
+/**
+ * The parent's ForkMark, once a batch: a row only says whether it marks its parent (`gc_mark`: the
+ * parent, and the stamp it opens the window at or null), and after the rows each parent marked gets
+ * one MERGE, as the lone statement's, with the earliest opening stamp of its rows. In order that is
+ * what the rows would leave: the first row that opens a window sets `opened` and later ones keep it,
+ * `closed` and `root` are the same for every row, and no row reads a mark. (Its MERGE cannot run in
+ * the `CALL {}`; see above.)
+ */
+const markOfRow = (fragment: string) => {
+  const opens = /fw_m\.opened = CASE WHEN (.*?) AND coalesce\(fw_m\.opened/.exec(fragment)?.[1]
+  if (opens === undefined) throw new Error("saveBatch: the save statement changed; no window opening in the mark")
+  return `WITH *, CASE WHEN size(differing) > 0 THEN [p, CASE WHEN ${
+    opens.replace("any(x IN", "any(gc_ox IN").replace("indegree(x,", "indegree(gc_ox,")
+  } THEN f.created_at END] END AS gc_mark `
 }
+
+/** After the rows: each marked parent's mark, written once (`gc_marks`: [parent, opening stamp or null]). */
+const marksOnce = `FOREACH (gc_m IN gc_marks | FOREACH (gc_pm IN [gc_m[0]] | MERGE (:ForkMark)-[fw_m:MARKS]->(gc_pm) ` +
+  `SET fw_m.root = gc_pm.root, fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ` +
+  `gc_m[1] IS NOT NULL AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} THEN gc_m[1] ` +
+  `ELSE coalesce(fw_m.opened, ${notOpen}) END)) `
+
+/** [parent, the earliest opening stamp of its rows or null] for each parent a row of `gc_rows` marks. */
+const marksOfRows =
+  `reduce(gc_acc = [], gc_mr IN [gc_rm IN gc_rows WHERE gc_rm.gc_mark IS NOT NULL | gc_rm.gc_mark] | ` +
+  `CASE WHEN any(gc_a IN gc_acc WHERE gc_a[0] = gc_mr[0]) ` +
+  `THEN [gc_a2 IN gc_acc | CASE WHEN gc_a2[0] = gc_mr[0] AND gc_a2[1] IS NULL THEN [gc_a2[0], gc_mr[1]] ELSE gc_a2 END] ` +
+  `ELSE gc_acc + [gc_mr] END)`
 
 const withoutMerge = (lone: string) => {
   let s = once(lone, clockMerge, "MATCH (clk_node:RelayClock {id: 0}) ")
@@ -59,23 +103,28 @@ const withoutMerge = (lone: string) => {
     )
     s = once(s, "MERGE (f)-[:FORKS]->(x))", "CREATE (f)-[:FORKS]->(x))")
     const mark = markFork("differing", "made")
-    s = once(s, mark, markForkInBatch(mark))
+    s = once(s, mark, markOfRow(mark))
+    s = once(s, inheritedStale("p"), inheritedHop)
+    s = once(s, siblingsLone, siblingsHop)
   }
   if (s.includes("MERGE")) throw new Error("saveBatch: a MERGE is left in the batch form of a save")
   return s
 }
 
 /**
- * Every clause keeps the row (and, once the fact is written, whether this row made it), and every
- * parameter is the row's field.
+ * Every clause keeps the row (and, once the fact is written, whether this row made it, and once its
+ * siblings are read, the mark it leaves its parent), and every parameter is the row's field.
  */
 const carried = (body: string) => {
   const made = body.indexOf("gc_made ")
+  const marked = body.indexOf("AS gc_mark ")
   const carry = (part: string, vars: string) =>
     part.replace(/\bWITH (DISTINCT )?/g, (_m, distinct: string | undefined) => `WITH ${distinct ?? ""}${vars}, `)
-  return (carry(body.slice(0, made), row) + carry(body.slice(made), `${row}, gc_made`))
-    .replace(/WITH gc_b, \*, /g, "WITH *, ")
-    .replace(/WITH gc_b, gc_made, \*, /g, "WITH *, ")
+  const afterMade = marked < 0
+    ? carry(body.slice(made), `${row}, gc_made`)
+    : carry(body.slice(made, marked), `${row}, gc_made`) + carry(body.slice(marked), `${row}, gc_made, gc_mark`)
+  return (carry(body.slice(0, made), row) + afterMade)
+    .replace(/WITH gc_b, (gc_made, )?\*, /g, "WITH *, ")
     .replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, `${row}.$1`)
 }
 
@@ -83,13 +132,19 @@ const carried = (body: string) => {
 export const batchOfSave = (lone: string, columns: ReadonlyArray<string>): string => {
   const body = carried(withoutMerge(lone))
   const last = body.lastIndexOf("RETURN ")
-  const inner = `${body.slice(0, last)}RETURN gc_made, ${body.slice(last + "RETURN ".length)}`
+  const marks = body.includes("AS gc_mark ")
+  const inner = `${body.slice(0, last)}RETURN gc_made, ${marks ? "gc_mark, " : ""}${
+    body.slice(last + "RETURN ".length)
+  }`
   return `MERGE (gc_clk:RelayClock {id: 0}) ON CREATE SET gc_clk.schema = ${schemaVersion} ` +
     `WITH gc_clk, [(gc_clk)-[gc_e]->(gc_clk) WHERE type(gc_e) = 'CLOCK' | gc_e] AS gc_es ` +
     `FOREACH (gc_n IN CASE WHEN size(gc_es) = 0 THEN [gc_clk] ELSE [] END | ` +
     `MERGE (gc_n)-[:CLOCK]->(gc_n)) ` +
     `WITH count(*) AS gc_one UNWIND $batch AS ${row} CALL { WITH ${row} ${inner} } ` +
-    `WITH collect({gc_k: ${row}.gc_k, gc_made: gc_made, ${columns.map((c) => `${c}: ${c}`).join(", ")}}) AS gc_rows ` +
+    `WITH collect({gc_k: ${row}.gc_k, gc_made: gc_made, ${marks ? "gc_mark: gc_mark, " : ""}${
+      columns.map((c) => `${c}: ${c}`).join(", ")
+    }}) AS gc_rows ` +
+    (marks ? `WITH gc_rows, ${marksOfRows} AS gc_marks ${marksOnce}` : "") +
     `WITH gc_rows, [r IN gc_rows WHERE r.gc_made | r.gc_k] AS gc_ks ` +
     `WITH gc_rows, [k IN range(0, size($batch) - 1) | k IN gc_ks] AS gc_flags ` +
     `FOREACH (c IN [c IN [c IN $gc_terms | [c[0], size([k IN c[1] WHERE gc_flags[k]])]] WHERE c[1] > 0] | ${
