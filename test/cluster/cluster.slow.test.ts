@@ -1,4 +1,5 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client"
+import type { FalkorDBOptions } from "falkordb"
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
@@ -23,7 +24,7 @@ import { type WriteOutcome, writeUntil } from "../support/writeUntil.js"
  * every node; Relay's HTTP edge in this process on FALKORDB_CLUSTER_NODES; 6 workspaces, 2 on each
  * shard, 4 writers each through the SDK's client. Then SIGKILL of one shard's primary (not the one
  * holding the token store): a replica is promoted, no acknowledged write is lost or doubled, the
- * other shards' workspaces go on (see the bound below), and the failed shard's workspaces write
+ * other shards' workspaces go on without an error, and the failed shard's workspaces write
  * again soon after the promotion.
  */
 interface Shard {
@@ -242,8 +243,23 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
       30_000,
       "every workspace did not acknowledge 3 writes"
     )
+    // One cluster connection as the pool holds them, with a socket to every shard's primary.
+    const survivor = await clusterClient(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), {
+      password: cluster.password,
+      // As Relay connects: a lost socket is not reconnected in the background.
+      socket: { connectTimeout: 1500, reconnectStrategy: false }
+    } as unknown as FalkorDBOptions)
+    const readsIn = (w: string) =>
+      survivor.selectGraph(`relay_ws_${w}`).roQuery("MATCH (f:Fact) RETURN count(f) AS n").then(() => true, () => false)
+    for (const w of workspaces) expect(await readsIn(w)).toBe(true)
     killedAt = Date.now()
     await cluster.kill(victim.port)
+    // It meets the dead primary, and goes on serving the other shards as it is.
+    const survivorDuring = {
+      readsDeadShard: await readsIn([...onVictim][0]!),
+      readsOtherShards: await Promise.all(workspaces.filter((w) => !onVictim.has(w)).map(readsIn)),
+      open: survivor.isOpen()
+    }
     // A replica of the killed primary takes its slots (cluster-node-timeout 2000, then an election).
     await until(
       async () => {
@@ -263,6 +279,11 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     )
     stopAt = Date.now()
     await Promise.all(writing)
+    // After the promotion the same connection serves the failed shard again (its first command
+    // there may still go to the dead node, and read the slots again).
+    let survivorReadsPromoted = false
+    for (let i = 0; i < 3 && !survivorReadsPromoted; i++) survivorReadsPromoted = await readsIn([...onVictim][0]!)
+    await survivor.close()
 
     const acked = outcomes.filter((o) => o.acked)
     const { duplicated, lost } = await lostAndDoubled(workspaces, acked, victim.port)
@@ -277,6 +298,9 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
       lost: lost.length,
       duplicated,
       otherShardErrors: otherShardErrors.length,
+      otherShardCalls: outcomes.slice(warm).filter((o) => !onVictim.has(o.workspace)).length,
+      survivorDuring,
+      survivorReadsPromoted,
       otherShardErrorsAtMs: otherShardErrors.map((o) =>
         `${o.startedAt - killedAt}..${o.at - killedAt} ${o.error?.slice(0, 60)}`
       ).slice(0, 20),
@@ -299,12 +323,12 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     expect(new Set(workspaces.map((w) => [...byShard].find(([, ws]) => ws.includes(w))![0])).size).toBe(3)
     expect(lost.map((o) => o.content)).toEqual([])
     expect(duplicated).toBe(0)
-    // The issue asks for none. On this 2-core machine at load 8-16 from other work, 0 in some runs and
-    // 2-5 of ~100-130 other-shard calls in others (each a call that ran out of its budget around the
-    // promotion); asserted at 5%, the number is printed above.
-    const otherShardCalls = outcomes.slice(warm).filter((o) => !onVictim.has(o.workspace)).length
-    expect(otherShardErrors.length, otherShardErrors.map((o) => `${o.workspace}: ${o.error}`).join("\n"))
-      .toBeLessThanOrEqual(Math.floor(otherShardCalls * 0.05))
+    expect(survivorDuring).toEqual({ readsDeadShard: false, readsOtherShards: [true, true, true, true], open: true })
+    expect(survivorReadsPromoted).toBe(true)
+    // The issue asks for none: a cluster connection that meets the dead primary goes on serving the
+    // other shards (before, each such call closed one, and the other shards' calls waited for new
+    // ones to be made, up to their budget under load).
+    expect(otherShardErrors.length, otherShardErrors.map((o) => `${o.workspace}: ${o.error}`).join("\n")).toBe(0)
     // The cluster's own failover (2 s of node timeout, then the replicas' election) took 3.6-4.9 s
     // here on a loaded 2-core machine, the first write 0.2-2.1 s after it: Relay's share.
     expect(firstAfter - promotedAfterMs).toBeLessThan(3_000)

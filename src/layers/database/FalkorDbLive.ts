@@ -85,10 +85,6 @@ export const FalkorDbLive = Layer.scoped(
     const endpoint = yield* DatabaseEndpoint
     const replication = yield* replicationConfig
     const size = yield* poolConfig
-    // A cluster client stays open while one of its nodes is gone, and learns a failover only from
-    // a MOVED: a connection that could not reach a shard is closed, and the next one asks the
-    // cluster afresh which node serves each slot.
-    const onCluster = endpoint.clusterNodes !== undefined
     // On a cluster RELAY_DB_CONNECTIONS counts per shard: a pooled cluster client holds one socket a
     // shard, and a shard whose primary is gone holds its statements until they fail; were the pool
     // one shard's size, they would take the connections the other shards' workspaces need.
@@ -241,7 +237,9 @@ export const FalkorDbLive = Layer.scoped(
       const run = Effect.scoped(Effect.flatMap(checkout, ({ connection, drop }) =>
         use(connection).pipe(
           Effect.tapError((e) =>
-            e.reason === "over_timeout_cap" || (onCluster && e.reason === "unreachable") ? drop : Effect.void
+            // Not for a shard it could not reach: a cluster connection reads the slots again itself
+            // and goes on serving the other shards (graphClient.ts).
+            e.reason === "over_timeout_cap" ? drop : Effect.void
           ),
           Effect.onInterrupt(() => drop)
         ))).pipe(

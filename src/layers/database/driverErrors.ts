@@ -22,15 +22,17 @@ import { ReplicasShortfall } from "./replication.js"
  */
 const refusedLogin = /NOAUTH|WRONGPASS|NOPERM|invalid password|invalid username-password/i
 
+const clusterChanging = /^(MOVED|ASK|CLUSTERDOWN)\b/
+
 const replyReasons: ReadonlyArray<readonly [RegExp, DatabaseFailure]> = [
   // Before the generic "timeout" below: the server stopped the query at its TIMEOUT.
   [/^Query timed out/i, "stopped"],
   [/TIMEOUT_MAX/, "over_timeout_cap"],
   [refusedLogin, "refused_login"],
-  // A Valkey cluster moving a slot or failing over a shard, as a Sentinel failover: the shard's
-  // primary is found again on the next connection (the client follows a MOVED or ASK itself; one
-  // that reaches Relay came while the cluster was changing).
-  [/^(MOVED|ASK|CLUSTERDOWN)\b/, "unreachable"],
+  // A Valkey cluster moving a slot or failing over a shard, as a Sentinel failover: the connection
+  // reads the cluster's slots again and the retry finds the shard's primary (the client follows a
+  // MOVED or ASK itself; one that reaches Relay came while the cluster was changing).
+  [clusterChanging, "unreachable"],
   [/^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b|timed out|timeout/i, "busy"],
   // Every write of a fact, task or record is idempotent by its id: a second write of one id (a call
   // retried while its first try was still running) finds the first once it runs again.
@@ -63,6 +65,10 @@ export const isConnectionError = (error: unknown): boolean =>
   error instanceof DisconnectsClientError || error instanceof ReconnectStrategyError || error instanceof TimeoutError ||
   error instanceof AbortError ||
   (error instanceof Error && connectionCodes.has((error as NodeJS.ErrnoException).code ?? ""))
+
+/** A cluster's reply that its slots are moving or a shard is down: its slots are worth reading again. */
+export const isClusterChange = (error: unknown): boolean =>
+  error instanceof ErrorReply && clusterChanging.test(error.message)
 
 /** What a server reply says, as a DatabaseError; a reply of no known kind is `refused`. */
 const ofReply = (cause: ErrorReply): DatabaseError =>

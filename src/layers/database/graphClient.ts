@@ -2,7 +2,7 @@ import { createCluster } from "@redis/client"
 import { FalkorDB, type FalkorDBOptions, Graph } from "falkordb"
 import falkordbCommands from "falkordb/dist/src/commands/index.js"
 import type { Address } from "../../services/Settings.js"
-import { isConnectionError } from "./driverErrors.js"
+import { isClusterChange, isConnectionError } from "./driverErrors.js"
 import { checkAcked, confirmReplicas } from "./replication.js"
 
 /**
@@ -89,15 +89,38 @@ export const clusterClient = async (
   // as a key, so through `cluster.falkordb` every command went to a random node and followed MOVED
   // until it was lucky (the `falkordb` client allows 100,000 redirections for that).
   const commands = graphCommands as unknown as Record<string, GraphCommand>
-  // Set once a shard could not be reached: the client keeps its closed socket to that node and its
-  // slot map until a MOVED, so the pool must not lend it again (isOpen), and a new one reads the
-  // cluster's slots afresh.
+  // Set once the client could not read the cluster's slots again: the pool must not lend it again
+  // (isOpen), and a new one reads them afresh.
   let lostShard = false
+  type NodeClient = NonNullable<(typeof cluster.masters)[number]["client"]>
+  /**
+   * After a connection error, the client forgets every node whose socket closed and reads the slots
+   * again, so a later command to that shard connects to whichever node then serves it (a promoted
+   * replica). Left alone, the client would hand out the closed socket until a MOVED came, which a
+   * dead node never sends, and its own refresh of the slots throws on a closed socket. The client
+   * goes on serving the shards that are up: one shard's failover costs the others no connection.
+   */
+  const forgetLostNodes = async () => {
+    let answering: NodeClient | undefined
+    let closed: NodeClient | undefined
+    for (const node of cluster.nodeByAddress.values()) {
+      if (node.client === undefined || node.connectPromise !== undefined) continue
+      if (node.client.isReady) answering ??= node.client
+      else {
+        closed ??= node.client
+        // One still trying to reconnect (a caller's own reconnectStrategy) would go on for good.
+        if (node.client.isOpen) node.client.destroy()
+        delete node.client
+      }
+    }
+    const start = answering ?? closed
+    if (start !== undefined) await cluster._slots.rediscover(start).catch(() => (lostShard = true))
+  }
   const keyed = async <A>(run: () => Promise<A>): Promise<A> => {
     try {
       return await run()
     } catch (e) {
-      if (isConnectionError(e)) lostShard = true
+      if (isConnectionError(e) || isClusterChange(e)) await forgetLostNodes()
       throw e
     }
   }
