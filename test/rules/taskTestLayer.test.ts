@@ -1,13 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import type { FinishOutcome, Task, TaskStatus } from "../../src/domain/tasks.js"
+import type { Task, TaskStatus } from "../../src/domain/tasks.js"
 import { taskStatuses } from "../../src/domain/tasks.js"
 import { makeTaskStoreTest } from "../../src/layers/tasks/TaskStoreTest.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { type ClaimRequest, TaskStore, type TaskStoreShape } from "../../src/services/TaskStore.js"
 import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
+import { agents, claimFence, decideStep, finishFence, finishFields, lease, waitStep } from "../tasks/steps.js"
 
 /**
  * The task Test layer (layers/tasks/TaskStoreTest.ts, the task model in a Ref) against the live
@@ -16,8 +17,6 @@ import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
  * outcome and lease expiries on the TestClock go to both; every reply and refusal, and every page
  * of the board under each filter read through its cursor, must be the same.
  */
-const agents = ["ann", "bob", "cyd"] as const
-const lease = 30_000
 
 const step = fc.oneof(
   {
@@ -32,7 +31,7 @@ const step = fc.oneof(
       dt: fc.constantFrom(0, 1, 7)
     })
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("decide" as const), t: fc.nat(), approve: fc.boolean() }) },
+  { weight: 1, arbitrary: decideStep },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -55,17 +54,11 @@ const step = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant("finish" as const),
-      t: fc.nat(),
-      a: fc.nat(2),
-      token: fc.constantFrom("mine", "mine", "stale"),
-      outcome: fc.constantFrom<FinishOutcome>("done", "failed", "failed", "released"),
+      ...finishFields,
       note: fc.constantFrom(null, "tried the retry loop")
     })
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constant("wait" as const), ms: fc.constantFrom(1_000, 29_999, 30_000, 45_000) })
-  }
+  { weight: 2, arbitrary: waitStep }
 )
 
 type Step = typeof step extends fc.Arbitrary<infer A> ? A : never
@@ -156,8 +149,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         case "claim": {
           const id = pick(s.t)
           const by = agents[s.a]!
-          const mine = tokens.get(`${by}/${id}`) ?? null
-          const fence = s.token === "none" ? null : s.token === "mine" ? mine ?? 1 : (mine ?? 1) - 1 || 99
+          const fence = claimFence(tokens, `${by}/${id}`, s.token)
           // A retry sends the last claim of a named task again whole; `elsewhere` reuses its request id
           // on this task. Not a queue claim's: a retried queue claim may leave its request id on two
           // tasks, and which of them the live store reads then is not defined.
@@ -192,8 +184,7 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         case "finish": {
           const id = pick(s.t)
           const by = agents[s.a]!
-          const mine = tokens.get(`${by}/${id}`) ?? 1
-          const fence = s.token === "mine" ? mine : mine > 1 ? mine - 1 : mine + 5
+          const fence = finishFence(tokens, `${by}/${id}`, s.token)
           yield* both(`finish ${id} ${s.outcome}`, (store) =>
             store.finish({ taskId: id, claimedBy: by, fence, outcome: s.outcome, note: s.note }))
           break
