@@ -28,7 +28,7 @@ const step = fc.oneof(
       title: fc.constantFrom("fix the login test", "bump the driver"),
       // Now and then the id of an earlier post again: the same text answers it, other text is refused.
       repost: fc.option(fc.nat(), { nil: null, freq: 4 }),
-      dt: fc.constantFrom(0, 1, 7)
+      dt: fc.constantFrom(0, 0, 1, 7)
     })
   },
   { weight: 1, arbitrary: decideStep },
@@ -208,4 +208,17 @@ layer(relayTestLayer("task_test_layer"))("the task Test layer answers as the liv
     ([steps]) => onFreshTestClock(runScenario(steps)),
     { timeout: 300_000, fastCheck: { numRuns: propertyRuns(30) } }
   )
+
+  // Random runs seldom post three tasks in one millisecond: such tasks page by id, highest first.
+  it.effect("tasks posted in the same millisecond", () =>
+    onFreshTestClock(runScenario(
+      [0, 1, 2].map(() => ({
+        kind: "post" as const,
+        approval: false,
+        max: 1,
+        title: "fix the login test" as const,
+        repost: null,
+        dt: 0 as const
+      }))
+    )))
 })
