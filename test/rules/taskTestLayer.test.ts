@@ -206,7 +206,7 @@ layer(relayTestLayer("task_test_layer"))("the task Test layer answers as the liv
     "posts, approvals, claims, heartbeats, retries, finishes, expiries; pages of every filter",
     [fc.array(step, { minLength: 1, maxLength: 24 })],
     ([steps]) => onFreshTestClock(runScenario(steps)),
-    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(30) } }
+    { timeout: 300_000, fastCheck: { numRuns: propertyRuns(24) } }
   )
 
   // Random runs seldom post three tasks in one millisecond: such tasks page by id, highest first.
