@@ -32,6 +32,7 @@ export const reporters = (json: string) => ({
 export const heavyProperties = [
   "test/rules/properties.test.ts",
   "test/rules/testLayer.test.ts",
+  "test/rules/taskTestLayer.test.ts",
   "test/rules/stored.test.ts",
   "test/rules/thread.test.ts",
   "test/rules/severalParents.test.ts",

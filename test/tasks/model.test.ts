@@ -2,11 +2,11 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import * as M from "../../src/domain/taskModel.js"
-import type { FinishOutcome } from "../../src/domain/tasks.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { TaskStore } from "../../src/services/TaskStore.js"
 import { propertyRuns } from "../support/propertyRuns.js"
 import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
+import { agents, claimFence, decideStep, finishFence, finishFields, lease, waitStep } from "./steps.js"
 
 /**
  * The task Cypher against the pure state machine (src/domain/taskModel.ts): random posts, approvals,
@@ -14,8 +14,6 @@ import { onFreshTestClock, relayTestLayer } from "../support/testLayer.js"
  * every outcome and lease expiries on the TestClock; after every step the refusal (or its absence)
  * and the whole board (status as shown, holder, attempts) and its totals must be what the model says.
  */
-const agents = ["ann", "bob", "cyd"] as const
-const lease = 30_000
 
 const stepArb = fc.oneof(
   {
@@ -26,7 +24,7 @@ const stepArb = fc.oneof(
       max: fc.integer({ min: 1, max: 3 })
     })
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("decide" as const), t: fc.nat(), approve: fc.boolean() }) },
+  { weight: 1, arbitrary: decideStep },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -39,18 +37,9 @@ const stepArb = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("next" as const), a: fc.nat(2) }) },
   {
     weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant("finish" as const),
-      t: fc.nat(),
-      a: fc.nat(2),
-      token: fc.constantFrom("mine", "mine", "stale"),
-      outcome: fc.constantFrom<FinishOutcome>("done", "failed", "failed", "released")
-    })
+    arbitrary: fc.record({ kind: fc.constant("finish" as const), ...finishFields })
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constant("wait" as const), ms: fc.constantFrom(1_000, 29_999, 30_000, 45_000) })
-  }
+  { weight: 2, arbitrary: waitStep }
 )
 
 const refusalOf = (exit: Exit.Exit<unknown, { readonly _tag: string }>): string | null => {
@@ -113,8 +102,7 @@ const run = (steps: ReadonlyArray<typeof stepArb extends fc.Arbitrary<infer S> ?
         case "claim": {
           const id = pick(s.t)
           const by = agents[s.a]!
-          const mine = tokens.get(`${by}/${id}`) ?? null
-          const fence = s.token === "none" ? null : s.token === "mine" ? mine ?? 1 : (mine ?? 1) - 1 || 99
+          const fence = claimFence(tokens, `${by}/${id}`, s.token)
           const want = M.claimTask(board, id, by, fence, now, lease)
           const exit = yield* Effect.exit(
             store.claim({ claimedBy: by, taskId: id, fence, leaseMillis: lease, claimId: randomUUID() })
@@ -151,8 +139,7 @@ const run = (steps: ReadonlyArray<typeof stepArb extends fc.Arbitrary<infer S> ?
         case "finish": {
           const id = pick(s.t)
           const by = agents[s.a]!
-          const mine = tokens.get(`${by}/${id}`) ?? 1
-          const fence = s.token === "mine" ? mine : Math.max(1, mine - 1) === mine ? mine + 5 : mine - 1
+          const fence = finishFence(tokens, `${by}/${id}`, s.token)
           const want = M.finishTask(board, id, by, fence, s.outcome)
           const exit = yield* Effect.exit(
             store.finish({

@@ -1,17 +1,17 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { runTaskCommand } from "../../src/cli/taskCommand.js"
 import { failed, ok } from "../support/runTool.js"
 import { relayTestLayer } from "../support/testLayer.js"
 
 /**
- * The four task tools through the MCP edge's own call path (decode, policies, handler), on a real
- * FalkorDB with the TestClock: ids a request_id makes stable, notes that outlive a failure, a queue that
- * serves failures behind the tasks never tried, a person's approval through the CLI's code path, the
- * briefing's tasks section, pages of the board, and a queue head that crosses places claimed by id.
+ * The task tools through the MCP edge's own call path (decode, policies, handler), on a real
+ * FalkorDB with the TestClock, for what the task model leaves out: tasks about facts (named by a
+ * prefix, a missing one refused), the briefing's tasks section, the tasks of a thread, and a queue
+ * head that crosses places claimed by id. Claims, finishes, approvals and pages on their own run
+ * on the model (toolsOnModel.test.ts).
  */
 layer(relayTestLayer("task_tools"))("task tools", (it) => {
-  it.effect("post, claim, heartbeat, fail with a note, approve, brief and page", () =>
+  it.effect("post about facts, fail with a note, brief", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.parse("2026-06-01T00:00:00Z"))
       const fact = yield* ok("relay_save_fact", { content: "login test is flaky", written_by: "ann", session_id: "s" })
@@ -34,13 +34,6 @@ layer(relayTestLayer("task_tools"))("task tools", (it) => {
         .toBe("invalid_input")
       expect(
         (yield* failed("relay_post_task", {
-          title: "rotate ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-          written_by: "ann"
-        }))
-          .code
-      ).toBe("secret_detected")
-      expect(
-        (yield* failed("relay_post_task", {
           title: "x",
           written_by: "ann",
           about: ["00000000-0000-4000-8000-000000000000"]
@@ -49,60 +42,22 @@ layer(relayTestLayer("task_tools"))("task tools", (it) => {
       yield* TestClock.adjust(10)
       const second = yield* ok("relay_post_task", { title: "bump the driver", written_by: "ann" })
 
-      // bob takes the oldest; a second window of bob without the token does not hold it.
-      const claim = yield* ok("relay_claim_task", { claimed_by: "bob", lease_seconds: 60, request_id: "c1" })
-      expect(claim.task?.id).toBe(first.task.id)
-      const retried = yield* ok("relay_claim_task", { claimed_by: "bob", lease_seconds: 60, request_id: "c1" })
-      expect([retried.task?.id, retried.fencing_token]).toEqual([first.task.id, claim.fencing_token])
-      const taken = yield* failed("relay_claim_task", { claimed_by: "bob", task_id: first.task.id })
-      expect(taken.code).toBe("already_claimed")
-      expect(taken.message).toContain("claimed by bob until 2026-06-01T00:01:00.010Z")
-      yield* TestClock.adjust(50_000)
-      const beat = yield* ok("relay_claim_task", {
-        claimed_by: "bob",
-        task_id: first.task.id,
-        fencing_token: claim.fencing_token!,
-        lease_seconds: 60
-      })
-      expect([beat.heartbeat, beat.fencing_token]).toEqual([true, claim.fencing_token])
-
-      // A failure counts, keeps its note and goes behind the task never tried.
-      const fail = yield* ok("relay_finish_task", {
+      // bob fails the oldest with a note; cyd then holds both; a destructive task waits for a person.
+      const claim = yield* ok("relay_claim_task", { claimed_by: "bob", lease_seconds: 60 })
+      yield* ok("relay_finish_task", {
         task_id: first.task.id,
         claimed_by: "bob",
         fencing_token: claim.fencing_token!,
         outcome: "failed",
         note: "the retry loop hides a race in the session store"
       })
-      expect([fail.task.status, fail.task.attempts, fail.task.last_note?.note]).toEqual([
-        "open",
-        1,
-        "the retry loop hides a race in the session store"
-      ])
-      const next = yield* ok("relay_claim_task", { claimed_by: "cyd" })
-      expect(next.task?.id).toBe(second.task.id)
-      const then = yield* ok("relay_claim_task", { claimed_by: "cyd" })
-      expect(then.task?.id).toBe(first.task.id)
-      expect(then.fencing_token).toBe(2)
-      // bob's late finish with the old token loses, and writes nothing.
-      expect(
-        (yield* failed("relay_finish_task", {
-          task_id: first.task.id,
-          claimed_by: "bob",
-          fencing_token: 1,
-          outcome: "done"
-        })).code
-      ).toBe("lease_lost")
-
-      // A destructive task waits for a person; the CLI's code path approves it.
+      yield* ok("relay_claim_task", { claimed_by: "cyd" })
+      yield* ok("relay_claim_task", { claimed_by: "cyd" })
       const drop = yield* ok("relay_post_task", {
         title: "drop the sessions table",
         written_by: "ann",
         needs_approval: true
       })
-      expect((yield* failed("relay_claim_task", { claimed_by: "cyd", task_id: drop.task.id })).message).toContain(
-        "approval"
-      )
       const brief = yield* ok("relay_get_briefing", { my_name: "dan" })
       expect(brief.tasks.new_tasks.map((t) => t.id)).toContain(drop.task.id)
       expect(brief.tasks.claimed_by_others.map((t) => t.id).sort()).toEqual([first.task.id, second.task.id].sort())
@@ -110,22 +65,6 @@ layer(relayTestLayer("task_tools"))("task tools", (it) => {
         [first.task.id, "bob", "the retry loop hides a race in the session store"]
       ])
       expect(brief.tasks.awaiting_approval.map((t) => t.id)).toEqual([drop.task.id])
-      const lines = yield* runTaskCommand({
-        command: "approve",
-        id: drop.task.id,
-        by: "erin",
-        graph: undefined,
-        workspace: undefined
-      })
-      expect(lines[0]).toContain("approved by erin")
-      expect((yield* ok("relay_claim_task", { claimed_by: "cyd" })).task?.id).toBe(drop.task.id)
-
-      // The board pages newest first with totals over every page.
-      const page1 = yield* ok("relay_list_tasks", { limit: 2 })
-      expect(page1.totals).toMatchObject({ claimed: 3, open: 0 })
-      const page2 = yield* ok("relay_list_tasks", { limit: 2, cursor: page1.next_cursor! })
-      expect([...page1.tasks, ...page2.tasks].map((t) => t.id)).toEqual([drop.task.id, second.task.id, first.task.id])
-      expect(page2.next_cursor).toBeNull()
     }))
 
   it.effect("the queue's head crosses more than a window of places claimed by id", () =>

@@ -106,6 +106,13 @@ const statusWords: Record<string, string> = {
   awaiting_approval: "awaits a person's approval (npm run task -- approve)"
 }
 
+/** Why a task of this (shown) status cannot be claimed. */
+export const notClaimableMessage = (status: string | undefined): string =>
+  `task_id: the task ${statusWords[status ?? ""] ?? "cannot be claimed"}`
+
+export const claimIdReused =
+  "request_id: was already used for a claim of another task; use a new request_id for a new claim"
+
 export const leaseLost = new LeaseLost({
   message: "fencing_token: this claim no longer holds the task (its lease ran out and another claim took it, " +
     "or it is finished); nothing was written. Claim it again or take another task"
@@ -116,11 +123,7 @@ const answer = (row: Row): Effect.Effect<Claim | null, AlreadyClaimed | LeaseLos
     case "lease_lost":
       return Effect.fail(leaseLost)
     case "reused":
-      return Effect.fail(
-        new InvalidInput({
-          message: "request_id: was already used for a claim of another task; use a new request_id for a new claim"
-        })
-      )
+      return Effect.fail(new InvalidInput({ message: claimIdReused }))
     case "already_claimed":
       return Effect.fail(
         new AlreadyClaimed({
@@ -131,7 +134,7 @@ const answer = (row: Row): Effect.Effect<Claim | null, AlreadyClaimed | LeaseLos
       )
     case "not_claimable":
       return Effect.fail(
-        new InvalidInput({ message: `task_id: the task ${statusWords[row.task?.status ?? ""] ?? "cannot be claimed"}` })
+        new InvalidInput({ message: notClaimableMessage(row.task?.status) })
       )
     case "empty":
     case "again":

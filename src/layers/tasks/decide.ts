@@ -21,15 +21,17 @@ const decideQuery = `${taskById("$id")}` +
 
 const Row = Schema.Struct({ pending: Schema.Boolean, task: TaskFromRow })
 
+/** Why a decision was refused: the task's (shown) status is not awaiting approval. */
+export const notPendingMessage = (status: string): string =>
+  `task_id: the task is not awaiting approval (it is ${status.replace("_", " ")})`
+
 export const decide = Effect.fn("relay/tasks/decide")(
   function*(db: GraphDatabase["Type"], now: number, id: string, approve: boolean, by: string) {
     const rows = yield* db.write(decideQuery, { id, approve, by, now }, Row)
     const row = rows[0]
     if (row === undefined) return yield* new TaskNotFound({ message: "task_id: no task with that id" })
     if (!row.pending) {
-      return yield* new InvalidInput({
-        message: `task_id: the task is not awaiting approval (it is ${row.task.status.replace("_", " ")})`
-      })
+      return yield* new InvalidInput({ message: notPendingMessage(row.task.status) })
     }
     return row.task
   }
