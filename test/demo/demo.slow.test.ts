@@ -215,7 +215,7 @@ describe("npm run check-db", () => {
     await withDb((db) => db.selectGraph(graph).query("CREATE (:Fact {id: 'a'}), (:Fact {id: 'b'})"))
     try {
       const r = await runCli("check-db", dbEnv(graph))
-      expect(r.code).toBe(0)
+      expect(r.code, `${r.stdout}${r.stderr}`).toBe(0)
       expect(r.stdout).toContain(`configured FalkorDB at ${host}:${port}`)
       expect(r.stdout).toMatch(/^reachable: yes$/m)
       expect(r.stdout).toMatch(/^FalkorDB:\s+\d+\.\d+\.\d+ on (valkey|redis) \d+/m)
