@@ -75,3 +75,14 @@ export const watchedPage = async (
   }
   return { page, errors, answered, appNavigation }
 }
+
+/** Types `token` into the studio's sign-in form and submits it, as a person does. */
+export const signInToStudio = async (page: Page, token: string) => {
+  await page.waitForSelector("input[name=token]")
+  await page.type("input[name=token]", token)
+  await Promise.all([page.waitForNavigation(), page.click(".signin button[type=submit]")])
+}
+
+/** Until the studio has drawn its lists at least once. */
+export const studioDrawn = (page: Page) =>
+  page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })

@@ -13,7 +13,7 @@ import { freePort } from "../support/falkordbServer.js"
 import * as Http from "../support/httpRelay.js"
 import { Connector } from "../support/oauthConnector.js"
 import { callDecoded } from "../support/toolOutputs.js"
-import { launchChromium, watchedPage } from "./browserKit.js"
+import { launchChromium, signInToStudio, studioDrawn, watchedPage } from "./browserKit.js"
 
 /**
  * Signing in as people do it, in Chromium (one launch for the file), against `relay --http` with
@@ -258,11 +258,9 @@ describe("sign-in in Chromium", () => {
     const watched = await watchedPage(browser, () => ({ status: 404 }))
     const { page } = watched
     await page.goto(`${publicUrl}/studio/`)
-    await page.waitForSelector("input[name=token]")
-    await page.type("input[name=token]", relayToken)
-    await Promise.all([page.waitForNavigation(), page.click(".signin button[type=submit]")])
+    await signInToStudio(page, relayToken)
     expect(new URL(page.url()).search).toBe("")
-    await page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })
+    await studioDrawn(page)
     const me = await page.evaluate(async () => (await fetch("/studio/api/me")).json() as Promise<{ name: string }>)
     expect(me.name).toBe(person)
     expect(watched.errors).toEqual([])

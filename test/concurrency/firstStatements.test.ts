@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -8,6 +7,7 @@ import { clockBind } from "../../src/layers/database/clock.js"
 import { ensureSchema } from "../../src/layers/database/graphIndexes.js"
 import { FactStore } from "../../src/services/FactStore.js"
 import { connectAdmin, runDatabase } from "../support/proof.js"
+import { rawDatabase } from "../support/rawDatabase.js"
 import { liveLayerOn, testGraphName } from "../support/testLayer.js"
 
 const racers = 4
@@ -24,15 +24,7 @@ const mergedLabels = (() => {
   return [...new Set(labels)].sort()
 })()
 
-/** A plain client per racer, as each Relay process holds its own connections. */
-const clients = Effect.forEach(Array.from({ length: racers }), () =>
-  Effect.acquireRelease(
-    Effect.promise(() => {
-      const { host, port, password } = runDatabase()
-      return FalkorDB.connect({ socket: { host, port }, password })
-    }),
-    (db) => Effect.promise(() => db.close().catch(() => undefined))
-  ))
+const clients = Effect.forEach(Array.from({ length: racers }), () => rawDatabase)
 
 const saveBy = (store: FactStore["Type"], writer: string) =>
   store.save({

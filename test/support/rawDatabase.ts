@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import { FalkorDB } from "falkordb"
 import { inject } from "vitest"
 
@@ -11,3 +12,12 @@ export const withRawDatabase = async <A>(f: (db: FalkorDB) => Promise<A>): Promi
     await db.close()
   }
 }
+
+/** The same bare client as a scoped resource: one per racer, as each Relay process holds its own. */
+export const rawDatabase = Effect.acquireRelease(
+  Effect.promise(() => {
+    const { host, password, port } = inject("falkordb")
+    return FalkorDB.connect({ socket: { host, port }, password })
+  }),
+  (db) => Effect.promise(() => db.close().catch(() => undefined))
+)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium, watchedPage } from "../browser/browserKit.js"
+import { launchChromium, signInToStudio, studioDrawn, watchedPage } from "../browser/browserKit.js"
 import { disposeServer } from "../resilience/privateDatabase.js"
 import { type RunningServer, startServer } from "../support/falkordbServer.js"
 import {
@@ -131,11 +131,6 @@ describe("team mode with its database killed or hung", () => {
     const browser = await launchChromium()
     try {
       const { page, errors } = await watchedPage(browser, () => ({ status: 404 }))
-      const signInWithToken = async () => {
-        await page.waitForSelector("input[name=token]")
-        await page.type("input[name=token]", token)
-        await Promise.all([page.waitForNavigation(), page.click(".signin button[type=submit]")])
-      }
       const signInError = () =>
         page.waitForSelector(".signin .error").then((e) => e!.evaluate((p) => p.textContent ?? ""))
       const me = () =>
@@ -144,15 +139,15 @@ describe("team mode with its database killed or hung", () => {
           return { status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json() as unknown }
         })
       await page.goto(`${origin}/studio/`)
-      await signInWithToken()
-      await page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })
+      await signInToStudio(page, token)
+      await studioDrawn(page)
 
       await server.kill()
       expect(await me()).toMatchObject({ status: 503, retryAfter: "2", body: { error: { code: "unavailable" } } })
       // The person reloads: told to try again, not signed out and not told their token was refused.
       await page.reload()
       expect(await signInError()).toMatch(/cannot reach its database/)
-      await signInWithToken()
+      await signInToStudio(page, token)
       expect(new URL(page.url()).searchParams.get("signin")).toBe("unavailable")
       expect(await signInError()).toMatch(/cannot reach its database/)
       relayAlive()
@@ -160,7 +155,7 @@ describe("team mode with its database killed or hung", () => {
       await server.restart()
       // The cookie from before the outage still opens the workspace, with no sign-in.
       await page.goto(`${origin}/studio/`)
-      await page.waitForFunction(() => Number(document.body.dataset["refreshes"] ?? "0") > 0, { timeout: 10_000 })
+      await studioDrawn(page)
       expect((await me()).status).toBe(200)
       expect(errors).toEqual([])
     } finally {
