@@ -5,7 +5,7 @@ import { currentBudget, encodeCursor, fitting, replyCost } from "../../domain/pa
 import type { Cluster, Clusters, ClustersOptions } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { readConflictsIn } from "./conflicts.js"
-import { notOpen } from "./forkWindow.js"
+import { notOpen } from "./forkMark.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
 
 /** How long a cluster's label is: its oldest fact's text, cut. */
