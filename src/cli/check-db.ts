@@ -10,11 +10,11 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { graphStack } from "../layers/assembly/stacks.js"
+import { checkStack } from "../layers/assembly/stacks.js"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { outsideCount, verifyStored } from "../layers/factStore/verifyStored.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
+import { outsideCount, StoreCheck } from "../services/StoreCheck.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"
 import { stampAhead } from "./stampAhead.js"
 
@@ -48,11 +48,11 @@ const main = Effect.gen(function*() {
     const ahead = yield* stampAhead
     // Its own outcome: a verify statement past the time limit on a busy server is no unreachable database.
     const checked = process.argv.slice(2).includes("--verify")
-      ? yield* Effect.either(verifyStored(gdb, 10, ahead))
+      ? yield* Effect.either((yield* StoreCheck).verify(10, ahead))
       : null
     return { versions, facts, checked }
   }).pipe(
-    Effect.provide(graphStack(Layer.succeed(Settings, settings))),
+    Effect.provide(checkStack(Layer.succeed(Settings, settings))),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
         message: e.reason === "refused_login"

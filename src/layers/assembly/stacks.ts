@@ -7,6 +7,7 @@ import { DatabaseEndpointLive } from "../database/DatabaseEndpointLive.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { EmbeddedServerLive } from "../embedded/EmbeddedServerLive.js"
 import { FactStoreLive } from "../factStore/FactStoreLive.js"
+import { StoreCheckLive } from "../factStore/StoreCheckLive.js"
 import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
 import { OAuthStoreLive } from "../tokens/OAuthStoreLive.js"
 import { TokenStoreLive } from "../tokens/TokenStoreLive.js"
@@ -44,6 +45,10 @@ export const embeddedStack = <E, R>(config: Layer.Layer<never, E, R>) => Embedde
 /** One graph of the settings' database (check-db; the demo's own graph). */
 export const graphStack = <E, R>(settings: Layer.Layer<Settings, E, R>, graph?: string) =>
   graphOf(graph, (db) => db).pipe(Layer.provideMerge(database(settings)))
+
+/** check-db's: the graph and the check of what its writes stored (StoreCheck). */
+export const checkStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
+  StoreCheckLive.pipe(Layer.provideMerge(graphStack(settings)))
 
 /** The token store of the admin graph (`npm run token`). */
 export const tokenStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>

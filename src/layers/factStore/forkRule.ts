@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { forkSharedTerms } from "../../domain/model/conflicts.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { PairDrift } from "../../services/StoreCheck.js"
 import { writeMark } from "./forkMark.js"
 import { oneHop } from "./oneHop.js"
 
@@ -132,13 +133,6 @@ const PairDriftRow = Schema.Struct({
   n: Schema.Number,
   drifted: Schema.Array(Schema.Tuple(Schema.String, Schema.String, Schema.Boolean))
 })
-
-export interface PairDrift {
-  readonly id: string
-  readonly sibling: string
-  /** The rule makes them a pair (and no edge says so), or the reverse. */
-  readonly pair: boolean
-}
 
 /** The sibling pairs whose FORKS edge disagrees with the rule, and how many facts were checked. */
 export const pairDrift = Effect.fn("relay/factStore/pairDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { ForkDrift } from "../../services/StoreCheck.js"
 import { clockRead } from "../database/clock.js"
 import { neverClosed, notOpen } from "./forkMark.js"
 import { forkedWith, plain } from "./forkRule.js"
@@ -122,11 +123,6 @@ const DriftRow = Schema.Struct({
   n: Schema.Number,
   drifted: Schema.Array(Schema.Tuple(Schema.String, Schema.NullOr(Schema.Number), Schema.Boolean))
 })
-export interface ForkDrift {
-  readonly id: string
-  readonly opened: number | null
-  readonly open: boolean
-}
 
 /** The forks whose window disagrees with their parent's pairs now, and how many forks there are. */
 export const forkDrift = Effect.fn("relay/factStore/forkDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {
