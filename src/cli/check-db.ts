@@ -9,9 +9,9 @@
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
 import { Console, Effect, Layer, Option } from "effect"
-import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { checkStack } from "../layers/assembly/stacks.js"
-import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
+import { ConfigLive, SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { checkStack, embeddedStack } from "../layers/assembly/stacks.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
 import { outsideCount, StoreCheck } from "../services/StoreCheck.js"
@@ -38,7 +38,12 @@ const main = Effect.gen(function*() {
   const db = yield* describeDatabase(database)
   yield* say(`database:  ${db.where}`)
   const wasRunning = database._tag === "Embedded"
-    ? Option.some(yield* embeddedStatus.pipe(Effect.map((s) => s.running)))
+    ? Option.some(
+      yield* Effect.flatMap(EmbeddedServer, (s) => s.status).pipe(
+        Effect.map((s) => s.running),
+        Effect.provide(embeddedStack(ConfigLive))
+      )
+    )
     : Option.none<boolean>()
 
   const probe = Effect.gen(function*() {
