@@ -33,15 +33,15 @@ const notFromRow = {
 
 /**
  * The mark rule (domain/forkMarks.ts) for a batch of the newest facts, none a revision, under the
- * parent `p` (its children `kids`; `norms` the texts of its unretracted kind-less ones; `paired` the
- * unretracted facts a child of the batch has a FORKS edge with): a pair with one of `$ids` in it
+ * parent `p` (its children `kids`; `norms` the texts of its unretracted kind-less ones; `paired`
+ * whether a child of the batch has a FORKS edge to an unretracted one): a pair with one of `$ids` in it
  * whose other side is not retracted now, so was not at the later side's stamp. Two kind-less texts
  * and a kind-less child of the batch (one of the texts then differs from it), or a FORKS edge to a
  * sibling. The window is settled from the edges right after (settleFork), so the mark opens none.
  */
 const newestMarks =
   `((any(x IN norms WHERE x <> norms[0]) AND any(k IN kids WHERE k.id IN $ids AND ${plain("k")})) OR ` +
-  `any(y IN paired WHERE y IN kids))`
+  `paired)`
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
@@ -94,7 +94,11 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) | k] AS kids ` +
   linkKids("kids", "$ids") +
   `WITH p, kids, [k IN kids WHERE ${plain("k")} AND indegree(k, 'RETRACTS') = 0 | k.norm] AS norms, ` +
-  `[(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact)-[:FORKS]-(y:Fact) WHERE k.id IN $ids AND indegree(y, 'RETRACTS') = 0 | y] AS paired ` +
+  `[k IN kids WHERE k.id IN $ids AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0] AS forky ` +
+  // One row a child of the batch with a FORKS edge (none under most parents): its unretracted partners here.
+  `UNWIND CASE WHEN size(forky) = 0 THEN [null] ELSE forky END AS fk ` +
+  `OPTIONAL MATCH (fk)-[:FORKS]-(y) WHERE y IN kids AND indegree(y, 'RETRACTS') = 0 ` +
+  `WITH p, kids, norms, count(y) > 0 AS paired ` +
   `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND ${newestMarks} THEN [1] ELSE [] END | ` +
   `${writeMark("p", "false", "null")}) ` +
   // A batch only adds children: a window opens, at the batch's first stamp at the latest (forkWindow.ts).
