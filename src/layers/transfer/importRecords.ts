@@ -30,6 +30,14 @@ import { batchClusters, clusterOnBatch, joinClusters } from "../factStore/thread
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
+import {
+  forksOfBatch,
+  type ImportMemory,
+  importMemory,
+  type Place,
+  rememberFacts,
+  rememberRetraction
+} from "./importMemory.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -37,14 +45,16 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
  * staleness (a decision or retraction marks the dependents already imported, a fact inherits it). Tasks keep the state the file gives them; open ones join the
  * queue's tail in the order they last entered a queue. Facts go in batches of `factBatchSize`, each
  * one atomic statement (nodes, parent edges, staleness, the capacity and search counts, the clock);
- * the decisions, compatible records and retractions met meanwhile follow the batch, each one
- * statement that checks its rule against the graph as it stands, so a merge never writes what the
- * rules refuse. (A decision or retraction lowers the stamps of what is below its fact whenever it
- * lands, so facts saved after it may be written first; a confirmation raises them as they stand,
- * so everything before it is written first.) Then the batch's parents get their fork marks, from
- * the stamps alone (domain/importForks.ts). Facts already in the graph by id are skipped, as are
- * edges already there; a rerun marks the forks of every batch again, so a batch whose marks failed
- * gets them.
+ * the decisions, compatible records and retractions met meanwhile follow the batch: in a merge each
+ * one statement that checks its rule against the graph as it stands, so a merge never writes what
+ * the rules refuse; into an empty graph (the file's rules are all there is) one statement with the
+ * batch's fork marks (afterBatchQuery). (A decision or retraction lowers the stamps of what is below
+ * its fact whenever it lands, so facts saved after it may be written first; a confirmation raises
+ * them as they stand, so everything before it is written first.) The batch's parents get their fork
+ * marks from the stamps alone (domain/importForks.ts): a merge reads the children from the graph,
+ * an import into an empty graph has them in its memory (importMemory.ts), as it has the places and
+ * roots of its own facts. Facts already in the graph by id are skipped, as are edges already there;
+ * a rerun (a merge) marks the forks of every batch again, so a batch whose marks failed gets them.
  */
 export const factBatchSize = 250
 
@@ -166,12 +176,24 @@ export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
   `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
   `m.closed = coalesce(m.closed, ${neverClosed})`
 
-/** Reads the children of the parents of the file's facts and marks the parents their stamps make forks. */
+/**
+ * Into an empty graph: the FORKS pairs under the parents that can have them and the marks of the
+ * kind-less forks the import's memory finds (importMemory.ts), in one statement. A mark is made as
+ * linkForksQuery makes one (MERGE: either may name a parent first).
+ */
+export const linkAndMarkQuery = `${linkForksQuery} WITH count(*) AS linked ` +
+  `UNWIND $marks AS mid MATCH (p:Fact {id: mid}) MERGE (:ForkMark)-[m:MARKS]->(p) ` +
+  `SET m.root = p.root, m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
+  `m.closed = coalesce(m.closed, ${neverClosed})`
+
+/**
+ * A merge's batch: reads the children of the parents of the file's facts (the graph may have its
+ * own) and marks the parents their stamps make forks. (Into an empty graph the import's memory has
+ * them: afterBatchQuery.)
+ */
 const markForks = Effect.fn("relay/transfer/markForks")(
   function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>) {
-    const parents = [
-      ...new Set(batch.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])))
-    ]
+    const parents = [...new Set(batch.flatMap(parentsOf))]
     if (parents.length === 0) return
     const fromFile = new Set(batch.map((f) => f.id))
     // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
@@ -210,18 +232,23 @@ const RootRow = Schema.Struct({ id: Schema.String, root: Schema.NullOr(Schema.St
 /**
  * The decided pairs whose facts are in two threads: only those can join two clusters (one root is
  * one thread, always one cluster: threadClusters.ts). Most decisions settle a fork of siblings, so
- * one read of the chunk's roots spares a statement a decision.
+ * the chunk's roots (the import's own facts' from memory, others read once) spare a statement a decision.
  */
-const acrossThreads = (db: GraphDatabase["Type"], chunk: ReadonlyArray<Record<string, CypherValue>>) =>
-  Effect.map(
-    db.read(rootsQuery, { ids: [...new Set(chunk.flatMap((d) => [d.w as string, d.l as string]))] }, RootRow),
-    (rows) => {
-      const roots = new Map(rows.map((r) => [r.id, r.root ?? r.id]))
-      return chunk
-        .map((d) => [d.w as string, d.l as string] as const)
-        .filter(([w, l]) => roots.get(w) === undefined || roots.get(w) !== roots.get(l))
+const acrossThreads = Effect.fn("relay/transfer/acrossThreads")(
+  function*(db: GraphDatabase["Type"], chunk: ReadonlyArray<Record<string, CypherValue>>, memory: ImportMemory) {
+    const ids = [...new Set(chunk.flatMap((d) => [d.w as string, d.l as string]))]
+    const unknown = ids.filter((id) => !memory.places.has(id))
+    const rows = unknown.length === 0 ? [] : yield* db.read(rootsQuery, { ids: unknown }, RootRow)
+    const roots = new Map(rows.map((r) => [r.id, r.root ?? r.id]))
+    for (const id of ids) {
+      const place = memory.places.get(id)
+      if (place !== undefined) roots.set(id, place.root)
     }
-  )
+    return chunk
+      .map((d) => [d.w as string, d.l as string] as const)
+      .filter(([w, l]) => roots.get(w) === undefined || roots.get(w) !== roots.get(l))
+  }
+)
 
 /**
  * In a merge, a decision or retraction older than a confirmation below its fact would lower stamps
@@ -303,11 +330,13 @@ const markRows = `OPTIONAL MATCH (x)<-[:BUILDS_ON*1..]-(x_dep) WITH x, at, colle
   throughMerges("x_hubs", "x_more", ["at", "x_deps"]) +
   `UNWIND x_deps + x_more AS dep WITH dep, min(at) AS at WHERE ${staleAt("dep")} > at SET dep.stale_at = at`
 
-export const decisionRowsQuery = `UNWIND $rows AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
+const decisionRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
   `CREATE (w)-[:SUPERSEDES ${asMap(fromARow)}]->(x) ` +
   `WITH x, d.at AS at ${markRows}`
 
-export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) ` +
+const retractionRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (x:Fact {id: d.f}) ` +
   `CREATE ${
     retractionOf(
       retractionProps({ id: "d.id", reason: "d.reason", by: "d.by", at: "d.at" }, { import_id: "$importId" }),
@@ -315,8 +344,21 @@ export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) `
     )
   } WITH x, d.at AS at ${markRows}`
 
-const compatibleRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
+const compatibleRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
   `CREATE (x)-[:COMPATIBLE ${asMap(fromARow)}]->(y)`
+
+/**
+ * What follows a batch of facts into an empty graph, in one statement: its decisions, compatible
+ * records and retractions, each kind's dependents' stamps lowered before the next kind reads them
+ * (each part ends in an aggregation, so its SETs are done), then the batch's fork pairs and marks
+ * (linkAndMarkQuery, from the import's memory with the retractions counted). One statement a kind
+ * cost a round trip each for a few rows.
+ */
+export const afterBatchQuery = `${decisionRows("$decisions")} WITH count(*) AS decided ` +
+  `${compatibleRows("$compatible")} WITH count(*) AS joined ` +
+  `${retractionRows("$retractions")} WITH count(*) AS retracted ` +
+  linkAndMarkQuery
 
 type EdgeRecord = DecisionRecord | CompatibleRecord | RetractionRecord
 
@@ -411,6 +453,9 @@ const IdRow = Schema.Struct({ id: Schema.String })
 
 const stamp = (iso: string) => Date.parse(iso)
 
+/** A fact's parents, the first one first. */
+const parentsOf = (f: FactRecord): Array<string> => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])
+
 /**
  * Each fresh fact's thread root (threadClusters.ts): a root's own id, else its first parent's root,
  * from the batch (a parent anywhere in it) or from the graph (`stored`). A parent found in neither
@@ -448,8 +493,14 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     db: GraphDatabase["Type"],
     batch: ReadonlyArray<FactRecord>,
     counts: ImportCounts,
-    options: { readonly now: number; readonly merge: boolean; readonly named: Set<string> }
+    options: {
+      readonly now: number
+      readonly merge: boolean
+      readonly named: Set<string>
+      readonly memory: ImportMemory
+    }
   ) {
+    const { memory } = options
     const { now } = options
     // Into an empty graph (checked before the first write) with ids unique in the file (importCheck.ts),
     // none is there: only a merge looks.
@@ -465,12 +516,20 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     }))
     const inBatch = new Set(fresh.map((f) => f.id))
     const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
-    const outsideRows = fromOutside.length === 0
+    // The import's own facts are in its memory; only a merge's parents in the graph are read.
+    const unknown = fromOutside.filter((id) => !memory.places.has(id))
+    const outsideRows = unknown.length === 0
       ? []
-      : yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)
-    const outsidePlaces = new Map(outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth }]))
-    const places = mergePlaces(withParents, outsidePlaces)
-    const roots = threadRootsOf(fresh, new Map(outsideRows.map((r) => [r.id, r.root ?? r.id])))
+      : yield* db.read(mergePlacesQuery, { ids: unknown }, MergePlaceRow)
+    const outside = new Map<string, Place>(
+      outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth, root: r.root ?? r.id }])
+    )
+    for (const id of fromOutside) {
+      const place = memory.places.get(id)
+      if (place !== undefined) outside.set(id, place)
+    }
+    const places = mergePlaces(withParents, outside)
+    const roots = threadRootsOf(fresh, new Map([...outside].map(([id, p]) => [id, p.root])))
     const rows = fresh.map((f, k) => ({
       merge_of: places[k]!.mergeOf,
       merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
@@ -511,6 +570,18 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       newest,
       ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
+    rememberFacts(
+      memory,
+      fresh.map((f, k) => ({
+        id: f.id,
+        parents: withParents[k]!.parents,
+        place: { ...places[k]!, root: rows[k]!.root },
+        hash: rows[k]!.hash,
+        kind: f.fact_kind ?? null,
+        contradicts: (f.contradicts ?? []).length > 0,
+        createdAt: rows[k]!.created_at
+      }))
+    )
     // The file's writers are their names' first spellings, unless the memory knew them already; a
     // name this import recorded is not sent again (a statement a batch for the same few writers).
     const unnamed = [...new Set(fresh.map((f) => f.written_by))].filter((n) => !options.named.has(n))
@@ -779,6 +850,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const pairs = new Set<string>()
     /** The writers' names this import recorded. */
     const named = new Set<string>()
+    const memory = importMemory(!merge)
     let newest = 0
     const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
       writeRecord(db, r, line, counts, merge, options.importId).pipe(
@@ -787,7 +859,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
       if (batch.length > 0) {
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
-        yield* writeFacts(db, batch, counts, { now, merge, named }).pipe(Effect.mapError(stoppedAt(what)))
+        yield* writeFacts(db, batch, counts, { now, merge, named, memory }).pipe(Effect.mapError(stoppedAt(what)))
       }
       // A decision joins its two facts' clusters (threadClusters.ts): one statement each, as union by
       // size is done one pair at a time; a pair one cluster already (a rerun) changes nothing.
@@ -799,32 +871,38 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
             yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
           }
         }
-      } else if (pending.length > 0) {
-        const what = `lines ${pending[0]![1]}-${
-          pending[pending.length - 1]![1]
-        } (decisions, compatible records, retractions)`
+      } else {
+        // Into an empty graph, the batch's records and fork marks go in one statement (afterBatchQuery):
+        // pending never holds more than a batch (it is flushed when it reaches one).
+        const from = Math.min(batch.length > 0 ? batchLine : Infinity, pending[0]?.[1] ?? Infinity)
+        const what =
+          `lines ${from}-${line} (the decisions, compatible records, retractions and fork marks after a batch)`
         const rows = rowsOf(pending, pairs)
         counts.skipped += rows.repeats
-        for (
-          const [query, list, kind] of [
-            [decisionRowsQuery, rows.decisions, "decisions"],
-            [compatibleRowsQuery, rows.compatible, "compatible"],
-            [retractionRowsQuery, rows.retractions, "retractions"]
-          ] as const
+        for (const d of rows.retractions) rememberRetraction(memory, d.f as string, d.at as number)
+        const forks = forksOfBatch(memory, batch.map((f) => ({ id: f.id, parents: parentsOf(f) })))
+        if (
+          rows.decisions.length + rows.compatible.length + rows.retractions.length + forks.linked.length +
+              forks.marks.length > 0
         ) {
-          for (let i = 0; i < list.length; i += factBatchSize) {
-            const chunk = list.slice(i, i + factBatchSize)
-            yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
-            counts[kind] += chunk.length
-            if (kind === "decisions") {
-              for (const [w, l] of yield* acrossThreads(db, chunk).pipe(Effect.mapError(stoppedAt(what)))) {
-                yield* join(w, l, what)
-              }
-            }
-          }
+          yield* db.write(afterBatchQuery, {
+            decisions: rows.decisions,
+            compatible: rows.compatible,
+            retractions: rows.retractions,
+            importId: options.importId,
+            parents: forks.linked,
+            ids: batch.map((f) => f.id),
+            marks: forks.marks
+          }).pipe(Effect.mapError(stoppedAt(what)))
+        }
+        counts.decisions += rows.decisions.length
+        counts.compatible += rows.compatible.length
+        counts.retractions += rows.retractions.length
+        for (const [w, l] of yield* acrossThreads(db, rows.decisions, memory).pipe(Effect.mapError(stoppedAt(what)))) {
+          yield* join(w, l, what)
         }
       }
-      if (batch.length > 0) {
+      if (merge && batch.length > 0) {
         const what = `the fork marks of lines ${batchLine}-${batchEnd}`
         yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
       }
