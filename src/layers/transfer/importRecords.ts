@@ -83,8 +83,10 @@ export interface ImportCounts {
  * several, in the order the file names them.
  */
 const createFacts = `UNWIND $rows AS r ` +
-  // Stale from the entries below, set once every node of the batch is there.
-  `CREATE ${factNode("", { ...fromRow("r"), stale_at: String(neverStale), embedding: null })} ` +
+  // Stale from when the earliest of its nearest ancestors outside the batch is, read before
+  // (outsideQuery): a node's property set after a labelled node was created costs in proportion to
+  // the graph (docs/design/performance.md), so the CREATE holds it.
+  `CREATE ${factNode("", { ...fromRow("r"), embedding: null })} ` +
   // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
   `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
@@ -94,14 +96,10 @@ const createFacts = `UNWIND $rows AS r ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
   `WITH count(*) AS linked ` +
   `UNWIND $also AS a MATCH (f:Fact {id: a[0]}), (q:Fact {id: a[1]}) CREATE (f)-[:ALSO_ON]->(q) ` +
-  // Stale from when the earliest of its nearest ancestors outside the batch is (domain/batchEntry.ts,
-  // staleness.ts).
+  // And the spans a confirmation closed above its first parent's line (rare: only those rows): a
+  // fact merged in with an older stamp was stale then too.
   `WITH count(*) AS alsoLinked ` +
-  `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e0:Fact {id: en[1][0]}) ` +
-  `UNWIND en[1] AS eid MATCH (e:Fact {id: eid}) WITH f, e0, ${inheritedStale("e")} AS st ` +
-  // And the spans a confirmation closed above its first parent's line: a fact merged in with an
-  // older stamp was stale then too.
-  `WITH f, e0, min(st) AS st SET f.stale_at = st, f.stale_spans = e0.stale_spans ` +
+  `UNWIND $spans AS sp MATCH (f:Fact {id: sp[0]}) SET f.stale_spans = sp[1] ` +
   // In the same statement, so a batch that lands is counted once and one that fails leaves nothing:
   // search's document counts (termCounts.ts), the capacity counts (capacity.ts) and the clock, which
   // never moves past the import's now (a file's stamps may run up to the window ahead of it).
@@ -116,14 +114,21 @@ const createFacts = `UNWIND $rows AS r ` +
     last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
   })
 
-/** The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on them. */
-const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
-  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root`
-const MergePlaceRow = Schema.Struct({
+/**
+ * The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on
+ * them, and when each is stale from (staleness.ts) with the spans a confirmation closed: the batch
+ * inherits them (domain/batchEntry.ts).
+ */
+const outsideQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
+  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root, ` +
+  `${inheritedStale("f")} AS stale, f.stale_spans AS spans`
+const OutsideRow = Schema.Struct({
   id: Schema.String,
   merge_of: Schema.NullOr(Schema.String),
   depth: Schema.Number,
-  root: Schema.NullOr(Schema.String)
+  root: Schema.NullOr(Schema.String),
+  stale: Schema.Number,
+  spans: Schema.NullOr(Schema.Array(Schema.Number))
 })
 
 /**
@@ -516,19 +521,15 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     }))
     const inBatch = new Set(fresh.map((f) => f.id))
     const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
-    // The import's own facts are in its memory; only a merge's parents in the graph are read.
-    const unknown = fromOutside.filter((id) => !memory.places.has(id))
-    const outsideRows = unknown.length === 0
+    const outsideRows = fromOutside.length === 0
       ? []
-      : yield* db.read(mergePlacesQuery, { ids: unknown }, MergePlaceRow)
+      : yield* db.read(outsideQuery, { ids: fromOutside }, OutsideRow)
     const outside = new Map<string, Place>(
       outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth, root: r.root ?? r.id }])
     )
-    for (const id of fromOutside) {
-      const place = memory.places.get(id)
-      if (place !== undefined) outside.set(id, place)
-    }
+    const staleOf = new Map(outsideRows.map((r) => [r.id, r]))
     const places = mergePlaces(withParents, outside)
+    const entries = entrySets(withParents)
     const roots = threadRootsOf(fresh, new Map([...outside].map(([id, p]) => [id, p.root])))
     const rows = fresh.map((f, k) => ({
       merge_of: places[k]!.mergeOf,
@@ -542,6 +543,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
         contradicts: f.contradicts ?? null
       }),
       created_at: stamp(f.created_at),
+      stale_at: Math.min(neverStale, ...entries[k]!.map((e) => staleOf.get(e)?.stale ?? neverStale)),
       parent_id: f.parent_id,
       root: roots.get(f.id)!,
       // A procedure's version and lineage as the file says (a file of version 1: a first version
@@ -549,8 +551,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       ...(f.fact_kind === "procedure"
         ? { version: f.procedure?.version ?? 1, lineage: [...(f.procedure?.lineage ?? [])], runs_ok: 0, runs_failed: 0 }
         : { version: null, lineage: null, runs_ok: null, runs_failed: null })
-    } satisfies FactRowFor<"stale_at" | "embedding"> & { readonly parent_id: string | null }))
-    const entries = entrySets(withParents)
+    } satisfies FactRowFor<"embedding"> & { readonly parent_id: string | null }))
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
       rows,
@@ -561,9 +562,10 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
           ...f.procedure.steps.map((t, i) => [f.id, "step", i, t])
         ]
       ),
-      entries: fresh.flatMap((f, k): Array<[string, Array<string>]> =>
-        entries[k]!.length === 0 ? [] : [[f.id, entries[k]!]]
-      ),
+      spans: fresh.flatMap((f, k): Array<[string, ReadonlyArray<number>]> => {
+        const spans = entries[k]!.length === 0 ? null : staleOf.get(entries[k]![0]!)?.spans ?? null
+        return spans === null ? [] : [[f.id, spans]]
+      }),
       ...addTermCountsParams(rows.map((r) => r.terms)),
       facts: rows.length,
       bytes: rows.reduce((n, r) => n + textBytes(r.content), 0),
