@@ -24,7 +24,6 @@ const now = Date.parse("2026-06-01T00:00:00.000Z")
 const wipe = Effect.flatMap(GraphDatabase, (db) => db.write("MATCH (n) DETACH DELETE n"))
 const fresh = Effect.zipRight(wipe, TestClock.setTime(now))
 
-/** The fork-mark statements: the import's own (UNWIND $parents / $fresh), whatever their text. */
 /** The statements that mark forks: a merge's (children, then marks), and what follows a batch into an empty graph. */
 const forkMarking = (q: string) => /^UNWIND \$(parents|fresh|decisions) /.test(q)
 
@@ -101,6 +100,39 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
         expect(plan).toMatch(/Node By Index Scan \| \(p:Fact\)/)
         expect(plan).not.toMatch(/Label Scan|All Node Scan/)
       }
+    }))
+
+  it.effect("into an empty graph a batch of facts costs three statements: its parents read, its facts, what follows them", () =>
+    Effect.gen(function*() {
+      yield* fresh
+      const db = yield* GraphDatabase
+      const file = memoryFile({ threads: 10, perThread: 50, plainForks: true })
+      const sent: Array<string> = []
+      const recording: GraphDatabaseShape = {
+        ...db,
+        write: ((q: string, p?: CypherParams, s?: Schema.Schema<unknown>) => {
+          sent.push(q)
+          return db.write(q, p ?? {}, s as never)
+        }) as unknown as GraphDatabaseShape["write"],
+        read: ((q: string, p?: CypherParams, s?: Schema.Schema<unknown>) => {
+          sent.push(q)
+          return db.read(q, p ?? {}, s as never)
+        }) as unknown as GraphDatabaseShape["read"]
+      }
+      const counts = yield* withDatabase(importText(memoryText(file), { merge: false }), recording)
+      expect(counts.facts).toBe(file.facts)
+      const batches = sent.filter((q) => q.startsWith("UNWIND $rows AS r CREATE (:Fact")).length
+      expect(batches).toBe(Math.ceil(file.facts / 250))
+      // Each batch: its outside parents (places and stamps), its facts, then one statement with its
+      // decisions, retractions, fork pairs and marks. No read of children, roots or existing ids, no
+      // statement a kind of record (each was a round trip a batch, most of the import's time).
+      const perBatch = sent.filter((q) => /^UNWIND \$(ids|rows AS r CREATE|decisions) /.test(q)).length
+      expect(perBatch).toBeLessThanOrEqual(3 * batches)
+      expect(sent.filter((q) => /^UNWIND \$(parents|fresh|rows AS d) /.test(q))).toEqual([])
+      expect(yield* openParents).toEqual([...new Set(file.openForks)].sort())
+      const done = yield* verify
+      expect([done.unmarked, done.forksDrifted, done.pairsDrifted, done.drifted, done.clusters.drifted])
+        .toEqual([0, 0, 0, 0, 0])
     }))
 
   it.effect("an import stopped at any batch names its lines and cause; a rerun with merge finishes it, marks and counts right; verify catches the skipped marks", () =>
