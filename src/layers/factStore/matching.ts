@@ -27,10 +27,25 @@ export const b = 0.75
  * Okapi BM25 of the fact whose terms are `ts`: for each query term (`$q`, [term, idf] pairs), its
  * idf times tf (k1 + 1) / (tf + k1 (1 - b + b |ts| / avgdl)), where tf is the term's count in `ts`.
  */
-export const bm25Of = (ts: string) =>
-  `reduce(s = 0.0, w IN [q IN $q | [q[1], size([x IN ${ts} WHERE x = q[0]])]] | ` +
-  `s + CASE WHEN w[1] = 0 THEN 0.0 ELSE w[0] * w[1] * ${k1 + 1} / ` +
-  `(w[1] + ${k1} * (${1 - b} + ${b} * size(${ts}) / $avgdl)) END)`
+export const bm25Of = (ts: string, tag = "") =>
+  `reduce(s${tag} = 0.0, w${tag} IN [q${tag} IN $q | [q${tag}[1], size([x${tag} IN ${ts} WHERE x${tag} = q${tag}[0]])]] | ` +
+  `s${tag} + CASE WHEN w${tag}[1] = 0 THEN 0.0 ELSE w${tag}[0] * w${tag}[1] * ${k1 + 1} / ` +
+  `(w${tag}[1] + ${k1} * (${1 - b} + ${b} * size(${ts}) / $avgdl)) END)`
+
+/**
+ * What a fact builds on weighs in its rank at this share: a fact is read in the context of its
+ * parent ("pool size 20" under "Postgres settings" answers "postgres pool size"; a reply answers the
+ * question before it). Only the any-word tier ranks so; a hit's strength stays its own words'.
+ */
+export const parentWeight = 0.5
+
+/**
+ * The any-word rank of `node` (its terms bound as `ts`): its own BM25 plus `parentWeight` times the
+ * best BM25 of a fact it builds on (at most 8, one edge each).
+ */
+export const contextBm25Of = (node: string, ts: string) =>
+  `${bm25Of(ts)} + ${parentWeight} * reduce(pm = 0.0, ps IN [(${node})-[:BUILDS_ON]->(pp:Fact) | ` +
+  `${bm25Of("coalesce(pp.terms, [])", "p")}] | CASE WHEN ps > pm THEN ps ELSE pm END)`
 
 const WeightRow = Schema.Struct({ term: Schema.String, docs: Schema.Number, n: Schema.Number, len: Schema.Number })
 
