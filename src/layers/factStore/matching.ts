@@ -40,12 +40,16 @@ export const bm25Of = (ts: string, tag = "") =>
 export const parentWeight = 0.5
 
 /**
- * The any-word rank of `node` (its terms bound as `ts`): its own BM25 plus `parentWeight` times the
- * best BM25 of a fact it builds on (at most 8, one edge each).
+ * `node` (its terms bound as `ts`) ranked as `score`: its own BM25 plus `parentWeight` times the
+ * idf weight of the query terms the best of its parents holds. The parent's side counts each term
+ * once, with no length norm: membership tests on the stored list, not a count per term, keep the
+ * parents' share of the statement near its own (a BM25 of every parent cost three times the rest).
+ * The edge is read without a label: BUILDS_ON joins facts only.
  */
-export const contextBm25Of = (node: string, ts: string) =>
-  `${bm25Of(ts)} + ${parentWeight} * reduce(pm = 0.0, ps IN [(${node})-[:BUILDS_ON]->(pp:Fact) | ` +
-  `${bm25Of("coalesce(pp.terms, [])", "p")}] | CASE WHEN ps > pm THEN ps ELSE pm END)`
+export const contextScore = (node: string, ts: string) =>
+  `WITH ${node}, ${bm25Of(ts)} AS own OPTIONAL MATCH (${node})-[:BUILDS_ON]->(pp) ` +
+  `WITH ${node}, own, max(reduce(ps = 0.0, pq IN $q | ps + CASE WHEN pq[0] IN pp.terms THEN pq[1] ELSE 0.0 END)) ` +
+  `AS pb WITH ${node}, own + ${parentWeight} * coalesce(pb, 0.0) AS score `
 
 const WeightRow = Schema.Struct({ term: Schema.String, docs: Schema.Number, n: Schema.Number, len: Schema.Number })
 
