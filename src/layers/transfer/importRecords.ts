@@ -14,6 +14,7 @@ import type {
   TaskRecord
 } from "../../domain/memoryRecord.js"
 import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
+import { type ImportCounts, type ImportProgress, ImportStopped } from "../../services/Transfer.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
@@ -61,22 +62,6 @@ export const factBatchSize = 250
 
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
 const rewindBatch = 100
-
-export interface ImportCounts {
-  facts: number
-  decisions: number
-  compatible: number
-  retractions: number
-  confirmations: number
-  tasks: number
-  task_notes: number
-  /** Runs of procedures (format 2), each counted on its procedure as it lands. */
-  runs: number
-  /** Records already in the graph (merge), left as they are. */
-  skipped: number
-  /** Records a rule refused against the graph's own edges (merge), by line: left out. */
-  refused: Array<{ readonly line: number; readonly rule: string }>
-}
 
 /**
  * New facts in one statement: nodes first, then (after the aggregation, which ends the CREATE) the
@@ -779,11 +764,6 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   }
 )
 
-/** An import the database stopped partway: which lines, what failed, and what to do. */
-export class ImportStopped extends Schema.TaggedError<ImportStopped>()("ImportStopped", {
-  message: Schema.String
-}) {}
-
 /** Why a statement failed, in words that leak nothing of the driver (errors.ts, DatabaseFailure). */
 const causeOf = (e: DatabaseError): string => {
   switch (e.reason) {
@@ -808,13 +788,6 @@ const stoppedAt = (what: string) => (e: DatabaseError) =>
     message: `stopped at ${what}: ${causeOf(e)}. What came before was written; run the same import again ` +
       "with --merge to finish it (what is there is skipped, fork marks and stamps are derived again)"
   })
-
-export interface ImportProgress {
-  /** The last line written (1 is the header). */
-  readonly line: number
-  readonly lines: number
-  readonly facts: number
-}
 
 export interface ImportOptions {
   readonly merge: boolean
