@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { TokenStore } from "../services/TokenStore.js"
 import type { WorkspaceStores } from "../services/WorkspaceStores.js"
+import { isStudioUrl } from "../studio/studioServer.js"
 import { makeTeamStudio } from "../studio/teamStudio.js"
 import { approvalRoute, decideOverHttp, sendDecision } from "./approveTask.js"
 import { trustedProxies } from "./clientAddress.js"
@@ -56,7 +57,9 @@ export const serveHttp = Effect.gen(function*() {
   const resourceMetadata = Option.map(oauth, (o) => o.resourceMetadataUrl)
   // Reached over https (the public URL), the studio's cookie never travels in clear.
   const secureCookies = Option.isSome(oauth) && oauth.value.publicUrl.protocol === "https:"
-  const studio = yield* makeTeamStudio(tokenCheck.check, config.allowedOrigins, secureCookies)
+  // The Host headers are known once the server listens; each request hands them over (listen.ts).
+  let studioHosts: ReadonlyArray<string> = []
+  const studio = yield* makeTeamStudio(tokenCheck.check, () => studioHosts, config.allowedOrigins, secureCookies)
   const modern = makeModernRequests((error) => void run(Effect.logDebug(`relay http: 2026 request: ${error.message}`)))
   yield* Effect.addFinalizer(() => Effect.promise(() => modern.close()))
   // Sessions still being opened count against both caps: the checks and the session's record are
@@ -75,7 +78,10 @@ export const serveHttp = Effect.gen(function*() {
       return oauth.value.handle(req, res)
     }
     // Relay Studio (src/studio): its own sign-in, Host and Origin checks, read-only.
-    if (await studio.handle(req, res, allowedHosts)) return
+    if (isStudioUrl(url)) {
+      studioHosts = allowedHosts
+      return studio.handle(req, res)
+    }
     const approval = approvalRoute(url)
     if (approval === null && url !== "/mcp" && !url.startsWith("/mcp?")) {
       return json(res, 404, { error: "not found: Relay serves MCP at /mcp" })
