@@ -5,7 +5,7 @@
  * spent. The secret is printed on stdout once and never logged. Run again while it runs, it prints a
  * new link to that studio instead (src/studio/studioJoin.ts).
  */
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -65,7 +65,7 @@ const main = Effect.gen(function*() {
       HttpRouter.all(`${studioBase}/*`, studio),
       Effect.catchTag("RouteNotFound", () => HttpServerResponse.empty({ status: 404 }))
     )
-  )
+  ).pipe(Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true))
   const listening = Effect.acquireRelease(
     Effect.async<ReturnType<typeof createServer>, { readonly code: string | undefined }>((resume) => {
       const made = createServer(handler)

@@ -1,6 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Either, Exit, Runtime, Scope } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ToolError } from "../domain/errors.js"
 import type { Caller } from "../domain/tokens.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
@@ -17,7 +15,7 @@ import { makeStudioSessions, StudioUnavailable, type StudioWorkspace } from "./s
  * same cached check as the MCP endpoint, so a revoked token ends its studio sessions within
  * RELAY_HTTP_TOKEN_RECHECK_MS, its live streams with them. Each studio session has its own rate limit
  * bucket; one token has at most 8 sessions and 4 live streams (studioSessions.ts, studioEvents.ts).
- * The answer is a Node request handler for the paths under /studio (serveHttp.ts hands them over).
+ * The answer is the HttpApp serveHttp.ts routes the paths under /studio to.
  */
 export const makeTeamStudio = (
   check: (presented: string) => Effect.Effect<Either.Either<Caller | null, ToolError>>,
@@ -57,8 +55,5 @@ export const makeTeamStudio = (
         return workspace
       })
 
-    const handle: (req: IncomingMessage, res: ServerResponse) => void = yield* NodeHttpServer.makeHandler(
-      studioApp({ sessions, allowedHosts, allowedOrigins, signIn, secureCookies })
-    )
-    return { handle }
+    return { app: studioApp({ sessions, allowedHosts, allowedOrigins, signIn, secureCookies }) }
   })
