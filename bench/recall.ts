@@ -1,8 +1,8 @@
 /**
  * Recall of `relay_search` on LoCoMo (Maharana et al., 2024: long multi-session conversations with
  * questions whose evidence is named by dialog turn), beside a plain BM25 over the same texts.
- * LoCoMo is not shipped here (its licence is non-commercial): get `data/locomo10.json` (or a zip
- * holding it) from github.com/snap-research/locomo, then
+ * LoCoMo is not shipped here (its licence is non-commercial): get `data/locomo10.zip` (or
+ * `locomo10.json`) from github.com/snap-research/locomo, then
  *
  *   npm run bench:recall -- <path to locomo10.json or .zip>     (RECALL_CONVERSATIONS=n for the first n)
  *
@@ -16,6 +16,7 @@
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { basename } from "node:path"
 import { bareClient, type BenchDatabase, openDatabase } from "./db.js"
 import { inProcessRelay } from "./relay.js"
 
@@ -39,10 +40,14 @@ export interface Conversation {
 
 type Raw = Record<string, unknown>
 
-/** LoCoMo's samples: `conversation.session_<n>` (with `session_<n>_date_time`) and `qa`. */
+/**
+ * LoCoMo's samples: `conversation.session_<n>` (with `session_<n>_date_time`) and `qa`. The zip in
+ * the repository's `data/` holds one file a conversation instead, its sessions at the top level
+ * beside `qa`: such a sample is its own conversation.
+ */
 export const parseLocomo = (json: unknown): ReadonlyArray<Conversation> =>
   (json as ReadonlyArray<Raw>).map((sample, i) => {
-    const conversation = sample["conversation"] as Raw
+    const conversation = (sample["conversation"] ?? sample) as Raw
     const numbers = Object.keys(conversation)
       .flatMap((k) => /^session_(\d+)$/.exec(k)?.[1] ?? [])
       .map(Number)
@@ -160,12 +165,19 @@ const measure = async (db: BenchDatabase, conversation: Conversation): Promise<R
   }
 }
 
-const read = (path: string): unknown =>
-  JSON.parse(
-    path.endsWith(".zip")
-      ? execFileSync("unzip", ["-p", path, "*locomo10.json"], { maxBuffer: 256 * 1024 * 1024 }).toString()
-      : readFileSync(path, "utf8")
-  )
+const unzip = (args: ReadonlyArray<string>) => execFileSync("unzip", args, { maxBuffer: 256 * 1024 * 1024 }).toString()
+
+/** locomo10.json, or a zip holding it, or a zip of one `<n>.json` a conversation. */
+const read = (path: string): unknown => {
+  if (!path.endsWith(".zip")) return JSON.parse(readFileSync(path, "utf8"))
+  const entries = unzip(["-Z1", path]).split("\n").filter((e) => e.endsWith(".json"))
+  const whole = entries.find((e) => e.endsWith("locomo10.json"))
+  if (whole !== undefined) return JSON.parse(unzip(["-p", path, whole]))
+  return entries.sort().map((e) => ({
+    sample_id: `conv-${basename(e, ".json")}`,
+    ...JSON.parse(unzip(["-p", path, e])) as Raw
+  }))
+}
 
 const percent = (n: number, of: number) => `${(100 * n / Math.max(1, of)).toFixed(1)}%`
 

@@ -9,6 +9,7 @@
  * Like any Relay process, it starts (or joins) the embedded server when none is configured.
  */
 import { Console, Effect, Layer, Option } from "effect"
+import type { DatabaseFailure } from "../domain/errors.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { graphStack } from "../layers/assembly/stacks.js"
 import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
@@ -26,6 +27,33 @@ const whatToDo = (db: DatabaseDescription): string => {
       return "start that server or fix FALKORDB_HOST/FALKORDB_PORT/FALKORDB_PASSWORD (or FALKORDB_URL) in .env, or unset them to use the embedded server."
     case "embedded":
       return "run `npm run setup-db`, then `npm run db -- start` to see why the embedded server does not start."
+  }
+}
+
+/**
+ * One sentence for a database that failed the first statements. Only a connection that is refused
+ * or lost means nothing answers: a server that is loading, busy or refusing work is there, and
+ * telling its operator to start it sends them the wrong way.
+ */
+const unreachableMessage = (reason: DatabaseFailure, db: DatabaseDescription): string => {
+  switch (reason) {
+    case "refused_login":
+      return "The database answered but refused the password: check FALKORDB_PASSWORD (or FALKORDB_URL) in .env."
+    case "no_module":
+      return "The database answered but has no FalkorDB module loaded: point FALKORDB_* at a FalkorDB server, or unset them to use the embedded one."
+    case "busy":
+      return `The database at ${db.address} answers but is loading its data or failing over: run the check again in a moment.`
+    case "refused":
+      return `The database at ${db.address} answers but refuses work (out of memory, read-only, a replica, or too many clients): see its log.`
+    case "timeout":
+    case "stopped":
+      return `No answer in time from ${db.address}: if it runs, it is busy, so run the check again; if not, ${
+        whatToDo(db)
+      }`
+    case "newer_schema":
+      return `The graph at ${db.address} was written by a newer Relay: upgrade this one (docs/upgrading.md).`
+    default:
+      return `Nothing answers at ${db.address}: ${whatToDo(db)}`
   }
 }
 
@@ -55,11 +83,7 @@ const main = Effect.gen(function*() {
     Effect.provide(graphStack(Layer.succeed(Settings, settings))),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
-        message: e.reason === "refused_login"
-          ? "The database answered but refused the password: check FALKORDB_PASSWORD (or FALKORDB_URL) in .env."
-          : e.reason === "no_module"
-          ? "The database answered but has no FalkorDB module loaded: point FALKORDB_* at a FalkorDB server, or unset them to use the embedded one."
-          : `Nothing answers at ${db.address}: ${whatToDo(db)}`,
+        message: unreachableMessage(e.reason, db),
         exitCode: 1
       })),
     Effect.catchTag("EmbeddedServerError", (e) => new CliFailure({ message: e.message, exitCode: 1 }))

@@ -5,6 +5,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { StderrLogger } from "../layers/assembly/stderrLogger.js"
 import { currentLayout } from "../layers/embedded/layout.js"
@@ -156,5 +157,14 @@ export const runCli = <E>(program: Effect.Effect<void, E, NodeContext.NodeContex
     Effect.provide(NodeContext.layer),
     Effect.provide(StderrLogger),
     Logger.withMinimumLogLevel(LogLevel.Error),
-    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true, teardown: exitOnFailure })
   )
+
+/**
+ * A CLI that failed exits with its code even while a socket is still open: a connect to a server
+ * that accepts and never answers cannot be cancelled, and would hold the process for good.
+ */
+const exitOnFailure: Teardown = (exit, onExit) => {
+  const code = typeof process.exitCode === "number" ? process.exitCode : 0
+  defaultTeardown(exit, (failed) => onExit(failed !== 0 ? failed : code))
+}

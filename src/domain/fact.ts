@@ -4,7 +4,7 @@ export const factStatuses = ["active", "superseded", "stale", "retracted"] as co
 export const FactStatus = Schema.Literal(...factStatuses)
 export type FactStatus = typeof FactStatus.Type
 
-const statusDescription = `active, ${factStatuses.slice(1).join(", ")}, a list or "any"`
+const statusDescription = "Or a list"
 
 /**
  * The `status` filter of list reads: a status, a list of them, or "any"; active when left out, so
@@ -20,11 +20,11 @@ export const StatusFilter = Schema.optionalWith(
       override: true
     }),
     description: statusDescription,
-    // The values are in the description; the listing does not spell them out twice. An anyOf of
-    // single types, arrays with items: the form Ajv strict, OpenAI's and Gemini's schemas all take.
+    // A closed set a model reads as one (issue 41): enums, in an anyOf of single types and arrays
+    // with items, the form Ajv strict, OpenAI's and Gemini's schemas all take.
     jsonSchema: {
       description: statusDescription,
-      anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+      anyOf: [{ type: "string", enum: ["any", ...factStatuses] }, { type: "array", items: { type: "string" } }],
       default: "active"
     }
   }),

@@ -9,7 +9,7 @@ export const ThreadInput = Schema.Struct({
   fact_id: FactId,
   limit: pageLimit(200, 500),
   cursor: Schema.optional(Cursor),
-  as_of: Schema.optional(IsoTimestamp.annotations({ description: "As of this ISO time with zone" }))
+  as_of: Schema.optional(IsoTimestamp.annotations({ description: "As of (ISO time)" }))
 })
 
 export const ThreadDecision = Schema.Struct({

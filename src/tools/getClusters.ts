@@ -9,7 +9,7 @@ import { defineTool, readOnly } from "./Tool.js"
 
 export const getClusters = defineTool({
   name: "relay_get_clusters",
-  description: "Threads of facts linked by building on or superseding, largest first",
+  description: "Linked threads, largest first",
   annotations: readOnly("Get the clusters"),
   wholeGraph: true,
   input: ClustersInput,

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { type AddressInfo, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -258,6 +259,59 @@ describe("npm run check-db", () => {
       expect(message.split("\n")).toHaveLength(1)
       expect(message).toMatch(new RegExp(`^Nothing answers at \\S*127\\.0\\.0\\.1:${closed}: start that server .*\\.$`))
       expect(r.stdout + r.stderr).not.toContain(secret)
+    }
+  })
+})
+
+/**
+ * A stand-in for a server in a state a real one passes through too briefly to catch: it accepts
+ * connections and answers every command with `reply` (or nothing, when null).
+ */
+const standIn = async (reply: string | null) => {
+  const sockets = new Set<Socket>()
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    // One reply a command: a client sends its handshake's commands in one write.
+    socket.on("data", (data) => {
+      if (reply !== null) socket.write(reply.repeat(data.toString().match(/(?:^|\r\n)\*\d+\r\n\$/g)?.length ?? 1))
+    })
+    socket.on("error", () => undefined)
+  })
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done))
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => done())
+      })
+  }
+}
+
+describe("check-db on a server that is there but not ready", () => {
+  it("says a loading server is loading, and a silent one did not answer in time, never that nothing answers", async () => {
+    for (
+      const [reply, expected] of [
+        [
+          "-LOADING Valkey is loading the dataset in memory\r\n",
+          /^The database at \S*127\.0\.0\.1:\d+ answers but is loading/
+        ],
+        [
+          null,
+          /^No answer in time from \S*127\.0\.0\.1:\d+: if it runs, it is busy, so run the check again; if not, start/
+        ]
+      ] as const
+    ) {
+      const server = await standIn(reply)
+      try {
+        const r = await runCli("check-db", { FALKORDB_HOST: "127.0.0.1", FALKORDB_PORT: String(server.port) })
+        expect(r.code, r.stderr).toBe(1)
+        expect(r.stdout).toMatch(/^reachable: no$/m)
+        expect(r.stderr.trim().split("\n")).toHaveLength(1)
+        expect(r.stderr.trim()).toMatch(expected)
+      } finally {
+        await server.close()
+      }
     }
   })
 })

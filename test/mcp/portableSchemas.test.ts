@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Ajv } from "ajv"
+import { factStatuses } from "../../src/domain/fact.js"
 import { listing } from "../../src/mcp/mcpHandlers.js"
 import { httpListing } from "../../src/mcp/teamGate.js"
 
@@ -79,13 +80,20 @@ describe("input schemas every model provider takes (issue 26)", () => {
     expect(() => new Ajv({ strict: true }).compile({ type: ["string", "array"] })).toThrow(/union type/)
   })
 
-  it("the status filter is advertised as a status or a list of them, and the list still validates", () => {
-    const search = listing.find((t) => t.name === "relay_search")!
-    const status = (search.inputSchema as unknown as { properties: Record<string, Node> }).properties.status
-    expect(status?.anyOf).toEqual([{ type: "string" }, { type: "array", items: { type: "string" } }])
-    const validate = new Ajv({ strict: true }).compile(search.inputSchema)
-    expect(validate({ query: "x", status: ["active", "stale"] })).toBe(true)
-    expect(validate({ query: "x", status: "any" })).toBe(true)
-    expect(validate({ query: "x", status: 3 })).toBe(false)
+  it("the status filter is advertised as one of its values (an enum) or a list, and the list still validates", () => {
+    for (const name of ["relay_search", "relay_get_current_state"]) {
+      const tool = listing.find((t) => t.name === name)!
+      const status = (tool.inputSchema as unknown as { properties: Record<string, Node> }).properties.status
+      expect(status?.anyOf).toEqual([
+        { type: "string", enum: ["any", ...factStatuses] },
+        { type: "array", items: { type: "string" } }
+      ])
+      const validate = new Ajv({ strict: true }).compile(tool.inputSchema)
+      const input = name === "relay_search" ? { query: "x" } : {}
+      expect(validate({ ...input, status: ["active", "stale"] })).toBe(true)
+      expect(validate({ ...input, status: "any" })).toBe(true)
+      expect(validate({ ...input, status: "Active" })).toBe(false)
+      expect(validate({ ...input, status: 3 })).toBe(false)
+    }
   })
 })

@@ -58,7 +58,10 @@ describe("fact status through the MCP client", () => {
     ;({ mcp } = await relays.start())
     const props = propertiesOf(mcp.tools.find((t) => t.name === "relay_get_current_state")!.inputSchema)
     expect(props.status?.default).toBe("active")
-    expect(props.status?.description).toContain("\"any\"")
+    // "any" and each status are an enum of the string form; a list is the array form.
+    expect(JSON.stringify(props.status)).toContain(
+      "\"enum\":[\"any\",\"active\",\"superseded\",\"stale\",\"retracted\"]"
+    )
     expect(props.written_by?.type).toBe("string")
   })
 

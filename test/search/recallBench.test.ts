@@ -43,6 +43,13 @@ describe("bench:recall's reading of LoCoMo", () => {
     expect(c!.questions.map((q) => [q.category, q.evidence])).toEqual([[1, ["D2:1"]], [5, ["D2:1"]]])
   })
 
+  it("reads a sample of the repository's zip, its sessions beside qa, as its own conversation", () => {
+    const { conversation, ...rest } = sample[0]!
+    const [c] = parseLocomo([{ ...rest, ...conversation, session_1_summary: "Ann and Bo talked." }])
+    expect(c!.sessions.map((s) => s.turns.map((t) => t.dia_id))).toEqual([["D1:1", "D1:2"], ["D2:1"], ["D10:1"]])
+    expect(c!.questions).toHaveLength(2)
+  })
+
   it("ranks by BM25: rarer shared words first, no shared word no rank", () => {
     const rank = bm25(["the dog barked", "the cat sat", "the dog and the cat", "nothing here"])
     expect(rank("cat", 10)).toEqual([1, 2])

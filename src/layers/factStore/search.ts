@@ -4,7 +4,7 @@ import { searchPlan } from "../../domain/search.js"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
-import { allItemsIn, anyItemIn, bm25Of, termWeights } from "./matching.js"
+import { allItemsIn, anyItemIn, bm25Of, contextScore, termWeights } from "./matching.js"
 import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
@@ -70,14 +70,14 @@ export const searchQueryFor = (o: SearchOptions) =>
 /**
  * Any-word matches that are not every-word matches (by the fact's stored terms, see matching.ts),
  * the engine's best `candidateWindow` of them (its score favours facts with more of the words),
- * ranked by Relay's BM25, then newest first.
+ * ranked by Relay's BM25 with what each builds on weighed in (contextScore), then newest first.
  */
 export const anyWordQueryFor = (o: SearchOptions) =>
   `CALL db.idx.fulltext.queryNodes('Fact', $query) YIELD node, score ` +
   fieldFilters(o) +
   `WITH node, score ORDER BY score DESC, node DESC LIMIT $window ` +
   `WITH node, coalesce(node.terms, []) AS ts WHERE NOT ${allItemsIn("ts")} ` +
-  `WITH node, ${bm25Of("ts")} AS score ORDER BY score DESC, node DESC ` +
+  contextScore("node", "ts") + `ORDER BY score DESC, node DESC ` +
   pageOf(o)
 
 /**
@@ -90,7 +90,8 @@ export const threadSearchQueryFor = (o: SearchOptions, tier: "all" | "any") => {
     `WITH node, coalesce(node.terms, []) AS ts WHERE ${
       [...own, tier === "all" ? allItemsIn("ts") : `${anyItemIn("ts")} AND NOT ${allItemsIn("ts")}`].join(" AND ")
     } ` +
-    `WITH node, ${bm25Of("ts")} AS score ORDER BY score DESC, node DESC LIMIT $window ` +
+    (tier === "all" ? `WITH node, ${bm25Of("ts")} AS score ` : contextScore("node", "ts")) +
+    `ORDER BY score DESC, node DESC LIMIT $window ` +
     pageOf(o)
 }
 
