@@ -39,7 +39,12 @@ const compatOf = (path: string, to: string) =>
 
 export const openNow = (p: string, carry: ReadonlyArray<string>): string => {
   const keep = [...carry, p].join(", ")
-  return `WITH ${keep}, [fw_c IN [(${p})<-[:BUILDS_ON|ALSO_ON]-(fw_x) | fw_x] WHERE ${takesPart("fw_c")}] AS fw_kids ` +
+  // Along the parent's own adjacency, a type at a time (oneHop.ts): the two-type comprehension built a
+  // matrix a row, half of an import's window pass (PROFILE, bench/importPlans.ts).
+  const kids = `${oneHop({ from: p, dir: "in", type: "BUILDS_ON", path: "fw_bp", to: "fw_bx", yields: "fw_bx" })} + ${
+    oneHop({ from: p, dir: "in", type: "ALSO_ON", path: "fw_ap", to: "fw_ax", yields: "fw_ax" })
+  }`
+  return `WITH ${keep}, [fw_c IN ${kids} WHERE ${takesPart("fw_c")}] AS fw_kids ` +
     `WITH ${keep}, fw_kids, [fw_c IN fw_kids WHERE ${plain("fw_c")}] AS fw_plain ` +
     `WITH ${keep}, fw_kids, size(fw_plain) AS fw_n, reduce(fw_acc = [null, 0, 0], fw_t IN list.sort([fw_k IN fw_plain | fw_k.norm]) | ` +
     `CASE WHEN fw_t = fw_acc[0] THEN [fw_t, fw_acc[1] + 1, fw_acc[2] + 2 * fw_acc[1] + 1] ` +

@@ -2,6 +2,7 @@ import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidInput } from "../../domain/errors.js"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
+import { transientRetrySchedule } from "../../policies/retry.js"
 import { Database, GraphDatabase } from "../../services/GraphDatabase.js"
 import { TokenStore, type TokenStoreShape } from "../../services/TokenStore.js"
 
@@ -45,9 +46,11 @@ const toRecord = (r: Row): TokenRecord => ({
 const makeTokenStore = Effect.gen(function*() {
   const db = yield* GraphDatabase
   // Two CLIs may race to make the index: the loser's "already indexed" is the outcome both wanted.
+  // A transient failure (a busy server at a CLI's start) is tried again, as a tool's would be.
   yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
     Effect.asVoid,
-    Effect.catchIf((e) => e.reason === "exists", () => Effect.void)
+    Effect.catchIf((e) => e.reason === "exists", () => Effect.void),
+    Effect.retry({ schedule: transientRetrySchedule, while: (e) => e.transient })
   )
   const store: TokenStoreShape = {
     create: ({ approver = false, name, readOnly, workspace }) =>
@@ -67,11 +70,12 @@ const makeTokenStore = Effect.gen(function*() {
               `without case, so use that name or another`
           })
         }
+        // MERGE on the id made once above: a try that timed out but landed is found, not doubled.
         yield* db.write(
-          "CREATE (:Token {id: $id, name: $name, workspace: $workspace, read_only: $readOnly, " +
-            "approver: $approver, hash: $hash, created_at: $now})",
+          "MERGE (t:Token {id: $id}) ON CREATE SET t.name = $name, t.workspace = $workspace, " +
+            "t.read_only = $readOnly, t.approver = $approver, t.hash = $hash, t.created_at = $now",
           { id, name, workspace, readOnly, approver, hash: hashToken(token), now }
-        )
+        ).pipe(Effect.retry({ schedule: transientRetrySchedule, while: (e) => e.transient }))
         return { token, record: { id, name, workspace, readOnly, approver, createdAt: now, revokedAt: null } }
       }),
     list: db.read(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`, {}, Row).pipe(

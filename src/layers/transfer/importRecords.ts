@@ -30,6 +30,14 @@ import { batchClusters, clusterOnBatch, joinClusters } from "../factStore/thread
 import { hubsOf, throughMerges } from "../factStore/walkDown.js"
 import { moveCount } from "../tasks/taskCounts.js"
 import { queueNode, taskById } from "../tasks/taskMap.js"
+import {
+  forksOfBatch,
+  type ImportMemory,
+  importMemory,
+  type Place,
+  rememberFacts,
+  rememberRetraction
+} from "./importMemory.js"
 
 /**
  * Writes checked records (domain/importCheck.ts) into the graph, keeping ids and created_at and
@@ -37,14 +45,16 @@ import { queueNode, taskById } from "../tasks/taskMap.js"
  * staleness (a decision or retraction marks the dependents already imported, a fact inherits it). Tasks keep the state the file gives them; open ones join the
  * queue's tail in the order they last entered a queue. Facts go in batches of `factBatchSize`, each
  * one atomic statement (nodes, parent edges, staleness, the capacity and search counts, the clock);
- * the decisions, compatible records and retractions met meanwhile follow the batch, each one
- * statement that checks its rule against the graph as it stands, so a merge never writes what the
- * rules refuse. (A decision or retraction lowers the stamps of what is below its fact whenever it
- * lands, so facts saved after it may be written first; a confirmation raises them as they stand,
- * so everything before it is written first.) Then the batch's parents get their fork marks, from
- * the stamps alone (domain/importForks.ts). Facts already in the graph by id are skipped, as are
- * edges already there; a rerun marks the forks of every batch again, so a batch whose marks failed
- * gets them.
+ * the decisions, compatible records and retractions met meanwhile follow the batch: in a merge each
+ * one statement that checks its rule against the graph as it stands, so a merge never writes what
+ * the rules refuse; into an empty graph (the file's rules are all there is) one statement with the
+ * batch's fork marks (afterBatchQuery). (A decision or retraction lowers the stamps of what is below
+ * its fact whenever it lands, so facts saved after it may be written first; a confirmation raises
+ * them as they stand, so everything before it is written first.) The batch's parents get their fork
+ * marks from the stamps alone (domain/importForks.ts): a merge reads the children from the graph,
+ * an import into an empty graph has them in its memory (importMemory.ts), as it has the places and
+ * roots of its own facts. Facts already in the graph by id are skipped, as are edges already there;
+ * a rerun (a merge) marks the forks of every batch again, so a batch whose marks failed gets them.
  */
 export const factBatchSize = 250
 
@@ -73,8 +83,10 @@ export interface ImportCounts {
  * several, in the order the file names them.
  */
 const createFacts = `UNWIND $rows AS r ` +
-  // Stale from the entries below, set once every node of the batch is there.
-  `CREATE ${factNode("", { ...fromRow("r"), stale_at: String(neverStale), embedding: null })} ` +
+  // Stale from when the earliest of its nearest ancestors outside the batch is, read before
+  // (outsideQuery): a node's property set after a labelled node was created costs in proportion to
+  // the graph (docs/design/performance.md), so the CREATE holds it.
+  `CREATE ${factNode("", { ...fromRow("r"), embedding: null })} ` +
   // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
   `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
@@ -84,14 +96,10 @@ const createFacts = `UNWIND $rows AS r ` +
   `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
   `WITH count(*) AS linked ` +
   `UNWIND $also AS a MATCH (f:Fact {id: a[0]}), (q:Fact {id: a[1]}) CREATE (f)-[:ALSO_ON]->(q) ` +
-  // Stale from when the earliest of its nearest ancestors outside the batch is (domain/batchEntry.ts,
-  // staleness.ts).
+  // And the spans a confirmation closed above its first parent's line (rare: only those rows): a
+  // fact merged in with an older stamp was stale then too.
   `WITH count(*) AS alsoLinked ` +
-  `UNWIND $entries AS en MATCH (f:Fact {id: en[0]}), (e0:Fact {id: en[1][0]}) ` +
-  `UNWIND en[1] AS eid MATCH (e:Fact {id: eid}) WITH f, e0, ${inheritedStale("e")} AS st ` +
-  // And the spans a confirmation closed above its first parent's line: a fact merged in with an
-  // older stamp was stale then too.
-  `WITH f, e0, min(st) AS st SET f.stale_at = st, f.stale_spans = e0.stale_spans ` +
+  `UNWIND $spans AS sp MATCH (f:Fact {id: sp[0]}) SET f.stale_spans = sp[1] ` +
   // In the same statement, so a batch that lands is counted once and one that fails leaves nothing:
   // search's document counts (termCounts.ts), the capacity counts (capacity.ts) and the clock, which
   // never moves past the import's now (a file's stamps may run up to the window ahead of it).
@@ -106,14 +114,21 @@ const createFacts = `UNWIND $rows AS r ` +
     last: "CASE WHEN clk.last IS NULL OR clk.last < $newest THEN $newest ELSE clk.last END"
   })
 
-/** The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on them. */
-const mergePlacesQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
-  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root`
-const MergePlaceRow = Schema.Struct({
+/**
+ * The nearest merge, merge depth and thread root of facts already stored, for the batch's facts on
+ * them, and when each is stale from (staleness.ts) with the spans a confirmation closed: the batch
+ * inherits them (domain/batchEntry.ts).
+ */
+const outsideQuery = `UNWIND $ids AS id MATCH (f:Fact {id: id}) ` +
+  `RETURN f.id AS id, f.merge_of AS merge_of, coalesce(f.merge_depth, 0) AS depth, f.root AS root, ` +
+  `${inheritedStale("f")} AS stale, f.stale_spans AS spans`
+const OutsideRow = Schema.Struct({
   id: Schema.String,
   merge_of: Schema.NullOr(Schema.String),
   depth: Schema.Number,
-  root: Schema.NullOr(Schema.String)
+  root: Schema.NullOr(Schema.String),
+  stale: Schema.Number,
+  spans: Schema.NullOr(Schema.Array(Schema.Number))
 })
 
 /**
@@ -166,12 +181,24 @@ export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
   `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
   `m.closed = coalesce(m.closed, ${neverClosed})`
 
-/** Reads the children of the parents of the file's facts and marks the parents their stamps make forks. */
+/**
+ * Into an empty graph: the FORKS pairs under the parents that can have them and the marks of the
+ * kind-less forks the import's memory finds (importMemory.ts), in one statement. A mark is made as
+ * linkForksQuery makes one (MERGE: either may name a parent first).
+ */
+export const linkAndMarkQuery = `${linkForksQuery} WITH count(*) AS linked ` +
+  `UNWIND $marks AS mid MATCH (p:Fact {id: mid}) MERGE (:ForkMark)-[m:MARKS]->(p) ` +
+  `SET m.root = p.root, m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
+  `m.closed = coalesce(m.closed, ${neverClosed})`
+
+/**
+ * A merge's batch: reads the children of the parents of the file's facts (the graph may have its
+ * own) and marks the parents their stamps make forks. (Into an empty graph the import's memory has
+ * them: afterBatchQuery.)
+ */
 const markForks = Effect.fn("relay/transfer/markForks")(
   function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>) {
-    const parents = [
-      ...new Set(batch.flatMap((f) => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])))
-    ]
+    const parents = [...new Set(batch.flatMap(parentsOf))]
     if (parents.length === 0) return
     const fromFile = new Set(batch.map((f) => f.id))
     // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
@@ -210,18 +237,23 @@ const RootRow = Schema.Struct({ id: Schema.String, root: Schema.NullOr(Schema.St
 /**
  * The decided pairs whose facts are in two threads: only those can join two clusters (one root is
  * one thread, always one cluster: threadClusters.ts). Most decisions settle a fork of siblings, so
- * one read of the chunk's roots spares a statement a decision.
+ * the chunk's roots (the import's own facts' from memory, others read once) spare a statement a decision.
  */
-const acrossThreads = (db: GraphDatabase["Type"], chunk: ReadonlyArray<Record<string, CypherValue>>) =>
-  Effect.map(
-    db.read(rootsQuery, { ids: [...new Set(chunk.flatMap((d) => [d.w as string, d.l as string]))] }, RootRow),
-    (rows) => {
-      const roots = new Map(rows.map((r) => [r.id, r.root ?? r.id]))
-      return chunk
-        .map((d) => [d.w as string, d.l as string] as const)
-        .filter(([w, l]) => roots.get(w) === undefined || roots.get(w) !== roots.get(l))
+const acrossThreads = Effect.fn("relay/transfer/acrossThreads")(
+  function*(db: GraphDatabase["Type"], chunk: ReadonlyArray<Record<string, CypherValue>>, memory: ImportMemory) {
+    const ids = [...new Set(chunk.flatMap((d) => [d.w as string, d.l as string]))]
+    const unknown = ids.filter((id) => !memory.places.has(id))
+    const rows = unknown.length === 0 ? [] : yield* db.read(rootsQuery, { ids: unknown }, RootRow)
+    const roots = new Map(rows.map((r) => [r.id, r.root ?? r.id]))
+    for (const id of ids) {
+      const place = memory.places.get(id)
+      if (place !== undefined) roots.set(id, place.root)
     }
-  )
+    return chunk
+      .map((d) => [d.w as string, d.l as string] as const)
+      .filter(([w, l]) => roots.get(w) === undefined || roots.get(w) !== roots.get(l))
+  }
+)
 
 /**
  * In a merge, a decision or retraction older than a confirmation below its fact would lower stamps
@@ -303,11 +335,13 @@ const markRows = `OPTIONAL MATCH (x)<-[:BUILDS_ON*1..]-(x_dep) WITH x, at, colle
   throughMerges("x_hubs", "x_more", ["at", "x_deps"]) +
   `UNWIND x_deps + x_more AS dep WITH dep, min(at) AS at WHERE ${staleAt("dep")} > at SET dep.stale_at = at`
 
-export const decisionRowsQuery = `UNWIND $rows AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
+const decisionRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (w:Fact {id: d.w}), (x:Fact {id: d.l}) ` +
   `CREATE (w)-[:SUPERSEDES ${asMap(fromARow)}]->(x) ` +
   `WITH x, d.at AS at ${markRows}`
 
-export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) ` +
+const retractionRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (x:Fact {id: d.f}) ` +
   `CREATE ${
     retractionOf(
       retractionProps({ id: "d.id", reason: "d.reason", by: "d.by", at: "d.at" }, { import_id: "$importId" }),
@@ -315,8 +349,21 @@ export const retractionRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.f}) `
     )
   } WITH x, d.at AS at ${markRows}`
 
-const compatibleRowsQuery = `UNWIND $rows AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
+const compatibleRows = (list: string) =>
+  `UNWIND ${list} AS d MATCH (x:Fact {id: d.x}), (y:Fact {id: d.y}) ` +
   `CREATE (x)-[:COMPATIBLE ${asMap(fromARow)}]->(y)`
+
+/**
+ * What follows a batch of facts into an empty graph, in one statement: its decisions, compatible
+ * records and retractions, each kind's dependents' stamps lowered before the next kind reads them
+ * (each part ends in an aggregation, so its SETs are done), then the batch's fork pairs and marks
+ * (linkAndMarkQuery, from the import's memory with the retractions counted). One statement a kind
+ * cost a round trip each for a few rows.
+ */
+export const afterBatchQuery = `${decisionRows("$decisions")} WITH count(*) AS decided ` +
+  `${compatibleRows("$compatible")} WITH count(*) AS joined ` +
+  `${retractionRows("$retractions")} WITH count(*) AS retracted ` +
+  linkAndMarkQuery
 
 type EdgeRecord = DecisionRecord | CompatibleRecord | RetractionRecord
 
@@ -411,6 +458,9 @@ const IdRow = Schema.Struct({ id: Schema.String })
 
 const stamp = (iso: string) => Date.parse(iso)
 
+/** A fact's parents, the first one first. */
+const parentsOf = (f: FactRecord): Array<string> => (f.parent_id === null ? [] : [f.parent_id, ...(f.also_on ?? [])])
+
 /**
  * Each fresh fact's thread root (threadClusters.ts): a root's own id, else its first parent's root,
  * from the batch (a parent anywhere in it) or from the graph (`stored`). A parent found in neither
@@ -448,8 +498,14 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     db: GraphDatabase["Type"],
     batch: ReadonlyArray<FactRecord>,
     counts: ImportCounts,
-    options: { readonly now: number; readonly merge: boolean; readonly named: Set<string> }
+    options: {
+      readonly now: number
+      readonly merge: boolean
+      readonly named: Set<string>
+      readonly memory: ImportMemory
+    }
   ) {
+    const { memory } = options
     const { now } = options
     // Into an empty graph (checked before the first write) with ids unique in the file (importCheck.ts),
     // none is there: only a merge looks.
@@ -467,10 +523,14 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     const fromOutside = [...new Set(withParents.flatMap((f) => f.parents))].filter((id) => !inBatch.has(id))
     const outsideRows = fromOutside.length === 0
       ? []
-      : yield* db.read(mergePlacesQuery, { ids: fromOutside }, MergePlaceRow)
-    const outsidePlaces = new Map(outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth }]))
-    const places = mergePlaces(withParents, outsidePlaces)
-    const roots = threadRootsOf(fresh, new Map(outsideRows.map((r) => [r.id, r.root ?? r.id])))
+      : yield* db.read(outsideQuery, { ids: fromOutside }, OutsideRow)
+    const outside = new Map<string, Place>(
+      outsideRows.map((r) => [r.id, { mergeOf: r.merge_of, depth: r.depth, root: r.root ?? r.id }])
+    )
+    const staleOf = new Map(outsideRows.map((r) => [r.id, r]))
+    const places = mergePlaces(withParents, outside)
+    const entries = entrySets(withParents)
+    const roots = threadRootsOf(fresh, new Map([...outside].map(([id, p]) => [id, p.root])))
     const rows = fresh.map((f, k) => ({
       merge_of: places[k]!.mergeOf,
       merge_depth: places[k]!.depth === 0 ? null : places[k]!.depth,
@@ -483,6 +543,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
         contradicts: f.contradicts ?? null
       }),
       created_at: stamp(f.created_at),
+      stale_at: Math.min(neverStale, ...entries[k]!.map((e) => staleOf.get(e)?.stale ?? neverStale)),
       parent_id: f.parent_id,
       root: roots.get(f.id)!,
       // A procedure's version and lineage as the file says (a file of version 1: a first version
@@ -490,8 +551,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
       ...(f.fact_kind === "procedure"
         ? { version: f.procedure?.version ?? 1, lineage: [...(f.procedure?.lineage ?? [])], runs_ok: 0, runs_failed: 0 }
         : { version: null, lineage: null, runs_ok: null, runs_failed: null })
-    } satisfies FactRowFor<"stale_at" | "embedding"> & { readonly parent_id: string | null }))
-    const entries = entrySets(withParents)
+    } satisfies FactRowFor<"embedding"> & { readonly parent_id: string | null }))
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
       rows,
@@ -502,15 +562,28 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
           ...f.procedure.steps.map((t, i) => [f.id, "step", i, t])
         ]
       ),
-      entries: fresh.flatMap((f, k): Array<[string, Array<string>]> =>
-        entries[k]!.length === 0 ? [] : [[f.id, entries[k]!]]
-      ),
+      spans: fresh.flatMap((f, k): Array<[string, ReadonlyArray<number>]> => {
+        const spans = entries[k]!.length === 0 ? null : staleOf.get(entries[k]![0]!)?.spans ?? null
+        return spans === null ? [] : [[f.id, spans]]
+      }),
       ...addTermCountsParams(rows.map((r) => r.terms)),
       facts: rows.length,
       bytes: rows.reduce((n, r) => n + textBytes(r.content), 0),
       newest,
       ...batchClusters(rows.map((r) => ({ id: r.id, root: r.root, at: r.created_at })))
     })
+    rememberFacts(
+      memory,
+      fresh.map((f, k) => ({
+        id: f.id,
+        parents: withParents[k]!.parents,
+        place: { ...places[k]!, root: rows[k]!.root },
+        hash: rows[k]!.hash,
+        kind: f.fact_kind ?? null,
+        contradicts: (f.contradicts ?? []).length > 0,
+        createdAt: rows[k]!.created_at
+      }))
+    )
     // The file's writers are their names' first spellings, unless the memory knew them already; a
     // name this import recorded is not sent again (a statement a batch for the same few writers).
     const unnamed = [...new Set(fresh.map((f) => f.written_by))].filter((n) => !options.named.has(n))
@@ -779,6 +852,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const pairs = new Set<string>()
     /** The writers' names this import recorded. */
     const named = new Set<string>()
+    const memory = importMemory(!merge)
     let newest = 0
     const record = (r: DecisionRecord | CompatibleRecord | RetractionRecord | ConfirmationRecord, line: number) =>
       writeRecord(db, r, line, counts, merge, options.importId).pipe(
@@ -787,7 +861,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
     const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
       if (batch.length > 0) {
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
-        yield* writeFacts(db, batch, counts, { now, merge, named }).pipe(Effect.mapError(stoppedAt(what)))
+        yield* writeFacts(db, batch, counts, { now, merge, named, memory }).pipe(Effect.mapError(stoppedAt(what)))
       }
       // A decision joins its two facts' clusters (threadClusters.ts): one statement each, as union by
       // size is done one pair at a time; a pair one cluster already (a rerun) changes nothing.
@@ -799,32 +873,38 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
             yield* join(r.winner_id, r.loser_id, `line ${at} (a decision)`)
           }
         }
-      } else if (pending.length > 0) {
-        const what = `lines ${pending[0]![1]}-${
-          pending[pending.length - 1]![1]
-        } (decisions, compatible records, retractions)`
+      } else {
+        // Into an empty graph, the batch's records and fork marks go in one statement (afterBatchQuery):
+        // pending never holds more than a batch (it is flushed when it reaches one).
+        const from = Math.min(batch.length > 0 ? batchLine : Infinity, pending[0]?.[1] ?? Infinity)
+        const what =
+          `lines ${from}-${line} (the decisions, compatible records, retractions and fork marks after a batch)`
         const rows = rowsOf(pending, pairs)
         counts.skipped += rows.repeats
-        for (
-          const [query, list, kind] of [
-            [decisionRowsQuery, rows.decisions, "decisions"],
-            [compatibleRowsQuery, rows.compatible, "compatible"],
-            [retractionRowsQuery, rows.retractions, "retractions"]
-          ] as const
+        for (const d of rows.retractions) rememberRetraction(memory, d.f as string, d.at as number)
+        const forks = forksOfBatch(memory, batch.map((f) => ({ id: f.id, parents: parentsOf(f) })))
+        if (
+          rows.decisions.length + rows.compatible.length + rows.retractions.length + forks.linked.length +
+              forks.marks.length > 0
         ) {
-          for (let i = 0; i < list.length; i += factBatchSize) {
-            const chunk = list.slice(i, i + factBatchSize)
-            yield* db.write(query, { rows: chunk, importId: options.importId }).pipe(Effect.mapError(stoppedAt(what)))
-            counts[kind] += chunk.length
-            if (kind === "decisions") {
-              for (const [w, l] of yield* acrossThreads(db, chunk).pipe(Effect.mapError(stoppedAt(what)))) {
-                yield* join(w, l, what)
-              }
-            }
-          }
+          yield* db.write(afterBatchQuery, {
+            decisions: rows.decisions,
+            compatible: rows.compatible,
+            retractions: rows.retractions,
+            importId: options.importId,
+            parents: forks.linked,
+            ids: batch.map((f) => f.id),
+            marks: forks.marks
+          }).pipe(Effect.mapError(stoppedAt(what)))
+        }
+        counts.decisions += rows.decisions.length
+        counts.compatible += rows.compatible.length
+        counts.retractions += rows.retractions.length
+        for (const [w, l] of yield* acrossThreads(db, rows.decisions, memory).pipe(Effect.mapError(stoppedAt(what)))) {
+          yield* join(w, l, what)
         }
       }
-      if (batch.length > 0) {
+      if (merge && batch.length > 0) {
         const what = `the fork marks of lines ${batchLine}-${batchEnd}`
         yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
       }
