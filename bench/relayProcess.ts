@@ -6,7 +6,9 @@ import { promisify } from "node:util"
  * The built server and token CLI as separate processes, as a client machine runs them: for the
  * benchmarks, and for tests that need `relay --http` (they import this rather than keep a copy).
  */
-export const serverEntry = fileURLToPath(new URL("../dist/server.js", import.meta.url))
+/** RELAY_BENCH_SERVER: another build's server.js, to compare two builds on one machine at one time. */
+export const serverEntry = process.env.RELAY_BENCH_SERVER ??
+  fileURLToPath(new URL("../dist/server.js", import.meta.url))
 const tokenCli = fileURLToPath(new URL("../dist/cli/token.js", import.meta.url))
 
 /** Runs `node dist/cli/token.js ...` as `npm run token --` would; answers its trimmed stdout and its stderr. */

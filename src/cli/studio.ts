@@ -5,7 +5,9 @@
  * spent. The secret is printed on stdout once and never logged. Run again while it runs, it prints a
  * new link to that studio instead (src/studio/studioJoin.ts).
  */
-import { Clock, Console, Effect, Layer, Runtime } from "effect"
+import { HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Console, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { parseArgs } from "node:util"
@@ -16,7 +18,7 @@ import { resolveDataDir } from "../layers/embedded/dataDir.js"
 import type { ToolServices } from "../mcp/mcpHandlers.js"
 import { Settings } from "../services/Settings.js"
 import { answerLink, askForLink, linkPath, publishKey } from "../studio/studioJoin.js"
-import { handleStudio, studioBase } from "../studio/studioServer.js"
+import { studioApp, studioBase } from "../studio/studioServer.js"
 import { makeStudioSessions } from "../studio/studioSessions.js"
 import { CliFailure, describeDatabase, runCli } from "./common.js"
 
@@ -35,38 +37,38 @@ const main = Effect.gen(function*() {
     return yield* new CliFailure({ message: `--port must be a port number\n${USAGE}`, exitCode: 2 })
   }
   const runtime = yield* Effect.runtime<ToolServices>()
-  const clock = Runtime.runSync(runtime)
-  const sessions = makeStudioSessions(() => clock(Clock.currentTimeMillis))
+  const sessions = makeStudioSessions()
   const { database, graph } = yield* Settings
   const db = yield* describeDatabase(database)
   const local = {
     runtime,
     name: "local",
     where: `graph ${graph} of the ${db.where}`,
-    stillValid: () => Promise.resolve(true),
-    release: () => Promise.resolve()
+    stillValid: Effect.succeed(true),
+    release: Effect.void
   }
   const dataDir = yield* resolveDataDir.pipe(
     Effect.mapError((e) => new CliFailure({ message: e.message, exitCode: 1 }))
   )
   let key = ""
   let newLink = () => ""
+  let allowedHosts: ReadonlyArray<string> = []
+  const studio = studioApp({ sessions, allowedHosts: () => allowedHosts, allowedOrigins: [], local })
+  const handler = yield* NodeHttpServer.makeHandler(
+    HttpRouter.empty.pipe(
+      HttpRouter.all(
+        linkPath,
+        answerLink({ key: () => key, allowedHosts: () => allowedHosts, newLink: () => newLink() })
+      ),
+      HttpRouter.all("/", HttpServerResponse.empty({ status: 307, headers: { location: `${studioBase}/` } })),
+      HttpRouter.all(studioBase, studio),
+      HttpRouter.all(`${studioBase}/*`, studio),
+      Effect.catchTag("RouteNotFound", () => HttpServerResponse.empty({ status: 404 }))
+    )
+  ).pipe(Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true))
   const listening = Effect.acquireRelease(
     Effect.async<ReturnType<typeof createServer>, { readonly code: string | undefined }>((resume) => {
-      let allowedHosts: ReadonlyArray<string> = []
-      const made = createServer((req, res) => {
-        if (new URL(req.url ?? "/", "http://studio.invalid").pathname === linkPath) {
-          return answerLink(req, res, { key, allowedHosts, newLink })
-        }
-        handleStudio(req, res, allowedHosts, { sessions, allowedOrigins: [], local }).then((handled) => {
-          if (handled) return
-          res.writeHead(req.url === "/" ? 307 : 404, req.url === "/" ? { location: `${studioBase}/` } : {})
-          res.end()
-        }).catch(() => {
-          if (!res.headersSent) res.writeHead(503)
-          res.end()
-        })
-      })
+      const made = createServer(handler)
       made.once("error", (e: NodeJS.ErrnoException) => resume(Effect.fail({ code: e.code })))
       made.listen(port, "127.0.0.1", () => {
         allowedHosts = loopbackHosts((made.address() as AddressInfo).port)
@@ -74,7 +76,7 @@ const main = Effect.gen(function*() {
       })
     }),
     (made) =>
-      Effect.promise(() => sessions.closeAll()).pipe(
+      sessions.closeAll.pipe(
         Effect.zipRight(Effect.sync(() => made.closeAllConnections())),
         Effect.zipRight(Effect.async<void>((resume) => {
           made.close(() => resume(Effect.void))

@@ -8,7 +8,7 @@ class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", {
   message: Schema.String
 }) {}
 
-type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => Promise<void>
+type Handler = (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) => void
 
 /**
  * A Node HTTP server on `host:port` for the life of the scope. The Host headers it answers to are
@@ -24,7 +24,6 @@ export const listen = (
     readonly headersTimeoutMillis: number
   },
   handler: Handler,
-  onFailure: (res: ServerResponse, cause: unknown) => void,
   beforeClose: Effect.Effect<unknown>
 ) =>
   Effect.acquireRelease(
@@ -37,9 +36,7 @@ export const listen = (
         requestTimeout: options.requestTimeoutMillis,
         headersTimeout,
         connectionsCheckingInterval: Math.max(50, Math.floor(headersTimeout / 10))
-      }, (req, res) => {
-        handler(req, res, allowedHosts).catch((cause: unknown) => onFailure(res, cause))
-      })
+      }, (req, res) => handler(req, res, allowedHosts))
       guardConnections(made, options)
       made.once("error", (e: NodeJS.ErrnoException) =>
         resume(Effect.fail(

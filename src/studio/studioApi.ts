@@ -1,9 +1,8 @@
-import { Effect, Runtime } from "effect"
-import type { ServerResponse } from "node:http"
+import { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
 import { toIso } from "../domain/time.js"
 import { parseIsoTimestamp } from "../domain/time.js"
 import { callTool, type ToolResult } from "../mcp/callTool.js"
-import { runOn } from "../mcp/mcpHandlers.js"
 import { FactStore } from "../services/FactStore.js"
 import { detectConflicts } from "../tools/detectConflicts.js"
 import { getClusters } from "../tools/getClusters.js"
@@ -11,29 +10,29 @@ import { getContext } from "../tools/getContext.js"
 import { getImpact } from "../tools/getImpact.js"
 import { getThread } from "../tools/getThread.js"
 import { search } from "../tools/search.js"
-import { isFailure, isProcedure, readProcedure } from "./studioProcedure.js"
+import { isFailure, isProcedure, readProcedure, runTool } from "./studioProcedure.js"
 import { sendJson } from "./studioReplies.js"
 import type { StudioWorkspace } from "./studioSessions.js"
 
 /**
  * The studio's read-only JSON API. Each answer comes from a tool (the same input decoding, policies,
  * rate limit and reply guard as an MCP call) or, for the timeline and whether a fact is a procedure,
- * from the FactStore's read. Only
- * GET; nothing here writes. Query parameters are passed to the tools as given, so a bad one is the
- * tool's own `invalid_input` (400).
+ * from the FactStore's read, on the session's workspace. Only GET; nothing here writes. Query
+ * parameters are passed to the tools as given, so a bad one is the tool's own `invalid_input` (400).
  */
-const param = (url: URL, name: string): string | undefined => {
-  const v = url.searchParams.get(name)
-  return v === null || v === "" ? undefined : v
+type Params = Readonly<Record<string, string | ReadonlyArray<string>>>
+const param = (params: Params, name: string): string | undefined => {
+  const v = params[name]
+  const first = typeof v === "string" ? v : v?.[0]
+  return first === undefined || first === "" ? undefined : first
 }
 
 const withOptional = (args: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
 
-const unavailable = (res: ServerResponse) =>
-  sendJson(res, 503, { error: { code: "unavailable", message: "try again" } })
+const unavailable = () => sendJson(503, { error: { code: "unavailable", message: "try again" } })
 
-const answer = (res: ServerResponse, result: ToolResult) => {
+const answer = (result: ToolResult) => {
   if (result.isError === true) {
     const error = (result.structuredContent as { error: { code: string; message: string } } | undefined)?.error
     const status = error?.code === "rate_limited" ? 429 : error?.code === "fact_not_found" ?
@@ -41,84 +40,77 @@ const answer = (res: ServerResponse, result: ToolResult) => {
       error?.code === "unavailable" || error?.code === "internal"
       ? 503
       : 400
-    return sendJson(res, status, { error: error ?? { code: "internal", message: "internal error" } })
+    return sendJson(status, { error: error ?? { code: "internal", message: "internal error" } })
   }
-  return sendJson(res, 200, result.structuredContent ?? {})
+  return sendJson(200, result.structuredContent ?? {})
 }
 
-export const studioApi = async (route: string, url: URL, res: ServerResponse, workspace: StudioWorkspace) => {
-  const run = runOn(workspace.runtime)
+export const studioApi = Effect.fn("relay_studio_api")(function*(route: string, workspace: StudioWorkspace) {
+  const url = yield* HttpServerRequest.ParsedSearchParams
+  const run = runTool(workspace)
   const asOf = param(url, "as_of")
   switch (route) {
     case "me":
       // Which database and graph: on a laptop only (a team's studio does not tell its storage).
-      return sendJson(res, 200, withOptional({ name: workspace.name, where: workspace.where }))
+      return sendJson(200, withOptional({ name: workspace.name, where: workspace.where }))
     case "threads":
       return answer(
-        res,
-        await run(
+        yield* run(
           callTool(getClusters, withOptional({ limit: 50, facts_per_cluster: 1, cursor: param(url, "cursor") }))
         )
       )
     case "thread":
       return answer(
-        res,
-        await run(callTool(
+        yield* run(callTool(
           getThread,
           withOptional({ fact_id: param(url, "fact") ?? "", limit: 200, cursor: param(url, "cursor"), as_of: asOf })
         ))
       )
     case "fact": {
       const id = param(url, "id") ?? ""
-      const context = await run(callTool(getContext, withOptional({ fact_id: id, limit: 50, as_of: asOf })))
-      if (context.isError === true) return answer(res, context)
-      const impact = await run(callTool(getImpact, { fact_id: id, limit: 50 }))
-      if (impact.isError === true) return answer(res, impact)
+      const context = yield* run(callTool(getContext, withOptional({ fact_id: id, limit: 50, as_of: asOf })))
+      if (context.isError === true) return answer(context)
+      const impact = yield* run(callTool(getImpact, { fact_id: id, limit: 50 }))
+      if (impact.isError === true) return answer(impact)
       // A procedure (issue 44) comes with its steps, versions and first page of runs, as they are now.
       const chain = (context.structuredContent as { chain: ReadonlyArray<{ id: string }> }).chain
       const whole = chain[chain.length - 1]?.id ?? id
-      const procedural = await isProcedure(workspace, whole)
-      if (procedural === null) return unavailable(res)
-      const procedure = procedural ? await readProcedure(workspace, whole, undefined) : undefined
-      if (procedure !== undefined && isFailure(procedure)) return answer(res, procedure)
+      const procedural = yield* isProcedure(workspace, whole)
+      if (procedural === null) return unavailable()
+      const procedure = procedural ? yield* readProcedure(workspace, whole, undefined) : undefined
+      if (procedure !== undefined && isFailure(procedure)) return answer(procedure)
       return sendJson(
-        res,
         200,
         withOptional({ context: context.structuredContent, impact: impact.structuredContent, procedure })
       )
     }
     case "procedure": {
-      const procedure = await readProcedure(workspace, param(url, "id") ?? "", param(url, "cursor"))
-      return isFailure(procedure) ? answer(res, procedure) : sendJson(res, 200, procedure)
+      const procedure = yield* readProcedure(workspace, param(url, "id") ?? "", param(url, "cursor"))
+      return isFailure(procedure) ? answer(procedure) : sendJson(200, procedure)
     }
     case "conflicts":
       return answer(
-        res,
-        await run(callTool(
+        yield* run(callTool(
           detectConflicts,
           withOptional({ limit: 50, as_of: asOf, cursor: param(url, "cursor"), thread: param(url, "thread") })
         ))
       )
     case "search":
       return answer(
-        res,
-        await run(
+        yield* run(
           callTool(search, withOptional({ query: param(url, "q") ?? "", status: "any", limit: 20, as_of: asOf }))
         )
       )
     case "timeline": {
       const at = asOf === undefined ? null : parseIsoTimestamp(asOf) ?? null
-      const entries = await Runtime.runPromise(workspace.runtime)(
-        Effect.flatMap(FactStore, (store) => store.timeline({ limit: 50, before: null, asOf: at })).pipe(
-          Effect.either
-        )
-      )
-      if (entries._tag === "Left") return unavailable(res)
-      return sendJson(res, 200, {
+      const entries = yield* Effect.flatMap(FactStore, (store) => store.timeline({ limit: 50, before: null, asOf: at }))
+        .pipe(Effect.either, Effect.provide(workspace.runtime))
+      if (entries._tag === "Left") return unavailable()
+      return sendJson(200, {
         entries: entries.right.map((e) => ({ ...e, created_at: toIso(e.created_at) }))
       })
     }
     default:
-      return sendJson(res, 404, { error: { code: "not_found", message: "no such studio API" } })
+      return sendJson(404, { error: { code: "not_found", message: "no such studio API" } })
   }
-}
+})

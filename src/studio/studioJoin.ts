@@ -1,8 +1,9 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
-import { sendJson } from "./studioReplies.js"
+import { refuse, sendJson } from "./studioReplies.js"
 import { studioBase } from "./studioServer.js"
 
 /**
@@ -28,19 +29,21 @@ export const publishKey = (dataDir: string, port: number) => {
 
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
 
-/** Answers `POST /studio/link` (call only for that path): a login URL for the right key, 403 otherwise. */
+/** Answers `POST /studio/link` (route it only that path): a login URL for the right key, 403 otherwise. */
 export const answerLink = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: { readonly key: string; readonly allowedHosts: ReadonlyArray<string>; readonly newLink: () => string }
-) => {
-  const given = req.headers[keyHeader]
-  const host = req.headers.host
-  const allowed = req.method === "POST" && req.headers.origin === undefined && host !== undefined &&
-    options.allowedHosts.includes(host) && typeof given === "string" && same(given, options.key)
-  if (!allowed) return sendJson(res, 403, { error: { code: "forbidden", message: "not this studio's key" } })
-  sendJson(res, 200, { url: options.newLink() })
-}
+  options: {
+    readonly key: () => string
+    readonly allowedHosts: () => ReadonlyArray<string>
+    readonly newLink: () => string
+  }
+) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (req) => {
+    const given = req.headers[keyHeader]
+    const host = req.headers.host
+    const allowed = req.method === "POST" && req.headers.origin === undefined && host !== undefined &&
+      options.allowedHosts().includes(host) && typeof given === "string" && same(given, options.key())
+    return allowed ? sendJson(200, { url: options.newLink() }) : refuse(403, "forbidden", "not this studio's key")
+  })
 
 /** A new login link from the studio running on `port`, or null when none answers to this user's key. */
 export const askForLink = async (dataDir: string, port: number): Promise<string | null> => {

@@ -1,8 +1,8 @@
-import { Effect, Option, Runtime, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Cursor } from "../domain/paging.js"
 import type { Procedure, Run } from "../domain/procedures.js"
-import { callTool, type ToolResult } from "../mcp/callTool.js"
-import { runOn } from "../mcp/mcpHandlers.js"
+import { callTool, failure, internalMessage, type ToolResult } from "../mcp/callTool.js"
+import type { ToolServices } from "../mcp/mcpHandlers.js"
 import { FactStore } from "../services/FactStore.js"
 import { findProcedure } from "../tools/findProcedure.js"
 import type { StudioWorkspace } from "./studioSessions.js"
@@ -33,13 +33,24 @@ const runsBelow = (cursor: string | null): number =>
     onSome: ([place]) => typeof place === "number" ? Math.max(0, place - 1) : 0
   })
 
+/**
+ * Runs a tool call on the session's workspace (its store, its rate limit). callTool maps every
+ * failure itself; what still fails (a defect, an interruption) is `internal`, as an MCP call's.
+ */
+export const runTool =
+  (workspace: StudioWorkspace) => <E>(program: Effect.Effect<ToolResult, E, ToolServices>): Effect.Effect<ToolResult> =>
+    program.pipe(
+      Effect.provide(workspace.runtime),
+      Effect.catchAllCause(() => Effect.succeed(failure("internal", internalMessage)))
+    )
+
 /** The procedure `id` with a page of its runs (from `cursor`), or the tool's failure as it answered it. */
-export const readProcedure = async (
+export const readProcedure = Effect.fn("relay_studio_procedure")(function*(
   workspace: StudioWorkspace,
   id: string,
   cursor: string | undefined
-): Promise<ProcedureView | ToolResult> => {
-  const result = await runOn(workspace.runtime)(
+) {
+  const result: ToolResult = yield* runTool(workspace)(
     callTool(findProcedure, cursor === undefined ? { procedure_id: id } : { procedure_id: id, cursor })
   )
   if (result.isError === true) return result
@@ -49,14 +60,15 @@ export const readProcedure = async (
     next_cursor: string | null
   }
   const procedure = out.procedures[0]!
-  return {
+  const view: ProcedureView = {
     procedure,
     runs: out.runs ?? [],
     next_cursor: out.next_cursor,
     runs_more: runsBelow(out.next_cursor),
     earlier_more: Math.max(0, procedure.version - 1 - procedure.earlier.length)
   }
-}
+  return view
+})
 
 export const isFailure = (x: ProcedureView | ToolResult): x is ToolResult => "content" in x
 
@@ -64,9 +76,8 @@ export const isFailure = (x: ProcedureView | ToolResult): x is ToolResult => "co
  * Whether fact `id` (a whole id) is a procedure, by one exact lookup under the database's own
  * timeout; null when the database did not answer.
  */
-export const isProcedure = async (workspace: StudioWorkspace, id: string): Promise<boolean | null> => {
-  const kinds = await Runtime.runPromise(workspace.runtime)(
-    Effect.flatMap(FactStore, (store) => store.kinds([id])).pipe(Effect.either)
+export const isProcedure = (workspace: StudioWorkspace, id: string): Effect.Effect<boolean | null> =>
+  Effect.flatMap(FactStore, (store) => store.kinds([id])).pipe(
+    Effect.provide(workspace.runtime),
+    Effect.match({ onFailure: () => null, onSuccess: (kinds) => kinds.get(id)?.kind === "procedure" })
   )
-  return kinds._tag === "Left" ? null : kinds.right.get(id)?.kind === "procedure"
-}

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http"
+import { HttpServerResponse } from "@effect/platform"
 
 /**
  * Headers on every studio answer: a Content-Security-Policy that lets the page load only its own
@@ -16,29 +16,19 @@ export const securityHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-store"
 }
 
-export const sendJson = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    ...securityHeaders,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    ...extra
-  })
-  res.end(text)
-}
-
 export const sendText = (
-  res: ServerResponse,
   status: number,
-  type: string,
-  body: string | Buffer,
+  contentType: string,
+  body: string | Uint8Array,
   extra: Record<string, string> = {}
-) => {
-  res.writeHead(status, {
-    ...securityHeaders,
-    "content-type": type,
-    "content-length": Buffer.byteLength(body),
-    ...extra
-  })
-  res.end(body)
-}
+) =>
+  typeof body === "string"
+    ? HttpServerResponse.text(body, { status, contentType, headers: { ...securityHeaders, ...extra } })
+    : HttpServerResponse.uint8Array(body, { status, contentType, headers: { ...securityHeaders, ...extra } })
+
+export const sendJson = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+  sendText(status, "application/json; charset=utf-8", JSON.stringify(body), extra)
+
+/** A refusal in the studio's JSON shape. */
+export const refuse = (status: number, code: string, message: string, extra: Record<string, string> = {}) =>
+  sendJson(status, { error: { code, message } }, extra)

@@ -1,4 +1,5 @@
-import type { Runtime } from "effect"
+import { Cookies } from "@effect/platform"
+import { Clock, Effect, type Runtime, Schema } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import type { ToolServices } from "../mcp/mcpHandlers.js"
 
@@ -22,16 +23,12 @@ export interface StudioWorkspace {
    * Rejects with StudioUnavailable when the database could not say (down, failing over): the session
    * is kept, and the request is answered 503.
    */
-  readonly stillValid: () => Promise<boolean>
-  readonly release: () => Promise<void>
+  readonly stillValid: Effect.Effect<boolean, StudioUnavailable>
+  readonly release: Effect.Effect<void>
 }
 
 /** The database could not check a token (down, failing over): not a refusal, so nobody is signed out. */
-export class StudioUnavailable extends Error {
-  constructor() {
-    super("unavailable")
-  }
-}
+export class StudioUnavailable extends Schema.TaggedError<StudioUnavailable>()("StudioUnavailable", {}) {}
 
 export const cookieName = "relay_studio"
 const sessionMillis = 12 * 60 * 60 * 1000
@@ -48,32 +45,35 @@ export interface StudioSession {
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest()
 
-export const makeStudioSessions = (now: () => number) => {
+export const makeStudioSessions = () => {
   // Insertion order is opening order: a token's first entry is its oldest session.
   const sessions = new Map<string, StudioSession>()
   const oneTime = new Set<string>()
 
-  const end = (id: string, s: StudioSession) => {
-    sessions.delete(id)
-    s.closed = true
-    void s.workspace.release()
-  }
-  const sweep = () => {
-    const t = now()
-    for (const [id, s] of sessions) if (s.expires <= t) end(id, s)
-  }
-  /** Ends every session whose token was revoked: asked only when the cap is reached (each is a cached check). */
-  const sweepRevoked = async () => {
-    const all = [...sessions]
-    const valid = await Promise.all(all.map(([, s]) => s.workspace.stillValid().catch(() => true)))
-    all.forEach(([id, s], i) => {
-      if (!valid[i] && sessions.get(id) === s) end(id, s)
+  const end = (id: string, s: StudioSession) =>
+    Effect.suspend(() => {
+      sessions.delete(id)
+      s.closed = true
+      return Effect.forkDaemon(s.workspace.release)
     })
-  }
+  const sweep = Effect.flatMap(
+    Clock.currentTimeMillis,
+    (t) => Effect.forEach([...sessions].filter(([, s]) => s.expires <= t), ([id, s]) => end(id, s), { discard: true })
+  )
+  /** Ends every session whose token was revoked: asked only when the cap is reached (each is a cached check). */
+  const sweepRevoked = Effect.suspend(() =>
+    Effect.forEach(
+      [...sessions],
+      ([id, s]) =>
+        Effect.flatMap(
+          Effect.orElseSucceed(s.workspace.stillValid, () => true),
+          (valid) => !valid && sessions.get(id) === s ? end(id, s) : Effect.void
+        ),
+      { concurrency: "unbounded", discard: true }
+    )
+  )
 
   return {
-    /** The host's Clock (the page's "now" starts from it: studioServer.ts). */
-    now,
     /** A new single-use login secret (the laptop's printed URL). */
     newLoginSecret: (): string => {
       const secret = randomBytes(24).toString("base64url")
@@ -93,54 +93,51 @@ export const makeStudioSessions = (now: () => number) => {
       return false
     },
     /** A new session's id; its token's oldest session ends when it already has `perOwner`. Null when all are taken. */
-    open: async (workspace: StudioWorkspace): Promise<string | null> => {
-      sweep()
-      const owner = workspace.owner ?? workspace.name
-      const own = [...sessions].filter(([, s]) => s.owner === owner)
-      for (const [id, s] of own.slice(0, Math.max(0, own.length - sessionLimits.perOwner + 1))) end(id, s)
-      if (sessions.size >= sessionLimits.maxSessions) await sweepRevoked()
-      if (sessions.size >= sessionLimits.maxSessions) return null
-      const id = randomBytes(32).toString("base64url")
-      sessions.set(id, { workspace, owner, expires: now() + sessionMillis, closed: false })
-      return id
-    },
+    open: (workspace: StudioWorkspace): Effect.Effect<string | null> =>
+      Effect.gen(function*() {
+        yield* sweep
+        const owner = workspace.owner ?? workspace.name
+        const own = [...sessions].filter(([, s]) => s.owner === owner)
+        for (const [id, s] of own.slice(0, Math.max(0, own.length - sessionLimits.perOwner + 1))) yield* end(id, s)
+        if (sessions.size >= sessionLimits.maxSessions) yield* sweepRevoked
+        if (sessions.size >= sessionLimits.maxSessions) return null
+        const id = randomBytes(32).toString("base64url")
+        sessions.set(id, { workspace, owner, expires: (yield* Clock.currentTimeMillis) + sessionMillis, closed: false })
+        return id
+      }),
     /**
-     * The cookie's live session, or undefined; a session whose token was revoked ends here. Rejects
+     * The cookie's live session, or undefined; a session whose token was revoked ends here. Fails
      * with StudioUnavailable, the session kept, when the token could not be checked.
      */
-    get: async (cookieHeader: string | undefined): Promise<StudioSession | undefined> => {
-      const id = cookieOf(cookieHeader)
-      if (id === undefined) return undefined
-      const s = sessions.get(id)
-      if (s === undefined || s.expires <= now()) return undefined
-      if (!(await s.workspace.stillValid())) {
-        if (sessions.get(id) === s) end(id, s)
-        return undefined
-      }
-      return s
-    },
-    closeAll: async () => {
+    get: (cookies: Readonly<Record<string, string>>): Effect.Effect<StudioSession | undefined, StudioUnavailable> =>
+      Effect.gen(function*() {
+        const id = cookies[cookieName]
+        if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined
+        const s = sessions.get(id)
+        if (s === undefined || s.expires <= (yield* Clock.currentTimeMillis)) return undefined
+        if (!(yield* s.workspace.stillValid)) {
+          if (sessions.get(id) === s) yield* end(id, s)
+          return undefined
+        }
+        return s
+      }),
+    closeAll: Effect.suspend(() => {
       const all = [...sessions.values()]
       sessions.clear()
       for (const s of all) s.closed = true
-      await Promise.all(all.map((s) => s.workspace.release()))
-    }
+      return Effect.forEach(all, (s) => s.workspace.release, { concurrency: "unbounded", discard: true })
+    })
   }
 }
 
 export type StudioSessions = ReturnType<typeof makeStudioSessions>
 
-const cookieOf = (header: string | undefined): string | undefined => {
-  if (header === undefined) return undefined
-  for (const part of header.split(";")) {
-    const [k, v] = part.trim().split("=")
-    if (k === cookieName && v !== undefined && /^[A-Za-z0-9_-]{43}$/.test(v)) return v
-  }
-  return undefined
-}
-
 /** The session cookie; `Secure` when Relay is reached over https (RELAY_PUBLIC_URL), so it never travels in clear. */
 export const sessionCookie = (id: string, path: string, secure = false) =>
-  `${cookieName}=${id}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${sessionMillis / 1000}${
-    secure ? "; Secure" : ""
-  }`
+  Cookies.unsafeMakeCookie(cookieName, id, {
+    path,
+    httpOnly: true,
+    sameSite: "strict",
+    maxAge: `${sessionMillis / 1000} seconds`,
+    secure
+  })

@@ -1,12 +1,11 @@
-import { Clock, Context, Effect, Either, Exit, Runtime, Scope } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { Context, Effect, Either, Exit, Runtime, Scope } from "effect"
 import type { ToolError } from "../domain/errors.js"
 import type { Caller } from "../domain/tokens.js"
 import { makeRateLimiter, RateLimiter } from "../services/RateLimiter.js"
 import type { SecretScanner } from "../services/SecretScanner.js"
 import { Settings } from "../services/Settings.js"
 import { WorkspaceStores } from "../services/WorkspaceStores.js"
-import { handleStudio } from "./studioServer.js"
+import { studioApp } from "./studioServer.js"
 import { makeStudioSessions, StudioUnavailable, type StudioWorkspace } from "./studioSessions.js"
 
 /**
@@ -16,9 +15,11 @@ import { makeStudioSessions, StudioUnavailable, type StudioWorkspace } from "./s
  * same cached check as the MCP endpoint, so a revoked token ends its studio sessions within
  * RELAY_HTTP_TOKEN_RECHECK_MS, its live streams with them. Each studio session has its own rate limit
  * bucket; one token has at most 8 sessions and 4 live streams (studioSessions.ts, studioEvents.ts).
+ * The answer is the HttpApp serveHttp.ts routes the paths under /studio to.
  */
 export const makeTeamStudio = (
   check: (presented: string) => Effect.Effect<Either.Either<Caller | null, ToolError>>,
+  allowedHosts: () => ReadonlyArray<string>,
   allowedOrigins: ReadonlyArray<string>,
   secureCookies: boolean
 ) =>
@@ -26,38 +27,33 @@ export const makeTeamStudio = (
     const settings = yield* Settings
     const { storeFor } = yield* WorkspaceStores
     const base = yield* Effect.runtime<SecretScanner>()
-    const run = Runtime.runPromise(base)
-    const sessions = makeStudioSessions(() => Runtime.runSync(base)(Clock.currentTimeMillis))
-    yield* Effect.addFinalizer(() => Effect.promise(() => sessions.closeAll()))
+    const sessions = makeStudioSessions()
+    yield* Effect.addFinalizer(() => sessions.closeAll)
 
-    /** Null for a token that is not good; rejects with StudioUnavailable when the database could not say. */
-    const signIn = async (token: string): Promise<StudioWorkspace | null> => {
-      const verified = await run(check(token))
-      if (Either.isLeft(verified)) throw new StudioUnavailable()
-      if (verified.right === null) return null
-      const caller = verified.right
-      return run(Effect.gen(function*() {
+    /** Null for a token that is not good; fails with StudioUnavailable when the database could not say. */
+    const signIn = (token: string) =>
+      Effect.gen(function*() {
+        const verified = yield* check(token)
+        if (Either.isLeft(verified)) return yield* new StudioUnavailable()
+        if (verified.right === null) return null
+        const caller = verified.right
         const scope = yield* Scope.make()
-        const store = yield* Scope.extend(storeFor(caller.workspace), scope)
+        // Settings that do not read are a broken deployment, not a sign-in answer: logged, and the
+        // request answered 503 (studioServer.ts).
+        const store = yield* Scope.extend(storeFor(caller.workspace), scope).pipe(Effect.orDie)
         const limiter = yield* makeRateLimiter(settings.rateLimitPerMinute)
-        const runtime = Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter))
         const workspace: StudioWorkspace = {
-          runtime,
+          runtime: Runtime.updateContext(base, (c) => Context.add(Context.merge(c, store), RateLimiter, limiter)),
           name: caller.name,
           owner: caller.tokenId,
-          stillValid: async () => {
-            const again = await run(check(token))
-            if (Either.isLeft(again)) throw new StudioUnavailable()
-            return again.right !== null && again.right.tokenId === caller.tokenId
-          },
-          release: () => run(Scope.close(scope, Exit.void))
+          stillValid: Effect.flatMap(check(token), (again) =>
+            Either.isLeft(again)
+              ? new StudioUnavailable()
+              : Effect.succeed(again.right !== null && again.right.tokenId === caller.tokenId)),
+          release: Scope.close(scope, Exit.void)
         }
         return workspace
-      }))
-    }
+      })
 
-    return {
-      handle: (req: IncomingMessage, res: ServerResponse, allowedHosts: ReadonlyArray<string>) =>
-        handleStudio(req, res, allowedHosts, { sessions, allowedOrigins, signIn, secureCookies })
-    }
+    return { app: studioApp({ sessions, allowedHosts, allowedOrigins, signIn, secureCookies }) }
   })

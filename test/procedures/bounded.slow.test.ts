@@ -81,13 +81,13 @@ layer(relayTestLayer("procedures_big"))("hostile shapes", (it) => {
         const workspace = {
           runtime: yield* Effect.runtime<ToolServices>(),
           name: "local",
-          stillValid: () => Promise.resolve(true),
-          release: () => Promise.resolve()
+          stillValid: Effect.succeed(true),
+          release: Effect.void
         }
-        const studio = yield* Effect.promise(() => readProcedure(workspace, p.fact.id, undefined))
+        const studio = yield* readProcedure(workspace, p.fact.id, undefined)
         if (isFailure(studio)) throw new Error(studio.content[0]?.text)
         expect([studio.runs.length, studio.runs_more, studio.earlier_more]).toEqual([20, 100_001 - 20, 0])
-        const further = yield* Effect.promise(() => readProcedure(workspace, p.fact.id, studio.next_cursor!))
+        const further = yield* readProcedure(workspace, p.fact.id, studio.next_cursor!)
         if (isFailure(further)) throw new Error(further.content[0]?.text)
         expect([further.runs[0]?.id, further.runs_more]).toEqual([`${p.fact.id}:99981`, 100_001 - 40])
         // The statements' largest operators handle a page, never the runs.

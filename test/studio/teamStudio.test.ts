@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { workspaceGraph } from "../../src/domain/tokens.js"
 import {
   connectHttp,
   createToken,
@@ -9,6 +10,7 @@ import {
   tokenCommand,
   uniqueName
 } from "../support/httpRelay.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 
 /**
  * The studio in team mode (`relay --http`, /studio): signing in with a token opens that token's
@@ -143,7 +145,10 @@ describe("the studio in team mode", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", origin: httpsOrigin },
       body: new URLSearchParams({ token: tokens.alice! }).toString()
     })
-    expect(r.headers.get("set-cookie")).toMatch(/; Secure$/)
+    // The attributes, in any order: the cookie is written by @effect/platform's Cookies.
+    const attributes = (header: string | null) => (header ?? "").split("; ").slice(1).sort()
+    const kept = ["HttpOnly", "Max-Age=43200", "Path=/studio", "SameSite=Strict"]
+    expect(attributes(r.headers.get("set-cookie"))).toEqual([...kept, "Secure"])
     expect(plain.cookie).toBeDefined()
     const plainReply = await fetch(`${origin}/studio/login`, {
       method: "POST",
@@ -151,7 +156,7 @@ describe("the studio in team mode", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", origin },
       body: new URLSearchParams({ token: tokens.alice! }).toString()
     })
-    expect(plainReply.headers.get("set-cookie")).not.toMatch(/Secure/)
+    expect(attributes(plainReply.headers.get("set-cookie"))).toEqual(kept)
   })
 
   it("a revoked token's session and its live streams end: nothing written afterwards reaches them", async () => {
@@ -172,5 +177,44 @@ describe("the studio in team mode", () => {
     live.close()
     expect(text).not.toContain("still open")
     expect(text).not.toContain("written after carol was revoked")
+  })
+
+  it("a live stream whose database read fails logs it and says so, then goes on from where it was", async () => {
+    const initech = uniqueName("initech")
+    const dave = await createToken(env, "dave", initech)
+    const daveWriter = await connectHttp(relay.url, dave)
+    try {
+      expect((await daveWriter.call("relay_save_fact", { content: "initech before", session_id: "d-1" })).isError)
+        .toBeFalsy()
+      const session = await signIn(dave)
+      const live = await stream(session.cookie)
+      expect(live.status).toBe(200)
+      const until = async (what: () => boolean) => {
+        for (let i = 0; i < 100 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+        return what()
+      }
+      // The workspace's graph key holds a string for a while: every read of it is a server error.
+      const key = workspaceGraph(initech)
+      await withRawDatabase(async (db) => {
+        const redis = await db.connection
+        await redis.rename(key, `${key}_aside`)
+        await redis.set(key, "not a graph")
+      })
+      expect(await until(() => live.text().includes("event: unavailable"))).toBe(true)
+      expect(relay.stderr()).toContain("the live feed could not read new records")
+      await withRawDatabase(async (db) => {
+        const redis = await db.connection
+        await redis.del(key)
+        await redis.rename(`${key}_aside`, key)
+      })
+      expect((await daveWriter.call("relay_save_fact", { content: "initech after", session_id: "d-1" })).isError)
+        .toBeFalsy()
+      expect(await until(() => live.text().includes("initech after"))).toBe(true)
+      // Once an outage, not once a poll.
+      expect(live.text().split("event: unavailable").length).toBe(2)
+      live.close()
+    } finally {
+      await daveWriter.close()
+    }
   })
 })

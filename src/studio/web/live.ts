@@ -14,7 +14,10 @@ export const listen = (view: View, badge: HTMLElement, refresh: (threadsToo: boo
   const events = new EventSource(`${base}/events`)
   events.addEventListener("open", () => setText(badge, "live"))
   events.addEventListener("error", () => setText(badge, "reconnecting…"))
+  // The server could not read new records (logged there); it keeps polling, and the next record says live again.
+  events.addEventListener("unavailable", () => setText(badge, "database unavailable…"))
   events.addEventListener("record", () => {
+    setText(badge, "live")
     if (view.asOf !== null) return
     window.clearTimeout(pending)
     pending = window.setTimeout(() => void refresh(true), 150)
