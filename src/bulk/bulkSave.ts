@@ -2,7 +2,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput } from "../domain/errors.js"
 import { FactKind } from "../domain/fact.js"
-import { SaveFactInput } from "../domain/inputs.js"
+import { SaveFactFields } from "../domain/inputs.js"
 import { requestFactId, RequestId } from "../domain/requestId.js"
 import { toIso } from "../domain/time.js"
 import { describeParseError } from "../mcp/callTool.js"
@@ -33,10 +33,10 @@ import { SecretScanner } from "../services/SecretScanner.js"
 export const bulkBatchSize = 1000
 
 export const BulkFactInput = Schema.Struct({
-  content: SaveFactInput.fields.content,
-  written_by: SaveFactInput.fields.written_by,
-  session_id: SaveFactInput.fields.session_id,
-  parent_fact_id: SaveFactInput.fields.parent_fact_id,
+  content: SaveFactFields.fields.content,
+  written_by: SaveFactFields.fields.written_by,
+  session_id: SaveFactFields.fields.session_id,
+  parent_fact_id: SaveFactFields.fields.parent_fact_id,
   kind: Schema.optional(FactKind),
   request_id: Schema.optional(RequestId),
   parent_request_id: Schema.optional(RequestId)

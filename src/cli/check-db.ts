@@ -10,12 +10,12 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import type { DatabaseFailure } from "../domain/errors.js"
-import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { graphStack } from "../layers/assembly/stacks.js"
-import { embeddedStatus } from "../layers/embedded/EmbeddedServer.js"
-import { outsideCount, verifyStored } from "../layers/factStore/verifyStored.js"
+import { ConfigLive, SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { checkStack, embeddedStack } from "../layers/assembly/stacks.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import { Settings } from "../services/Settings.js"
+import { outsideCount, StoreCheck } from "../services/StoreCheck.js"
 import { CliFailure, countFacts, type DatabaseDescription, describeDatabase, runCli, secretsOf } from "./common.js"
 import { stampAhead } from "./stampAhead.js"
 
@@ -66,7 +66,12 @@ const main = Effect.gen(function*() {
   const db = yield* describeDatabase(database)
   yield* say(`database:  ${db.where}`)
   const wasRunning = database._tag === "Embedded"
-    ? Option.some(yield* embeddedStatus.pipe(Effect.map((s) => s.running)))
+    ? Option.some(
+      yield* Effect.flatMap(EmbeddedServer, (s) => s.status).pipe(
+        Effect.map((s) => s.running),
+        Effect.provide(embeddedStack(ConfigLive))
+      )
+    )
     : Option.none<boolean>()
 
   const probe = Effect.gen(function*() {
@@ -76,11 +81,11 @@ const main = Effect.gen(function*() {
     const ahead = yield* stampAhead
     // Its own outcome: a verify statement past the time limit on a busy server is no unreachable database.
     const checked = process.argv.slice(2).includes("--verify")
-      ? yield* Effect.either(verifyStored(gdb, 10, ahead))
+      ? yield* Effect.either((yield* StoreCheck).verify(10, ahead))
       : null
     return { versions, facts, checked }
   }).pipe(
-    Effect.provide(graphStack(Layer.succeed(Settings, settings))),
+    Effect.provide(checkStack(Layer.succeed(Settings, settings))),
     Effect.catchTag("DatabaseError", (e) =>
       new CliFailure({
         message: unreachableMessage(e.reason, db),

@@ -6,8 +6,8 @@
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Stream } from "effect"
 import { parseArgs } from "node:util"
-import { exportLines } from "../layers/transfer/transferText.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
+import { Transfer } from "../services/Transfer.js"
 import { CliFailure, runCli } from "./common.js"
 import { chosenGraph, stackOn, unreachable } from "./transferGraph.js"
 
@@ -28,7 +28,7 @@ const main = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const run = Effect.gen(function*() {
     const db = yield* GraphDatabase
-    const lines = yield* exportLines
+    const lines = (yield* Transfer).exportLines
     let count = -1
     const counted = lines.pipe(Stream.tap(() => Effect.sync(() => count++)))
     if (out === "-") {

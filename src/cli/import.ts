@@ -9,8 +9,8 @@ import { FileSystem } from "@effect/platform"
 import { Console, Effect, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { AgentName } from "../domain/ids.js"
-import { importText } from "../layers/transfer/transferText.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
+import { Transfer } from "../services/Transfer.js"
 import { CliFailure, runCli } from "./common.js"
 import { stampAhead } from "./stampAhead.js"
 import { chosenGraph, stackOn, unreachable } from "./transferGraph.js"
@@ -52,7 +52,7 @@ const main = Effect.gen(function*() {
   let reported = 0
   const run = Effect.gen(function*() {
     const db = yield* GraphDatabase
-    const counts = yield* importText(text, {
+    const counts = yield* (yield* Transfer).importText(text, {
       merge: values.merge,
       by,
       ahead,

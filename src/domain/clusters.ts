@@ -1,9 +1,17 @@
+import { namedCursor } from "./paging.js"
+
 /**
  * How much of the cluster list one answer carries. Left unbounded, relay_get_clusters at 100,000
  * facts would answer ~50 MB, more than MCP clients read; 2,000 facts is about 1 MB. A graph of up
  * to this many facts always gets the contract's whole answer.
  */
 export const clusterFactBudget = 2000
+
+/**
+ * relay_get_clusters' cursor: the last cluster shown (its size and oldest stamp, the keyset of
+ * clusterOrder) and how many clusters the pages so far held.
+ */
+export const ClustersCursor = namedCursor("size", "first", "skipped")
 
 export interface ClusterSizes {
   readonly size: number

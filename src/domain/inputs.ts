@@ -6,7 +6,7 @@ import { AgentName, FactId, SessionId } from "./ids.js"
 import { Cursor, MaxTokens, pageLimit, wholeNumber } from "./paging.js"
 import { procedureFields } from "./procedures.js"
 import { RequestId } from "./requestId.js"
-import { contradictsMax, stillHoldsMax } from "./rules.js"
+import { buildsOnMessage, contradictsMax, revisionMessage, stillHoldsMax } from "./rules.js"
 import { SearchQuery } from "./search.js"
 import { IsoTimestamp } from "./time.js"
 
@@ -16,7 +16,8 @@ const stillHoldsDescription = `With supersedes: up to ${stillHoldsMax} dependent
 
 const contradictsDescription = `Up to ${contradictsMax} sibling ids it disagrees with: always a conflict`
 
-export const SaveFactInput = Schema.Struct({
+/** relay_save_fact's fields, each with its own rule (bulk/bulkSave.ts takes some of them). */
+export const SaveFactFields = Schema.Struct({
   content: FactContent,
   written_by: AgentName,
   session_id: SessionId,
@@ -48,6 +49,39 @@ export const SaveFactInput = Schema.Struct({
   ...procedureFields,
   request_id: Schema.optional(RequestId)
 })
+
+/** A rule's message, "field: what", as the issue at that field (callTool.ts puts the field back in front). */
+const atField = (message: string) => {
+  const at = message.indexOf(": ")
+  return { path: [message.slice(0, at)], message: message.slice(at + 2) }
+}
+
+/** The first rule that combines fields the input breaks (the contract's message), or undefined. */
+const saveFactCombination = (i: typeof SaveFactFields.Type): string | undefined =>
+  i.supersedes !== undefined && i.reason === undefined
+    ? revisionMessage.reason_needed
+    : i.supersedes === undefined && i.reason !== undefined
+    ? revisionMessage.reason_alone
+    : i.supersedes === undefined && i.still_holds !== undefined
+    ? revisionMessage.still_holds_alone
+    : i.preconditions !== undefined && i.steps === undefined
+    ? "preconditions: only a procedure (steps) has them"
+    : i.parent_fact_id !== undefined && i.builds_on !== undefined
+    ? buildsOnMessage.both
+    : i.steps !== undefined && i.kind !== undefined
+    ? "kind: a fact with steps is a procedure; give no kind"
+    : undefined
+
+/**
+ * relay_save_fact's input: its fields, then the rules that combine them, so a call that breaks one
+ * is refused while decoding, as any other bad field is (`invalid_input` naming the field).
+ */
+export const SaveFactInput = SaveFactFields.pipe(
+  Schema.filter((i) => {
+    const broken = saveFactCombination(i)
+    return broken === undefined ? undefined : atField(broken)
+  })
+)
 
 /** Thread scope: only the facts connected to this one through BUILDS_ON (layers/factStore/threadScope.ts). */
 export const thread = Schema.optional(FactId.annotations({ description: "Root fact id" }))

@@ -42,6 +42,30 @@ export const cursorNumbers = (key: CursorKey | undefined, n: number) =>
 export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
 
 /**
+ * A cursor of several whole numbers, read and written by name: the Schema turns the numbers in
+ * `fields` order (the form on the wire, so a client's saved cursor still reads) into a struct of
+ * those names and back. `decode` answers null for no cursor and `invalid_input` for one this tool
+ * did not make; `encode` gives the `next_cursor` string.
+ */
+export const namedCursor = <const F extends ReadonlyArray<string>>(...fields: F) => {
+  type Key = { readonly [K in F[number]]: number }
+  const Named = Schema.transform(
+    Schema.Array(Schema.Number),
+    Schema.Record({ key: Schema.Literal(...fields), value: Schema.Number }),
+    {
+      strict: true,
+      decode: (at) => Object.fromEntries(fields.map((f, i) => [f, at[i]!])) as Record<F[number], number>,
+      encode: (key) => fields.map((f: F[number]) => key[f])
+    }
+  )
+  return {
+    decode: (key: CursorKey | undefined): Effect.Effect<Key | null, InvalidInput> =>
+      Effect.map(cursorNumbers(key, fields.length), (at) => at === null ? null : Schema.decodeSync(Named)(at) as Key),
+    encode: (key: Key): string => encodeCursor(Schema.encodeSync(Named)(key as Record<F[number], number>))
+  }
+}
+
+/**
  * A whole number from `min` to `max`, `what` as its description. One message for every way to miss
  * ("5", 1.5, 0 and max+1 all get the rule, never the value); `keywords` are its JSON Schema's own.
  */

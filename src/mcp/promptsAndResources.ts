@@ -1,7 +1,7 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
+import { Schema } from "effect"
 import { Forbidden } from "../domain/errors.js"
 import { threadMermaid } from "../domain/mermaid.js"
-import type { ThreadOutput } from "../domain/thread.js"
 import { getBriefing } from "../tools/getBriefing.js"
 import { getContext } from "../tools/getContext.js"
 import { getThread } from "../tools/getThread.js"
@@ -64,6 +64,13 @@ const unwrap = (
     code: error.code
   })
 }
+
+/**
+ * A tool's answer as its output Schema reads it: structuredContent is that Schema's encoding, so
+ * the resource gets the tool's own type (a reply of another shape is a defect, reported as internal).
+ */
+const outputOf = <O, OE>(tool: { readonly output: Schema.Schema<O, OE> }, result: ToolResult): O =>
+  Schema.decodeUnknownSync(tool.output)(result.structuredContent)
 
 /** The start-session prompt's budget, as max_tokens of the briefing it renders. */
 const promptTokens = 1500
@@ -195,7 +202,7 @@ export const readResource = async (calls: Calls, uri: string) => {
     const result = unwrap(await calls.invoke(getContext, { fact_id: part, limit: 1 }), { fact_id: "uri" }, {
       fact_not_found: "no fact with that id"
     })
-    const chain = (result.structuredContent as { chain: ReadonlyArray<unknown> }).chain
+    const chain = outputOf(getContext, result).chain
     return {
       contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ fact: chain[chain.length - 1] }) }]
     }
@@ -204,7 +211,7 @@ export const readResource = async (calls: Calls, uri: string) => {
     const result = unwrap(await calls.invoke(getThread, { fact_id: part }), { fact_id: "uri" }, {
       fact_not_found: "no fact with that id"
     })
-    const page = result.structuredContent as unknown as ThreadOutput
+    const page = outputOf(getThread, result)
     return {
       contents: [{
         uri,

@@ -1,10 +1,13 @@
 import { Effect } from "effect"
 import { ConflictsInput } from "../domain/inputs.js"
 import { ConflictsOutput } from "../domain/outputs.js"
-import { cursorNumbers, encodeCursor } from "../domain/paging.js"
+import { namedCursor } from "../domain/paging.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderConflicts } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
+
+/** The conflicts' keyset (layers/factStore/conflicts.ts): the snapshot, and the last parent and child shown. */
+const ConflictsCursor = namedCursor("snap", "key", "parent", "child")
 
 export const detectConflicts = defineTool({
   name: "relay_detect_conflicts",
@@ -14,17 +17,17 @@ export const detectConflicts = defineTool({
   output: ConflictsOutput,
   render: renderConflicts,
   handler: Effect.fn("relay/tools/relay_detect_conflicts")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 4)
+    const after = yield* ConflictsCursor.decode(input.cursor)
     const found = yield* (yield* FactStore).openConflicts({
       limit: input.limit,
-      after: at === null ? null : { snap: at[0]!, key: at[1]!, parent: at[2]!, child: at[3]! },
+      after,
       asOf: input.as_of ?? null,
       thread: input.thread ?? null
     })
     const next = found.next
     return {
       conflicts: found.conflicts,
-      next_cursor: next === null ? null : encodeCursor([next.snap, next.key, next.parent, next.child])
+      next_cursor: next === null ? null : ConflictsCursor.encode(next)
     }
   })
 })

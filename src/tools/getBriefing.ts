@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import { InvalidInput } from "../domain/errors.js"
 import { BriefingInput } from "../domain/inputs.js"
 import { BriefingOutput } from "../domain/outputs.js"
-import { cursorNumbers, encodeCursor } from "../domain/paging.js"
+import { namedCursor } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { ToolCall } from "../services/ToolCall.js"
@@ -20,6 +20,19 @@ import { defineTool, readOnly } from "./Tool.js"
  */
 const readerTag = (name: string): number => Math.max(1, createHash("sha256").update(name).digest().readUIntBE(0, 6))
 
+/** A briefing page's place: its window, the last fact, decision and retraction shown, the conflicts' keyset, the reader. */
+const BriefingCursor = namedCursor(
+  "since",
+  "asOf",
+  "factAfter",
+  "decisionAfter",
+  "retractionAfter",
+  "conflictKey",
+  "conflictParent",
+  "conflictChild",
+  "reader"
+)
+
 const otherReader = new InvalidInput({ message: "cursor: must be a next_cursor of a briefing for this my_name" })
 
 export const getBriefing = defineTool({
@@ -31,8 +44,8 @@ export const getBriefing = defineTool({
   output: BriefingOutput,
   render: renderBriefing,
   handler: Effect.fn("relay/tools/relay_get_briefing")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 9)
-    const tag = at?.[8]
+    const at = yield* BriefingCursor.decode(input.cursor)
+    const tag = at?.reader
     if (tag !== undefined && tag !== 0 && tag !== readerTag(input.my_name)) return yield* otherReader
     const b = yield* (yield* FactStore).briefing({
       reader: input.my_name,
@@ -40,12 +53,12 @@ export const getBriefing = defineTool({
       limit: input.limit,
       thread: input.thread ?? null,
       after: at === null ? null : {
-        since: at[0]!,
-        asOf: at[1]!,
-        factAfter: at[2]!,
-        decisionAfter: at[3]!,
-        retractionAfter: at[4]!,
-        conflicts: { snap: at[1]!, key: at[5]!, parent: at[6]!, child: at[7]! },
+        since: at.since,
+        asOf: at.asOf,
+        factAfter: at.factAfter,
+        decisionAfter: at.decisionAfter,
+        retractionAfter: at.retractionAfter,
+        conflicts: { snap: at.asOf, key: at.conflictKey, parent: at.conflictParent, child: at.conflictChild },
         tracked: tag !== 0
       }
     })
@@ -74,17 +87,17 @@ export const getBriefing = defineTool({
       ...(procedures === null ? {} : { procedures }),
       new_facts: b.newFacts,
       ...(b.imported.length === 0 ? {} : { imported: b.imported }),
-      next_cursor: n === null ? null : encodeCursor([
-        n.since,
-        n.asOf,
-        n.factAfter,
-        n.decisionAfter,
-        n.retractionAfter,
-        n.conflicts.key,
-        n.conflicts.parent,
-        n.conflicts.child,
-        n.tracked ? readerTag(input.my_name) : 0
-      ])
+      next_cursor: n === null ? null : BriefingCursor.encode({
+        since: n.since,
+        asOf: n.asOf,
+        factAfter: n.factAfter,
+        decisionAfter: n.decisionAfter,
+        retractionAfter: n.retractionAfter,
+        conflictKey: n.conflicts.key,
+        conflictParent: n.conflicts.parent,
+        conflictChild: n.conflicts.child,
+        reader: n.tracked ? readerTag(input.my_name) : 0
+      })
     }
   })
 })

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import { ClustersCursor } from "../domain/clusters.js"
 import { ClustersInput } from "../domain/inputs.js"
 import { ClustersOutput } from "../domain/outputs.js"
-import { cursorNumbers } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderClusters } from "./render/reads.js"
@@ -16,12 +16,12 @@ export const getClusters = defineTool({
   output: ClustersOutput,
   render: renderClusters,
   handler: Effect.fn("relay/tools/relay_get_clusters")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 3)
+    const at = yield* ClustersCursor.decode(input.cursor)
     const found = yield* (yield* FactStore).clusters({
       limit: input.limit,
       factsPerCluster: input.facts_per_cluster,
-      after: at === null ? null : [at[0]!, at[1]!],
-      skipped: at?.[2]
+      after: at === null ? null : [at.size, at.first],
+      skipped: at?.skipped
     })
     return {
       clusters: found.clusters.map((c) => ({

@@ -1,27 +1,14 @@
 import { Effect } from "effect"
-import { InvalidInput } from "../domain/errors.js"
-import type { FactKind } from "../domain/fact.js"
 import { SaveFactInput } from "../domain/inputs.js"
 import { SaveFactOutput } from "../domain/outputs.js"
 import { currentBudget, fitFromEnd, replyCost } from "../domain/paging.js"
 import { requestFactId } from "../domain/requestId.js"
-import { buildsOnMessage, revisionMessage } from "../domain/rules.js"
-import { FactStore, type NewFact } from "../services/FactStore.js"
+import { FactStore } from "../services/FactStore.js"
 import { SecretScanner } from "../services/SecretScanner.js"
 import { ToolCall } from "../services/ToolCall.js"
 import { saveProcedureVersion } from "./procedureSave.js"
 import { renderSaveFact } from "./render/writes.js"
 import { defineTool } from "./Tool.js"
-
-const saveAsProcedure = (
-  fact: Omit<NewFact, "kind">,
-  kind: FactKind | undefined,
-  steps: ReadonlyArray<string>,
-  preconditions: ReadonlyArray<string> | undefined
-) =>
-  kind === undefined
-    ? saveProcedureVersion(fact, { steps, preconditions: preconditions ?? null, field: "supersedes" })
-    : Effect.fail(new InvalidInput({ message: "kind: a fact with steps is a procedure; give no kind" }))
 
 /** A suggested link's text as the reply gives it: cut at 80 characters (its id reads it whole). */
 const shortText = (text: string) => text.length > 80 ? `${text.slice(0, 79)}…` : text
@@ -45,21 +32,6 @@ export const saveFact = defineTool({
     const content = input.content.trim()
     const scanner = yield* SecretScanner
     yield* scanner.check("content", content)
-    if (input.supersedes !== undefined && input.reason === undefined) {
-      return yield* new InvalidInput({ message: revisionMessage.reason_needed })
-    }
-    if (input.supersedes === undefined && input.reason !== undefined) {
-      return yield* new InvalidInput({ message: revisionMessage.reason_alone })
-    }
-    if (input.supersedes === undefined && input.still_holds !== undefined) {
-      return yield* new InvalidInput({ message: revisionMessage.still_holds_alone })
-    }
-    if (input.preconditions !== undefined && input.steps === undefined) {
-      return yield* new InvalidInput({ message: "preconditions: only a procedure (steps) has them" })
-    }
-    if (input.parent_fact_id !== undefined && input.builds_on !== undefined) {
-      return yield* new InvalidInput({ message: buildsOnMessage.both })
-    }
     // A fact named twice counts once; the first named is the parent one-parent replies show.
     const parents = input.builds_on === undefined ? [] : [...new Set(input.builds_on)]
     const reason = input.reason?.trim()
@@ -83,7 +55,11 @@ export const saveFact = defineTool({
     // With steps the fact is a procedure (issue 44): its steps are written after it (procedureSave.ts).
     const { procedure, saved } = input.steps === undefined
       ? { procedure: undefined, saved: yield* (yield* FactStore).save(fact) }
-      : yield* saveAsProcedure(fact, input.kind, input.steps, input.preconditions)
+      : yield* saveProcedureVersion(fact, {
+        steps: input.steps,
+        preconditions: input.preconditions ?? null,
+        field: "supersedes"
+      })
     // The fact has landed: a reply too large for its siblings keeps the most recent that fit (siblings_total stays whole).
     const left = (yield* currentBudget()) - replyCost(saved.fact) -
       (saved.duplicateOf === null ? 0 : replyCost(saved.duplicateOf)) -

@@ -17,7 +17,7 @@ import {
 } from "../../src/domain/rules.js"
 import { toIso } from "../../src/domain/time.js"
 import { clusterDrift } from "../../src/layers/factStore/clusterMigration.js"
-import { neverClosed, notOpen } from "../../src/layers/factStore/forkWindow.js"
+import { neverClosed, notOpen } from "../../src/layers/factStore/forkMark.js"
 import { readShape } from "../../src/layers/factStore/graphShape.js"
 import { materialise, rankOf } from "../../src/layers/factStore/rankGenerations.js"
 import {

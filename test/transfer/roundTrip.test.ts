@@ -8,7 +8,7 @@ import { findSecretKind } from "../../src/domain/secretRules.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { recountRuns } from "../../src/layers/procedures/runCounts.js"
 import { exportText, importText } from "../../src/layers/transfer/transferText.js"
-import { FactStore } from "../../src/services/FactStore.js"
+import { FactStore, type NewFact } from "../../src/services/FactStore.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { SecretScanner } from "../../src/services/SecretScanner.js"
 import { saveProcedureVersion } from "../../src/tools/procedureSave.js"
@@ -275,6 +275,48 @@ layer(Layer.merge(relayTestLayer("transfer"), CopyLive), { timeout: 60_000 })("e
     // reports the smallest counterexample so far instead of the test timing out without one.
     { fastCheck: { numRuns: propertyRuns(12), interruptAfterTimeLimit: 40_000, markInterruptAsFailure: true } }
   )
+
+  it.effect("the import and the bulk path mark the parents a save marks, and no other (a revision, a retracted rival, a merge)", () =>
+    Effect.gen(function*() {
+      const { save, store } = yield* freshPair
+      const at = (content: string, parentId: string | null, more: Partial<NewFact> = {}) =>
+        Effect.zipRight(
+          TestClock.adjust(5),
+          Effect.map(
+            store.save({ id: randomUUID(), content, writtenBy: "a", sessionId: "s", parentId, ...more }),
+            (s) => s.fact
+          )
+        )
+      // A revision of a kind-less sibling: its save leaves out the fact it supersedes, so no fork.
+      const revised = yield* save("where do sessions live", null)
+      const old = yield* at("sessions live in redis", revised.id)
+      yield* at("sessions live in postgres", revised.id, { revises: { id: old.id, reason: "moved" } })
+      // A choice whose rival (same terms) was retracted before it: a FORKS edge, but no fork then.
+      const pool = yield* at("how big is the pool", null)
+      const rival = yield* at("keep the connection pool at twenty connections", pool.id, { kind: "choice" })
+      yield* store.retract({ callId: randomUUID(), factId: rival.id, reason: "wrong", retractedBy: "a" })
+      yield* at("keep the connection pool at thirty connections", pool.id, { kind: "choice" })
+      // The bulk path after it: a kind-less child that forks with nothing there marks nothing either.
+      yield* TestClock.adjust(5)
+      yield* store.saveMany([{
+        id: randomUUID(),
+        content: "a note on pools",
+        writtenBy: "a",
+        sessionId: "s",
+        parentId: pool.id,
+        requested: false
+      }])
+      // A merge that forks (by a FORKS edge) under one parent only: the other gets no mark.
+      const left = yield* at("which queue", null)
+      const right = yield* at("which broker", null)
+      yield* at("use valkey streams for the job queue", left.id, { kind: "choice" })
+      yield* at("a note on brokers", right.id)
+      yield* at("use kafka streams for the job queue", left.id, { kind: "choice", alsoOn: [right.id] })
+      const marked = yield* forkMarks
+      expect(marked.map((m) => m.id)).toEqual([left.id])
+      yield* onCopy(importText(yield* exportText, { merge: false }))
+      expect(yield* onCopy(forkMarks)).toEqual(marked)
+    }))
 
   it.effect("merge skips what is there, adds the rest, and a refused line writes nothing", () =>
     Effect.gen(function*() {

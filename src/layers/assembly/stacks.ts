@@ -7,9 +7,11 @@ import { DatabaseEndpointLive } from "../database/DatabaseEndpointLive.js"
 import { FalkorDbLive } from "../database/FalkorDbLive.js"
 import { EmbeddedServerLive } from "../embedded/EmbeddedServerLive.js"
 import { FactStoreLive } from "../factStore/FactStoreLive.js"
+import { StoreCheckLive } from "../factStore/StoreCheckLive.js"
 import { TaskStoreLive } from "../tasks/TaskStoreLive.js"
 import { OAuthStoreLive } from "../tokens/OAuthStoreLive.js"
 import { TokenStoreLive } from "../tokens/TokenStoreLive.js"
+import { TransferLive } from "../transfer/TransferLive.js"
 import { WorkspaceStoresLive } from "./WorkspaceStores.js"
 
 /*
@@ -44,13 +46,17 @@ export const embeddedStack = <E, R>(config: Layer.Layer<never, E, R>) => Embedde
 export const graphStack = <E, R>(settings: Layer.Layer<Settings, E, R>, graph?: string) =>
   graphOf(graph, (db) => db).pipe(Layer.provideMerge(database(settings)))
 
+/** check-db's: the graph and the check of what its writes stored (StoreCheck). */
+export const checkStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
+  StoreCheckLive.pipe(Layer.provideMerge(graphStack(settings)))
+
 /** The token store of the admin graph (`npm run token`). */
 export const tokenStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
   TokenStoreLive.pipe(Layer.provideMerge(database(settings)))
 
 /**
  * What a tool call needs (the stdio server, seed, export and import, tests, benchmarks): the
- * FactStore and TaskStore of `graph` (else the settings' graph) and its GraphDatabase (for diagnostics, and for
+ * FactStore, TaskStore and Transfer of `graph` (else the settings' graph) and its GraphDatabase (for diagnostics, and for
  * tests that drop their graph), the rate limiter, the secret scanner and the call budget. `wrap`
  * may wrap the graph under the FactStore (a benchmark records what it sends, a test counts it).
  */
@@ -61,7 +67,10 @@ export const relayStack = <E, R>(
     readonly wrap?: (db: GraphDatabaseShape) => GraphDatabaseShape
   } = {}
 ) =>
-  Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default, SecretScanner.Default).pipe(
+  Layer.mergeAll(FactStoreLive, TaskStoreLive, RateLimiter.Default).pipe(
+    // Export and import (cli/export.ts, import.ts) scan with the stack's one scanner.
+    Layer.merge(TransferLive),
+    Layer.provideMerge(SecretScanner.Default),
     Layer.provideMerge(graphOf(options.graph, options.wrap ?? ((db) => db))),
     Layer.provideMerge(database(settings))
   )

@@ -301,8 +301,6 @@ export const makeFactStoreTest = Effect.gen(function*() {
       }),
     currentState: (options) =>
       Effect.gen(function*() {
-        // The live store reads no kind filter (currentState.ts): nothing to hold a model of it to.
-        if (options.kind != null) return yield* unmodelled("currentState's kind filter")
         const now = yield* Ref.get(memory)
         const asOf = options.asOf ?? null
         const at = asOfMemory(now, asOf)

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { clusterTallies } from "../../domain/threadRoots.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { ClusterDrift } from "../../services/StoreCheck.js"
 import { readShape } from "./graphShape.js"
 import { firstsKept } from "./threadClusters.js"
 
@@ -87,12 +88,6 @@ const TallyRow = Schema.Struct({
   firsts: Schema.Array(Schema.Number)
 })
 const clusterCount = `MATCH ()-[c:CLUSTER]->() RETURN count(c) AS n`
-
-export interface ClusterDrift {
-  readonly clusters: number
-  readonly drifted: number
-  readonly examples: ReadonlyArray<string>
-}
 
 /**
  * check-db --verify: recomputes threads and clusters from the edges and compares what is stored:

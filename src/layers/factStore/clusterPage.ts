@@ -1,11 +1,11 @@
 import { Effect, Ref, Schema } from "effect"
-import { chooseClusters, clusterFactBudget } from "../../domain/clusters.js"
+import { chooseClusters, clusterFactBudget, ClustersCursor } from "../../domain/clusters.js"
 import type { Fact } from "../../domain/fact.js"
-import { currentBudget, encodeCursor, fitting, replyCost } from "../../domain/paging.js"
+import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, ClustersOptions } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { readConflictsIn } from "./conflicts.js"
-import { notOpen } from "./forkWindow.js"
+import { notOpen } from "./forkMark.js"
 import { FactFromRow, factMap, stampOf } from "./projection.js"
 
 /** How long a cluster's label is: its oldest fact's text, cut. */
@@ -193,7 +193,7 @@ export const clusterPage = Effect.fn("relay/factStore/clusters")(function*(
     total,
     clusters: kept,
     nextCursor: last !== undefined && skipped + kept.length < total
-      ? encodeCursor([last.size, last.first, skipped + kept.length])
+      ? ClustersCursor.encode({ size: last.size, first: last.first, skipped: skipped + kept.length })
       : null
   }
   return result

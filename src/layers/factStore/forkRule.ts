@@ -1,8 +1,9 @@
 import { Effect, Schema } from "effect"
 import { forkSharedTerms } from "../../domain/model/conflicts.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { PairDrift } from "../../services/StoreCheck.js"
+import { writeMark } from "./forkMark.js"
 import { oneHop } from "./oneHop.js"
-import { neverStale } from "./staleness.js"
 
 /**
  * The fork rule (domain/model/conflicts.ts `disagree`) in Cypher. Two kind-less siblings that differ
@@ -63,8 +64,8 @@ export const linkKids = (kids: string, among: string | null = null): string =>
 
 /**
  * An import's batch (layers/transfer): under each of `$parents`, the FORKS edges of the pairs with one
- * of `$ids` in them, and a mark open since forever where one is now (rewindForks sets it from the
- * edges at the end, as for the marks of kind-less pairs).
+ * of `$ids` in them. Which parents they mark is the import's rule (domain/forkMarks.ts), as for the
+ * kind-less pairs.
  */
 export const linkForksQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
   // Along each parent's own adjacency (oneHop.ts): a labelled two-type comprehension built a matrix
@@ -72,10 +73,7 @@ export const linkForksQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) `
   `WITH p, ${oneHop({ from: "p", dir: "in", type: "BUILDS_ON", path: "lf_b", to: "lf_bk", yields: "lf_bk" })} + ${
     oneHop({ from: "p", dir: "in", type: "ALSO_ON", path: "lf_a", to: "lf_ak", yields: "lf_ak" })
   } AS kids ` +
-  linkKids("kids", "$ids") +
-  `FOREACH (_ IN CASE WHEN any(k IN kids WHERE k.id IN $ids AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.root = p.root, m.opened = CASE WHEN coalesce(m.opened, ${neverStale}) < ${neverStale} ` +
-  `THEN m.opened ELSE 0 END, m.closed = coalesce(m.closed, -1))`
+  linkKids("kids", "$ids")
 
 /** Choices one statement of the migration reads. */
 const relinkBatch = 10_000
@@ -95,7 +93,7 @@ const relinkQuery = `MATCH (c:Fact) WHERE id(c) > $after AND c.kind = 'choice' W
   linkKids("kids") +
   `FOREACH (_ IN CASE WHEN p IS NOT NULL AND indegree(p, 'MARKS') = 0 AND ` +
   `any(k IN kids WHERE indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.root = p.root, m.opened = 0, m.closed = -1) ` +
+  `${writeMark("p", "true", "0")}) ` +
   `RETURN last, n LIMIT 1`
 
 const BatchRow = Schema.Struct({ last: Schema.NullOr(Schema.Number), n: Schema.Number })
@@ -135,13 +133,6 @@ const PairDriftRow = Schema.Struct({
   n: Schema.Number,
   drifted: Schema.Array(Schema.Tuple(Schema.String, Schema.String, Schema.Boolean))
 })
-
-export interface PairDrift {
-  readonly id: string
-  readonly sibling: string
-  /** The rule makes them a pair (and no edge says so), or the reverse. */
-  readonly pair: boolean
-}
 
 /** The sibling pairs whose FORKS edge disagrees with the rule, and how many facts were checked. */
 export const pairDrift = Effect.fn("relay/factStore/pairDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {

@@ -1,9 +1,10 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { ForkDrift } from "../../services/StoreCheck.js"
 import { clockRead } from "../database/clock.js"
+import { neverClosed, notOpen } from "./forkMark.js"
 import { forkedWith, plain } from "./forkRule.js"
 import { oneHop } from "./oneHop.js"
-import { neverStale } from "./staleness.js"
 
 /**
  * Each forked parent's window (domain/model/forks.ts), kept on its MARKS edge by the write that
@@ -15,8 +16,6 @@ import { neverStale } from "./staleness.js"
  * says (a migration's or an import's windows do), never less, so a read that then decides exactly
  * stays exact; check-db --verify checks that `opened` says whether a parent is open now.
  */
-export const notOpen = neverStale
-export const neverClosed = -1
 
 /** Whether the MARKS edge bound as `m` lets a read at the snapshot `snap` consider its parent. */
 export const admits = (m: string, snap: string): string => `(${m}.opened <= ${snap} OR ${m}.closed > ${snap})`
@@ -79,17 +78,6 @@ export const settleFork = (p: string, at: string, when: string, carry: ReadonlyA
   `FOREACH (fw_e IN CASE WHEN ${when} THEN fw_ms ELSE [] END | SET fw_e.opened = CASE WHEN NOT fw_open ` +
   `THEN ${notOpen} WHEN coalesce(fw_e.opened, ${notOpen}) < ${notOpen} THEN fw_e.opened ELSE ${at} END) `
 
-/**
- * A save's mark, made or kept when the new child (stamped `f.created_at`, made by this statement
- * when `made`) differs from a sibling: it opens a stretch when one of those siblings is not
- * superseded (retracted ones are not among them), unless one is open already. It ends none.
- */
-export const markFork = (differing: string, made: string): string =>
-  `FOREACH (_ IN CASE WHEN size(${differing}) > 0 THEN [1] ELSE [] END | MERGE (:ForkMark)-[fw_m:MARKS]->(p) ` +
-  `SET fw_m.root = p.root, fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ${made} AND ` +
-  `any(x IN ${differing} WHERE indegree(x, 'SUPERSEDES') = 0) AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} ` +
-  `THEN f.created_at ELSE coalesce(fw_m.opened, ${notOpen}) END) `
-
 export const forkBatch = 10_000
 
 /**
@@ -140,11 +128,6 @@ const DriftRow = Schema.Struct({
   n: Schema.Number,
   drifted: Schema.Array(Schema.Tuple(Schema.String, Schema.NullOr(Schema.Number), Schema.Boolean))
 })
-export interface ForkDrift {
-  readonly id: string
-  readonly opened: number | null
-  readonly open: boolean
-}
 
 /** The forks whose window disagrees with their parent's pairs now, and how many forks there are. */
 export const forkDrift = Effect.fn("relay/factStore/forkDrift")(function*(db: Pick<GraphDatabaseShape, "read">) {

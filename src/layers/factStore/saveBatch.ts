@@ -1,6 +1,6 @@
 import { clockBind } from "../database/clock.js"
 import { schemaVersion } from "../database/version.js"
-import { markFork, neverClosed, notOpen } from "./forkWindow.js"
+import { markFork, opensWindow, writeMark } from "./forkMark.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { inheritedStale, staleAt } from "./staleness.js"
 import { addDocs, termCountsClause } from "./termCounts.js"
@@ -68,19 +68,14 @@ const siblingsHop =
  * `closed` and `root` are the same for every row, and no row reads a mark. (Its MERGE cannot run in
  * the `CALL {}`; see above.)
  */
-const markOfRow = (fragment: string) => {
-  const opens = /fw_m\.opened = CASE WHEN (.*?) AND coalesce\(fw_m\.opened/.exec(fragment)?.[1]
-  if (opens === undefined) throw new Error("saveBatch: the save statement changed; no window opening in the mark")
-  return `WITH *, CASE WHEN size(differing) > 0 THEN [p, CASE WHEN ${
-    opens.replace("any(x IN", "any(gc_ox IN").replace("indegree(x,", "indegree(gc_ox,")
-  } THEN f.created_at END] END AS gc_mark `
-}
+const markOfRow = `WITH *, CASE WHEN size(differing) > 0 THEN [p, CASE WHEN ${
+  opensWindow("differing", "made", "gc_ox")
+} THEN f.created_at END] END AS gc_mark `
 
 /** After the rows: each marked parent's mark, written once (`gc_marks`: [parent, opening stamp or null]). */
-const marksOnce = `FOREACH (gc_m IN gc_marks | FOREACH (gc_pm IN [gc_m[0]] | MERGE (:ForkMark)-[fw_m:MARKS]->(gc_pm) ` +
-  `SET fw_m.root = gc_pm.root, fw_m.closed = coalesce(fw_m.closed, ${neverClosed}), fw_m.opened = CASE WHEN ` +
-  `gc_m[1] IS NOT NULL AND coalesce(fw_m.opened, ${notOpen}) >= ${notOpen} THEN gc_m[1] ` +
-  `ELSE coalesce(fw_m.opened, ${notOpen}) END)) `
+const marksOnce = `FOREACH (gc_m IN gc_marks | FOREACH (gc_pm IN [gc_m[0]] | ${
+  writeMark("gc_pm", "gc_m[1] IS NOT NULL", "gc_m[1]")
+})) `
 
 /** [parent, the earliest opening stamp of its rows or null] for each parent a row of `gc_rows` marks. */
 const marksOfRows =
@@ -102,8 +97,7 @@ const withoutMerge = (lone: string) => {
       "FOREACH (gc_x IN CASE WHEN gc_made THEN [1] ELSE [] END | CREATE (f)-[:BUILDS_ON]->(p)) "
     )
     s = once(s, "MERGE (f)-[:FORKS]->(x))", "CREATE (f)-[:FORKS]->(x))")
-    const mark = markFork("differing", "made")
-    s = once(s, mark, markOfRow(mark))
+    s = once(s, markFork("differing", "made"), markOfRow)
     s = once(s, inheritedStale("p"), inheritedHop)
     s = once(s, siblingsLone, siblingsHop)
   }

@@ -7,8 +7,9 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { clockBind, clockRead, clockVars, clockWrite, nextStamp } from "../database/clock.js"
 import { type GraphCapacity, textBytes } from "./capacity.js"
 import { factNode, factRow, type FactRowFor, fromRow } from "./factNode.js"
+import { writeMark } from "./forkMark.js"
 import { linkKids, plain } from "./forkRule.js"
-import { neverClosed, notOpen, settleFork } from "./forkWindow.js"
+import { settleFork } from "./forkWindow.js"
 import { inheritedStale, neverStale } from "./staleness.js"
 import { addDocs, addTermCountsParams } from "./termCounts.js"
 import { batchClusters, clusterOnBatch } from "./threadClusters.js"
@@ -29,6 +30,18 @@ const notFromRow = {
   // Not embedded on the bulk path: the backfill adds its vectors (vectors.ts).
   embedding: null
 } as const
+
+/**
+ * The mark rule (domain/forkMarks.ts) for a batch of the newest facts, none a revision, under the
+ * parent `p` (its children `kids`; `norms` the texts of its unretracted kind-less ones; `paired`
+ * whether a child of the batch has a FORKS edge to an unretracted one): a pair with one of `$ids` in it
+ * whose other side is not retracted now, so was not at the later side's stamp. Two kind-less texts
+ * and a kind-less child of the batch (one of the texts then differs from it), or a FORKS edge to a
+ * sibling. The window is settled from the edges right after (settleFork), so the mark opens none.
+ */
+const newestMarks =
+  `((any(x IN norms WHERE x <> norms[0]) AND any(k IN kids WHERE k.id IN $ids AND ${plain("k")})) OR ` +
+  `paired)`
 
 /**
  * Many facts in ONE statement (the bulk path: seed, benchmarks, import), with what a save writes
@@ -76,15 +89,18 @@ export const saveManyQuery = `UNWIND $check AS c OPTIONAL MATCH (e:Fact {id: c[0
   // Aggregations without a key: one row goes on even when the list before them is empty.
   `WITH count(*) AS linked ` +
   `FOREACH (t IN $counts | ${addDocs("t[0]", "t[1]")}) ` +
-  // As a save marks: a parent with two kind-less, unretracted children whose contents differ, or a
-  // fork pair kept as a FORKS edge (forkRule.ts), made here for the batch's facts.
+  // The fork pairs kept as FORKS edges (forkRule.ts), made here for the batch's facts; then the marks.
   `WITH linked UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
   `WITH p, [(p)<-[:BUILDS_ON|ALSO_ON]-(k:Fact) | k] AS kids ` +
   linkKids("kids", "$ids") +
-  `WITH p, kids, [k IN kids WHERE ${plain("k")} AND indegree(k, 'RETRACTS') = 0 | k.norm] AS norms ` +
-  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND (any(x IN norms WHERE x <> norms[0]) OR ` +
-  `any(k IN kids WHERE indegree(k, 'RETRACTS') = 0 AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0)) THEN [1] ELSE [] END | ` +
-  `MERGE (:ForkMark)-[m:MARKS]->(p) SET m.opened = ${notOpen}, m.closed = ${neverClosed}, m.root = p.root) ` +
+  `WITH p, kids, [k IN kids WHERE ${plain("k")} AND indegree(k, 'RETRACTS') = 0 | k.norm] AS norms, ` +
+  `[k IN kids WHERE k.id IN $ids AND indegree(k, 'FORKS') + outdegree(k, 'FORKS') > 0] AS forky ` +
+  // One row a child of the batch with a FORKS edge (none under most parents): its unretracted partners here.
+  `UNWIND CASE WHEN size(forky) = 0 THEN [null] ELSE forky END AS fk ` +
+  `OPTIONAL MATCH (fk)-[:FORKS]-(y) WHERE y IN kids AND indegree(y, 'RETRACTS') = 0 ` +
+  `WITH p, kids, norms, count(y) > 0 AS paired ` +
+  `FOREACH (_ IN CASE WHEN indegree(p, 'MARKS') = 0 AND ${newestMarks} THEN [1] ELSE [] END | ` +
+  `${writeMark("p", "false", "null")}) ` +
   // A batch only adds children: a window opens, at the batch's first stamp at the latest (forkWindow.ts).
   `WITH p ${settleFork("p", "$now", "true", [])}` +
   `WITH count(*) AS marked ` +

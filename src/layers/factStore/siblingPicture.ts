@@ -1,12 +1,12 @@
+import { markFork } from "./forkMark.js"
 import { newPair, plain } from "./forkRule.js"
-import { markFork } from "./forkWindow.js"
 
 /**
  * What a save reads of the new fact `f`'s siblings under `p` (`every`, all of them saved before it,
  * oldest first), carrying `carry`: the FORKS edges to those it forms a stored pair with (made only
  * by the statement that made `f`), then `differing` (the siblings it forks with), `same` (the oldest
  * with its text) and `passed` (a choice's: the differing siblings it does not fork with), and the
- * parent's ForkMark. A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor
+ * parent's ForkMark (the rule: domain/forkMarks.ts). A retracted sibling was withdrawn as wrong: neither a fact this one repeats nor
  * one it forks with nor one compared; the fact a revision supersedes (`o`) is decided, not open. Both
  * still get their edge: the edges are the rule's pairs, whatever became of the facts.
  */

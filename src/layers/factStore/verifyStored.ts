@@ -1,12 +1,13 @@
 import { Clock, Effect, Schema } from "effect"
 import { defaultStampAhead } from "../../domain/stampWindow.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import type { Drift, Verified } from "../../services/StoreCheck.js"
 import { clockRead } from "../database/clock.js"
-import { recountRuns, type RunCountDrift } from "../procedures/runCounts.js"
-import { type TaskCountDrift, taskCountDrift } from "../tasks/taskCounts.js"
-import { type ClusterDrift, clusterDrift } from "./clusterMigration.js"
-import { type PairDrift, pairDrift } from "./forkRule.js"
-import { type ForkDrift, forkDrift, openNow } from "./forkWindow.js"
+import { recountRuns } from "../procedures/runCounts.js"
+import { taskCountDrift } from "../tasks/taskCounts.js"
+import { clusterDrift } from "./clusterMigration.js"
+import { pairDrift } from "./forkRule.js"
+import { forkDrift, openNow } from "./forkWindow.js"
 import { inheritedStale, neverStale, staleAt } from "./staleness.js"
 
 /**
@@ -107,47 +108,8 @@ const DriftRow = Schema.Struct({
   stored: Value,
   expected: Value
 })
-export type Drift = typeof DriftRow.Type
 
 const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number), facts: Schema.Number })
-
-export interface Verified {
-  readonly facts: number
-  readonly drifted: number
-  /** The first drifted facts found (at most `shown`). */
-  readonly examples: ReadonlyArray<Drift>
-  /** Forked parents, and the first (at most `shown`) whose window says open where they are not, or the reverse. */
-  readonly forks: number
-  readonly forksDrifted: number
-  readonly forkExamples: ReadonlyArray<ForkDrift>
-  /** Choices and facts with `contradicts` checked against their siblings, and the first pairs whose FORKS edge disagrees with the rule. */
-  readonly pairsChecked: number
-  readonly pairsDrifted: number
-  readonly pairExamples: ReadonlyArray<PairDrift>
-  /** Each task counter (tasks/taskCounts.ts) that a recount of the board does not give. */
-  readonly taskCounts: ReadonlyArray<TaskCountDrift>
-  /** Parents with an open pair now and no fork mark, and the first of them. */
-  readonly unmarked: number
-  readonly unmarkedExamples: ReadonlyArray<string>
-  /** Stamps outside 1970 .. now + the window ahead: the first facts, and how many of each kind. */
-  readonly outside: {
-    readonly facts: number
-    readonly factExamples: ReadonlyArray<{ readonly id: string; readonly created_at: number }>
-    readonly clockLast: number | null
-    readonly decisions: number
-    readonly retractions: number
-    readonly confirmations: number
-    readonly tasks: number
-  }
-  /** Threads and clusters recomputed from the edges against what is stored (clusterMigration.ts). */
-  readonly clusters: ClusterDrift
-  /** Procedures, and those whose run counts a recount of their runs does not give (procedures/runCounts.ts). */
-  readonly runs: { readonly procedures: number; readonly drifted: ReadonlyArray<RunCountDrift> }
-}
-
-/** How many records `outside` counts in all (the clock counts one). */
-export const outsideCount = (o: Verified["outside"]): number =>
-  o.facts + (o.clockLast === null ? 0 : 1) + o.decisions + o.retractions + o.confirmations + o.tasks
 
 export const verifyStored = Effect.fn("relay/factStore/verifyStored")(function*(
   db: GraphDatabase["Type"],

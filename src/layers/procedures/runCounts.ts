@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { RunCountDrift } from "../../services/StoreCheck.js"
 
 /** Procedures a recount statement reads (each with all its runs). */
 const recountBatch = 1_000
@@ -28,11 +29,6 @@ const fixQuery = `UNWIND $rows AS r MATCH (p:Fact {id: r[0]}) SET p.runs_ok = r[
 const TopRow = Schema.Struct({ top: Schema.NullOr(Schema.Number) })
 
 /** A procedure whose stored counts a recount of its runs does not give. */
-export interface RunCountDrift {
-  readonly id: string
-  readonly stored: readonly [number | null, number | null]
-  readonly counted: readonly [number, number]
-}
 
 /**
  * Every procedure's counts against its runs, in statements of `recountBatch` node ids; with `fix`,

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { type TaskStatus, taskStatuses } from "../../domain/tasks.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
+import type { TaskCountDrift } from "../../services/StoreCheck.js"
 
 /**
  * The board's totals, kept on write: one counter a stored status on the queue's TALLY edge (`n_open`,
@@ -50,12 +51,6 @@ const driftQuery = `${recount}OPTIONAL MATCH (q:TaskQueue {key: 'queue'})-[qt:TA
   `RETURN counted, ${countsOf("qt")} AS stored`
 
 const DriftRow = Schema.Struct({ counted: Schema.Array(Schema.Number), stored: Schema.Array(Schema.Number) })
-
-export interface TaskCountDrift {
-  readonly status: TaskStatus
-  readonly stored: number
-  readonly counted: number
-}
 
 /**
  * `check-db --verify`: the counters against a recount, both read in one statement (a consistent

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { entrySets, mergePlaces } from "../../domain/batchEntry.js"
 import type { DatabaseError } from "../../domain/errors.js"
-import { type ChildStamp, marksFork } from "../../domain/importForks.js"
+import { type ChildStamp, marksFork } from "../../domain/forkMarks.js"
 import type {
   CompatibleRecord,
   ConfirmationRecord,
@@ -14,14 +14,16 @@ import type {
   TaskRecord
 } from "../../domain/memoryRecord.js"
 import type { CypherValue, GraphDatabase } from "../../services/GraphDatabase.js"
+import { type ImportCounts, type ImportProgress, ImportStopped } from "../../services/Transfer.js"
 import { clockRead, clockSetQuery } from "../database/clock.js"
 import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
 import { factNode, factRow, type FactRowFor, fromRow } from "../factStore/factNode.js"
+import { writeMark } from "../factStore/forkMark.js"
 import { linkForksQuery } from "../factStore/forkRule.js"
-import { neverClosed, notOpen, rewindForks } from "../factStore/forkWindow.js"
+import { rewindForks } from "../factStore/forkWindow.js"
 import { oneHop } from "../factStore/oneHop.js"
 import { asMap, resolutionProps, retractionOf, retractionProps } from "../factStore/recordProps.js"
 import { inheritedStale, markDependents, neverStale, staleAt } from "../factStore/staleness.js"
@@ -51,7 +53,7 @@ import {
  * batch's fork marks (afterBatchQuery). (A decision or retraction lowers the stamps of what is below
  * its fact whenever it lands, so facts saved after it may be written first; a confirmation raises
  * them as they stand, so everything before it is written first.) The batch's parents get their fork
- * marks from the stamps alone (domain/importForks.ts): a merge reads the children from the graph,
+ * marks by the rule a save applies, from the stamps (domain/forkMarks.ts): a merge reads the children from the graph,
  * an import into an empty graph has them in its memory (importMemory.ts), as it has the places and
  * roots of its own facts. Facts already in the graph by id are skipped, as are edges already there;
  * a rerun (a merge) marks the forks of every batch again, so a batch whose marks failed gets them.
@@ -60,22 +62,6 @@ export const factBatchSize = 250
 
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
 const rewindBatch = 100
-
-export interface ImportCounts {
-  facts: number
-  decisions: number
-  compatible: number
-  retractions: number
-  confirmations: number
-  tasks: number
-  task_notes: number
-  /** Runs of procedures (format 2), each counted on its procedure as it lands. */
-  runs: number
-  /** Records already in the graph (merge), left as they are. */
-  skipped: number
-  /** Records a rule refused against the graph's own edges (merge), by line: left out. */
-  refused: Array<{ readonly line: number; readonly rule: string }>
-}
 
 /**
  * New facts in one statement: nodes first, then (after the aggregation, which ends the CREATE) the
@@ -132,22 +118,19 @@ const OutsideRow = Schema.Struct({
 })
 
 /**
- * The children of the batch's parents, with what marksFork reads (domain/importForks.ts), and
- * whether each parent has its mark. From each parent by its index, then along its own adjacency
- * (oneHop.ts: a plain one-hop comprehension builds a matrix a row, ~0.1 ms here) and indegree(): the
- * cost is the parents' children, never the graph. (A MATCH of the children with a WHERE on them let
- * FalkorDB 4.16 start from every Fact once a parent: 60,020 rows for 20 parents of 3,001 facts,
- * past the 2 s timeout.)
+ * The children of the batch's parents, with what marksFork reads (domain/forkMarks.ts). From each
+ * parent by its index, then along its own adjacency (oneHop.ts: a plain one-hop comprehension
+ * builds a matrix a row, ~0.1 ms here) and indegree(): the cost is the parents' children, never the
+ * graph. (A MATCH of the children with a WHERE on them let FalkorDB 4.16 start from every Fact once
+ * a parent: 60,020 rows for 20 parents of 3,001 facts, past the 2 s timeout.)
  */
 const childrenOf = (type: string, path: string) =>
   oneHop({ from: "p", dir: "in", type, path, to: `${path}_c`, yields: `${path}_c` })
 
 export const forkChildrenQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH pid, indegree(p, 'MARKS') > 0 AS marked, ${childrenOf("BUILDS_ON", "fb")} + ${
-    childrenOf("ALSO_ON", "fa")
-  } AS kids ` +
+  `WITH pid, ${childrenOf("BUILDS_ON", "fb")} + ${childrenOf("ALSO_ON", "fa")} AS kids ` +
   `UNWIND kids AS c ` +
-  `RETURN pid AS parent, marked, c.id AS id, c.norm AS norm, coalesce(c.kind, '') <> '' AS kinded, ` +
+  `RETURN pid AS parent, c.id AS id, c.norm AS norm, coalesce(c.kind, '') <> '' AS kinded, ` +
   `c.created_at AS created_at, CASE WHEN indegree(c, 'RETRACTS') > 0 THEN ${
     oneHop({
       from: "c",
@@ -157,77 +140,102 @@ export const forkChildrenQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}
       to: "cr_r",
       yields: "relationships(cr)[0].created_at"
     })
-  }[0] END AS retracted_at`
+  }[0] END AS retracted_at, ` +
+  // A revision's SUPERSEDES edge is stamped as its fact is (createFact.ts recordRevision); a decision's later.
+  `CASE WHEN outdegree(c, 'SUPERSEDES') > 0 THEN ${
+    oneHop({
+      from: "c",
+      dir: "out",
+      type: "SUPERSEDES",
+      path: "cs",
+      to: "cs_o",
+      where: "relationships(cs)[0].created_at = c.created_at",
+      yields: "cs_o.id"
+    })
+  }[0] END AS revises, ` +
+  `CASE WHEN indegree(c, 'FORKS') + outdegree(c, 'FORKS') > 0 THEN ${
+    oneHop({ from: "c", dir: "both", type: "FORKS", path: "cf", to: "cf_y", yields: "cf_y.id" })
+  } ELSE [] END AS paired`
 
 const ForkChildRow = Schema.Struct({
   parent: Schema.String,
-  marked: Schema.Boolean,
   id: Schema.String,
   norm: Schema.String,
   kinded: Schema.Boolean,
   created_at: Schema.Number,
-  retracted_at: Schema.NullOr(Schema.Number)
+  retracted_at: Schema.NullOr(Schema.Number),
+  revises: Schema.NullOr(Schema.String),
+  paired: Schema.Array(Schema.String)
 })
 
 /**
- * The marks a batch makes: a new one, open since forever until rewindForks reads every window from
- * the edges, and an existing one opened again (a conflict a merge opens under a parent decided
- * before is never hidden meanwhile, nor when the import stops before its end).
+ * The marks a batch makes (forkMark.ts writeMark): a new one open since forever until rewindForks
+ * reads every window from the edges, an existing one opened again if closed (a conflict a merge
+ * opens under a parent decided before is never hidden meanwhile, nor when the import stops before
+ * its end).
  */
-export const forkMarkQuery = `UNWIND $fresh AS pid MATCH (p:Fact {id: pid}) ` +
-  `CREATE (:ForkMark)-[:MARKS {opened: 0, closed: ${neverClosed}, root: p.root}]->(p) ` +
-  `WITH count(*) AS made UNWIND $marked AS pid MATCH (p:Fact {id: pid}) ` +
-  `WITH p, [(p)<-[pm]-() WHERE type(pm) = 'MARKS' | pm] AS ms UNWIND ms AS m ` +
-  `SET m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
-  `m.closed = coalesce(m.closed, ${neverClosed})`
+export const forkMarkQuery = `UNWIND $parents AS pid MATCH (p:Fact {id: pid}) ${writeMark("p", "true", "0")}`
 
 /**
  * Into an empty graph: the FORKS pairs under the parents that can have them and the marks of the
- * kind-less forks the import's memory finds (importMemory.ts), in one statement. A mark is made as
- * linkForksQuery makes one (MERGE: either may name a parent first).
+ * forks the import's memory finds by the save's rule (importMemory.ts, domain/forkMarks.ts), in one
+ * statement.
  */
 export const linkAndMarkQuery = `${linkForksQuery} WITH count(*) AS linked ` +
-  `UNWIND $marks AS mid MATCH (p:Fact {id: mid}) MERGE (:ForkMark)-[m:MARKS]->(p) ` +
-  `SET m.root = p.root, m.opened = CASE WHEN coalesce(m.opened, ${notOpen}) < ${notOpen} THEN m.opened ELSE 0 END, ` +
-  `m.closed = coalesce(m.closed, ${neverClosed})`
+  `UNWIND $marks AS mid MATCH (p:Fact {id: mid}) ${writeMark("p", "true", "0")}`
 
 /**
  * A merge's batch: reads the children of the parents of the file's facts (the graph may have its
- * own) and marks the parents their stamps make forks. (Into an empty graph the import's memory has
- * them: afterBatchQuery.)
+ * own) and marks the parents the rule makes forks (domain/forkMarks.ts). (Into an empty graph the
+ * import's memory has them, FORKS pairs included: afterBatchQuery.)
  */
 const markForks = Effect.fn("relay/transfer/markForks")(
-  function*(db: GraphDatabase["Type"], batch: ReadonlyArray<FactRecord>) {
+  function*(
+    db: GraphDatabase["Type"],
+    batch: ReadonlyArray<FactRecord>,
+    revisions: ReadonlyMap<string, string>
+  ) {
     const parents = [...new Set(batch.flatMap(parentsOf))]
     if (parents.length === 0) return
     const fromFile = new Set(batch.map((f) => f.id))
-    // The fork pairs with a choice or a contradicts in them (forkRule.ts), and their parents' marks.
+    // The fork pairs with a choice or a contradicts in them (forkRule.ts): FORKS edges, read below.
     for (let i = 0; i < parents.length; i += factBatchSize) {
       yield* db.write(linkForksQuery, { parents: parents.slice(i, i + factBatchSize), ids: [...fromFile] })
     }
-    const byParent = new Map<string, { marked: boolean; kids: Array<ChildStamp> }>()
+    const byParent = new Map<string, Array<ChildStamp>>()
     for (let i = 0; i < parents.length; i += factBatchSize) {
       const rows = yield* db.read(forkChildrenQuery, { parents: parents.slice(i, i + factBatchSize) }, ForkChildRow)
       for (const r of rows) {
-        const entry = byParent.get(r.parent) ?? { marked: r.marked, kids: [] }
-        entry.kids.push({
+        const kids = byParent.get(r.parent) ?? []
+        kids.push({
           id: r.id,
           norm: r.norm,
           kinded: r.kinded,
           createdAt: r.created_at,
-          retractedAt: r.retracted_at
+          retractedAt: r.retracted_at,
+          // The file's revision may be written after this batch (its record follows its fact's).
+          revises: r.revises ?? revisions.get(r.id) ?? null,
+          pairedWith: r.paired
         })
-        byParent.set(r.parent, entry)
+        byParent.set(r.parent, kids)
       }
     }
-    const forked = [...byParent].filter(([, e]) => marksFork(e.kids, fromFile))
+    const forked = [...byParent].filter(([, kids]) => marksFork(kids, fromFile)).map(([p]) => p)
     if (forked.length === 0) return
-    yield* db.write(forkMarkQuery, {
-      fresh: forked.filter(([, e]) => !e.marked).map(([p]) => p),
-      marked: forked.filter(([, e]) => e.marked).map(([p]) => p)
-    })
+    yield* db.write(forkMarkQuery, { parents: forked })
   }
 )
+
+/** The file's revisions: a decision stamped as its winner's fact is that fact's save superseding the loser. */
+const revisionsOf = (records: ReadonlyArray<MemoryRecord>): ReadonlyMap<string, string> => {
+  const stamps = new Map<string, string>()
+  const out = new Map<string, string>()
+  for (const r of records) {
+    if (r.kind === "fact") stamps.set(r.id, r.created_at)
+    else if (r.kind === "decision" && stamps.get(r.winner_id) === r.created_at) out.set(r.winner_id, r.loser_id)
+  }
+  return out
+}
 
 const existingIds = `UNWIND $ids AS id MATCH (f:Fact {id: id}) RETURN f.id AS id`
 
@@ -580,7 +588,8 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
         place: { ...places[k]!, root: rows[k]!.root },
         hash: rows[k]!.hash,
         kind: f.fact_kind ?? null,
-        contradicts: (f.contradicts ?? []).length > 0,
+        content: f.content,
+        contradicts: f.contradicts ?? [],
         createdAt: rows[k]!.created_at
       }))
     )
@@ -755,11 +764,6 @@ const writeRecord = Effect.fn("relay/transfer/writeRecord")(
   }
 )
 
-/** An import the database stopped partway: which lines, what failed, and what to do. */
-export class ImportStopped extends Schema.TaggedError<ImportStopped>()("ImportStopped", {
-  message: Schema.String
-}) {}
-
 /** Why a statement failed, in words that leak nothing of the driver (errors.ts, DatabaseFailure). */
 const causeOf = (e: DatabaseError): string => {
   switch (e.reason) {
@@ -784,13 +788,6 @@ const stoppedAt = (what: string) => (e: DatabaseError) =>
     message: `stopped at ${what}: ${causeOf(e)}. What came before was written; run the same import again ` +
       "with --merge to finish it (what is there is skipped, fork marks and stamps are derived again)"
   })
-
-export interface ImportProgress {
-  /** The last line written (1 is the header). */
-  readonly line: number
-  readonly lines: number
-  readonly facts: number
-}
 
 export interface ImportOptions {
   readonly merge: boolean
@@ -826,6 +823,7 @@ const asApproved = (t: TaskRecord, approvals: boolean): TaskRecord =>
 const writeRecords = Effect.fn("relay/transfer/importRecords")(
   function*(db: GraphDatabase["Type"], records: ReadonlyArray<MemoryRecord>, options: ImportOptions) {
     const { merge, now } = options
+    const revisions = revisionsOf(records)
     const counts: ImportCounts = {
       facts: 0,
       decisions: 0,
@@ -882,7 +880,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
         const rows = rowsOf(pending, pairs)
         counts.skipped += rows.repeats
         for (const d of rows.retractions) rememberRetraction(memory, d.f as string, d.at as number)
-        const forks = forksOfBatch(memory, batch.map((f) => ({ id: f.id, parents: parentsOf(f) })))
+        const forks = forksOfBatch(memory, batch.map((f) => ({ id: f.id, parents: parentsOf(f) })), revisions)
         if (
           rows.decisions.length + rows.compatible.length + rows.retractions.length + forks.linked.length +
               forks.marks.length > 0
@@ -906,7 +904,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       }
       if (merge && batch.length > 0) {
         const what = `the fork marks of lines ${batchLine}-${batchEnd}`
-        yield* markForks(db, batch).pipe(Effect.mapError(stoppedAt(what)))
+        yield* markForks(db, batch, revisions).pipe(Effect.mapError(stoppedAt(what)))
       }
       batch = []
       pending = []

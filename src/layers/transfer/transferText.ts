@@ -5,15 +5,11 @@ import { headerLine, HeaderRecord, MemoryRecord, recordLine } from "../../domain
 import { defaultStampAhead, stampOutside } from "../../domain/stampWindow.js"
 import { GraphDatabase } from "../../services/GraphDatabase.js"
 import { SecretScanner } from "../../services/SecretScanner.js"
+import { ImportRefused, type ImportTextOptions } from "../../services/Transfer.js"
 import { clockWrite } from "../database/clock.js"
 import { stampClause } from "../factStore/projection.js"
 import { exportRecords } from "./exportRecords.js"
-import { type ImportProgress, importRecords } from "./importRecords.js"
-
-/** An import refused before anything was written: the line and the field or rule it breaks. */
-export class ImportRefused extends Schema.TaggedError<ImportRefused>()("ImportRefused", {
-  message: Schema.String
-}) {}
+import { importRecords } from "./importRecords.js"
 
 /** The export of the connected graph as lines (the header first), each ending in a newline. */
 export const exportLines = Effect.map(GraphDatabase, (db) =>
@@ -83,17 +79,6 @@ const newerThan1 = (r: MemoryRecord): string | undefined =>
     : r.kind === "task" && r.procedure_id !== undefined
     ? "procedure_id: comes with format version 2 (the header says 1)"
     : undefined
-
-export interface ImportTextOptions {
-  readonly merge: boolean
-  /** Who ran the import (`--by`), kept on its Import record. */
-  readonly by?: string
-  /** How far past now a stamp of the file may be, in milliseconds (RELAY_STAMP_AHEAD_SECONDS). */
-  readonly ahead?: number
-  /** Whether the file's task approvals stand as approvals (`--keep-approvals`). */
-  readonly approvals?: boolean
-  readonly progress?: (p: ImportProgress) => Effect.Effect<void>
-}
 
 /**
  * The Import record (not exported): the file's SHA-256, who ran it and when, made before the first

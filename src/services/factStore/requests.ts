@@ -129,8 +129,6 @@ export interface CurrentStateOptions {
   readonly asOf?: number | null | undefined
   /** Only the thread of this fact (layers/factStore/threadScope.ts); null: the whole memory. */
   readonly thread?: string | null | undefined
-  /** Only facts of this stored kind (a warning, a procedure); null or left out: any. */
-  readonly kind?: string | null | undefined
 }
 
 export interface SearchOptions {
