@@ -94,7 +94,9 @@ const derive = (schema: Schema.Schema.Any, typeLists: boolean): Record<string, u
  * decoding what it puts in place of the missing key, then encoding that with the field's own Schema.
  */
 const defaultsOf = (schema: Schema.Schema.Any): ReadonlyMap<string, unknown> => {
-  const ast = schema.ast
+  // Under a filter of the whole input (rules that combine fields), the struct's own defaults.
+  let ast = schema.ast
+  while (SchemaAST.isRefinement(ast)) ast = ast.from
   const found = new Map<string, unknown>()
   if (!SchemaAST.isTransformation(ast) || !SchemaAST.isTypeLiteralTransformation(ast.transformation)) return found
   if (!SchemaAST.isTypeLiteral(ast.from)) return found

@@ -4,6 +4,7 @@ import { FactIdReference, TaskIdReference } from "../domain/ids.js"
 import { FactStore } from "../services/FactStore.js"
 import { TaskStore } from "../services/TaskStore.js"
 import type { AnyTool } from "../tools/Tool.js"
+import { inputProperties } from "./scanNames.js"
 
 const wholeIdLength = 36
 
@@ -29,9 +30,7 @@ interface ReferenceFields {
  * once per tool and mark from its input Schema.
  */
 const fieldsOf = (tool: AnyTool, mark: symbol): ReferenceFields => {
-  const ast = tool.input.ast
-  const literal = SchemaAST.isTransformation(ast) ? ast.from : ast
-  const properties = SchemaAST.isTypeLiteral(literal) ? literal.propertySignatures : []
+  const properties = inputProperties(tool)
   return {
     single: properties.filter((p) => isReference(mark)(p.type)).map((p) => String(p.name)),
     lists: properties.filter((p) => isReferenceList(mark)(p.type)).map((p) => String(p.name))

@@ -6,10 +6,16 @@ import type { AnyTool } from "../tools/Tool.js"
 const isName = (ast: SchemaAST.AST): boolean =>
   ast.annotations[NameField] === true || (SchemaAST.isUnion(ast) && ast.types.some(isName))
 
-/** A tool's top-level input fields, from its input Schema (under a transformation, its encoded side). */
+/** The struct under an input's transformations and refinements (rules that combine fields). */
+const structOf = (ast: SchemaAST.AST): SchemaAST.AST =>
+  SchemaAST.isTransformation(ast) || SchemaAST.isRefinement(ast) ? structOf(ast.from) : ast
+
+/**
+ * A tool's top-level input fields, from its input Schema (under a transformation, its encoded side;
+ * under a filter, the struct it filters): every policy that finds fields by their marks reads them here.
+ */
 export const inputProperties = (tool: AnyTool): ReadonlyArray<SchemaAST.PropertySignature> => {
-  const ast = tool.input.ast
-  const literal = SchemaAST.isTransformation(ast) ? ast.from : ast
+  const literal = structOf(tool.input.ast)
   return SchemaAST.isTypeLiteral(literal) ? literal.propertySignatures : []
 }
 
