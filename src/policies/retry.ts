@@ -17,5 +17,5 @@ export const isTransient = (error: ToolError): boolean => error._tag === "Databa
  * Every write a tool makes is safe to repeat: a fact's id is made once per call before the first try
  * (or derived from the client's request_id, which makes the client's own retries safe too) and MERGEd, a resolution is a MERGE on the pair, and the briefing fence only moves a clock forward.
  */
-export const retryTransient = <A, R>(self: Effect.Effect<A, ToolError, R>) =>
+export const retryTransient = <A, E extends ToolError, R>(self: Effect.Effect<A, E, R>) =>
   Effect.retry(self, { schedule: transientRetrySchedule, while: isTransient })

@@ -27,10 +27,17 @@ export const b = 0.75
  * Okapi BM25 of the fact whose terms are `ts`: for each query term (`$q`, [term, idf] pairs), its
  * idf times tf (k1 + 1) / (tf + k1 (1 - b + b |ts| / avgdl)), where tf is the term's count in `ts`.
  */
-export const bm25Of = (ts: string, tag = "") =>
-  `reduce(s${tag} = 0.0, w${tag} IN [q${tag} IN $q | [q${tag}[1], size([x${tag} IN ${ts} WHERE x${tag} = q${tag}[0]])]] | ` +
-  `s${tag} + CASE WHEN w${tag}[1] = 0 THEN 0.0 ELSE w${tag}[0] * w${tag}[1] * ${k1 + 1} / ` +
-  `(w${tag}[1] + ${k1} * (${1 - b} + ${b} * size(${ts}) / $avgdl)) END)`
+export const bm25Of = (ts: string) =>
+  `reduce(s = 0.0, w IN [q IN $q | [q[1], size([x IN ${ts} WHERE x = q[0]])]] | ` +
+  `s + CASE WHEN w[1] = 0 THEN 0.0 ELSE w[0] * w[1] * ${k1 + 1} / ` +
+  `(w[1] + ${k1} * (${1 - b} + ${b} * size(${ts}) / $avgdl)) END)`
+
+/**
+ * The idf weight of the query terms (`$q`) that the terms `ts` hold, each once: how much of the query
+ * a fact's words carry. `v` names its variables apart (FalkorDB 4.16 binds a name once a query).
+ */
+export const heldWeightOf = (ts: string, v: string) =>
+  `reduce(${v}s = 0.0, ${v}q IN $q | ${v}s + CASE WHEN ${v}q[0] IN ${ts} THEN ${v}q[1] ELSE 0.0 END)`
 
 /**
  * What a fact builds on weighs in its rank at this share: a fact is read in the context of its
@@ -48,7 +55,7 @@ export const parentWeight = 0.5
  */
 export const contextScore = (node: string, ts: string) =>
   `WITH ${node}, ${bm25Of(ts)} AS own OPTIONAL MATCH (${node})-[:BUILDS_ON]->(pp) ` +
-  `WITH ${node}, own, max(reduce(ps = 0.0, pq IN $q | ps + CASE WHEN pq[0] IN pp.terms THEN pq[1] ELSE 0.0 END)) ` +
+  `WITH ${node}, own, max(${heldWeightOf("pp.terms", "p")}) ` +
   `AS pb WITH ${node}, own + ${parentWeight} * coalesce(pb, 0.0) AS score `
 
 const WeightRow = Schema.Struct({ term: Schema.String, docs: Schema.Number, n: Schema.Number, len: Schema.Number })

@@ -4,7 +4,7 @@ import { searchPlan } from "../../domain/search.js"
 import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
-import { allItemsIn, anyItemIn, bm25Of, contextScore, termWeights } from "./matching.js"
+import { allItemsIn, anyItemIn, bm25Of, contextScore, heldWeightOf, termWeights } from "./matching.js"
 import { narrowFirst } from "./narrowFirst.js"
 import { FactFromRow, factMapWith, statusCase, statusFlagExprs } from "./projection.js"
 import { threadMembers } from "./threadScope.js"
@@ -109,7 +109,7 @@ const pageOf = (o: SearchOptions) => {
     `WITH f, score, i, n, ${named.superseded}, ${named.retracted}, ${named.stale} LIMIT $take ` +
     `RETURN ${factMapWith("f", named)} AS fact, score, i, n, f.kind AS kind, ` +
     // The query's idf weight the fact holds (its terms, matching.ts): how sure an any-word hit is.
-    `reduce(mw = 0.0, q IN $q | mw + CASE WHEN q[0] IN coalesce(f.terms, []) THEN q[1] ELSE 0.0 END) AS matched, ` +
+    `${heldWeightOf("coalesce(f.terms, [])", "m")} AS matched, ` +
     `${mayHaveLost ? lostComprehension("f") : "[]"} AS lost, ${wonComprehension("f")} AS won`
 }
 

@@ -2,7 +2,7 @@ import { Clock, Config, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidInput } from "../../domain/errors.js"
 import { type Caller, formatToken, hashToken, parseToken, tokenMatches, type TokenRecord } from "../../domain/tokens.js"
-import { transientRetrySchedule } from "../../policies/retry.js"
+import { retryTransient } from "../../policies/retry.js"
 import { Database, GraphDatabase } from "../../services/GraphDatabase.js"
 import { TokenStore, type TokenStoreShape } from "../../services/TokenStore.js"
 
@@ -50,7 +50,7 @@ const makeTokenStore = Effect.gen(function*() {
   yield* db.write("CREATE INDEX FOR (t:Token) ON (t.id)").pipe(
     Effect.asVoid,
     Effect.catchIf((e) => e.reason === "exists", () => Effect.void),
-    Effect.retry({ schedule: transientRetrySchedule, while: (e) => e.transient })
+    retryTransient
   )
   const store: TokenStoreShape = {
     create: ({ approver = false, name, readOnly, workspace }) =>
@@ -75,7 +75,7 @@ const makeTokenStore = Effect.gen(function*() {
           "MERGE (t:Token {id: $id}) ON CREATE SET t.name = $name, t.workspace = $workspace, " +
             "t.read_only = $readOnly, t.approver = $approver, t.hash = $hash, t.created_at = $now",
           { id, name, workspace, readOnly, approver, hash: hashToken(token), now }
-        ).pipe(Effect.retry({ schedule: transientRetrySchedule, while: (e) => e.transient }))
+        ).pipe(retryTransient)
         return { token, record: { id, name, workspace, readOnly, approver, createdAt: now, revokedAt: null } }
       }),
     list: db.read(`MATCH (t:Token) RETURN ${fields} ORDER BY t.created_at`, {}, Row).pipe(
