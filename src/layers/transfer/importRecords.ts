@@ -60,6 +60,17 @@ import {
  */
 export const factBatchSize = 250
 
+/**
+ * Into an empty graph, the records and fork marks after this many batches go in one statement: its
+ * stamps' SET is the first node update after the batches' CREATEs, which in FalkorDB 4.16 costs in
+ * proportion to the graph (docs/design/performance.md) once, whatever the rows. Nothing a batch's
+ * CREATE reads from the graph depends on them: a fact written before a decision above it is lowered
+ * by the decision's walk, as one written after it would inherit the stamp. A confirmation, which
+ * raises stamps as they stand, and the end of the file write them first; an import that stops
+ * before leaves them to the rerun (`--merge` checks and writes each record, and marks every batch).
+ */
+export const afterEvery = 4
+
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
 const rewindBatch = 100
 
@@ -856,7 +867,53 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       writeRecord(db, r, line, counts, merge, options.importId).pipe(
         Effect.mapError(stoppedAt(`line ${line} (a ${r.kind})`))
       )
-    const flush = Effect.fn("relay/transfer/flush")(function*(line: number) {
+    /** Into an empty graph: what follows the batches written since the last statement after them. */
+    const after = {
+      from: Infinity,
+      batches: 0,
+      decisions: [] as Array<Record<string, CypherValue>>,
+      compatible: [] as Array<Record<string, CypherValue>>,
+      retractions: [] as Array<Record<string, CypherValue>>,
+      parents: [] as Array<string>,
+      ids: [] as Array<string>,
+      marks: [] as Array<string>
+    }
+    const writeAfter = Effect.fn("relay/transfer/writeAfter")(function*(line: number) {
+      const what =
+        `lines ${after.from}-${line} (the decisions, compatible records, retractions and fork marks after ${after.batches} batches)`
+      if (
+        after.decisions.length + after.compatible.length + after.retractions.length + after.parents.length +
+            after.marks.length > 0
+      ) {
+        yield* db.write(afterBatchQuery, {
+          decisions: after.decisions,
+          compatible: after.compatible,
+          retractions: after.retractions,
+          importId: options.importId,
+          parents: [...new Set(after.parents)],
+          ids: after.ids,
+          marks: after.marks
+        }).pipe(Effect.mapError(stoppedAt(what)))
+      }
+      counts.decisions += after.decisions.length
+      counts.compatible += after.compatible.length
+      counts.retractions += after.retractions.length
+      const decided = after.decisions
+      Object.assign(after, {
+        from: Infinity,
+        batches: 0,
+        decisions: [],
+        compatible: [],
+        retractions: [],
+        parents: [],
+        ids: [],
+        marks: []
+      })
+      for (const [w, l] of yield* acrossThreads(db, decided, memory).pipe(Effect.mapError(stoppedAt(what)))) {
+        yield* joinClusters(db, w, l).pipe(Effect.mapError(stoppedAt(what)))
+      }
+    })
+    const flush = Effect.fn("relay/transfer/flush")(function*(line: number, last = false) {
       if (batch.length > 0) {
         const what = `lines ${batchLine}-${batchEnd} (a batch of ${batch.length} facts)`
         yield* writeFacts(db, batch, counts, { now, merge, named, memory }).pipe(Effect.mapError(stoppedAt(what)))
@@ -872,34 +929,23 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
           }
         }
       } else {
-        // Into an empty graph, the batch's records and fork marks go in one statement (afterBatchQuery):
-        // pending never holds more than a batch (it is flushed when it reaches one).
+        // Into an empty graph, the batch's records and fork marks join those of the batches before it
+        // not yet written (`after`), for one statement every `afterEvery` batches (afterBatchQuery).
         const from = Math.min(batch.length > 0 ? batchLine : Infinity, pending[0]?.[1] ?? Infinity)
-        const what =
-          `lines ${from}-${line} (the decisions, compatible records, retractions and fork marks after a batch)`
         const rows = rowsOf(pending, pairs)
         counts.skipped += rows.repeats
         for (const d of rows.retractions) rememberRetraction(memory, d.f as string, d.at as number)
         const forks = forksOfBatch(memory, batch.map((f) => ({ id: f.id, parents: parentsOf(f) })), revisions)
-        if (
-          rows.decisions.length + rows.compatible.length + rows.retractions.length + forks.linked.length +
-              forks.marks.length > 0
-        ) {
-          yield* db.write(afterBatchQuery, {
-            decisions: rows.decisions,
-            compatible: rows.compatible,
-            retractions: rows.retractions,
-            importId: options.importId,
-            parents: forks.linked,
-            ids: batch.map((f) => f.id),
-            marks: forks.marks
-          }).pipe(Effect.mapError(stoppedAt(what)))
-        }
-        counts.decisions += rows.decisions.length
-        counts.compatible += rows.compatible.length
-        counts.retractions += rows.retractions.length
-        for (const [w, l] of yield* acrossThreads(db, rows.decisions, memory).pipe(Effect.mapError(stoppedAt(what)))) {
-          yield* join(w, l, what)
+        after.from = Math.min(after.from, from)
+        after.batches++
+        after.decisions.push(...rows.decisions)
+        after.compatible.push(...rows.compatible)
+        after.retractions.push(...rows.retractions)
+        after.parents.push(...forks.linked)
+        after.ids.push(...batch.map((f) => f.id))
+        after.marks.push(...forks.marks)
+        if (last || after.batches >= afterEvery || after.decisions.length + after.retractions.length >= factBatchSize) {
+          yield* writeAfter(line)
         }
       }
       if (merge && batch.length > 0) {
@@ -925,7 +971,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
           break
         case "confirmation":
           // It raises the stamps below its fact as they stand: everything before it goes first.
-          yield* flush(line - 1)
+          yield* flush(line - 1, true)
           yield* record(r, line)
           break
         case "task":
@@ -940,7 +986,7 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
           if (pending.length >= factBatchSize) yield* flush(line)
       }
     }
-    yield* flush(records.length + 1)
+    yield* flush(records.length + 1, true)
     for (let i = 0; i < runs.length; i += factBatchSize) {
       const chunk = runs.slice(i, i + factBatchSize)
       yield* writeRuns(db, chunk.map(([r]) => r), counts, options.importId).pipe(
