@@ -45,6 +45,17 @@ export const factNode = (name: string, values: FactValues): string =>
 export const fromRow = (row: string): FactValues =>
   Object.fromEntries(factProperties.map((p) => [p, `${row}.${p}`])) as Record<FactProperty, string>
 
+/**
+ * Every property from its place in `row`, a list in `fields`' order (tupleOf builds one): a batch's
+ * parameter text without each row's field names, about a quarter less to send and parse.
+ */
+export const fromTuple = (row: string, fields: ReadonlyArray<string>): FactValues =>
+  Object.fromEntries(factProperties.map((p) => [p, fields.includes(p) ? `${row}[${fields.indexOf(p)}]` : null])) as FactValues
+
+/** A row's values in `fields`' order, for fromTuple. */
+export const tupleOf = <R extends Record<string, CypherValue>>(row: R, fields: ReadonlyArray<keyof R & string>) =>
+  fields.map((f) => row[f]!)
+
 /** A row for fromRow: a field for every property but those the statement gives otherwise. */
 export type FactRowFor<Otherwise extends FactProperty> = {
   readonly [P in Exclude<FactProperty, Otherwise>]: CypherValue

@@ -20,7 +20,7 @@ import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
-import { factNode, factRow, type FactRowFor, fromRow } from "../factStore/factNode.js"
+import { factNode, factRow, type FactRowFor, fromTuple, tupleOf } from "../factStore/factNode.js"
 import { writeMark } from "../factStore/forkMark.js"
 import { linkForksQuery } from "../factStore/forkRule.js"
 import { rewindForks } from "../factStore/forkWindow.js"
@@ -74,6 +74,30 @@ export const afterEvery = 4
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
 const rewindBatch = 100
 
+/** A batch's row as sent: its values in this order (fromTuple). */
+const rowFields = [
+  "id",
+  "content",
+  "norm",
+  "hash",
+  "written_by",
+  "session_id",
+  "kind",
+  "contradicts",
+  "created_at",
+  "stale_at",
+  "terms",
+  "root",
+  "merge_of",
+  "merge_depth",
+  "version",
+  "lineage",
+  "runs_ok",
+  "runs_failed",
+  "parent_id"
+] as const
+const field = (name: typeof rowFields[number]) => `r[${rowFields.indexOf(name)}]`
+
 /**
  * New facts in one statement: nodes first, then (after the aggregation, which ends the CREATE) the
  * BUILDS_ON edges, whose parents may be in the same batch, then the ALSO_ON edges of a fact on
@@ -83,14 +107,14 @@ const createFacts = `UNWIND $rows AS r ` +
   // Stale from when the earliest of its nearest ancestors outside the batch is, read before
   // (outsideQuery): a node's property set after a labelled node was created costs in proportion to
   // the graph (docs/design/performance.md), so the CREATE holds it.
-  `CREATE ${factNode("", { ...fromRow("r"), embedding: null })} ` +
+  `CREATE ${factNode("", { ...fromTuple("r", rowFields), embedding: null })} ` +
   // A procedure's Step nodes (procedures/steps.ts), in the batch's statement: it lands whole or not at all.
   `WITH count(*) AS made ` +
   `UNWIND $steps AS s MATCH (s_p:Fact {id: s[0]}) ` +
   `CREATE (s_p)-[:STEP {i: s[2]}]->(:Step {procedure_id: s[0], part: s[1], i: s[2], text: s[3]}) ` +
   `WITH count(*) AS stepped ` +
-  `UNWIND $rows AS r WITH r WHERE r.parent_id IS NOT NULL ` +
-  `MATCH (f:Fact {id: r.id}), (p:Fact {id: r.parent_id}) CREATE (f)-[:BUILDS_ON]->(p) ` +
+  `UNWIND $rows AS r WITH r WHERE ${field("parent_id")} IS NOT NULL ` +
+  `MATCH (f:Fact {id: ${field("id")}}), (p:Fact {id: ${field("parent_id")}}) CREATE (f)-[:BUILDS_ON]->(p) ` +
   `WITH count(*) AS linked ` +
   `UNWIND $also AS a MATCH (f:Fact {id: a[0]}), (q:Fact {id: a[1]}) CREATE (f)-[:ALSO_ON]->(q) ` +
   // And the spans a confirmation closed above its first parent's line (rare: only those rows): a
@@ -573,7 +597,7 @@ const writeFacts = Effect.fn("relay/transfer/writeFacts")(
     } satisfies FactRowFor<"embedding"> & { readonly parent_id: string | null }))
     const newest = Math.min(now, Math.max(...rows.map((r) => r.created_at)))
     yield* db.write(createFacts, {
-      rows,
+      rows: rows.map((r) => tupleOf(r, rowFields)),
       also: fresh.flatMap((f) => (f.also_on ?? []).map((q) => [f.id, q])),
       steps: fresh.flatMap((f) =>
         f.procedure === undefined ? [] : [
