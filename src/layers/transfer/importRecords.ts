@@ -903,8 +903,9 @@ const writeRecords = Effect.fn("relay/transfer/importRecords")(
       marks: [] as Array<string>
     }
     const writeAfter = Effect.fn("relay/transfer/writeAfter")(function*(line: number) {
-      const what =
-        `lines ${after.from}-${line} (the decisions, compatible records, retractions and fork marks after ${after.batches} batches)`
+      const what = `lines ${after.from}-${line} (the decisions, compatible records, retractions and fork marks after ${
+        after.batches === 1 ? "a batch" : `${after.batches} batches`
+      })`
       if (
         after.decisions.length + after.compatible.length + after.retractions.length + after.parents.length +
             after.marks.length > 0
