@@ -62,7 +62,12 @@ const main = async () => {
     ...(process.env["FALKORDB_PASSWORD"] ? { password: process.env["FALKORDB_PASSWORD"] } : {})
   })
   const tag = randomBytes(3).toString("hex")
-  const graphs = Object.entries(variants).map(([name, v]) => ({ name, v, g: client.selectGraph(`bench_ci_${tag}_${name.replace(/\W+/g, "_")}`), ms: [] as Array<number> }))
+  const graphs = Object.entries(variants).map(([name, v]) => ({
+    name,
+    v,
+    g: client.selectGraph(`bench_ci_${tag}_${name.replace(/\W+/g, "_")}`),
+    ms: [] as Array<number>
+  }))
   for (const { v, g } of graphs) {
     for (const q of v.indexes) await g.query(q)
     if (v.unique) await g.constraintCreate("UNIQUE" as never, "NODE" as never, "Fact", "id")

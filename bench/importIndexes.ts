@@ -25,7 +25,10 @@ const server = {
   password: process.env["FALKORDB_PASSWORD"] ?? ""
 }
 
-const range = (p: string) => ({ drop: `DROP INDEX FOR (x:Fact) ON (x.${p})`, make: `CREATE INDEX FOR (x:Fact) ON (x.${p})` })
+const range = (p: string) => ({
+  drop: `DROP INDEX FOR (x:Fact) ON (x.${p})`,
+  make: `CREATE INDEX FOR (x:Fact) ON (x.${p})`
+})
 const fullText = {
   drop: "CALL db.idx.fulltext.drop('Fact')",
   // The label's one index keeps its language and stopwords when its full-text field is dropped, and
@@ -90,7 +93,9 @@ const variant = (name: string) => {
     }
     const rebuild = (performance.now() - t1) / 1000
     console.log(
-      `${name.padEnd(16)} ${seconds.toFixed(1).padStart(6)} s  CREATE ${stat("UNWIND $rows AS r CREATE (:Fact").padEnd(20)}` +
+      `${name.padEnd(16)} ${seconds.toFixed(1).padStart(6)} s  CREATE ${
+        stat("UNWIND $rows AS r CREATE (:Fact").padEnd(20)
+      }` +
         `  after ${stat("UNWIND $decisions").padEnd(20)}  rebuild ${rebuild.toFixed(2)} s (${building} polls)`
     )
     yield* db.dropGraph

@@ -50,7 +50,9 @@ export const fromRow = (row: string): FactValues =>
  * parameter text without each row's field names, about a quarter less to send and parse.
  */
 export const fromTuple = (row: string, fields: ReadonlyArray<string>): FactValues =>
-  Object.fromEntries(factProperties.map((p) => [p, fields.includes(p) ? `${row}[${fields.indexOf(p)}]` : null])) as FactValues
+  Object.fromEntries(
+    factProperties.map((p) => [p, fields.includes(p) ? `${row}[${fields.indexOf(p)}]` : null])
+  ) as FactValues
 
 /** A row's values in `fields`' order, for fromTuple. */
 export const tupleOf = <R extends Record<string, CypherValue>>(row: R, fields: ReadonlyArray<keyof R & string>) =>
