@@ -50,7 +50,7 @@ import {
  * the decisions, compatible records and retractions met meanwhile follow the batch: in a merge each
  * one statement that checks its rule against the graph as it stands, so a merge never writes what
  * the rules refuse; into an empty graph (the file's rules are all there is) one statement with the
- * batch's fork marks (afterBatchQuery). (A decision or retraction lowers the stamps of what is below
+ * fork marks of every `afterEvery` batches (afterBatchQuery). (A decision or retraction lowers the stamps of what is below
  * its fact whenever it lands, so facts saved after it may be written first; a confirmation raises
  * them as they stand, so everything before it is written first.) The batch's parents get their fork
  * marks by the rule a save applies, from the stamps (domain/forkMarks.ts): a merge reads the children from the graph,
@@ -397,7 +397,7 @@ const compatibleRows = (list: string) =>
   `CREATE (x)-[:COMPATIBLE ${asMap(fromARow)}]->(y)`
 
 /**
- * What follows a batch of facts into an empty graph, in one statement: its decisions, compatible
+ * What follows a few batches of facts into an empty graph (afterEvery), in one statement: its decisions, compatible
  * records and retractions, each kind's dependents' stamps lowered before the next kind reads them
  * (each part ends in an aggregation, so its SETs are done), then the batch's fork pairs and marks
  * (linkAndMarkQuery, from the import's memory with the retractions counted). One statement a kind
