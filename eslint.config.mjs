@@ -44,6 +44,18 @@ export default tseslint.config(
       }]
     }
   },
+  // A CLI picks its stack from the composition root (src/layers/assembly) and reaches the rest through services.
+  {
+    files: ["src/cli/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          regex: "(^|/)layers/(?!assembly/)",
+          message: "src/cli may import src/layers only via src/layers/assembly"
+        }]
+      }]
+    }
+  },
   {
     files: ["src/domain/*.ts"],
     rules: {

@@ -10,7 +10,7 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import type { DatabaseFailure } from "../domain/errors.js"
-import { ConfigLive, SettingsLive } from "../layers/assembly/SettingsLive.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { checkStack, embeddedStack } from "../layers/assembly/stacks.js"
 import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
@@ -67,10 +67,7 @@ const main = Effect.gen(function*() {
   yield* say(`database:  ${db.where}`)
   const wasRunning = database._tag === "Embedded"
     ? Option.some(
-      yield* Effect.flatMap(EmbeddedServer, (s) => s.status).pipe(
-        Effect.map((s) => s.running),
-        Effect.provide(embeddedStack(ConfigLive))
-      )
+      yield* Effect.flatMap(EmbeddedServer, (s) => s.status).pipe(Effect.map((s) => s.running))
     )
     : Option.none<boolean>()
 
@@ -227,6 +224,6 @@ const main = Effect.gen(function*() {
       `${checked.clusters.clusters} clusters, each thread root, membership and tally agrees with the edges; ` +
       `${checked.runs.procedures} procedures, each one's run counts agree with a recount of its runs`
   )
-}).pipe(Effect.provide(SettingsLive))
+}).pipe(Effect.provide(embeddedStack(SettingsLive)))
 
 runCli(main)

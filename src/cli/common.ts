@@ -8,7 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, ConfigError, Console, Effect, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { StderrLogger } from "../layers/assembly/stderrLogger.js"
-import { currentLayout } from "../layers/embedded/layout.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { GraphDatabase } from "../services/GraphDatabase.js"
 import type { DatabaseTarget } from "../services/Settings.js"
 
@@ -46,8 +46,8 @@ const isLocal = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].inc
 export const describeDatabase = Effect.fn("relay/cli/describeDatabase")(function*(target: DatabaseTarget) {
   switch (target._tag) {
     case "Embedded": {
-      // RELAY_DATA_DIR as the current provider reads it (SettingsLive: the environment, then .env).
-      const layout = yield* currentLayout
+      // RELAY_DATA_DIR as the stack's provider read it (SettingsLive: the environment, then .env).
+      const { layout } = yield* EmbeddedServer
       return {
         kind: "embedded",
         where: `embedded FalkorDB (data dir ${layout.dataDir}, socket ${layout.socketPath})`,

@@ -3,12 +3,12 @@
  * this user's data dir (RELAY_DATA_DIR, else the platform's data directory).
  * Prints whether it runs, its pid, data dir, socket and versions; never the password.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Option } from "effect"
-import { ConfigLive } from "../layers/assembly/SettingsLive.js"
+import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { embeddedStack } from "../layers/assembly/stacks.js"
-import { clusterNodesConfig } from "../layers/database/clusterConfig.js"
 import { EmbeddedServer, type EmbeddedStatus } from "../services/EmbeddedServer.js"
+import { Settings } from "../services/Settings.js"
+import { runCli } from "./common.js"
 
 const USAGE = "usage: node dist/cli/db.js status|start|stop [--json]"
 
@@ -42,7 +42,7 @@ const commands = Effect.gen(function*() {
   const args = process.argv.slice(2)
   const json = args.includes("--json")
   const command = args.filter((a) => a !== "--json")[0] ?? "status"
-  const cluster = (yield* clusterNodesConfig).length > 0
+  const cluster = (yield* Settings).database._tag === "Cluster"
   if (cluster && (command === "start" || command === "stop")) {
     yield* Console.error(
       `${onCluster}: \`npm run db -- ${command}\` would only ${command} that unused server. ` +
@@ -78,13 +78,8 @@ const commands = Effect.gen(function*() {
   }
 })
 
-/** RELAY_DATA_DIR and the rest are read as the server reads them: the environment, then .env. */
-const main = commands.pipe(
-  Effect.provide(embeddedStack(ConfigLive)),
-  Effect.catchTag("EmbeddedServerError", (e) =>
-    Console.error(e.message).pipe(Effect.zipRight(Effect.sync(() => {
-      process.exitCode = 1
-    }))))
-)
-
-NodeRuntime.runMain(main, { disableErrorReporting: true })
+/**
+ * RELAY_DATA_DIR and the rest are read as the server reads them: the environment, then .env. A
+ * server that cannot be started or stopped prints its one sentence and exits 1 (runCli).
+ */
+runCli(commands.pipe(Effect.provide(embeddedStack(SettingsLive))))

@@ -11,7 +11,7 @@ import { runDemo } from "../demo/demo.js"
 import { DemoFailed } from "../demo/mcpSession.js"
 import { makeStyle, wantsColour } from "../demo/style.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
-import { graphStack } from "../layers/assembly/stacks.js"
+import { embeddedStack, graphStack } from "../layers/assembly/stacks.js"
 import { packageDir } from "../packageDir.js"
 import { Settings } from "../services/Settings.js"
 import { CliFailure, describeDatabase, runCli } from "./common.js"
@@ -44,7 +44,7 @@ const main = Effect.gen(function*() {
     serverEnv: env
   }).pipe(Effect.provide(graphStack(Layer.succeed(Settings, configured), graph)))
 }).pipe(
-  Effect.provide(SettingsLive),
+  Effect.provide(embeddedStack(SettingsLive)),
   Effect.catchTags({
     DemoFailed: (e: DemoFailed) =>
       new CliFailure({ message: `demo failed while ${e.step}: ${e.message}`, exitCode: 1 }),

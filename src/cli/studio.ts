@@ -14,8 +14,8 @@ import { parseArgs } from "node:util"
 import { loopbackHosts } from "../http/HttpSettings.js"
 import { SettingsLive } from "../layers/assembly/SettingsLive.js"
 import { relayStack } from "../layers/assembly/stacks.js"
-import { resolveDataDir } from "../layers/embedded/dataDir.js"
 import type { ToolServices } from "../mcp/mcpHandlers.js"
+import { EmbeddedServer } from "../services/EmbeddedServer.js"
 import { Settings } from "../services/Settings.js"
 import { answerLink, askForLink, linkPath, publishKey } from "../studio/studioJoin.js"
 import { studioApp, studioBase } from "../studio/studioServer.js"
@@ -47,9 +47,8 @@ const main = Effect.gen(function*() {
     stillValid: Effect.succeed(true),
     release: Effect.void
   }
-  const dataDir = yield* resolveDataDir.pipe(
-    Effect.mapError((e) => new CliFailure({ message: e.message, exitCode: 1 }))
-  )
+  // The studio's link key sits beside the embedded server's files, whichever database it reads.
+  const { dataDir } = (yield* EmbeddedServer).layout
   let key = ""
   let newLink = () => ""
   let allowedHosts: ReadonlyArray<string> = []

@@ -1,5 +1,14 @@
-import { Schema } from "effect"
-import { Cursor, type CursorKey, pageLimit, replyBudgetBytes } from "./paging.js"
+import { ParseResult, Schema } from "effect"
+import type { ImpactKey } from "./descendants.js"
+import {
+  Cursor,
+  type CursorKey,
+  type NamedCursor,
+  namedCursor,
+  pageLimit,
+  type PlaceOf,
+  replyBudgetBytes
+} from "./paging.js"
 
 /**
  * Pages of the BUILDS_ON family: relay_get_context reads a chain from the fact toward its root,
@@ -33,16 +42,46 @@ const keyed = <A, I extends CursorKey>(key: Schema.Schema<A, I>) =>
 export const ContextCursor = keyed(Schema.Tuple(Schema.Number))
 export type ContextCursor = typeof ContextCursor.Type
 
+/** Impact's own page: the last dependent returned, in impact order. */
+const ImpactPlace: NamedCursor<ImpactKey> = namedCursor("distance", "createdAt", "node")
 /**
- * Impact: the (distance, created_at) of the last dependent returned, and its node id to break a tie
- * (Relay's stamps never tie; bulk-loaded graphs may). A fourth number, the stamp of a revision, pages
- * only what that revision made stale (a revision's reply continues there: see layers/factStore/madeStale.ts).
+ * A revision's stale page (its reply continues there: layers/factStore/madeStale.ts): the same place
+ * in what the revision stamped `revision` made stale, past its last still_holds confirmation's stamp
+ * (`until`). On the wire `until` is left off when it is the revision's own stamp.
  */
-export const ImpactCursor = keyed(Schema.Union(
-  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number),
-  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number),
-  // A revision's stale page with still_holds: past its confirmations' stamp too (madeStale.ts, `until`).
-  Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number)
+const HeldPlace = namedCursor("distance", "createdAt", "node", "revision", "until")
+const RevisedPlace = namedCursor("distance", "createdAt", "node", "revision")
+export type StalePlace = PlaceOf<typeof HeldPlace>
+
+const readImpact = (key: CursorKey): ImpactKey | StalePlace | null => {
+  if (key.length !== 4) return (key.length === 3 ? ImpactPlace : HeldPlace).read(key)
+  const revised = RevisedPlace.read(key)
+  return revised === null ? null : { ...revised, until: revised.revision }
+}
+
+/** The numbers of an impact cursor on the wire: 3 for impact's own page, 4 or 5 for a revision's stale page. */
+export const impactNumbers = (at: ImpactKey | StalePlace): ReadonlyArray<number> =>
+  !("revision" in at)
+    ? ImpactPlace.numbers(at)
+    : at.until === at.revision
+    ? RevisedPlace.numbers(at)
+    : HeldPlace.numbers(at)
+
+const place = { distance: Schema.Number, createdAt: Schema.Number, node: Schema.Number }
+
+/** relay_get_impact's cursor, by name (one of another tool, or tampered with, is refused). */
+export const ImpactCursor = keyed(Schema.transformOrFail(
+  Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  // A stale place first: encoding tries the members in order, and the plain place would drop its revision.
+  Schema.Union(Schema.Struct({ ...place, revision: Schema.Number, until: Schema.Number }), Schema.Struct(place)),
+  {
+    strict: true,
+    decode: (key, _, ast) => {
+      const at = readImpact(key)
+      return at === null ? ParseResult.fail(new ParseResult.Type(ast, key)) : ParseResult.succeed(at)
+    },
+    encode: (at) => ParseResult.succeed(impactNumbers(at))
+  }
 ))
 export type ImpactCursor = typeof ImpactCursor.Type
 

@@ -13,19 +13,23 @@ export const clusterFactBudget = 2000
  */
 export const ClustersCursor = namedCursor("size", "first", "skipped")
 
-export interface ClusterSizes {
+/** A place in clusterOrder: the last cluster a page showed. */
+export interface ClusterPlace {
   readonly size: number
   /** created_at of its oldest fact, for ties. */
   readonly first: number
+}
+
+export interface ClusterSizes extends ClusterPlace {
   /** How many of its fact ids, oldest first, the read holds (at least as many as can be shown). */
   readonly known: number
 }
 
 /** Largest first, ties: the older first fact (unique, so the order is total and a keyset). */
-export const clusterOrder = (x: ClusterSizes, y: ClusterSizes): number => y.size - x.size || x.first - y.first
+export const clusterOrder = (x: ClusterPlace, y: ClusterPlace): number => y.size - x.size || x.first - y.first
 
 /**
- * Largest first, from just after the cluster keyed `after` ([size, first]), at most `limit` clusters
+ * Largest first, from just after the cluster `after`, at most `limit` clusters
  * and `perCluster` facts of each, until the budget of facts is spent: each chosen cluster with how
  * many of its facts, oldest first, to `take`.
  */
@@ -35,12 +39,12 @@ export const chooseClusters = <C extends ClusterSizes>(
     readonly limit?: number | undefined
     readonly perCluster?: number | undefined
     readonly budget: number
-    readonly after?: readonly [number, number] | null | undefined
+    readonly after?: ClusterPlace | null | undefined
   }
 ): Array<C & { readonly take: number }> => {
   const after = options.after
   const ordered = [...all].sort(clusterOrder)
-    .filter((c) => after == null || c.size < after[0] || (c.size === after[0] && c.first > after[1]))
+    .filter((c) => after == null || clusterOrder(c, after) > 0)
   const chosen: Array<C & { readonly take: number }> = []
   let left = options.budget
   for (const c of ordered.slice(0, options.limit ?? ordered.length)) {

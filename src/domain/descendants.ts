@@ -24,12 +24,19 @@ export interface Placed {
   readonly stale: boolean
 }
 
-/** The impact order, also the cursor's key: (distance, created_at, node). */
-export type ImpactKey = readonly [number, number, number]
+/** The impact order, also the cursor's place (chainPaging.ts ImpactCursor): distance, created_at, node. */
+export interface ImpactKey {
+  readonly distance: number
+  readonly createdAt: number
+  /** The node id: Relay's stamps never tie, bulk-loaded graphs may. */
+  readonly node: number
+}
 
-export const impactKey = (p: Placed): ImpactKey => [p.distance, p.createdAt, p.node]
+export const impactKey = (p: ImpactKey): ImpactKey => ({ distance: p.distance, createdAt: p.createdAt, node: p.node })
 
-const compareKeys = (a: ImpactKey, b: ImpactKey): number => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]
+/** Negative when `a` comes first in impact order. */
+export const impactOrder = (a: ImpactKey, b: ImpactKey): number =>
+  a.distance - b.distance || a.createdAt - b.createdAt || a.node - b.node
 
 /** One BFS from the root gives every dependent its distance (its nearest path, in a tree its only one). */
 export const placeDescendants = (root: number, edges: ReadonlyArray<SubtreeEdge>): Array<Placed> => {
@@ -62,7 +69,7 @@ export const placeDescendants = (root: number, edges: ReadonlyArray<SubtreeEdge>
     }
     frontier = next
   }
-  return out.sort((a, b) => compareKeys(impactKey(a), impactKey(b)))
+  return out.sort(impactOrder)
 }
 
 /** The placed facts strictly after the cursor, at most `take` of them. */
@@ -73,7 +80,7 @@ export const after = (placed: ReadonlyArray<Placed>, cursor: ImpactKey | null, t
   let hi = placed.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (compareKeys(impactKey(placed[mid]!), cursor) <= 0) lo = mid + 1
+    if (impactOrder(placed[mid]!, cursor) <= 0) lo = mid + 1
     else hi = mid
   }
   return placed.slice(lo, lo + take)

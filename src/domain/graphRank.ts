@@ -1,3 +1,5 @@
+import { namedCursor } from "./paging.js"
+
 /**
  * Importance and clusters over the memory's shape, computed in Relay's process from the shape read
  * in bounded statements (layers/factStore/graphShape.ts), so no statement of theirs holds FalkorDB
@@ -29,6 +31,12 @@ export const pageRank = (parent: Int32Array): Float64Array => {
   }
   return rank
 }
+
+/**
+ * relay_get_important_facts' cursor: the last fact shown, by its rank (the score as a whole number,
+ * layers/factStore/rankGenerations.ts rankOf) and its created_at, the keyset of the ranking.
+ */
+export const ImportantCursor = namedCursor("rank", "at")
 
 /** Connected components over BUILDS_ON and the given SUPERSEDES pairs, direction ignored: each fact's component's representative. */
 export const components = (parent: Int32Array, links: ReadonlyArray<readonly [number, number]>): Int32Array => {

@@ -28,40 +28,56 @@ export const Cursor = Schema.String.pipe(
   })
 )
 
+const notThisTools = new InvalidInput({ message: `cursor: ${cursorMessage}` })
+
+/** Exactly `n` whole numbers: what every cursor Relay makes holds. */
+const wholeNumbers = (key: CursorKey, n: number): key is ReadonlyArray<number> =>
+  key.length === n && key.every((k) => typeof k === "number" && Number.isSafeInteger(k))
+
 /**
- * The key of a cursor a tool made: exactly `n` whole numbers (what every Relay cursor holds), or
- * `invalid_input` naming the field. No cursor gives null: the first page.
+ * The key of a cursor a tool made: exactly `n` whole numbers, or `invalid_input` naming the field.
+ * No cursor gives null: the first page.
  */
 export const cursorNumbers = (key: CursorKey | undefined, n: number) =>
   key === undefined
     ? Effect.succeed(null)
-    : key.length === n && key.every((k): k is number => typeof k === "number" && Number.isSafeInteger(k))
-    ? Effect.succeed(key as ReadonlyArray<number>)
-    : Effect.fail(new InvalidInput({ message: `cursor: ${cursorMessage}` }))
+    : wholeNumbers(key, n)
+    ? Effect.succeed(key)
+    : Effect.fail(notThisTools)
 
 export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
 
+/** A cursor of whole numbers read and written by name (`namedCursor`); `Key` is what it holds. */
+export interface NamedCursor<Key> {
+  /** The key by name, or null when it is not exactly these whole numbers. */
+  readonly read: (key: CursorKey) => Key | null
+  /** The numbers on the wire, in `fields` order (what `page` encodes). */
+  readonly numbers: (key: Key) => ReadonlyArray<number>
+  /** null for no cursor (the first page), `invalid_input` naming the field for one this tool did not make. */
+  readonly decode: (key: CursorKey | undefined) => Effect.Effect<Key | null, InvalidInput>
+  /** The `next_cursor` string. */
+  readonly encode: (key: Key) => string
+}
+
+/** The key a named cursor holds. */
+export type PlaceOf<C> = C extends NamedCursor<infer Key> ? Key : never
+
 /**
- * A cursor of several whole numbers, read and written by name: the Schema turns the numbers in
- * `fields` order (the form on the wire, so a client's saved cursor still reads) into a struct of
- * those names and back. `decode` answers null for no cursor and `invalid_input` for one this tool
- * did not make; `encode` gives the `next_cursor` string.
+ * A cursor of several whole numbers, read and written by name: the numbers in `fields` order (the
+ * form on the wire, so a client's saved cursor still reads) become a struct of those names and back.
+ * One of another length, or with anything but whole numbers in it, is not this tool's.
  */
-export const namedCursor = <const F extends ReadonlyArray<string>>(...fields: F) => {
+export const namedCursor = <const F extends ReadonlyArray<string>>(
+  ...fields: F
+): NamedCursor<{ readonly [K in F[number]]: number }> => {
   type Key = { readonly [K in F[number]]: number }
-  const Named = Schema.transform(
-    Schema.Array(Schema.Number),
-    Schema.Record({ key: Schema.Literal(...fields), value: Schema.Number }),
-    {
-      strict: true,
-      decode: (at) => Object.fromEntries(fields.map((f, i) => [f, at[i]!])) as Record<F[number], number>,
-      encode: (key) => fields.map((f: F[number]) => key[f])
-    }
-  )
+  const named = (at: ReadonlyArray<number>) => Object.fromEntries(fields.map((f, i) => [f, at[i]])) as Key
+  const numbers = (key: Key): ReadonlyArray<number> => fields.map((f: F[number]) => key[f])
   return {
-    decode: (key: CursorKey | undefined): Effect.Effect<Key | null, InvalidInput> =>
-      Effect.map(cursorNumbers(key, fields.length), (at) => at === null ? null : Schema.decodeSync(Named)(at) as Key),
-    encode: (key: Key): string => encodeCursor(Schema.encodeSync(Named)(key as Record<F[number], number>))
+    read: (key) => wholeNumbers(key, fields.length) ? named(key) : null,
+    numbers,
+    decode: (key) => Effect.map(cursorNumbers(key, fields.length), (at) => at === null ? null : named(at)),
+    encode: (key) => encodeCursor(numbers(key))
   }
 }
 

@@ -20,7 +20,7 @@ export const getClusters = defineTool({
     const found = yield* (yield* FactStore).clusters({
       limit: input.limit,
       factsPerCluster: input.facts_per_cluster,
-      after: at === null ? null : [at.size, at.first],
+      after: at,
       skipped: at?.skipped
     })
     return {

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import { ImportantCursor } from "../domain/graphRank.js"
 import { ImportantFactsInput } from "../domain/inputs.js"
 import { ImportantFactsOutput } from "../domain/outputs.js"
-import { cursorNumbers } from "../domain/paging.js"
 import { toIso } from "../domain/time.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderImportantFacts } from "./render/reads.js"
@@ -16,11 +16,8 @@ export const getImportantFacts = defineTool({
   output: ImportantFactsOutput,
   render: renderImportantFacts,
   handler: Effect.fn("relay/tools/relay_get_important_facts")(function*(input) {
-    const at = yield* cursorNumbers(input.cursor, 2)
-    const found = yield* (yield* FactStore).important({
-      limit: input.limit,
-      after: at === null ? null : [at[0]!, at[1]!]
-    })
+    const after = yield* ImportantCursor.decode(input.cursor)
+    const found = yield* (yield* FactStore).important({ limit: input.limit, after })
     return {
       facts: found.items,
       as_of: found.asOf === null ? null : toIso(found.asOf),

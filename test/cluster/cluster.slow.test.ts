@@ -1,4 +1,5 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client"
+import { Duration } from "effect"
 import type { FalkorDBOptions } from "falkordb"
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -9,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { clusterClient } from "../../src/layers/database/graphClient.js"
+import { callBudget } from "../../src/policies/timeout.js"
 import {
   connectHttp,
   createToken,
@@ -325,10 +327,14 @@ it("spreads workspaces over the shards and loses, doubles and stalls no write ac
     expect(duplicated).toBe(0)
     expect(survivorDuring).toEqual({ readsDeadShard: false, readsOtherShards: [true, true, true, true], open: true })
     expect(survivorReadsPromoted).toBe(true)
-    // The issue asks for none. A cluster connection that meets the dead primary now goes on serving
-    // the other shards (before, each such call closed one and the others waited for new ones): 0
-    // other-shard errors in 3 runs at load 3.4-5.8, 1 of 123 (a call past its budget) at load 8-9.
-    // Asserted at 5%, the number is printed above.
+    // The issue asks for none. A cluster connection that meets the dead primary goes on serving the
+    // other shards (before, each such call closed one and the others waited for new ones), so no
+    // other-shard call may fail before its time budget: such an error would be the failover's. A call
+    // that ran out its whole budget is the machine's CPU, not the cluster (0 in 3 runs at load
+    // 3.4-5.8, 1 of 123 at load 8-9 with added CPU burners): those are allowed up to 5%.
+    const budgetMs = Duration.toMillis(callBudget)
+    const failedEarly = otherShardErrors.filter((o) => o.at - o.startedAt < budgetMs)
+    expect(failedEarly.map((o) => `${o.workspace} after ${o.at - o.startedAt} ms: ${o.error}`)).toEqual([])
     const otherShardCalls = outcomes.slice(warm).filter((o) => !onVictim.has(o.workspace)).length
     expect(otherShardErrors.length, otherShardErrors.map((o) => `${o.workspace}: ${o.error}`).join("\n"))
       .toBeLessThanOrEqual(Math.floor(otherShardCalls * 0.05))

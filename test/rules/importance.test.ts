@@ -1,7 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import { pageRank } from "../../src/domain/graphRank.js"
+import { ImportantCursor, pageRank } from "../../src/domain/graphRank.js"
+import { Cursor, type PlaceOf } from "../../src/domain/paging.js"
 import { readShape } from "../../src/layers/factStore/graphShape.js"
 import { dueAfter, materialise } from "../../src/layers/factStore/rankGenerations.js"
 import { importantNow } from "../../src/layers/factStore/ranking.js"
@@ -33,7 +34,7 @@ const bulk = (n: number, under: string | null, tag: string) =>
     return root
   })
 
-const page = (limit: number, after: readonly [number, number] | null = null) =>
+const page = (limit: number, after: PlaceOf<typeof ImportantCursor> | null = null) =>
   Effect.flatMap(FactStore, (s) => s.important({ limit, after }))
 
 const Gen = Schema.Struct({ gen: Schema.NullOr(Schema.Number), n: Schema.Number })
@@ -101,7 +102,7 @@ layer(relayTestLayer("importance"))("importance, materialised", (it) => {
       expect(gen.items[0]!.score).toBeCloseTo(Math.max(...scores), 12)
       // Pages by cursor walk the same order.
       const first = yield* page(7)
-      const key = JSON.parse(Buffer.from(first.next_cursor!, "base64url").toString()) as [number, number]
+      const key = yield* ImportantCursor.decode(yield* Schema.decode(Cursor)(first.next_cursor!))
       const second = yield* page(7, key)
       expect([...first.items, ...second.items].map((i) => i.fact.id)).toEqual(
         gen.items.slice(0, 14).map((i) => i.fact.id)

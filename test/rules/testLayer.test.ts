@@ -1,9 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Schema, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
+import { ContextCursor, ImpactCursor } from "../../src/domain/chainPaging.js"
 import type { FactStatus } from "../../src/domain/fact.js"
-import { Cursor } from "../../src/domain/paging.js"
 import { makeFactStoreTest } from "../../src/layers/factStore/FactStoreTest.js"
 import {
   type ConflictsAfter,
@@ -88,22 +87,19 @@ const hasNext = <P extends { readonly next_cursor: string | null }>(p: P) => ({
   next_cursor: p.next_cursor !== null
 })
 
-const decodeCursor = (s: string) => Schema.decodeSync(Cursor)(s) as ReadonlyArray<number>
-
 /** Every page of a read, through its own cursors. */
-const pages = <A, E>(
-  read: (
-    cursor: ReadonlyArray<number> | null
-  ) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>
+const pages = <A, E, K>(
+  cursorSchema: Schema.Schema<K, string>,
+  read: (cursor: K | null) => Effect.Effect<{ items: ReadonlyArray<A>; next_cursor: string | null }, E>
 ) =>
   Effect.gen(function*() {
     const out: Array<ReadonlyArray<A>> = []
-    let cursor: ReadonlyArray<number> | null = null
+    let cursor: K | null = null
     for (let n = 0; n < 200; n++) {
       const p: { items: ReadonlyArray<A>; next_cursor: string | null } = yield* read(cursor)
       out.push(p.items)
       if (p.next_cursor === null) return out
-      cursor = decodeCursor(p.next_cursor)
+      cursor = Schema.decodeSync(cursorSchema)(p.next_cursor)
     }
     return yield* Effect.dieMessage("pages never ended")
   })
@@ -144,16 +140,17 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         expect(outcome(t, shape), what).toEqual(outcome(l, shape))
         return l
       })
-    const bothPaged = <A, E extends { readonly _tag: string; readonly message: string }>(
+    const bothPaged = <A, E extends { readonly _tag: string; readonly message: string }, K>(
       what: string,
-      read: (s: FactStoreShape, cursor: ReadonlyArray<number> | null) => Effect.Effect<
+      cursorSchema: Schema.Schema<K, string>,
+      read: (s: FactStoreShape, cursor: K | null) => Effect.Effect<
         { items: ReadonlyArray<A>; next_cursor: string | null },
         E
       >
     ) =>
       Effect.gen(function*() {
-        const l = yield* Effect.either(pages((c) => read(live, c)))
-        const t = yield* Effect.either(pages((c) => read(test, c)))
+        const l = yield* Effect.either(pages(cursorSchema, (c) => read(live, c)))
+        const t = yield* Effect.either(pages(cursorSchema, (c) => read(test, c)))
         expect(outcome(t, (x) => x), what).toEqual(outcome(l, (x) => x))
       })
 
@@ -241,7 +238,8 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       for (const id of [...ids, ghost]) {
         yield* bothPaged(
           `context of ${id} as of ${asOf}`,
-          (s, c) => s.context(id, { limit: 2, cursor: c as ContextCursor | null }, asOf)
+          ContextCursor,
+          (s, c) => s.context(id, { limit: 2, cursor: c }, asOf)
         )
         yield* both(`conflicts in the thread of ${id}`, (s) => conflictPages(s, 1, asOf, id))
       }
@@ -256,8 +254,8 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
         s.lostDecisions(ids, asOf))
     }
     for (const id of [...ids, ghost]) {
-      yield* bothPaged(`impact of ${id}`, (s, c) =>
-        s.impact(id, { limit: 2, cursor: c as ImpactCursor | null }))
+      yield* bothPaged(`impact of ${id}`, ImpactCursor, (s, c) =>
+        s.impact(id, { limit: 2, cursor: c }))
     }
     yield* both("names", (s) => s.shownNames(writers.map(name), false))
   })

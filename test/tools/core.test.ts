@@ -51,6 +51,25 @@ layer(modelTestLayer)("core tools", (it) => {
       expect(none.dependents).toEqual([])
     }))
 
+  it.effect("impact and important facts refuse a cursor of another tool or tampered with, in one message", () =>
+    Effect.gen(function*() {
+      const root = yield* save("cursor root")
+      yield* save("cursor child", { parent_fact_id: root.fact.id })
+      yield* save("cursor child two", { parent_fact_id: root.fact.id })
+      const first = yield* ok("relay_get_impact", { fact_id: root.fact.id, limit: 1 })
+      const second = yield* ok("relay_get_impact", { fact_id: root.fact.id, limit: 1, cursor: first.next_cursor })
+      expect(second.dependents.map((d) => d.fact.content)).toEqual(["cursor child two"])
+      const context = (yield* ok("relay_get_context", { fact_id: root.fact.id, limit: 1 })).next_cursor
+      const wire = (key: ReadonlyArray<unknown>) => Buffer.from(JSON.stringify(key)).toString("base64url")
+      const refused = { code: "invalid_input", message: "cursor: must be a next_cursor returned by this tool" }
+      for (const cursor of ["nope", wire([1, 2]), wire([1.5, 2, 3]), wire(["a", 1, 2]), wire([1, 2, 3, 4, 5, 6])]) {
+        expect(yield* failed("relay_get_impact", { fact_id: root.fact.id, cursor }), cursor).toEqual(refused)
+      }
+      for (const cursor of [first.next_cursor, context, "nope", wire([1, 0.5]), wire(["a", 1])]) {
+        expect(yield* failed("relay_get_important_facts", { cursor }), String(cursor)).toEqual(refused)
+      }
+    }))
+
   it.effect("current state is newest first and filters by session", () =>
     Effect.gen(function*() {
       const x = yield* save("x one", { session_id: "only-me" })

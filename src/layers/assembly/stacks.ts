@@ -18,14 +18,14 @@ import { WorkspaceStoresLive } from "./WorkspaceStores.js"
  * Every stack Relay runs on is built here and nowhere else: an entry point (the stdio and HTTP
  * servers, each CLI, the tests' layers, the benchmarks) picks its stack once and gives it the
  * settings (SettingsLive, or a test's). All share one base: the settings, the embedded server
- * (started only when the settings name no database), the database endpoint, and the pool of
- * connections every graph of the process shares.
+ * (started only when the settings name no database; its layout is where a CLI finds the data dir),
+ * the database endpoint, and the pool of connections every graph of the process shares.
  */
 
 const database = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
   FalkorDbLive.pipe(
     Layer.provideMerge(DatabaseEndpointLive),
-    Layer.provide(EmbeddedServerLive),
+    Layer.provideMerge(EmbeddedServerLive),
     Layer.provideMerge(settings)
   )
 
@@ -39,8 +39,12 @@ const graphOf = (graph: string | undefined, wrap: (db: GraphDatabaseShape) => Gr
     )
   )
 
-/** The embedded server alone (`npm run db`): no setting but RELAY_DATA_DIR, read through `config`. */
-export const embeddedStack = <E, R>(config: Layer.Layer<never, E, R>) => EmbeddedServerLive.pipe(Layer.provide(config))
+/**
+ * The settings and the embedded server of their data dir, no database opened (`npm run db`; a CLI that
+ * says which database it will use before it opens one). Building it starts nothing.
+ */
+export const embeddedStack = <E, R>(settings: Layer.Layer<Settings, E, R>) =>
+  EmbeddedServerLive.pipe(Layer.provideMerge(settings))
 
 /** One graph of the settings' database (check-db; the demo's own graph). */
 export const graphStack = <E, R>(settings: Layer.Layer<Settings, E, R>, graph?: string) =>

@@ -1,5 +1,6 @@
 import { Effect, Layer, Ref } from "effect"
-import { chainBudgetBytes, staleDefault } from "../../domain/chainPaging.js"
+import { chainBudgetBytes, impactNumbers, staleDefault } from "../../domain/chainPaging.js"
+import { type ImpactKey, impactOrder } from "../../domain/descendants.js"
 import { InvalidInput, InvalidResolution, noFactWithId } from "../../domain/errors.js"
 import type { Dependent, Fact, StoredKind } from "../../domain/fact.js"
 import * as Model from "../../domain/model/index.js"
@@ -120,27 +121,23 @@ const has = (m: TestMemory, id: string) => m.facts.some((f) => f.id === id)
 
 const stampOfFact = (m: TestMemory, id: string) => m.facts.find((f) => f.id === id)!.createdAt
 
-/** A key compared element by element (cursors are keysets). */
-const afterKey = (key: ReadonlyArray<number>, cursor: ReadonlyArray<number>): boolean => {
-  for (let i = 0; i < cursor.length; i++) {
-    if (key[i]! !== cursor[i]!) return key[i]! > cursor[i]!
-  }
-  return false
-}
-
 /** The impact page of `id` (its dependents by distance then age), keyed as the live cursor is. */
 const impactPage = (
   m: TestMemory,
   id: string,
   limit: number,
-  cursor: ReadonlyArray<number> | null,
+  cursor: ImpactKey | null,
   budget: number
 ): Page<Dependent> => {
   const index = new Map(m.facts.map((f, i) => [f.id, i]))
-  const keyOf = (d: { id: string; distance: number }) => [d.distance, stampOfFact(m, d.id), index.get(d.id)!]
-  const all = Model.impact(m, id).filter((d) => cursor === null || afterKey(keyOf(d), cursor))
+  const keyOf = (d: { id: string; distance: number }): ImpactKey => ({
+    distance: d.distance,
+    createdAt: stampOfFact(m, d.id),
+    node: index.get(d.id)!
+  })
+  const all = Model.impact(m, id).filter((d) => cursor === null || impactOrder(keyOf(d), cursor) > 0)
   const wanted = all.slice(0, limit + 1).map((d) => ({ fact: factOf(m, d.id), distance: d.distance, key: keyOf(d) }))
-  const { items, next_cursor } = page(wanted, limit, (d) => d.key, budget)
+  const { items, next_cursor } = page(wanted, limit, (d) => impactNumbers(d.key), budget)
   return { items: items.map(({ distance, fact }) => ({ fact, distance })), next_cursor }
 }
 
@@ -292,7 +289,7 @@ export const makeFactStoreTest = Effect.gen(function*() {
         )),
     impact: (id, request) =>
       Effect.gen(function*() {
-        if (request.cursor !== null && request.cursor.length >= 4) {
+        if (request.cursor !== null && "revision" in request.cursor) {
           return yield* unmodelled("impact through a revision's stale cursor")
         }
         const m = yield* Ref.get(memory)

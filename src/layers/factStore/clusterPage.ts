@@ -1,5 +1,5 @@
 import { Effect, Ref, Schema } from "effect"
-import { chooseClusters, clusterFactBudget, ClustersCursor } from "../../domain/clusters.js"
+import { chooseClusters, clusterFactBudget, type ClusterPlace, ClustersCursor } from "../../domain/clusters.js"
 import type { Fact } from "../../domain/fact.js"
 import { currentBudget, fitting, replyCost } from "../../domain/paging.js"
 import type { Cluster, Clusters, ClustersOptions } from "../../services/FactStore.js"
@@ -69,10 +69,10 @@ const readTallies = Effect.fn("relay/factStore/clusterTallies")(function*(
   db: GraphDatabase["Type"],
   floor: ClusterFloor,
   want: number,
-  after: readonly [number, number] | null
+  after: ClusterPlace | null
 ) {
-  const s = after?.[0] ?? Number.MAX_SAFE_INTEGER
-  const f = after?.[1] ?? -Number.MAX_SAFE_INTEGER
+  const s = after?.size ?? Number.MAX_SAFE_INTEGER
+  const f = after?.first ?? -Number.MAX_SAFE_INTEGER
   let min = Math.min(yield* Ref.get(floor), s)
   for (;;) {
     const rows = yield* db.read(tallyQuery, { min, s, f, n: want }, TallyRow)
@@ -166,7 +166,7 @@ export const clusterPage = Effect.fn("relay/factStore/clusters")(function*(
   const open = yield* openConflictsOf(db, new Map(roots.map((r) => [r.root, r.k])))
   const skipped = after === null
     ? 0
-    : options.skipped ?? (yield* db.read(placeQuery, { s: after[0], f: after[1] }, CountRow))[0]?.n ?? 0
+    : options.skipped ?? (yield* db.read(placeQuery, { s: after.size, f: after.first }, CountRow))[0]?.n ?? 0
   const shaped = chosen.map((c, i): Cluster => {
     const own = facts.get(c.rep) ?? []
     return {

@@ -21,7 +21,7 @@ export interface GraphShape {
   readonly supersedes: ReadonlyArray<readonly [number, number]>
 }
 
-export const shapeBatch = 20_000
+export const shapeBatch = 5_000
 
 const Nums = Schema.Array(Schema.Number)
 const ColumnsRow = Schema.Struct({ a: Nums, b: Nums })
@@ -38,7 +38,7 @@ const factsQuery = `MATCH (f:Fact) WHERE id(f) > $after WITH f LIMIT ${shapeBatc
   // columns stay aligned and no NaN reaches a statement (the migration to schema 8 writes stamps).
   `RETURN collect(id(f)) AS a, collect(coalesce(f.created_at, 0)) AS b`
 
-/** One statement a column over the batch's id range, each one hop (10-20 ms a batch of 20,000 at 1M). */
+/** One statement a column over the batch's id range, each one hop. */
 const parentsQuery = `MATCH (f:Fact)-[:BUILDS_ON]->(p) WHERE ${range} RETURN collect(id(f)) AS a, collect(id(p)) AS b`
 const losersQuery = `MATCH (f:Fact)-[:SUPERSEDES]->(l) WHERE ${range} RETURN collect(id(f)) AS a, collect(id(l)) AS b`
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { chainBudgetBytes, type ImpactCursor, type PageRequest } from "../../domain/chainPaging.js"
+import { chainBudgetBytes, type ImpactCursor, impactNumbers, type PageRequest } from "../../domain/chainPaging.js"
 import { after, type ImpactKey, impactKey, placeDescendants } from "../../domain/descendants.js"
 import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
@@ -63,19 +63,9 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   field = "fact_id"
 ) {
   const cursor = request.cursor
-  if (cursor !== null && cursor.length >= 4) {
-    const made = yield* madeStale(
-      db,
-      gate,
-      id,
-      cursor[3]!,
-      {
-        limit: request.limit,
-        cursor: [cursor[0], cursor[1], cursor[2]]
-      },
-      field,
-      cursor[4] ?? cursor[3]
-    )
+  if (cursor !== null && "revision" in cursor) {
+    const stale = { limit: request.limit, cursor: impactKey(cursor) }
+    const made = yield* madeStale(db, gate, id, cursor.revision, stale, field, cursor.until)
     return { items: made.items, next_cursor: made.next_cursor } satisfies Page<Dependent>
   }
   const depth = cursor === null ? firstPageDepth(request.limit + 1) : null
@@ -96,7 +86,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
       stale: stale > 0
     }))
   )
-  const wanted = after(placed, cursor === null ? null : [cursor[0], cursor[1], cursor[2]], request.limit + 1)
+  const wanted = after(placed, cursor, request.limit + 1)
   if (wanted.length === 0) return { items: [], next_cursor: null } satisfies Page<Dependent>
   const byNode = yield* pageFacts(db, wanted.map((p) => p.node))
   const keys = new Map<string, ImpactKey>()
@@ -112,7 +102,7 @@ export const impact = Effect.fn("relay/factStore/impact")(function*(
   const { items, next_cursor } = page(
     dependents,
     request.limit,
-    (d) => keys.get(d.fact.id)!,
+    (d) => impactNumbers(keys.get(d.fact.id)!),
     yield* currentBudget(chainBudgetBytes)
   )
   return { items, next_cursor } satisfies Page<Dependent>

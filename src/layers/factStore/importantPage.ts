@@ -3,9 +3,9 @@ import type { Fact } from "../../domain/fact.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { ImportantOptions, ImportantPage } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
-import { FactFromRow, factMap, stampOf } from "./projection.js"
+import { FactFromRow, factMap } from "./projection.js"
 import { headQuery, HeadRow } from "./rankGenerations.js"
-import { importantNow } from "./ranking.js"
+import { importantNow, importantPlace } from "./ranking.js"
 
 /** The place in the generation of the cursor's fact (the same rank and stamp), through the RANKED indexes. */
 const placeQuery = `MATCH ()-[r:RANKED]->() WHERE r.gen = $gen AND r.rank = $rank AND r.at = $at RETURN r.pos AS pos`
@@ -39,7 +39,7 @@ export const important = Effect.fn("relay/factStore/important")(function*(
   const after = options.after ?? null
   let from = 0
   if (after !== null) {
-    const key = { gen, rank: after[0], at: after[1] }
+    const key = { gen, rank: after.rank, at: after.at }
     const found = (yield* db.read(placeQuery, key, PosRow))[0]?.pos ??
       ((yield* db.read(afterKeyQuery, key, PosRow))[0]?.pos ?? Number.MAX_SAFE_INTEGER) - 1
     from = found
@@ -53,7 +53,7 @@ export const important = Effect.fn("relay/factStore/important")(function*(
     from = to
   }
   const budget = yield* currentBudget()
-  const cut = page(rows, options.limit, (r) => [r.rank, stampOf(r.fact)], budget)
+  const cut = page(rows, options.limit, importantPlace, budget)
   const result: ImportantPage = {
     items: cut.items.map((r) => ({ fact: r.fact, score: r.score })),
     next_cursor: cut.next_cursor,

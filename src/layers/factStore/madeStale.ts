@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { chainBudgetBytes, type PageRequest } from "../../domain/chainPaging.js"
+import { chainBudgetBytes, impactNumbers, type PageRequest } from "../../domain/chainPaging.js"
 import { after, type ImpactKey, impactKey, type Placed, placeDescendants } from "../../domain/descendants.js"
 import { noFactWithId } from "../../domain/errors.js"
 import type { Dependent } from "../../domain/fact.js"
@@ -96,7 +96,7 @@ export const madeStale = Effect.fn("relay/factStore/madeStale")(function*(
   const { items, next_cursor } = page(
     dependents,
     request.limit,
-    (d) => [...keys.get(d.fact.id)!, at, ...(until === at ? [] : [until])],
+    (d) => impactNumbers({ ...keys.get(d.fact.id)!, revision: at, until }),
     yield* currentBudget(chainBudgetBytes)
   )
   return { items, next_cursor, total: placed.length }

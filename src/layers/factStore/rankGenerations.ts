@@ -22,7 +22,7 @@ export const rankedKept = 10_000
 export const dueWrites = 1000
 export const dueAfter = Duration.minutes(10)
 const lease = Duration.minutes(2)
-const rankBatch = 1000
+const rankBatch = 250
 /** How often each process looks whether a generation is due (one small read). */
 export const rankCheckEvery = Duration.minutes(1)
 

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { Fact } from "../../domain/fact.js"
-import { pageRank } from "../../domain/graphRank.js"
+import { ImportantCursor, pageRank } from "../../domain/graphRank.js"
 import { currentBudget, page } from "../../domain/paging.js"
 import type { ImportantOptions, Page } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
@@ -18,6 +18,10 @@ const factsByNode = (db: GraphDatabase["Type"], nodes: ReadonlyArray<number>) =>
     (rows) => new Map(rows.map((r) => [r.n, r.fact]))
   )
 
+/** A row's place in the ranking, as the cursor holds it. */
+export const importantPlace = (r: { readonly rank: number; readonly fact: Fact }) =>
+  ImportantCursor.numbers({ rank: r.rank, at: stampOf(r.fact) })
+
 /**
  * PageRank over BUILDS_ON (domain/graphRank.ts) on the shape read in bounded statements, now: for a
  * memory with no materialised generation yet (importantPage.ts). Ties: older first. A retracted fact
@@ -29,8 +33,8 @@ export const importantNow = Effect.fn("relay/factStore/importantNow")(function*(
 ) {
   const shape = yield* readShape(db, { retracted: true })
   const scores = pageRank(shape.parent)
-  const afterRank = options.after?.[0] ?? Number.MAX_SAFE_INTEGER
-  const afterAt = options.after?.[1] ?? 0
+  const afterRank = options.after?.rank ?? Number.MAX_SAFE_INTEGER
+  const afterAt = options.after?.at ?? 0
   // The page's best by one pass (a sort of every fact cost ~0.4 s at 1M): a short list kept in order.
   const before = (a: number, b: number) =>
     rankOf(scores[a]!) - rankOf(scores[b]!) || shape.createdAt[b]! - shape.createdAt[a]! // > 0: a first
@@ -51,7 +55,7 @@ export const importantNow = Effect.fn("relay/factStore/importantNow")(function*(
     return fact === undefined ? [] : [{ fact, score: scores[v]!, rank: rankOf(scores[v]!) }]
   })
   const budget = yield* currentBudget()
-  const cut = page(rows, options.limit, (r) => [r.rank, stampOf(r.fact)], budget)
+  const cut = page(rows, options.limit, importantPlace, budget)
   const result: Page<{ fact: Fact; score: number }> = {
     items: cut.items.map((r) => ({ fact: r.fact, score: r.score })),
     next_cursor: cut.next_cursor

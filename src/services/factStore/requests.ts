@@ -1,5 +1,8 @@
 /** What callers hand the FactStore: the facts and decisions to write, and where a page starts. */
+import type { ClusterPlace } from "../../domain/clusters.js"
 import type { FactStatus, StoredKind } from "../../domain/fact.js"
+import type { ImportantCursor } from "../../domain/graphRank.js"
+import type { PlaceOf } from "../../domain/paging.js"
 
 export interface NewFact {
   /** The call's own id, or the one derived from the client's request_id (domain/requestId.ts). */
@@ -174,17 +177,17 @@ export interface BriefingOptions {
   readonly thread?: string | null | undefined
 }
 
-/** `after`: the [score, created_at] of the last fact of the previous page. */
+/** `after`: the last fact of the previous page (its rank and created_at). */
 export interface ImportantOptions {
   readonly limit: number
-  readonly after: readonly [number, number] | null
+  readonly after: PlaceOf<typeof ImportantCursor> | null
 }
 
 export interface ClustersOptions {
   readonly limit?: number | undefined
   readonly factsPerCluster?: number | undefined
-  /** The [size, first created_at] of the last cluster of the previous page. */
-  readonly after?: readonly [number, number] | null | undefined
+  /** The last cluster of the previous page. */
+  readonly after?: ClusterPlace | null | undefined
   /** How many clusters the previous pages held (the cursor carries it). */
   readonly skipped?: number | undefined
 }
