@@ -47,7 +47,7 @@ const PlaceWire = placeCursor({
 })
 
 /** relay_find_procedure's cursor over a goal's candidates: a place in the order, not a candidate that must still exist. */
-const CandidatesCursor = cursorOf(
+export const CandidatesCursor = cursorOf(
   (key): Place | null => {
     const at = PlaceWire.read(key)
     if (at === null || at.rateOver < 1 || at.rateUnder < at.rateOver + 1) return null
