@@ -123,6 +123,8 @@ export type BenchCall = <N extends string>(name: N, args: Record<string, unknown
 export interface StdioRelay {
   readonly call: BenchCall
   readonly rssMb: () => number
+  /** The server process's id (undefined once it is gone or for a restarted one). */
+  readonly pid?: number | undefined
   readonly close: () => Promise<void>
 }
 
@@ -150,6 +152,7 @@ export const stdioClient = async (
       // The SDK has checked it against the listed outputSchema; another server (memoryServer.ts) may have none.
       return (r.structuredContent ?? { content: r.content }) as EncodedOutputOf<typeof name>
     },
+    pid: pid ?? undefined,
     rssMb: () => {
       if (pid === null) return NaN
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
