@@ -62,10 +62,10 @@ const readImpact = (key: CursorKey): ImpactKey | StalePlace | null => {
 /** The numbers of an impact cursor on the wire: 3 for impact's own page, 4 or 5 for a revision's stale page. */
 export const impactNumbers = (at: ImpactKey | StalePlace): ReadonlyArray<number> =>
   !("revision" in at)
-    ? ImpactPlace.numbers(at)
+    ? ImpactPlace.wire(at)
     : at.until === at.revision
-    ? RevisedPlace.numbers(at)
-    : HeldPlace.numbers(at)
+    ? RevisedPlace.wire(at)
+    : HeldPlace.wire(at)
 
 const place = { distance: Schema.Number, createdAt: Schema.Number, node: Schema.Number }
 

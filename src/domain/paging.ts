@@ -30,9 +30,11 @@ export const Cursor = Schema.String.pipe(
 
 const notThisTools = new InvalidInput({ message: `cursor: ${cursorMessage}` })
 
-/** Exactly `n` whole numbers: what every cursor Relay makes holds. */
-const wholeNumbers = (key: CursorKey, n: number): key is ReadonlyArray<number> =>
-  key.length === n && key.every((k) => typeof k === "number" && Number.isSafeInteger(k))
+/** A whole number on the wire (as every stamp, node id and count a cursor holds). */
+export const isWhole = (v: string | number): v is number => typeof v === "number" && Number.isSafeInteger(v)
+
+/** Exactly `n` whole numbers: what most cursors Relay makes hold. */
+const wholeNumbers = (key: CursorKey, n: number): key is ReadonlyArray<number> => key.length === n && key.every(isWhole)
 
 /**
  * The key of a cursor a tool made: exactly `n` whole numbers, or `invalid_input` naming the field.
@@ -47,12 +49,12 @@ export const cursorNumbers = (key: CursorKey | undefined, n: number) =>
 
 export const encodeCursor = (key: CursorKey): string => Schema.encodeSync(CursorJson)(key)
 
-/** A cursor of whole numbers read and written by name (`namedCursor`); `Key` is what it holds. */
-export interface NamedCursor<Key> {
-  /** The key by name, or null when it is not exactly these whole numbers. */
+/** A cursor read and written by name (`namedCursor`, `placeCursor`, `cursorOf`); `Key` is what it holds. */
+export interface NamedCursor<Key, Wire extends CursorKey = ReadonlyArray<number>> {
+  /** The key by name, or null when it is not one this cursor makes. */
   readonly read: (key: CursorKey) => Key | null
-  /** The numbers on the wire, in `fields` order (what `page` encodes). */
-  readonly numbers: (key: Key) => ReadonlyArray<number>
+  /** The key on the wire, its fields in order (what `page` encodes). */
+  readonly wire: (key: Key) => Wire
   /** null for no cursor (the first page), `invalid_input` naming the field for one this tool did not make. */
   readonly decode: (key: CursorKey | undefined) => Effect.Effect<Key | null, InvalidInput>
   /** The `next_cursor` string. */
@@ -60,26 +62,58 @@ export interface NamedCursor<Key> {
 }
 
 /** The key a named cursor holds. */
-export type PlaceOf<C> = C extends NamedCursor<infer Key> ? Key : never
+export type PlaceOf<C> = C extends NamedCursor<infer Key, infer _> ? Key : never
 
 /**
- * A cursor of several whole numbers, read and written by name: the numbers in `fields` order (the
- * form on the wire, so a client's saved cursor still reads) become a struct of those names and back.
- * One of another length, or with anything but whole numbers in it, is not this tool's.
+ * A cursor from how its key is read off the wire and written back: `read` gives null for a key this
+ * cursor does not make, which decodes to the one cursor message.
  */
+export const cursorOf = <Key, Wire extends CursorKey>(
+  read: (key: CursorKey) => Key | null,
+  wire: (key: Key) => Wire
+): NamedCursor<Key, Wire> => ({
+  read,
+  wire,
+  decode: (key) => {
+    if (key === undefined) return Effect.succeed(null)
+    const at = read(key)
+    return at === null ? Effect.fail(notThisTools) : Effect.succeed(at)
+  },
+  encode: (key) => encodeCursor(wire(key))
+})
+
+/** A text on the wire (a task's id). */
+export const isText = (v: string | number): v is string => typeof v === "string"
+
+/** What one field of a cursor holds on the wire. */
+type Rule<A extends string | number> = (v: string | number) => v is A
+type Place = Record<string, string | number>
+
+/**
+ * A cursor of several fields, read and written by name: the values in the order of `rules` (the
+ * form on the wire, so a client's saved cursor still reads) become a struct of those names, each
+ * kept to its rule, and back. One of another length, or with a value its rule refuses, is not this tool's.
+ */
+export const placeCursor = <Key extends Place>(
+  rules: { readonly [K in keyof Key]: Rule<Key[K]> }
+): NamedCursor<Key, ReadonlyArray<Key[keyof Key]>> => {
+  const fields = Object.keys(rules) as Array<keyof Key & string>
+  return cursorOf(
+    (key) =>
+      key.length === fields.length && fields.every((f, i) => rules[f](key[i]!))
+        ? Object.fromEntries(fields.map((f, i) => [f, key[i]])) as Key
+        : null,
+    (at): ReadonlyArray<Key[keyof Key]> => fields.map((f) => at[f])
+  )
+}
+
+/** A cursor of several whole numbers, read and written by name (`placeCursor`, every field whole). */
 export const namedCursor = <const F extends ReadonlyArray<string>>(
   ...fields: F
-): NamedCursor<{ readonly [K in F[number]]: number }> => {
-  type Key = { readonly [K in F[number]]: number }
-  const named = (at: ReadonlyArray<number>) => Object.fromEntries(fields.map((f, i) => [f, at[i]])) as Key
-  const numbers = (key: Key): ReadonlyArray<number> => fields.map((f: F[number]) => key[f])
-  return {
-    read: (key) => wholeNumbers(key, fields.length) ? named(key) : null,
-    numbers,
-    decode: (key) => Effect.map(cursorNumbers(key, fields.length), (at) => at === null ? null : named(at)),
-    encode: (key) => encodeCursor(numbers(key))
-  }
-}
+): NamedCursor<{ readonly [K in F[number]]: number }> =>
+  placeCursor<{ readonly [K in F[number]]: number }>(
+    Object.fromEntries(fields.map((f) => [f, isWhole])) as { readonly [K in F[number]]: Rule<number> }
+  )
 
 /**
  * A whole number from `min` to `max`, `what` as its description. One message for every way to miss

@@ -3,7 +3,7 @@ import { trimmedLength } from "./content.js"
 import { InvalidInput } from "./errors.js"
 import { Fact } from "./fact.js"
 import { AgentName, FactId, SessionId } from "./ids.js"
-import { Cursor, NextCursor, pageLimit, wholeNumber } from "./paging.js"
+import { Cursor, namedCursor, NextCursor, pageLimit, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
 import { SearchQuery } from "./search.js"
 import { IsoFromStamp } from "./time.js"
@@ -21,6 +21,12 @@ export const preconditionsMax = 20
 export const versionsShown = 10
 /** Search matches a goal ranks at most: the procedures a find reads, whatever the memory holds. */
 export const candidatesMax = 50
+
+/**
+ * relay_find_procedure's cursor over one procedure's runs: the place of the last run shown (places
+ * count from 1, the oldest; the studio reads how many runs lie below from it).
+ */
+export const RunsCursor = namedCursor("place")
 
 export const StepText = trimmedLength(1, stepMax, "A step")
 

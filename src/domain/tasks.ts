@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { trimmedLength } from "./content.js"
 import { AgentName, FactId, idOrPrefixString, TaskIdReference } from "./ids.js"
 import { thread } from "./inputs.js"
-import { Cursor, NextCursor, pageLimit, wholeNumber } from "./paging.js"
+import { Cursor, isText, isWhole, NextCursor, pageLimit, placeCursor, type PlaceOf, wholeNumber } from "./paging.js"
 import { RequestId } from "./requestId.js"
 import { IsoFromStamp } from "./time.js"
 
@@ -102,6 +102,13 @@ export const FinishTaskInput = Schema.Struct({
     })
   )
 })
+
+/**
+ * relay_list_tasks' cursor: the last task shown, by its created_at (epoch ms) and id, the list's
+ * keyset newest first (layers/tasks/list.ts, and the Test layer's order).
+ */
+export const TasksCursor = placeCursor({ createdAt: isWhole, id: isText })
+export type TaskPlace = PlaceOf<typeof TasksCursor>
 
 export const ListTasksInput = Schema.Struct({
   status: Schema.optional(TaskStatus.annotations({ description: "Status filter" })),

@@ -7,7 +7,7 @@ import type {
   LeaseLost,
   TaskNotFound
 } from "../domain/errors.js"
-import type { FinishOutcome, ProcedureRunOfTask, Task, TaskStatus } from "../domain/tasks.js"
+import type { FinishOutcome, ProcedureRunOfTask, Task, TaskPlace, TaskStatus } from "../domain/tasks.js"
 
 export interface NewTask {
   readonly id: string
@@ -53,8 +53,8 @@ export interface TaskListRequest {
   /** A fact id: only tasks about a fact of its thread (connected to it through BUILDS_ON). */
   readonly thread: string | null
   readonly limit: number
-  /** [created_at, id] of the last task of the previous page (newest first). */
-  readonly after: readonly [number, string] | null
+  /** The last task of the previous page (newest first). */
+  readonly after: TaskPlace | null
 }
 
 export type TaskTotals = Readonly<Record<TaskStatus, number>>

@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { Cursor } from "../domain/paging.js"
-import type { Procedure, Run } from "../domain/procedures.js"
+import { type Procedure, type Run, RunsCursor } from "../domain/procedures.js"
 import { callTool, failure, internalMessage, type ToolResult } from "../mcp/callTool.js"
 import type { ToolServices } from "../mcp/mcpHandlers.js"
 import { FactStore } from "../services/FactStore.js"
@@ -30,7 +30,7 @@ const decodeCursor = Schema.decodeUnknownOption(Cursor)
 const runsBelow = (cursor: string | null): number =>
   cursor === null ? 0 : Option.match(decodeCursor(cursor), {
     onNone: () => 0,
-    onSome: ([place]) => typeof place === "number" ? Math.max(0, place - 1) : 0
+    onSome: (key) => Math.max(0, (RunsCursor.read(key)?.place ?? 1) - 1)
   })
 
 /**

@@ -1,8 +1,14 @@
 import { Effect } from "effect"
 import { InvalidInput, noFactWithId } from "../domain/errors.js"
 import { byRate } from "../domain/model/procedures.js"
-import { currentBudget, type CursorKey, cursorNumbers, encodeCursor, fitting } from "../domain/paging.js"
-import { candidatesMax, FindProcedureInput, FindProcedureOutput, notAProcedure } from "../domain/procedures.js"
+import { currentBudget, cursorOf, fitting, isWhole, placeCursor } from "../domain/paging.js"
+import {
+  candidatesMax,
+  FindProcedureInput,
+  FindProcedureOutput,
+  notAProcedure,
+  RunsCursor
+} from "../domain/procedures.js"
 import { FactStore } from "../services/FactStore.js"
 import { renderFindProcedure } from "./render/procedures.js"
 import { noStrongMatch } from "./search.js"
@@ -11,36 +17,52 @@ import { defineTool, readOnly } from "./Tool.js"
 /** Runs a page of one procedure's record shows, newest first. */
 const runsShown = 20
 
-const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
-
 /**
  * A candidate's place: Laplace rate first (higher first, compared in whole numbers), then the match
- * (every-word before any-word, higher score, newer). Its cursor key is [s + 1, n + 2, tier, score, node].
+ * (its tier, 0 every-word before 1 any-word; higher score; newer).
  */
-interface Candidate {
-  readonly id: string
+interface Place {
   readonly success: number
   readonly failure: number
-  readonly tier: number
+  readonly tier: 0 | 1
   readonly score: number
   readonly node: number
 }
 
-const order = (x: Candidate, y: Candidate): number =>
-  byRate(x, y) || x.tier - y.tier || y.score - x.score || y.node - x.node
-
-const keyOf = (c: Candidate): CursorKey => [c.success + 1, c.success + c.failure + 2, c.tier, c.score, c.node]
-
-/** The candidate the key names (a position in the order, not a candidate that must still exist). */
-const fromKey = (key: CursorKey): Candidate | null => {
-  const [s1, n2, tier, score, node] = key
-  const whole = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
-  if (key.length !== 5 || !whole(s1) || !whole(n2) || !whole(tier) || !whole(node) || typeof score !== "number") {
-    return null
-  }
-  if (s1 < 1 || n2 < s1 + 1) return null
-  return { id: "", success: s1 - 1, failure: n2 - s1 - 1, tier, score, node }
+interface Candidate extends Place {
+  readonly id: string
 }
+
+const order = (x: Place, y: Place): number => byRate(x, y) || x.tier - y.tier || y.score - x.score || y.node - x.node
+
+const isCount = (v: string | number): v is number => isWhole(v) && v >= 0
+
+/** On the wire a place is the rate's numerator and denominator (s + 1, n + 2), then the match's tier, score and node. */
+const PlaceWire = placeCursor({
+  rateOver: isCount,
+  rateUnder: isCount,
+  tier: (v): v is 0 | 1 => v === 0 || v === 1,
+  score: (v): v is number => typeof v === "number",
+  node: isCount
+})
+
+/** relay_find_procedure's cursor over a goal's candidates: a place in the order, not a candidate that must still exist. */
+export const CandidatesCursor = cursorOf(
+  (key): Place | null => {
+    const at = PlaceWire.read(key)
+    if (at === null || at.rateOver < 1 || at.rateUnder < at.rateOver + 1) return null
+    const { rateOver, rateUnder, ...match } = at
+    return { success: rateOver - 1, failure: rateUnder - rateOver - 1, ...match }
+  },
+  (c: Place) =>
+    PlaceWire.wire({
+      rateOver: c.success + 1,
+      rateUnder: c.success + c.failure + 2,
+      tier: c.tier,
+      score: c.score,
+      node: c.node
+    })
+)
 
 export const findProcedure = defineTool({
   name: "relay_find_procedure",
@@ -59,7 +81,7 @@ export const findProcedure = defineTool({
     const store = yield* FactStore
     if (input.procedure_id !== undefined) {
       const id = input.procedure_id
-      const [before] = (yield* cursorNumbers(input.cursor, 1)) ?? [null]
+      const before = yield* RunsCursor.decode(input.cursor)
       const found = (yield* store.procedures([id])).get(id)
       if (found === undefined) {
         return yield* ((yield* store.kinds([id])).has(id)
@@ -67,11 +89,10 @@ export const findProcedure = defineTool({
           : noFactWithId("procedure_id", id))
       }
       const total = found.runs.success + found.runs.failure
-      const { next, runs } = yield* store.runs(id, total, before ?? null, runsShown)
-      return { procedures: [found], runs, next_cursor: next === null ? null : encodeCursor([next]) }
+      const { next, runs } = yield* store.runs(id, total, before?.place ?? null, runsShown)
+      return { procedures: [found], runs, next_cursor: next === null ? null : RunsCursor.encode({ place: next }) }
     }
-    const after = input.cursor === undefined ? null : fromKey(input.cursor)
-    if (input.cursor !== undefined && after === null) return yield* badCursor
+    const after = yield* CandidatesCursor.decode(input.cursor)
     const rows = yield* store.search({
       query: input.goal!,
       kind: "procedure",
@@ -94,9 +115,9 @@ export const findProcedure = defineTool({
         id: r.hit.fact.id,
         success: c?.success ?? 0,
         failure: c?.failure ?? 0,
-        tier: r.key.length === 3 ? 1 : 0,
-        score: r.key[0],
-        node: r.key[1]
+        tier: r.key.tier === "any" ? 1 : 0,
+        score: r.key.score,
+        node: r.key.node
       }
     }).sort(order).filter((c) => after === null || order(after, c) < 0)
     const pageIds = ranked.slice(0, input.limit)
@@ -108,6 +129,6 @@ export const findProcedure = defineTool({
     const shown = procedures.slice(0, fitting(procedures, yield* currentBudget()))
     const last = pageIds[shown.length - 1]
     const more = shown.length < ranked.length && last !== undefined
-    return { procedures: shown, next_cursor: more ? encodeCursor(keyOf(last)) : null }
+    return { procedures: shown, next_cursor: more ? CandidatesCursor.encode(last) : null }
   })
 })

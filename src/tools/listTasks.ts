@@ -1,18 +1,9 @@
 import { Effect } from "effect"
-import { InvalidInput } from "../domain/errors.js"
-import { currentBudget, type CursorKey, encodeCursor, fitting } from "../domain/paging.js"
-import { ListTasksInput, ListTasksOutput } from "../domain/tasks.js"
+import { currentBudget, fitting } from "../domain/paging.js"
+import { ListTasksInput, ListTasksOutput, TasksCursor } from "../domain/tasks.js"
 import { TaskStore } from "../services/TaskStore.js"
 import { renderListTasks } from "./render/tasks.js"
 import { defineTool, readOnly } from "./Tool.js"
-
-/** The key of a list_tasks cursor: [created_at, id] of the last task shown. */
-const afterKey = (key: CursorKey | undefined) =>
-  key === undefined
-    ? Effect.succeed(null)
-    : key.length === 2 && typeof key[0] === "number" && Number.isSafeInteger(key[0]) && typeof key[1] === "string"
-    ? Effect.succeed([key[0], key[1]] as const)
-    : Effect.fail(new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" }))
 
 export const listTasks = defineTool({
   name: "relay_list_tasks",
@@ -23,7 +14,7 @@ export const listTasks = defineTool({
   output: ListTasksOutput,
   render: renderListTasks,
   handler: Effect.fn("relay/tools/relay_list_tasks")(function*(input) {
-    const after = yield* afterKey(input.cursor)
+    const after = yield* TasksCursor.decode(input.cursor)
     const page = yield* (yield* TaskStore).list({
       status: input.status ?? null,
       claimedBy: input.claimed_by ?? null,
@@ -37,7 +28,7 @@ export const listTasks = defineTool({
       tasks: kept,
       totals: page.totals,
       next_cursor: (page.more || kept.length < page.tasks.length) && last !== undefined
-        ? encodeCursor([Date.parse(last.created_at), last.id])
+        ? TasksCursor.encode({ createdAt: Date.parse(last.created_at), id: last.id })
         : null
     }
   })

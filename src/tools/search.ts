@@ -3,12 +3,10 @@ import { InvalidInput } from "../domain/errors.js"
 import { filterStatuses } from "../domain/fact.js"
 import { SearchInput } from "../domain/inputs.js"
 import { type SearchHit, SearchOutput } from "../domain/outputs.js"
-import { currentBudget, type CursorKey, encodeCursor, leftOutCap, page } from "../domain/paging.js"
+import { currentBudget, cursorOf, isWhole, leftOutCap, page, placeCursor } from "../domain/paging.js"
 import { FactStore, type SearchKey, type SearchRow } from "../services/FactStore.js"
 import { renderSearch } from "./render/reads.js"
 import { defineTool, readOnly } from "./Tool.js"
-
-const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor returned by this tool" })
 
 /**
  * The engine's scores are 0 or between these (20 at most on the 100k bench graph; a query has at
@@ -17,14 +15,31 @@ const badCursor = new InvalidInput({ message: "cursor: must be a next_cursor ret
  */
 const scoreRange = [1e-300, 1e9] as const
 
-/** A search cursor is [score, node id] (then 1 among any-word matches): a score the engine or BM25 can give and a whole number. */
-const searchKey = (key: CursorKey | undefined): Effect.Effect<SearchKey | null, InvalidInput> => {
-  if (key === undefined) return Effect.succeed(null)
-  const [score, i, tier] = key
-  const valid = (key.length === 2 || (key.length === 3 && tier === 1)) && typeof score === "number" &&
-    (score === 0 || (score >= scoreRange[0] && score <= scoreRange[1])) && Number.isSafeInteger(i)
-  if (!valid) return Effect.fail(badCursor)
-  return Effect.succeed(key.length === 3 ? [score, i as number, 1] as const : [score, i as number] as const)
+/** A score the engine or BM25 can give. */
+const isScore = (v: string | number): v is number =>
+  typeof v === "number" && (v === 0 || (v >= scoreRange[0] && v <= scoreRange[1]))
+
+/** On the wire an every-word hit's place is [score, node id], an any-word hit's the same and 1. */
+const EveryWord = placeCursor({ score: isScore, node: isWhole })
+const AnyWord = placeCursor({ score: isScore, node: isWhole, anyWord: (v): v is 1 => v === 1 })
+
+/** relay_search's cursor: the last hit shown, by its SearchKey. */
+export const SearchCursor = cursorOf(
+  (key): SearchKey | null => {
+    const at = key.length === 3 ? AnyWord.read(key) : EveryWord.read(key)
+    return at === null ? null : { score: at.score, node: at.node, tier: "anyWord" in at ? "any" : "all" }
+  },
+  (at: SearchKey) => at.tier === "any" ? AnyWord.wire({ ...at, anyWord: 1 }) : EveryWord.wire(at)
+)
+
+/**
+ * A page of rows, each costed by its hit (what the reply holds; the key is the cursor's, which the
+ * reply frame covers), with the cursor after the last kept.
+ */
+const pageOfRows = (rows: ReadonlyArray<SearchRow>, limit: number, budget: number) => {
+  const keys = new Map(rows.map((r) => [r.hit, r.key]))
+  const cut = page(rows.map((r) => r.hit), limit, (h) => SearchCursor.wire(keys.get(h)!), budget)
+  return { items: rows.slice(0, cut.items.length), next_cursor: cut.next_cursor }
 }
 
 /**
@@ -49,7 +64,7 @@ const fuse = (lists: ReadonlyArray<ReadonlyArray<SearchHit>>): Array<SearchHit> 
 }
 
 /** A cursor before every hit: scores are at most scoreRange[1], node ids safe integers. */
-const fromTheStart = [scoreRange[1], Number.MAX_SAFE_INTEGER] as const
+const fromTheStart: SearchKey = { score: scoreRange[1], node: Number.MAX_SAFE_INTEGER, tier: "all" }
 
 /**
  * A first page with vectors: the word page and the vector hits fused by reciprocal rank, cut to the
@@ -62,15 +77,15 @@ const semanticPage = (
   near: ReadonlyArray<SearchRow>,
   limit: number,
   budget: number
-): { readonly items: ReadonlyArray<SearchRow>; readonly next_cursor: string | null } => {
+): { readonly items: ReadonlyArray<SearchHit>; readonly next_cursor: string | null } => {
   const fused = fuse([words.items.map((r) => r.hit), near.map((r) => r.hit)]).slice(0, limit)
-  const { items } = page(fused.map((h, i) => ({ hit: h, key: [0, i] as SearchKey })), limit, (r) => r.key, budget)
-  const shown = new Set(items.map((r) => r.hit.fact.id))
+  const { items } = page(fused, limit, () => [], budget)
+  const shown = new Set(items.map((h) => h.fact.id))
   let run = 0
   while (run < words.items.length && shown.has(words.items[run]!.hit.fact.id)) run++
   const next_cursor = run === words.items.length
     ? words.next_cursor
-    : encodeCursor(run === 0 ? fromTheStart : words.items[run - 1]!.key)
+    : SearchCursor.encode(run === 0 ? fromTheStart : words.items[run - 1]!.key)
   return { items, next_cursor }
 }
 
@@ -98,7 +113,7 @@ export const search = defineTool({
   output: SearchOutput,
   render: renderSearch,
   handler: Effect.fn("relay/tools/relay_search")(function*(input) {
-    const after = yield* searchKey(input.cursor)
+    const after = yield* SearchCursor.decode(input.cursor)
     const store = yield* FactStore
     const statuses = filterStatuses(input.status)
     const options = (query: string, take: number, from: SearchKey | null, kind: string | null = null) => ({
@@ -134,13 +149,8 @@ export const search = defineTool({
       // With RELAY_EMBEDDINGS_URL each phrasing's nearest facts are one list more (one request for all).
       const near = (yield* store.similar(options(input.query, input.limit, null), phrasings)) ?? []
       const hits = fuse([...lists, ...near].map((rows) => rows.map((r) => r.hit))).slice(0, input.limit)
-      const { items } = page(
-        hits.map((h, i) => ({ h, key: [0, i] as const })),
-        input.limit,
-        (r) => r.key,
-        yield* currentBudget()
-      )
-      const shown = warningsFirst(yield* ask(input.query, warningsShown, null, "warning"), items.map((r) => r.h))
+      const { items } = page(hits, input.limit, () => [], yield* currentBudget())
+      const shown = warningsFirst(yield* ask(input.query, warningsShown, null, "warning"), items)
       return {
         hits: shown,
         ...(shown.every((h) => h.weak === true) ? { note: noStrongMatch } : {}),
@@ -150,13 +160,15 @@ export const search = defineTool({
     }
     const rows = yield* ask(input.query, input.limit + 1, after)
     const budget = yield* currentBudget()
-    const words = page(rows, input.limit, (r) => r.key, budget)
+    const words = pageOfRows(rows, input.limit, budget)
     // A first page fuses the nearest facts by vector when RELAY_EMBEDDINGS_URL is set (semanticPage).
     const near = after === null ? yield* store.similar(options(input.query, input.limit, null), [input.query]) : null
-    const { items, next_cursor } = near === null ? words : semanticPage(words, near[0] ?? [], input.limit, budget)
+    const { items, next_cursor } = near === null
+      ? { items: words.items.map((r) => r.hit), next_cursor: words.next_cursor }
+      : semanticPage(words, near[0] ?? [], input.limit, budget)
     // On an equal score a decision's winner comes first (stable, within the page: the cursor is the
     // page's last key as read, so no hit is skipped or repeated).
-    const hits = items.map((r) => r.hit).map((h, i) => ({ h, i })).sort((x, y) =>
+    const hits = items.map((h, i) => ({ h, i })).sort((x, y) =>
       x.h.score === y.h.score && x.h.weak === y.h.weak
         ? (y.h.supersedes.length > 0 ? 1 : 0) - (x.h.supersedes.length > 0 ? 1 : 0) || x.i - y.i
         : x.i - y.i

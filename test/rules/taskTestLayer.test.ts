@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import type { Task, TaskStatus } from "../../src/domain/tasks.js"
+import type { Task, TaskPlace, TaskStatus } from "../../src/domain/tasks.js"
 import { taskStatuses } from "../../src/domain/tasks.js"
 import { makeTaskStoreTest } from "../../src/layers/tasks/TaskStoreTest.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
@@ -92,13 +92,13 @@ const runScenario = (steps: ReadonlyArray<Step>) =>
       both(`pages of ${status} held by ${claimedBy}`, (s) =>
         Effect.gen(function*() {
           const out: Array<unknown> = []
-          let after: readonly [number, string] | null = null
+          let after: TaskPlace | null = null
           for (let n = 0; n < 100; n++) {
             const page: ListPage = yield* s.list({ status, claimedBy, thread: null, limit: size, after })
             out.push(page)
             const last: Task | undefined = page.tasks.at(-1)
             if (!page.more || last === undefined) return out
-            after = [Date.parse(last.created_at), last.id]
+            after = { createdAt: Date.parse(last.created_at), id: last.id }
           }
           return yield* Effect.dieMessage("pages never ended")
         }))

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { runTaskCommand } from "../../src/cli/taskCommand.js"
+import { encodeCursor } from "../../src/domain/paging.js"
 import { modelTestLayer } from "../support/modelLayer.js"
 import { failed, ok } from "../support/runTool.js"
 
@@ -110,5 +111,13 @@ layer(modelTestLayer)("task tools on the model", (it) => {
       const page2 = yield* ok("relay_list_tasks", { limit: 2, cursor: page1.next_cursor! })
       expect([...page1.tasks, ...page2.tasks].map((t) => t.id)).toEqual([drop.task.id, second.task.id, first.task.id])
       expect(page2.next_cursor).toBeNull()
+      // The cursor is the [created_at, id] clients already hold; another tool's or a tampered one is refused.
+      expect(page1.next_cursor).toBe(encodeCursor([Date.parse(second.task.created_at), second.task.id]))
+      for (const key of [[Date.parse(second.task.created_at)], [1.5, second.task.id], [2, 4, 1, 0.5, 9]]) {
+        expect(yield* failed("relay_list_tasks", { cursor: encodeCursor(key) })).toEqual({
+          code: "invalid_input",
+          message: "cursor: must be a next_cursor returned by this tool"
+        })
+      }
     }))
 })

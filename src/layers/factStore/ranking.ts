@@ -20,7 +20,7 @@ const factsByNode = (db: GraphDatabase["Type"], nodes: ReadonlyArray<number>) =>
 
 /** A row's place in the ranking, as the cursor holds it. */
 export const importantPlace = (r: { readonly rank: number; readonly fact: Fact }) =>
-  ImportantCursor.numbers({ rank: r.rank, at: stampOf(r.fact) })
+  ImportantCursor.wire({ rank: r.rank, at: stampOf(r.fact) })
 
 /**
  * PageRank over BUILDS_ON (domain/graphRank.ts) on the shape read in bounded statements, now: for a

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { DatabaseError } from "../../domain/errors.js"
 import { searchPlan } from "../../domain/search.js"
-import type { SearchKey, SearchOptions, SearchRow } from "../../services/FactStore.js"
+import type { SearchKey, SearchOptions, SearchRow, SearchTier } from "../../services/FactStore.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
 import { DecisionRow, lostComprehension, lostTo, wonComprehension, wonOver } from "./decisionSides.js"
 import { allItemsIn, anyItemIn, bm25Of, contextScore, heldWeightOf, termWeights } from "./matching.js"
@@ -84,7 +84,7 @@ export const anyWordQueryFor = (o: SearchOptions) =>
  * Within a thread (its node ids, at most threadScope's bound), matched by the facts' stored terms:
  * every item there (`all`), or some item but not every one (`any`); ranked by BM25, then newest first.
  */
-export const threadSearchQueryFor = (o: SearchOptions, tier: "all" | "any") => {
+export const threadSearchQueryFor = (o: SearchOptions, tier: SearchTier) => {
   const own = fieldConditions(o)
   return `UNWIND $thread AS tid MATCH (node) WHERE id(node) = tid ` +
     `WITH node, coalesce(node.terms, []) AS ts WHERE ${
@@ -123,8 +123,7 @@ const pageOf = (o: SearchOptions) => {
  */
 const afterBounds = (after: SearchKey | null) => {
   if (after === null) return { afterLow: null, afterHigh: null, afterI: null }
-  const [score, i] = after
-  return { afterLow: score * (1 - 1e-12), afterHigh: score * (1 + 1e-12), afterI: i }
+  return { afterLow: after.score * (1 - 1e-12), afterHigh: after.score * (1 + 1e-12), afterI: after.node }
 }
 
 const Row = Schema.Struct({
@@ -143,9 +142,9 @@ const Row = Schema.Struct({
  * Rows as hits. An every-word match holds every item, so it is strong; an any-word match is weak
  * when the query terms it holds carry less than `weakShare` of the query's idf weight (`total`).
  */
-const toRows = (tier: "all" | "any", total = 0) => (rows: ReadonlyArray<typeof Row.Type>) =>
+const toRows = (tier: SearchTier, total = 0) => (rows: ReadonlyArray<typeof Row.Type>) =>
   rows.map((r): SearchRow => ({
-    key: tier === "all" ? [r.score, r.i] : [r.score, r.i, 1],
+    key: { score: r.score, node: r.i, tier },
     hit: {
       fact: r.fact,
       score: Math.round(r.score * 1000) / 1000,
@@ -174,12 +173,12 @@ export const weakShare = 0.5
 /**
  * Every-word matches first (the engine's, ranked by its score as before; in a thread, by BM25), and
  * when they leave the page short, any-word matches (BM25, then newest): a cursor inside the
- * any-word matches (a key with a third item) skips the every-word ones.
+ * any-word matches (a key of tier `any`) skips the every-word ones.
  */
 export const search = Effect.fn("relay/factStore/search")(function*(db: GraphDatabase["Type"], o: SearchOptions) {
   const plan = searchPlan(o.query)
   const thread = o.thread == null ? null : yield* threadMembers(db, o.thread, o.asOf ?? null)
-  const inAny = o.after !== null && o.after.length === 3
+  const inAny = o.after?.tier === "any"
   // BM25's weights only for the reads that rank by it: an every-word search whose page is full
   // outside a thread makes no extra read.
   const noWeights = { q: [] as ReadonlyArray<readonly [string, number]>, avgdl: 1 }
@@ -254,7 +253,7 @@ export const vectorSearch = Effect.fn("relay/factStore/vectorSearch")(function*(
     thread
   }, Row)
   return rows.map((r): SearchRow => ({
-    key: [r.score, r.i],
+    key: { score: r.score, node: r.i, tier: "all" },
     hit: {
       fact: r.fact,
       score: Math.round(r.score * 1000) / 1000,

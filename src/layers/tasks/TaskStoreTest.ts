@@ -1,7 +1,7 @@
 import { Effect, Layer, Ref } from "effect"
 import { AlreadyClaimed, InvalidInput, type LeaseLost, TaskNotFound } from "../../domain/errors.js"
 import * as Model from "../../domain/taskModel.js"
-import { type FinishOutcome, type Task, type TaskStatus, taskStatuses } from "../../domain/tasks.js"
+import { type FinishOutcome, type Task, type TaskPlace, type TaskStatus, taskStatuses } from "../../domain/tasks.js"
 import { toIso } from "../../domain/time.js"
 import { type Claim, TaskStore, type TaskStoreShape } from "../../services/TaskStore.js"
 import { stampNow } from "../database/stampNow.js"
@@ -72,8 +72,8 @@ const shown = (t: TestTask, now: number): Task => {
 const newestFirst = (a: TestTask, b: TestTask) =>
   b.createdAt - a.createdAt || (a.model.id < b.model.id ? 1 : a.model.id > b.model.id ? -1 : 0)
 
-const before = (after: readonly [number, string] | null) => (t: TestTask) =>
-  after === null || t.createdAt < after[0] || (t.createdAt === after[0] && t.model.id < after[1])
+const before = (after: TaskPlace | null) => (t: TestTask) =>
+  after === null || t.createdAt < after.createdAt || (t.createdAt === after.createdAt && t.model.id < after.id)
 
 export const makeTaskStoreTest = Effect.gen(function*() {
   const state = yield* Ref.make<TestBoard>({ board: Model.emptyBoard(), tasks: new Map() })

@@ -107,12 +107,12 @@ export const list = Effect.fn("relay/tasks/list")(
       db.read(pages[from], {
         ...params,
         status: r.status,
-        afterAt: r.after?.[0] ?? null,
-        afterId: r.after?.[1] ?? null,
+        afterAt: r.after?.createdAt ?? null,
+        afterId: r.after?.id ?? null,
         take: r.limit + 1,
         from: window,
         // A later page's window ends at its cursor: what is newer was shown already.
-        to: r.after?.[0] ?? neverStale
+        to: r.after?.createdAt ?? neverStale
       }, TaskColumn)
     // A page of the whole board that may not hold all it could show: an hour's window before its
     // anchor (now for a first page, the cursor's stamp for a later one) first, sixteen times wider
@@ -121,7 +121,7 @@ export const list = Effect.fn("relay/tasks/list")(
     // them. A later page may be the last, whose windows never fill: only pages of every status take
     // them (each task in a window counts toward the page); a later page of one status reads its
     // list whole, once, as a list that fits one page does. A list of nothing reads nothing.
-    const anchor = r.after?.[0] ?? now
+    const anchor = r.after?.createdAt ?? now
     const windowPage = r.status === null ? "everyStatus" : "window"
     const widening = (span: number): ReturnType<typeof read> =>
       anchor - span <= 0 ? read(windowPage, -neverStale) : Effect.flatMap(

@@ -158,11 +158,20 @@ export interface SearchOptions {
 }
 
 /**
- * A hit's place in the ranking: [score as read back, node id], both descending (see
- * layers/factStore/search.ts); a third item, 1, when the hit is an any-word match (ranked after
- * every every-word match, by Relay's BM25).
+ * Which matches a hit is among: those holding every word of the query (`all`), or those holding
+ * some but not every one (`any`), ranked after every `all` match, by Relay's BM25.
  */
-export type SearchKey = readonly [number, number] | readonly [number, number, 1]
+export type SearchTier = "all" | "any"
+
+/**
+ * A hit's place in the ranking: its tier, then its score as read back and its node id, both
+ * descending (see layers/factStore/search.ts). tools/search.ts SearchCursor writes it.
+ */
+export interface SearchKey {
+  readonly score: number
+  readonly node: number
+  readonly tier: SearchTier
+}
 
 /**
  * A new briefing (fenced) when `after` is null, else the next page of the same window. With `since`
