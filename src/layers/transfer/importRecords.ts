@@ -20,7 +20,15 @@ import { namePairs, recordNamesQuery } from "../factStore/agentNames.js"
 import { relatedClause } from "../factStore/buildsOn.js"
 import { textBytes } from "../factStore/capacity.js"
 import { confirmable, confirmGate, createConfirmation, recomputeBelow, specialsBelow } from "../factStore/confirm.js"
-import { factNode, factRow, type FactRowFor, fromTuple, tupleOf } from "../factStore/factNode.js"
+import {
+  factNode,
+  factProperties,
+  type FactProperty,
+  factRow,
+  type FactRowFor,
+  fromTuple,
+  tupleOf
+} from "../factStore/factNode.js"
 import { writeMark } from "../factStore/forkMark.js"
 import { linkForksQuery } from "../factStore/forkRule.js"
 import { rewindForks } from "../factStore/forkWindow.js"
@@ -74,28 +82,11 @@ export const afterEvery = 4
 /** ForkMarks a statement when the import reads every window from the edges at its end. */
 const rewindBatch = 100
 
-/** A batch's row as sent: its values in this order (fromTuple). */
-const rowFields = [
-  "id",
-  "content",
-  "norm",
-  "hash",
-  "written_by",
-  "session_id",
-  "kind",
-  "contradicts",
-  "created_at",
-  "stale_at",
-  "terms",
-  "root",
-  "merge_of",
-  "merge_depth",
-  "version",
-  "lineage",
-  "runs_ok",
-  "runs_failed",
+/** A batch's row as sent: every stored property but the vector (an import brings none), then the parent. */
+const rowFields: ReadonlyArray<Exclude<FactProperty, "embedding"> | "parent_id"> = [
+  ...factProperties.filter((p): p is Exclude<FactProperty, "embedding"> => p !== "embedding"),
   "parent_id"
-] as const
+]
 const field = (name: typeof rowFields[number]) => `r[${rowFields.indexOf(name)}]`
 
 /**
