@@ -7,6 +7,7 @@ import { requestFactId } from "../../src/domain/requestId.js"
 import { makeFactStore } from "../../src/layers/factStore/FactStoreLive.js"
 import { suggestLinks } from "../../src/layers/factStore/links.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import type { FactStoreShape } from "../../src/services/FactStore.js"
 import type { NewFact } from "../../src/services/factStore/requests.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { propertyRuns } from "../support/propertyRuns.js"
@@ -63,6 +64,19 @@ const storeWithRoom = (maxFacts: number) =>
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_MAX_FACTS", String(maxFacts)]])))
   )
 
+/** A store of its own on the test's graph (room enough), its statements noted, for the scope of `body`. */
+const withNotedStore = <A, E>(
+  body: (store: FactStoreShape, noted: ReturnType<typeof noting>, db: GraphDatabase["Type"]) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const db = yield* GraphDatabase
+    const noted = noting(db)
+    return yield* Effect.scoped(
+      Effect.flatMap(Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, noted.sent), (store) =>
+        body(store, noted, db))
+    )
+  })
+
 layer(relayTestLayer("group_commit"))((it) => {
   it.effect("saves fired at once go as one statement and answer as if run in stamp order", () =>
     Effect.gen(function*() {
@@ -92,11 +106,8 @@ layer(relayTestLayer("group_commit"))((it) => {
     }).pipe(onFreshTestClock))
 
   it.effect("the links reads of a wave go as one read statement and name what each save's lone read does", () =>
-    Effect.gen(function*() {
-      const db = yield* GraphDatabase
-      const { sent, reads } = noting(db)
-      yield* Effect.scoped(Effect.gen(function*() {
-        const store = yield* Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, sent)
+    withNotedStore((store, { reads }, db) =>
+      Effect.gen(function*() {
         // Four threads a group of rare words, one fact of them each: the first holds all four words,
         // the others three (ranked below it); a wave save says a group's words again, so its links are
         // 3 of that group's facts (the first, then the latest), never one of its own thread (the last
@@ -123,15 +134,12 @@ layer(relayTestLayer("group_commit"))((it) => {
         expect(saved.map((s) => s.links.length)).toEqual([3, 3, 3, 3, 3, 3, 0, 0, 0, 0])
         expect(saved[0]!.links.map((l) => l.id)).toEqual([0, 3, 2].map((k) => seeds[k]!.fact.id))
         expect(saved[5]!.links.map((l) => l.id)).toEqual([23, 22, 21].map((k) => seeds[k]!.fact.id))
-      }))
-    }).pipe(onFreshTestClock))
+      })
+    ).pipe(onFreshTestClock))
 
   it.effect("a wave under a retracted and a revised fact stores each of their children stale, as alone", () =>
-    Effect.gen(function*() {
-      const db = yield* GraphDatabase
-      const { sent, writes } = noting(db)
-      yield* Effect.scoped(Effect.gen(function*() {
-        const store = yield* Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, sent)
+    withNotedStore((store, { writes }, db) =>
+      Effect.gen(function*() {
         const wrong = yield* store.save(fact("the withdrawn plan", null, "cursor"))
         const old = yield* store.save(fact("the old plan", null, "cursor"))
         const kept = yield* store.save(fact("the kept plan", null, "cursor"))
@@ -149,8 +157,8 @@ layer(relayTestLayer("group_commit"))((it) => {
           Array.from({ length: 9 }, (_, i) => i % 3 === 2 ? "active" : "stale")
         )
         expect((yield* verifyStored(db)).drifted).toBe(0)
-      }))
-    }).pipe(onFreshTestClock))
+      })
+    ).pipe(onFreshTestClock))
 
   it.effect("a batch the database wrote but replicas did not confirm answers not_replicated to each save, rerun for none", () =>
     Effect.gen(function*() {

@@ -157,7 +157,10 @@ const makeBatcher = (run: Statement, forms: ReadonlyMap<string, BatchForm>) =>
     }
     // Every statement not yet answered; when the store closes (after the writer stops) each fails shut_down.
     const unanswered = new Set<Entry>()
-    const closing = new DatabaseError({ reason: "shut_down", detail: "the store closed before the statement was answered" })
+    const closing = new DatabaseError({
+      reason: "shut_down",
+      detail: "the store closed before the statement was answered"
+    })
     yield* Effect.addFinalizer(() =>
       Effect.forEach(unanswered, (e) => Deferred.fail(e.done, closing), { discard: true })
     )
@@ -175,25 +178,25 @@ const makeBatcher = (run: Statement, forms: ReadonlyMap<string, BatchForm>) =>
     }).pipe(Effect.forever)
     yield* Effect.forkScoped(Effect.interruptible(writer))
     const batched: Batched = (cypher, params, rowSchema) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function*() {
-            const entry: Entry = {
-              cypher,
-              params,
-              dropped: yield* Ref.make(false),
-              done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
-            }
-            if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
-            unanswered.add(entry)
-            yield* Queue.offer(queue, entry)
-            // Taken back if not yet sent when the caller gives up: then it is never written.
-            return yield* restore(Deferred.await(entry.done)).pipe(
-              // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
-              Effect.onInterrupt(() => Ref.set(entry.dropped, true)),
-              Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
-            )
-          })
-        ).pipe(Effect.flatMap(decodeRows(rowSchema)))
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const entry: Entry = {
+            cypher,
+            params,
+            dropped: yield* Ref.make(false),
+            done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
+          }
+          if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
+          unanswered.add(entry)
+          yield* Queue.offer(queue, entry)
+          // Taken back if not yet sent when the caller gives up: then it is never written.
+          return yield* restore(Deferred.await(entry.done)).pipe(
+            // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
+            Effect.onInterrupt(() => Ref.set(entry.dropped, true)),
+            Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
+          )
+        })
+      ).pipe(Effect.flatMap(decodeRows(rowSchema)))
     return batched
   })
 

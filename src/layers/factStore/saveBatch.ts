@@ -1,6 +1,6 @@
-import { carryWith, paramsOfRow } from "./batchRows.js"
 import { clockBind } from "../database/clock.js"
 import { schemaVersion } from "../database/version.js"
+import { carryWith, paramsOfRow } from "./batchRows.js"
 import { markFork, opensWindow, writeMark } from "./forkMark.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { inheritedStale, staleAt } from "./staleness.js"
