@@ -29,6 +29,10 @@ import { decodeRows } from "../database/decodeRows.js"
  * before), in the statement it was taken for and in any rerun alone. Once its statement is sent it
  * may land, exactly as a lone save cut off mid-statement could: a retry with the same request_id
  * answers that fact. When the store closes, every save not yet answered fails `shut_down`.
+ *
+ * The same kind of writer, on read statements, batches the suggested-links reads of concurrent saves
+ * (links.ts, `makeReadBatcher`): a lone read is sent at once, reads that arrive while one is in flight
+ * go as one statement, and one that fails other than as a whole is sent again alone, as a save is.
  */
 
 /**
@@ -42,13 +46,6 @@ export const saveBatchLimit = Config.integer("RELAY_SAVE_BATCH").pipe(
     validation: (n) => n >= 1 && n <= 256
   })
 )
-
-/**
- * The same writer batches the suggested-links reads of concurrent saves (links.ts, through
- * `makeReadBatcher`): while one is in flight, the others queue and go as one read statement of the
- * same form, a lone one sent at once. A read has no row of its own to fail for, but the rules are the
- * same: a statement that fails for no reason of the whole runs each read again alone.
- */
 
 /**
  * How saves of one statement go together: the batch statement (rows `gc_k` plus the lone statement's

@@ -54,6 +54,7 @@ export const vectorLinksQuery = `${rootOfSaved}` +
   `RETURN node.id AS id, node.content AS content ORDER BY similarity DESC LIMIT ${linksShown}`
 
 const LinkRow = Schema.Struct({ id: Schema.String, content: Schema.String })
+export type Link = typeof LinkRow.Type
 
 /**
  * The word read's batch form: its rows each run the lone read in a `CALL {}` (FalkorDB 4.16 runs the
@@ -64,7 +65,6 @@ export const linkReadForms = (): ReadonlyMap<string, BatchForm> =>
     cypher: batchOfRead(wordLinksQuery, Object.keys(LinkRow.fields), "lk_b"),
     params: (rows) => ({ batch: rows })
   }]])
-export type Link = typeof LinkRow.Type
 
 /** Each distinct term of the text with the first word that gives it (the full-text index is queried by words). */
 export const termWords = (content: string): Array<readonly [string, string]> => {
