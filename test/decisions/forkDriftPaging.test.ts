@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { forkDrift, rewindForks, verifyForkBatch } from "../../src/layers/factStore/forkWindow.js"
+import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
 
@@ -14,7 +15,7 @@ it.live(
   () =>
     Effect.gen(function*() {
       const graph = yield* ownGraph("fork_drift_paging")
-      const forks = 2 * verifyForkBatch + 37
+      const forks = verifyForkBatch + 37
       // Each parent: two children that differ, and its mark (as a save leaves a fork).
       yield* Effect.promise(() =>
         raw(

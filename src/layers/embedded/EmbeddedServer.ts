@@ -96,17 +96,34 @@ const readyOnce = Effect.fn("relay/embedded/readyOnce")(function*(
   return yield* new NotYet()
 })
 
+/**
+ * Whether the server of this data dir is still loading: it answers LOADING, or its process lives
+ * without answering at all (FalkorDB builds a large graph's indexes at the end of a load without
+ * serving the socket: at 1M facts past START_TIMEOUT).
+ */
+const serverLoading = (layout: EmbeddedLayout) =>
+  Effect.zipWith(
+    isLoading(layout),
+    livePidFromFile(layout.pidFile, layout.socketPath).pipe(
+      Effect.map(Option.isSome),
+      Effect.orElseSucceed(() => false)
+    ),
+    (answersLoading, lives) => answersLoading || lives
+  )
+
 /** Said on stderr once when a start outlasts START_TIMEOUT because the server is still loading its data. */
 const stillLoading = (layout: EmbeddedLayout) =>
-  Effect.logWarning(
-    `the embedded FalkorDB server is still loading its data; waiting up to ${Duration.format(LOAD_WAIT)} more`
-  ).pipe(Effect.annotateLogs({ socket: layout.socketPath }))
+  lastLogLine(layout).pipe(Effect.flatMap((line) =>
+    Effect.logWarning(
+      `the embedded FalkorDB server is still loading its data; waiting up to ${Duration.format(LOAD_WAIT)} more`
+    ).pipe(Effect.annotateLogs({ socket: layout.socketPath, serverSays: line }))
+  ))
 
 const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
   pollWhileLoading(
     readyOnce(layout, password),
     START_TIMEOUT,
-    isLoading(layout),
+    serverLoading(layout),
     stillLoading(layout),
     () =>
       lastLogLine(layout).pipe(Effect.flatMap((why) =>
@@ -181,7 +198,7 @@ export const ensureEmbeddedServerAt = (
       yield* breakIfStale(layout.lockFile)
       return yield* new NotYet()
     })
-    const joined = yield* pollWhileLoading(attempt, JOIN_WAIT, isLoading(layout), stillLoading(layout), () =>
+    const joined = yield* pollWhileLoading(attempt, JOIN_WAIT, serverLoading(layout), stillLoading(layout), () =>
       Effect.fail(
         fail(
           `Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${

@@ -33,11 +33,11 @@ export const pollUntil = <A, E, R, A2, E2, R2>(
  * and `loading` says the server is still replaying, the wait goes on up to `LOAD_WAIT` more (after
  * `onLoading`, e.g. a line on stderr), and only then answers `onTimeout`.
  */
-export const pollWhileLoading = <A, E, R, A2, E2, R2, E3, R3>(
+export const pollWhileLoading = <A, E, R, A2, E2, R2, E3, R3, R4>(
   attempt: Effect.Effect<A, E | NotYet, R>,
   within: Duration.DurationInput,
   loading: Effect.Effect<boolean, E3, R3>,
-  onLoading: Effect.Effect<void>,
+  onLoading: Effect.Effect<void, never, R4>,
   onTimeout: () => Effect.Effect<A2, E2, R2>
 ) =>
   pollUntil(attempt, within, () =>
