@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { type ClusterTally, clusterTallies } from "../../domain/threadRoots.js"
+import { clusterTallies, type ClusterTally } from "../../domain/threadRoots.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import type { ClusterDrift } from "../../services/StoreCheck.js"
 import { readShape } from "./graphShape.js"

@@ -38,8 +38,7 @@ const factOrNull = `CASE WHEN f IS NULL THEN null ELSE ${factMap("f")} END`
  * row's property in the pattern is planned as a scan: docs/design/performance.md), and each stage
  * collects back to one row a cluster.
  */
-const pageQuery =
-  `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
+const pageQuery = `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
   `WITH c ORDER BY c.size DESC, c.first LIMIT $n ` +
   `WITH c, c.rep AS k OPTIONAL MATCH ()-[t:THREAD]->() WHERE t.cluster = k ` +
   `WITH c, collect(t.root) AS roots ` +
