@@ -4,8 +4,8 @@
  * the statements relay_get_clusters sends for the bench's two pages (20 clusters of 5 facts, the
  * studio's 50 of 1) are recorded in process, then each is replayed on the bare client beside the
  * reference page (20 facts by id, bench/references.ts), alternated, BENCH_ROUNDS times (default
- * 41): FalkorDB's own time and the client's, medians. Then one PROFILE of each statement. Not part
- * of npm test.
+ * 41): FalkorDB's own time and the client's, medians. Then one PROFILE of each statement.
+ * BENCH_GRAPH names a graph loaded before (same generator and size), kept after. Not part of npm test.
  */
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
@@ -16,9 +16,11 @@ import { inProcessRelay, type Recorded } from "./relay.js"
 const rounds = Number(process.env.BENCH_ROUNDS ?? 41)
 const port = Number(process.env.BENCH_PORT ?? 6399)
 const client = await FalkorDB.connect({ socket: { host: "127.0.0.1", port } })
-const name = `cluster_page_${randomUUID().slice(0, 6)}`
+/** BENCH_GRAPH: a graph the same generator loaded before (kept after), for PROFILE work on one graph. */
+const kept = process.env.BENCH_GRAPH
+const name = kept ?? `cluster_page_${randomUUID().slice(0, 6)}`
 const g = generateGraph(Number(process.env.BENCH_FACTS ?? 100_000), Date.now() - 3_600_000)
-await loadGraph(client, name, g)
+if (kept === undefined) await loadGraph(client, name, g)
 const graph = client.selectGraph(name)
 const relay = inProcessRelay({ host: "127.0.0.1", port, password: undefined, stop: () => Promise.resolve() }, name)
 
@@ -101,6 +103,6 @@ try {
   }
 } finally {
   await relay.dispose()
-  await graph.delete().catch(() => undefined)
+  if (kept === undefined) await graph.delete().catch(() => undefined)
   await client.close()
 }
