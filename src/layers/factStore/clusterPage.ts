@@ -30,25 +30,38 @@ const firstIds = (c: string, take: string) =>
 const factOrNull = `CASE WHEN f IS NULL THEN null ELSE ${factMap("f")} END`
 
 /**
- * A page of clusters in one statement: the next clusters after the keyset ($s, $f), largest first,
- * through the CLUSTER.size index (only clusters of at least `$min` facts are read and sorted, `$min`
- * lowered until a page is full); each one's forked parents that may be open now, from its roots
- * (THREAD.cluster, then MARKS.root, `opened` below "not open" tested after: in the seek too, FalkorDB
- * 4.16 took ~0.3 ms a root at 100k, against ~0.02); and its `$take` oldest facts through the unique
- * Fact.id index. Each key is bound to a variable before its index is sought (a row's property in the
- * pattern is planned as a scan: docs/design/performance.md), and each stage collects back to one row
- * a cluster, so the rows come in no order.
+ * The next clusters after the keyset ($s, $f), largest first, through the CLUSTER.size index: only
+ * clusters of at least `$min` facts are read and sorted, `$min` lowered until a page is full.
  */
-const pageQuery = `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
-  `WITH c ORDER BY c.size DESC, c.first LIMIT $n ` +
-  `WITH c, c.rep AS k OPTIONAL MATCH ()-[t:THREAD]->() WHERE t.cluster = k ` +
+const tallyPart = `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $s OR (c.size = $s AND c.first > $f)) ` +
+  `WITH c ORDER BY c.size DESC, c.first LIMIT $n `
+
+/**
+ * The forked parents of the cluster bound as `c` that may be open now, from its roots: THREAD.cluster,
+ * then MARKS.root, `opened` below "not open" tested after (in the seek too, FalkorDB 4.16 took ~0.3
+ * ms a root at 100k, against ~0.02). Each key is bound to a variable before its index is sought (a
+ * row's property in the pattern is planned as a scan: docs/design/performance.md); collected back to
+ * one row a cluster, so the rows come in no order.
+ */
+const forksPart = `WITH c, c.rep AS k OPTIONAL MATCH ()-[t:THREAD]->() WHERE t.cluster = k ` +
   `WITH c, collect(t.root) AS roots ` +
   `UNWIND CASE WHEN size(roots) = 0 THEN [null] ELSE roots END AS r ` +
   `OPTIONAL MATCH ()-[m:MARKS]->(p) WHERE m.root = r ` +
-  `WITH c, collect(CASE WHEN m.opened < ${notOpen} THEN [id(p), p.id] END) AS forks ` +
-  `${firstIds("c", "$take")} ` +
-  `RETURN c.rep AS rep, c.size AS size, c.first AS first, c.last AS last, size(c.firsts) AS kept, forks, ` +
-  `collect(${factOrNull}) AS facts`
+  `WITH c, collect(CASE WHEN m.opened < ${notOpen} THEN [id(p), p.id] END) AS forks `
+
+const tallyColumns = `c.rep AS rep, c.size AS size, c.first AS first, c.last AS last, size(c.firsts) AS kept`
+
+/** A page in one statement: its tallies, each one's possibly open forks and its `$take` oldest facts. */
+const pageQuery = `${tallyPart}${forksPart}${firstIds("c", "$take")} ` +
+  `RETURN ${tallyColumns}, forks, collect(${factOrNull}) AS facts`
+
+/** A page's tallies alone: a page of many clusters, of which the budget of facts may take only some. */
+const tallyQuery = `${tallyPart}RETURN ${tallyColumns}, [] AS forks, [] AS facts`
+
+/** The possibly open forks of the chosen clusters, by their representatives (CLUSTER.rep). */
+const forksQuery = `UNWIND $reps AS rep MATCH ()-[c:CLUSTER]->() WHERE c.rep = rep ${forksPart}RETURN c.rep AS k, forks`
+const KeyedForks = Schema.Struct({ k: Schema.String, forks: Schema.Array(Schema.Tuple(Schema.Number, Schema.String)) })
+
 const PageRow = Schema.Struct({
   rep: Schema.String,
   size: Schema.Number,
@@ -87,7 +100,7 @@ const readTallies = Effect.fn("relay/factStore/clusterTallies")(function*(
   const f = after?.first ?? -Number.MAX_SAFE_INTEGER
   let min = Math.min(yield* Ref.get(floor), s)
   for (;;) {
-    const rows = yield* db.read(pageQuery, { min, s, f, n: want, take }, PageRow)
+    const rows = yield* db.read(take > 0 ? pageQuery : tallyQuery, { min, s, f, n: want, take }, PageRow)
     if (rows.length >= want || min <= 1) {
       // The rows come in no order (each stage collects): the page's smallest is its floor.
       if (after === null && rows.length >= want) {
@@ -131,12 +144,22 @@ const oldestFacts = Effect.fn("relay/factStore/clusterFacts")(function*(
   return byCluster
 })
 
+type Forks = ReadonlyMap<string, ReadonlyArray<readonly [number, string]>>
+
+/** The chosen clusters' possibly open forks, when the page's statement did not read them. */
+const forksOf = (db: GraphDatabase["Type"], chosen: ReadonlyArray<Tally>) =>
+  chosen.length === 0 ? Effect.succeed<Forks>(new Map()) : Effect.map(
+    db.read(forksQuery, { reps: chosen.map((c) => c.rep) }, KeyedForks),
+    (rows): Forks => new Map(rows.map((r) => [r.k, r.forks]))
+  )
+
 /** How many of the chosen clusters' forked parents have an open conflict now, a cluster. */
 const openConflictsOf = Effect.fn("relay/factStore/clusterConflicts")(function*(
   db: GraphDatabase["Type"],
-  chosen: ReadonlyArray<Tally>
+  chosen: ReadonlyArray<Tally>,
+  forksByCluster: Forks
 ) {
-  const forks = chosen.flatMap((c) => c.forks.map(([n, id]) => ({ n, id, k: c.rep })))
+  const forks = chosen.flatMap((c) => (forksByCluster.get(c.rep) ?? []).map(([n, id]) => ({ n, id, k: c.rep })))
   const open = new Set(
     forks.length === 0 ? [] : (yield* readConflictsIn(db, {
       limit: forks.length,
@@ -179,8 +202,12 @@ export const clusterPage = Effect.fn("relay/factStore/clusters")(function*(
     perCluster: options.factsPerCluster,
     budget: clusterFactBudget
   })
-  const facts = yield* oldestFacts(db, chosen, read, budget)
-  const open = yield* openConflictsOf(db, chosen)
+  // Else the chosen clusters' facts and forks, at once.
+  const [facts, forks] = yield* Effect.all([
+    oldestFacts(db, chosen, read, budget),
+    read ? Effect.succeed<Forks>(new Map(chosen.map((c) => [c.rep, c.forks]))) : forksOf(db, chosen)
+  ], { concurrency: "unbounded" })
+  const open = yield* openConflictsOf(db, chosen, forks)
   const skipped = after === null ? 0 : place
   const shaped = chosen.map((c, i): Cluster => {
     const own = facts.get(c.rep) ?? []
