@@ -38,10 +38,10 @@ const tallyPart = `MATCH ()-[c:CLUSTER]->() WHERE c.size >= $min AND (c.size < $
 
 /**
  * The forked parents of the cluster bound as `c` that may be open now, from its roots: THREAD.cluster,
- * then MARKS.root, `opened` below "not open" tested after (in the seek too, FalkorDB 4.16 took ~0.3
- * ms a root at 100k, against ~0.02). Each key is bound to a variable before its index is sought (a
- * row's property in the pattern is planned as a scan: docs/design/performance.md); collected back to
- * one row a cluster, so the rows come in no order.
+ * then MARKS.root, `opened` below "not open" tested after (a seek on both ran many times slower in
+ * FalkorDB 4.16: docs/design/performance.md). Each key is bound to a variable before its index is
+ * sought (a row's property in the pattern is planned as a scan); collected back to one row a
+ * cluster, so the rows come in no order.
  */
 const forksPart = `WITH c, c.rep AS k OPTIONAL MATCH ()-[t:THREAD]->() WHERE t.cluster = k ` +
   `WITH c, collect(t.root) AS roots ` +
