@@ -5,8 +5,8 @@ import { ensureSchema } from "../src/layers/database/graphIndexes.js"
 import { neverStale } from "../src/layers/factStore/staleness.js"
 import {
   batches,
-  createBuildsOn,
-  createFacts,
+  bulkBuildsOn,
+  bulkCreateFacts,
   createSupersedes,
   markForks,
   rewindForks,
@@ -212,11 +212,11 @@ export const generateGraph = (size: number, endAt: number, seed = 7): GeneratedG
 export const loadGraph = async (client: FalkorDB, name: string, g: GeneratedGraph) => {
   const graph = client.selectGraph(name)
   await Effect.runPromise(ensureSchema(graph))
-  await createFacts(graph, g.facts)
+  const nodeOf = await bulkCreateFacts(client, name, g.facts)
   // Known from the generator (finding them afterwards with one aggregate over every BUILDS_ON edge
   // took ~12 s at 100k facts).
   await markForks(graph, [...g.forked])
-  await createBuildsOn(graph, g.buildsOn)
+  await bulkBuildsOn(client, name, g.buildsOn, nodeOf)
   await createSupersedes(graph, g.supersedes)
   await graph.query(clockSetQuery({ last: "$last" }, true), {
     params: { last: g.lastStamp }

@@ -1,8 +1,11 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { taskStatuses } from "../../src/domain/tasks.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import { taskDriftQuery } from "../../src/layers/tasks/taskCounts.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
+import { withRawDatabase } from "../support/rawDatabase.js"
 import { asSchema5, board, buildBoard, expected } from "./board.js"
 
 /**
@@ -42,3 +45,30 @@ it.live("verify finds a counter changed by hand, and names it", () =>
     const found = yield* Effect.provide(verified, stackOn(graph))
     expect(found.taskCounts).toEqual([{ status: "done", stored: 3, counted: 1 }])
   }).pipe(Effect.scoped), 60_000)
+
+it.live(
+  "verify's recount reads the tasks, never every node: a graph of facts and no tasks",
+  () =>
+    Effect.gen(function*() {
+      const graph = yield* ownGraph("task_counts_plan")
+      yield* Effect.provide(buildBoard, stackOn(graph))
+      yield* Effect.promise(() =>
+        raw(graph, "UNWIND range(1, 3000) AS i CREATE (:Fact {id: 'f' + toString(i), content: 'x', created_at: i})")
+      )
+      const plan = yield* Effect.promise(() =>
+        withRawDatabase(async (db) =>
+          ((await db.selectGraph(graph).profile(
+            `CYPHER statuses=${JSON.stringify(taskStatuses)} ${taskDriftQuery}`
+          )) as Array<string>).join("\n")
+        )
+      )
+      expect(plan).not.toMatch(/All Node Scan/)
+      // No operator produces a row a fact: at most the board's tasks.
+      const produced = [...plan.matchAll(/Records produced: (\d+)/g)].map((m) => Number(m[1]))
+      expect(Math.max(...produced)).toBeLessThan(100)
+      // And the counts are still right.
+      const after = yield* Effect.provide(verified, stackOn(graph))
+      expect(after.taskCounts).toEqual([])
+    }).pipe(Effect.scoped),
+  60_000
+)

@@ -4,6 +4,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { counterId, memoryFile, memoryText } from "../../bench/memoryFile.js"
 import { headerLine } from "../../src/domain/memoryRecord.js"
 import { clockRead } from "../../src/layers/database/clock.js"
+import { importedDecisionsQuery } from "../../src/layers/factStore/importedNotes.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
 import { afterEvery } from "../../src/layers/transfer/importRecords.js"
 import { importText } from "../../src/layers/transfer/transferText.js"
@@ -246,6 +247,29 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       expect(briefing.asOf).toBe(now + 1000)
       // The clock follows the Clock's now again; the fact from the future stays named.
       expect((yield* verify).outside).toMatchObject({ facts: 1, clockLast: null })
+    }))
+
+  it.effect("the briefing reads an import's decisions through their index, never from every node", () =>
+    Effect.gen(function*() {
+      yield* fresh
+      const db = yield* GraphDatabase
+      yield* importText(memoryText(memoryFile({ threads: 4, perThread: 20 })), { merge: false })
+      const scratch = `relay_test_profile_${randomBytes(4).toString("hex")}`
+      yield* db.copyTo(scratch)
+      const plan = yield* Effect.promise(() =>
+        withRawDatabase(async (raw) => {
+          const g = raw.selectGraph(scratch)
+          try {
+            return ((await g.profile(
+              `CYPHER ${inlineParams({ ids: ["none"], limit: 11 })} ${importedDecisionsQuery}`
+            )) as Array<string>).join("\n")
+          } finally {
+            await g.delete()
+          }
+        })
+      )
+      expect(plan).toMatch(/Edge By Index Scan \| \[r:SUPERSEDES\]/)
+      expect(plan).not.toMatch(/All Node Scan|Label Scan/)
     }))
 
   it.effect("a merge's decisions and retractions, signed and dated 2020, show as imported in every reader's next briefing", () =>

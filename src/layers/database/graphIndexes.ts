@@ -57,6 +57,8 @@ const indexes = [
   // A term's document count, read by each any-word search (layers/factStore/termCounts.ts).
   index("NODE", "Term", "term"),
   index("RELATIONSHIP", "SUPERSEDES", "created_at"),
+  // The decisions an import brought, for each reader's next briefing (layers/factStore/importedNotes.ts).
+  index("RELATIONSHIP", "SUPERSEDES", "import_id"),
   // Each forked parent's window (layers/factStore/forkWindow.ts): the open conflicts start there.
   index("RELATIONSHIP", "MARKS", "opened"),
   index("RELATIONSHIP", "MARKS", "closed"),
