@@ -10,6 +10,7 @@
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
 import { internalMillis } from "../src/layers/database/slowStatements.js"
+import { inlineParams } from "../test/support/cypherLiteral.js"
 import { generateGraph, loadGraph } from "./graph.js"
 import { inProcessRelay, type Recorded } from "./relay.js"
 
@@ -42,20 +43,8 @@ const run = async (q: Recorded): Promise<readonly [number, number]> => {
   return [internalMillis(reply.metadata) ?? Number.NaN, performance.now() - t]
 }
 
-/** A parameter as a Cypher literal, for GRAPH.PROFILE's `CYPHER k=v` prefix. */
-const literal = (v: unknown): string =>
-  v === null || v === undefined
-    ? "null"
-    : typeof v === "string"
-    ? JSON.stringify(v)
-    : Array.isArray(v)
-    ? `[${v.map(literal).join(", ")}]`
-    : typeof v === "object"
-    ? `{${Object.entries(v).map(([k, x]) => `${k}: ${literal(x)}`).join(", ")}}`
-    : String(v)
-
 const profile = async (q: Recorded): Promise<string> => {
-  const prefix = Object.entries(q.params ?? {}).map(([k, v]) => `${k}=${literal(v)}`).join(" ")
+  const prefix = inlineParams(q.params ?? {})
   const conn = await client.connection
   const lines = await (conn as unknown as { sendCommand: (args: Array<string>) => Promise<ReadonlyArray<string>> })
     .sendCommand(["GRAPH.PROFILE", name, `CYPHER ${prefix} ${q.cypher}`])
