@@ -36,7 +36,8 @@ export const databaseCounters = async (client: FalkorDB) => {
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1] ?? NaN)
   return {
     cpuMs: (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1000,
-    writes: Number(/cmdstat_graph\.query:calls=(\d+)/i.exec(stats)?.[1] ?? NaN)
+    writes: Number(/cmdstat_graph\.query:calls=(\d+)/i.exec(stats)?.[1] ?? NaN),
+    reads: Number(/cmdstat_graph\.ro_query:calls=(\d+)/i.exec(stats)?.[1] ?? 0)
   }
 }
 

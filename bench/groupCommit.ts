@@ -6,7 +6,8 @@
  * - saves/s with one `relay --http` and 16 callers (target >= 2x off);
  * - saves/s with 4 stdio processes x 4 callers (reported);
  * - saves/s with one stdio process and 16 callers (a control: the same process without HTTP).
- * Each throughput run also reports how many saves a write statement carried (1.0: nothing batched)
+ * Each throughput run also reports how many saves a write statement carried (1.0: nothing batched),
+ * the read statements a save (the suggested-links read, batched alike with group commit on)
  * and the CPU time a save cost the Relay process(es), FalkorDB and the bench client: on 2 shared
  * cores the saves/s are bound by their sum, not by the statement's wait.
  * Each save goes under a fresh parent from the generated graph (BENCH_FACTS, default 100,000), as
@@ -132,6 +133,7 @@ const throughput = async (
   const db = await databaseCounters(client)
   const share: Share = {
     perStatement: saved / (db.writes - before.db.writes),
+    readsPerSave: (db.reads - before.db.reads) / saved,
     relay: (relayCpu() - before.relay) / saved,
     db: (db.cpuMs - before.db.cpuMs) / saved,
     client: (ownCpuMs() - before.client) / saved
@@ -142,6 +144,8 @@ const throughput = async (
 /** A throughput run's saves a write statement, and CPU ms a save: Relay's processes, FalkorDB's, the bench client's. */
 interface Share {
   readonly perStatement: number
+  /** Read statements a save: the suggested-links read (links.ts), batched with group commit on. */
+  readonly readsPerSave: number
   readonly relay: number
   readonly db: number
   readonly client: number
@@ -149,7 +153,9 @@ interface Share {
 const shares: Record<string, Array<Share>> = {}
 const keep = (key: string, share: Share) => (shares[key] ??= []).push(share)
 const shown = (s: Share) =>
-  `${s.perStatement.toFixed(1)} saves a statement; CPU ms a save: relay ${s.relay.toFixed(2)}, ` +
+  `${s.perStatement.toFixed(1)} saves a statement, ${s.readsPerSave.toFixed(2)} reads a save; CPU ms a save: relay ${
+    s.relay.toFixed(2)
+  }, ` +
   `db ${s.db.toFixed(2)}, client ${s.client.toFixed(2)}`
 
 const failures: Record<string, number> = {}
@@ -238,14 +244,16 @@ try {
   log(row("saves/s, 4 stdio processes x 4 callers", "procs", "/s", "reported"))
   log(row("saves/s, 1 stdio process x 16 callers", "one", "/s", "control"))
   log("\nwhere a save's CPU goes (medians of the rounds):")
-  log("| run | saves a statement | relay ms | FalkorDB ms | bench client ms | sum ms |")
-  log("|---|---|---|---|---|---|")
+  log("| run | saves a statement | read statements a save | relay ms | FalkorDB ms | bench client ms | sum ms |")
+  log("|---|---|---|---|---|---|---|")
   for (const [key, runs] of Object.entries(shares)) {
     const m = (f: (s: Share) => number) => median(runs.map(f))
     log(
-      `| ${key} | ${m((s) => s.perStatement).toFixed(1)} | ${m((s) => s.relay).toFixed(2)} | ${
-        m((s) => s.db).toFixed(2)
-      } | ${m((s) => s.client).toFixed(2)} | ${m((s) => s.relay + s.db + s.client).toFixed(2)} |`
+      `| ${key} | ${m((s) => s.perStatement).toFixed(1)} | ${m((s) => s.readsPerSave).toFixed(2)} | ${
+        m((s) => s.relay).toFixed(2)
+      } | ${m((s) => s.db).toFixed(2)} | ${m((s) => s.client).toFixed(2)} | ${
+        m((s) => s.relay + s.db + s.client).toFixed(2)
+      } |`
     )
   }
   log(`failed saves (not counted above): ${JSON.stringify(failures)}; load average at end ${loadavg()[0]!.toFixed(2)}`)

@@ -5,7 +5,9 @@ import { DatabaseError } from "../../src/domain/errors.js"
 import * as Rules from "../../src/domain/model/index.js"
 import { requestFactId } from "../../src/domain/requestId.js"
 import { makeFactStore } from "../../src/layers/factStore/FactStoreLive.js"
+import { suggestLinks } from "../../src/layers/factStore/links.js"
 import { verifyStored } from "../../src/layers/factStore/verifyStored.js"
+import type { FactStoreShape } from "../../src/services/FactStore.js"
 import type { NewFact } from "../../src/services/factStore/requests.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { propertyRuns } from "../support/propertyRuns.js"
@@ -43,17 +45,17 @@ const termsOff = "MATCH (f:Fact) UNWIND f.terms AS t WITH DISTINCT f, t WITH t, 
   "OPTIONAL MATCH (x:Term {term: t}) WITH n, head([(x)-[d]->(x) WHERE type(d) = 'DOCS' | d.n]) AS stored " +
   "WHERE stored IS NULL OR stored <> n RETURN count(*) AS n"
 
-/** The real database, with the write statements it is sent noted. */
+/** The real database, with the write and the read statements it is sent noted. */
 const noting = (db: GraphDatabase["Type"]) => {
   const writes: Array<string> = []
-  const sent: GraphDatabase["Type"] = {
-    ...db,
-    write: ((cypher: string, params?: never, row?: never) => {
-      writes.push(cypher)
-      return row === undefined ? db.write(cypher, params) : db.write(cypher, params ?? {}, row)
+  const reads: Array<string> = []
+  const noted = (run: GraphDatabase["Type"]["write"], to: Array<string>) =>
+    ((cypher: string, params?: never, row?: never) => {
+      to.push(cypher)
+      return row === undefined ? run(cypher, params) : run(cypher, params ?? {}, row)
     }) as GraphDatabase["Type"]["write"]
-  }
-  return { sent, writes }
+  const sent: GraphDatabase["Type"] = { ...db, write: noted(db.write, writes), read: noted(db.read, reads) }
+  return { sent, writes, reads }
 }
 
 /** A store of its own on the test's graph, with RELAY_MAX_FACTS as given. */
@@ -61,6 +63,19 @@ const storeWithRoom = (maxFacts: number) =>
   makeFactStore.pipe(
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_MAX_FACTS", String(maxFacts)]])))
   )
+
+/** A store of its own on the test's graph (room enough), its statements noted, for the scope of `body`. */
+const withNotedStore = <A, E>(
+  body: (store: FactStoreShape, noted: ReturnType<typeof noting>, db: GraphDatabase["Type"]) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const db = yield* GraphDatabase
+    const noted = noting(db)
+    return yield* Effect.scoped(
+      Effect.flatMap(Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, noted.sent), (store) =>
+        body(store, noted, db))
+    )
+  })
 
 layer(relayTestLayer("group_commit"))((it) => {
   it.effect("saves fired at once go as one statement and answer as if run in stamp order", () =>
@@ -90,12 +105,41 @@ layer(relayTestLayer("group_commit"))((it) => {
       }))
     }).pipe(onFreshTestClock))
 
+  it.effect("the links reads of a wave go as one read statement and name what each save's lone read does", () =>
+    withNotedStore((store, { reads }, db) =>
+      Effect.gen(function*() {
+        // Four threads a group of rare words, one fact of them each: the first holds all four words,
+        // the others three (ranked below it); a wave save says a group's words again, so its links are
+        // 3 of that group's facts (the first, then the latest), never one of its own thread (the last
+        // save is under a group's first) nor of the wave (no two share a group).
+        const group = (g: number) => ["quill", "ferry", "anvil", "sorrel"].map((w) => `${w}${g}z`)
+        const seeds = yield* Effect.forEach(
+          Array.from({ length: 24 }, (_, i) => ({ g: Math.floor(i / 4), k: i % 4 })),
+          ({ g, k }) => store.save(fact(`${group(g).slice(0, k === 0 ? 4 : 3).join(" ")} seed ${k}`, null, "cursor"))
+        )
+        const before = reads.length
+        const inputs = Array.from({ length: 10 }, (_, i) =>
+          i < 6
+            // The last under a seed of its group: that seed is of its own thread, no link.
+            ? fact(group(i).reverse().join(" "), i === 5 ? seeds[20]!.fact.id : null, "zed")
+            // Words no other fact holds: no rare term, no link.
+            : fact(`lone${i}q solo${i}q`, null, "zed"))
+        const saved = yield* Effect.all(inputs.map((f) => store.save(f)), { concurrency: "unbounded" })
+        const linkReads = reads.slice(before).filter((c) => c.includes("queryNodes"))
+        expect(linkReads.some((c) => c.includes("UNWIND $batch"))).toBe(true)
+        expect(linkReads.length).toBeLessThan(saved.length)
+        // Each save's lone read, now (nothing the wave wrote is a link of another of the wave).
+        const lone = yield* Effect.forEach(saved, (s) => suggestLinks(db, { read: db.read }, s.fact, null))
+        expect(saved.map((s) => s.links.map((l) => l.id))).toEqual(lone.map((l) => l.map((x) => x.id)))
+        expect(saved.map((s) => s.links.length)).toEqual([3, 3, 3, 3, 3, 3, 0, 0, 0, 0])
+        expect(saved[0]!.links.map((l) => l.id)).toEqual([0, 3, 2].map((k) => seeds[k]!.fact.id))
+        expect(saved[5]!.links.map((l) => l.id)).toEqual([23, 22, 21].map((k) => seeds[k]!.fact.id))
+      })
+    ).pipe(onFreshTestClock))
+
   it.effect("a wave under a retracted and a revised fact stores each of their children stale, as alone", () =>
-    Effect.gen(function*() {
-      const db = yield* GraphDatabase
-      const { sent, writes } = noting(db)
-      yield* Effect.scoped(Effect.gen(function*() {
-        const store = yield* Effect.provideService(storeWithRoom(10_000_000), GraphDatabase, sent)
+    withNotedStore((store, { writes }, db) =>
+      Effect.gen(function*() {
         const wrong = yield* store.save(fact("the withdrawn plan", null, "cursor"))
         const old = yield* store.save(fact("the old plan", null, "cursor"))
         const kept = yield* store.save(fact("the kept plan", null, "cursor"))
@@ -113,8 +157,8 @@ layer(relayTestLayer("group_commit"))((it) => {
           Array.from({ length: 9 }, (_, i) => i % 3 === 2 ? "active" : "stale")
         )
         expect((yield* verifyStored(db)).drifted).toBe(0)
-      }))
-    }).pipe(onFreshTestClock))
+      })
+    ).pipe(onFreshTestClock))
 
   it.effect("a batch the database wrote but replicas did not confirm answers not_replicated to each save, rerun for none", () =>
     Effect.gen(function*() {

@@ -18,12 +18,12 @@ import { EmbeddedServerError, fail } from "./EmbeddedServerError.js"
 import { currentLayout, type EmbeddedLayout } from "./layout.js"
 import { breakIfStale, release, tryAcquire } from "./lock.js"
 import { ensurePassword } from "./password.js"
-import { type EmbeddedEndpoint, endpoint, probeServer, tryJoin } from "./probe.js"
+import { type EmbeddedEndpoint, endpoint, isLoading, probeServer, tryJoin } from "./probe.js"
 import { livePidFromFile, pidAlive } from "./processes.js"
 import { runCommand } from "./runCommand.js"
 import { findServerBinary, requireModule } from "./serverBinary.js"
 import { renderConfig, runtimeConfig } from "./serverConfig.js"
-import { JOIN_WAIT, NotYet, pollUntil, START_TIMEOUT } from "./waiting.js"
+import { JOIN_WAIT, LOAD_WAIT, NotYet, pollWhileLoading, START_TIMEOUT } from "./waiting.js"
 
 export { EmbeddedServerError } from "./EmbeddedServerError.js"
 export { currentLayout, type EmbeddedLayout } from "./layout.js"
@@ -96,10 +96,18 @@ const readyOnce = Effect.fn("relay/embedded/readyOnce")(function*(
   return yield* new NotYet()
 })
 
+/** Said on stderr once when a start outlasts START_TIMEOUT because the server is still loading its data. */
+const stillLoading = (layout: EmbeddedLayout) =>
+  Effect.logWarning(
+    `the embedded FalkorDB server is still loading its data; waiting up to ${Duration.format(LOAD_WAIT)} more`
+  ).pipe(Effect.annotateLogs({ socket: layout.socketPath }))
+
 const waitReady = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
-  pollUntil(
+  pollWhileLoading(
     readyOnce(layout, password),
     START_TIMEOUT,
+    isLoading(layout),
+    stillLoading(layout),
     () =>
       lastLogLine(layout).pipe(Effect.flatMap((why) =>
         Effect.fail(
@@ -173,7 +181,7 @@ export const ensureEmbeddedServerAt = (
       yield* breakIfStale(layout.lockFile)
       return yield* new NotYet()
     })
-    const joined = yield* pollUntil(attempt, JOIN_WAIT, () =>
+    const joined = yield* pollWhileLoading(attempt, JOIN_WAIT, isLoading(layout), stillLoading(layout), () =>
       Effect.fail(
         fail(
           `Another process holds ${layout.lockFile} and the embedded FalkorDB server did not answer within ${

@@ -8,11 +8,11 @@ import { readPassword } from "./password.js"
 
 export type { EmbeddedEndpoint }
 
-type Probe = "ready" | "absent" | "busy"
+type Probe = "ready" | "absent" | "busy" | "loading"
 
 export const isReply = (v: Reply): v is ErrorReply => v instanceof ErrorReply
 
-/** Authenticated PING: ready, absent (nothing listens), busy (e.g. LOADING); fails if the password is refused. */
+/** Authenticated PING: ready, absent (nothing listens), loading (replaying its data), busy; fails if the password is refused. */
 export const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<string>) =>
   sendCommands(layout.socketPath, password, [["PING"]], "1 second").pipe(
     Effect.flatMap(([reply]): Effect.Effect<Probe, EmbeddedServerError> => {
@@ -24,7 +24,7 @@ export const probeServer = (layout: EmbeddedLayout, password: Redacted.Redacted<
           )
         )
       }
-      return Effect.succeed("busy")
+      return Effect.succeed(isReply(reply) && /^LOADING\b/.test(reply.message) ? "loading" : "busy")
     }),
     Effect.catchTag("ServerUnreachable", () => Effect.succeed<Probe>("absent"))
   )
@@ -41,3 +41,15 @@ export const tryJoin = Effect.fn("relay/embedded/tryJoin")(function*(layout: Emb
   const state = yield* probeServer(layout, password.value)
   return state === "ready" ? Option.some(endpoint(layout, password.value)) : Option.none<EmbeddedEndpoint>()
 })
+
+/** Whether the server of this data dir answers LOADING now (false when it cannot be asked). */
+export const isLoading = (layout: EmbeddedLayout) =>
+  readPassword(layout.passwordFile).pipe(
+    Effect.flatMap((password) =>
+      Option.isNone(password) ? Effect.succeed(false) : Effect.map(
+        probeServer(layout, password.value),
+        (state) => state === "loading"
+      )
+    ),
+    Effect.orElseSucceed(() => false)
+  )

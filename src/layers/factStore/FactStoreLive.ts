@@ -17,9 +17,10 @@ import { openConflicts } from "./conflicts.js"
 import { context } from "./context.js"
 import { currentState } from "./currentState.js"
 import { embeddingSettings, makeEmbedder } from "./embeddings.js"
-import { makeGroupCommit } from "./groupCommit.js"
+import { makeGroupCommit, makeReadBatcher } from "./groupCommit.js"
 import { impact } from "./impact.js"
 import { important } from "./importantPage.js"
+import { linkReadForms } from "./links.js"
 import { lostDecisions } from "./lostDecisions.js"
 import { matchPrefixes } from "./prefixes.js"
 import { rankDaemon } from "./rankGenerations.js"
@@ -36,6 +37,7 @@ const now = stampNow
 
 /** Made once: the batch forms of the save statements (saveBatch.ts). */
 const saveForms = saveBatchForms()
+const linkForms = linkReadForms()
 
 /** Procedures (issue 44): the same graph and clock as the facts they are. */
 const procedureOps = (db: GraphDatabase["Type"]): ProcedureOps => ({
@@ -57,6 +59,8 @@ export const makeFactStore = Effect.gen(function*() {
   const spacing = yield* Ref.make<number | undefined>(undefined)
   const shownNames = yield* makeShownNames(db)
   const commit = yield* makeGroupCommit(db, saveForms)
+  // The suggested-links reads of concurrent saves, batched the same way (links.ts).
+  const reads = yield* makeReadBatcher(db, linkForms)
   // Semantic recall only with RELAY_EMBEDDINGS_URL (embeddings.ts); otherwise null and nothing of it runs.
   const vectors = yield* Effect.flatMap(
     embeddingSettings,
@@ -71,7 +75,7 @@ export const makeFactStore = Effect.gen(function*() {
         Effect.catchAllCause(() => Effect.succeed(false))
       )
   const store: FactStoreShape = {
-    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, gate, capacity, vectors, now, fact))),
+    save: (fact) => now.pipe(Effect.flatMap((now) => save(db, commit, reads, gate, capacity, vectors, now, fact))),
     saveMany: (facts, first) => now.pipe(Effect.flatMap((now) => saveMany(db, capacity, now, facts, first))),
     context: (id, page, asOf) => context(db, gate, id, page, asOf ?? null),
     lostDecisions: (ids, asOf) => lostDecisions(db, ids, asOf),

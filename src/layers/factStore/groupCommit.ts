@@ -1,6 +1,6 @@
 import { Cause, Chunk, Config, Deferred, Effect, Option, Queue, Ref, Schema } from "effect"
 import { DatabaseError } from "../../domain/errors.js"
-import type { CypherParams, GraphDatabase } from "../../services/GraphDatabase.js"
+import type { CypherParams, GraphDatabase, Statement } from "../../services/GraphDatabase.js"
 import { decodeRows } from "../database/decodeRows.js"
 
 /**
@@ -29,6 +29,10 @@ import { decodeRows } from "../database/decodeRows.js"
  * before), in the statement it was taken for and in any rerun alone. Once its statement is sent it
  * may land, exactly as a lone save cut off mid-statement could: a retry with the same request_id
  * answers that fact. When the store closes, every save not yet answered fails `shut_down`.
+ *
+ * The same kind of writer, on read statements, batches the suggested-links reads of concurrent saves
+ * (links.ts, `makeReadBatcher`): a lone read is sent at once, reads that arrive while one is in flight
+ * go as one statement, and one that fails other than as a whole is sent again alone, as a save is.
  */
 
 /**
@@ -65,13 +69,21 @@ interface Entry {
   readonly done: Deferred.Deferred<ReadonlyArray<unknown>, DatabaseError>
 }
 
+/** The rows of one statement, run alone or in a batch: the lone statement's rows, decoded by `rowSchema`. */
+type Batched = <A, I>(
+  cypher: string,
+  params: CypherParams,
+  rowSchema: Schema.Schema<A, I>
+) => Effect.Effect<ReadonlyArray<A>, DatabaseError>
+
 export interface GroupCommit {
-  /** The rows of one save's statement, run alone or in a batch: the lone statement's rows, decoded by `rowSchema`. */
-  readonly write: <A, I>(
-    cypher: string,
-    params: CypherParams,
-    rowSchema: Schema.Schema<A, I>
-  ) => Effect.Effect<ReadonlyArray<A>, DatabaseError>
+  /** One save's statement. */
+  readonly write: Batched
+}
+
+export interface ReadBatcher {
+  /** One read statement. */
+  readonly read: Batched
 }
 
 /** A lone statement's rows, kept as they came (each caller decodes with its own Schema). */
@@ -84,12 +96,12 @@ const wanted = (e: Entry) => Effect.map(Ref.get(e.dropped), (dropped) => !droppe
 const stillWanted = (entries: ReadonlyArray<Entry>) => Effect.filter(entries, wanted)
 
 // Every outcome reaches the caller, a defect too: the writer itself never fails.
-const alone = (db: GraphDatabase["Type"], e: Entry) =>
-  Effect.flatMap(Effect.exit(db.write(e.cypher, e.params, BatchRowAlone)), (exit) => Deferred.done(e.done, exit))
+const alone = (run: Statement, e: Entry) =>
+  Effect.flatMap(Effect.exit(run(e.cypher, e.params, BatchRowAlone)), (exit) => Deferred.done(e.done, exit))
 
 /** One by one, in order, each only if its caller still waits when its turn comes. */
-const eachAlone = (db: GraphDatabase["Type"], group: ReadonlyArray<Entry>) =>
-  Effect.forEach(group, (e) => Effect.whenEffect(alone(db, e), wanted(e)), { discard: true })
+const eachAlone = (run: Statement, group: ReadonlyArray<Entry>) =>
+  Effect.forEach(group, (e) => Effect.whenEffect(alone(run, e), wanted(e)), { discard: true })
 
 /** Failures of the statement as a whole, never one row's own: every save of it answers with it. */
 const wholeStatement: ReadonlySet<DatabaseError["reason"]> = new Set([
@@ -103,8 +115,8 @@ const wholeStatement: ReadonlySet<DatabaseError["reason"]> = new Set([
   "newer_schema"
 ])
 
-const together = (db: GraphDatabase["Type"], form: BatchForm, group: ReadonlyArray<Entry>) =>
-  db.write(form.cypher, form.params(group.map((e, k) => ({ ...e.params, gc_k: k }))), BatchRow).pipe(
+const together = (run: Statement, form: BatchForm, group: ReadonlyArray<Entry>) =>
+  run(form.cypher, form.params(group.map((e, k) => ({ ...e.params, gc_k: k }))), BatchRow).pipe(
     Effect.flatMap((rows) =>
       Effect.forEach(group, (e, k) =>
         Deferred.succeed(
@@ -117,7 +129,7 @@ const together = (db: GraphDatabase["Type"], form: BatchForm, group: ReadonlyArr
       return Option.isSome(failure) && wholeStatement.has(failure.value.reason)
         ? Effect.forEach(group, (e) => Deferred.fail(e.done, failure.value), { discard: true })
         // What may be one row's own: each save runs again alone, so one's own failure stays its own.
-        : eachAlone(db, group)
+        : eachAlone(run, group)
     })
   )
 
@@ -132,17 +144,20 @@ const byStatement = (entries: ReadonlyArray<Entry>) => {
   return [...groups.values()]
 }
 
-/** The store's writer: lives as long as the store's scope. */
-export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<string, BatchForm>) =>
+/** One fiber that sends `run`'s statements, batched by `forms`: lives as long as the store's scope. */
+const makeBatcher = (run: Statement, forms: ReadonlyMap<string, BatchForm>) =>
   Effect.gen(function*() {
     const batchLimit = yield* saveBatchLimit
     if (batchLimit === 1) {
-      const direct: GroupCommit = { write: (cypher, params, rowSchema) => db.write(cypher, params, rowSchema) }
+      const direct: Batched = (cypher, params, rowSchema) => run(cypher, params, rowSchema)
       return direct
     }
-    // Every save not yet answered; when the store closes (after the writer stops) each fails shut_down.
+    // Every statement not yet answered; when the store closes (after the writer stops) each fails shut_down.
     const unanswered = new Set<Entry>()
-    const closing = new DatabaseError({ reason: "shut_down", detail: "the store closed before the save was answered" })
+    const closing = new DatabaseError({
+      reason: "shut_down",
+      detail: "the store closed before the statement was answered"
+    })
     yield* Effect.addFinalizer(() =>
       Effect.forEach(unanswered, (e) => Deferred.fail(e.done, closing), { discard: true })
     )
@@ -155,31 +170,37 @@ export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<st
         if (group.length === 0) continue
         const form = forms.get(group[0]!.cypher)
         // A statement with no batch form runs its saves one by one, in the order they queued.
-        yield* group.length === 1 || form === undefined ? eachAlone(db, group) : together(db, form, group)
+        yield* group.length === 1 || form === undefined ? eachAlone(run, group) : together(run, form, group)
       }
     }).pipe(Effect.forever)
     yield* Effect.forkScoped(Effect.interruptible(writer))
-    const commit: GroupCommit = {
-      write: (cypher, params, rowSchema) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function*() {
-            const entry: Entry = {
-              cypher,
-              params,
-              dropped: yield* Ref.make(false),
-              done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
-            }
-            if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
-            unanswered.add(entry)
-            yield* Queue.offer(queue, entry)
-            // Taken back if not yet sent when the caller gives up: then it is never written.
-            return yield* restore(Deferred.await(entry.done)).pipe(
-              // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
-              Effect.onInterrupt(() => Ref.set(entry.dropped, true)),
-              Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
-            )
-          })
-        ).pipe(Effect.flatMap(decodeRows(rowSchema)))
-    }
-    return commit
+    const batched: Batched = (cypher, params, rowSchema) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const entry: Entry = {
+            cypher,
+            params,
+            dropped: yield* Ref.make(false),
+            done: yield* Deferred.make<ReadonlyArray<unknown>, DatabaseError>()
+          }
+          if (yield* Queue.isShutdown(queue)) return yield* Effect.fail(closing)
+          unanswered.add(entry)
+          yield* Queue.offer(queue, entry)
+          // Taken back if not yet sent when the caller gives up: then it is never written.
+          return yield* restore(Deferred.await(entry.done)).pipe(
+            // (Sent already, it may have landed; a rerun alone after a failed batch is not sent for it.)
+            Effect.onInterrupt(() => Ref.set(entry.dropped, true)),
+            Effect.ensuring(Effect.sync(() => unanswered.delete(entry)))
+          )
+        })
+      ).pipe(Effect.flatMap(decodeRows(rowSchema)))
+    return batched
   })
+
+/** The store's writer of saves (RELAY_SAVE_BATCH 1: each save sent as it comes). */
+export const makeGroupCommit = (db: GraphDatabase["Type"], forms: ReadonlyMap<string, BatchForm>) =>
+  Effect.map(makeBatcher(db.write, forms), (write): GroupCommit => ({ write }))
+
+/** The store's batcher of reads (links.ts), on and off with group commit: RELAY_SAVE_BATCH 1 sends each as it comes. */
+export const makeReadBatcher = (db: GraphDatabase["Type"], forms: ReadonlyMap<string, BatchForm>) =>
+  Effect.map(makeBatcher(db.read, forms), (read): ReadBatcher => ({ read }))

@@ -1,6 +1,8 @@
 import { Effect, Schema } from "effect"
 import { questionWords, termOf, wordsOf } from "../../domain/terms.js"
 import type { GraphDatabase } from "../../services/GraphDatabase.js"
+import { batchOfRead } from "./batchRows.js"
+import type { BatchForm, ReadBatcher } from "./groupCommit.js"
 import { docsOf } from "./termCounts.js"
 
 /**
@@ -15,7 +17,10 @@ import { docsOf } from "./termCounts.js"
  * superseded or a retracted one. The two lists are fused by reciprocal rank.
  *
  * One read after the save statement (never in it, so group commit's batches are unchanged), bounded:
- * at most `scanned` full-text matches are looked at, and `vectorNearest` vector neighbours.
+ * at most `scanned` full-text matches are looked at, and `vectorNearest` vector neighbours. The word
+ * reads of concurrent saves go together as the saves do (groupCommit.ts `makeReadBatcher`): while one
+ * is in flight the others queue and go as one statement, each row its own read (`linkReadForms`); a
+ * lone one is sent at once.
  */
 export const linksShown = 3
 export const rareTerms = 4
@@ -51,6 +56,16 @@ export const vectorLinksQuery = `${rootOfSaved}` +
 const LinkRow = Schema.Struct({ id: Schema.String, content: Schema.String })
 export type Link = typeof LinkRow.Type
 
+/**
+ * The word read's batch form: its rows each run the lone read in a `CALL {}` (FalkorDB 4.16 runs the
+ * full-text procedure, the aggregation and each LIMIT per row there), their links keyed by `gc_k`.
+ */
+export const linkReadForms = (): ReadonlyMap<string, BatchForm> =>
+  new Map([[wordLinksQuery, {
+    cypher: batchOfRead(wordLinksQuery, Object.keys(LinkRow.fields), "lk_b"),
+    params: (rows) => ({ batch: rows })
+  }]])
+
 /** Each distinct term of the text with the first word that gives it (the full-text index is queried by words). */
 export const termWords = (content: string): Array<readonly [string, string]> => {
   const seen = new Map<string, string>()
@@ -78,15 +93,16 @@ const fused = (lists: ReadonlyArray<ReadonlyArray<Link>>): Array<Link> => {
   return [...by.values()].sort((a, b) => b.score - a.score || a.first - b.first).map((x) => x.link)
 }
 
-/** The suggested links of a saved fact (its id, text, thread root and, when it got one, vector). */
+/** The suggested links of a saved fact (its id, text and, when it got one, vector). */
 export const suggestLinks = (
   db: GraphDatabase["Type"],
+  reads: ReadBatcher,
   fact: { readonly id: string; readonly content: string },
   vector: { readonly vector: ReadonlyArray<number>; readonly strong: number } | null
 ) =>
   Effect.gen(function*() {
     const pairs = termWords(fact.content)
-    const words = pairs.length < 2 ? [] : yield* db.read(
+    const words = pairs.length < 2 ? [] : yield* reads.read(
       wordLinksQuery,
       { pairs: pairs.map(([t, w]) => [t, w]), id: fact.id },
       LinkRow

@@ -1,5 +1,6 @@
 import { clockBind } from "../database/clock.js"
 import { schemaVersion } from "../database/version.js"
+import { carryWith, paramsOfRow } from "./batchRows.js"
 import { markFork, opensWindow, writeMark } from "./forkMark.js"
 import { edgeOf, oneHop } from "./oneHop.js"
 import { inheritedStale, staleAt } from "./staleness.js"
@@ -112,14 +113,14 @@ const withoutMerge = (lone: string) => {
 const carried = (body: string) => {
   const made = body.indexOf("gc_made ")
   const marked = body.indexOf("AS gc_mark ")
-  const carry = (part: string, vars: string) =>
-    part.replace(/\bWITH (DISTINCT )?/g, (_m, distinct: string | undefined) => `WITH ${distinct ?? ""}${vars}, `)
   const afterMade = marked < 0
-    ? carry(body.slice(made), `${row}, gc_made`)
-    : carry(body.slice(made, marked), `${row}, gc_made`) + carry(body.slice(marked), `${row}, gc_made, gc_mark`)
-  return (carry(body.slice(0, made), row) + afterMade)
-    .replace(/WITH gc_b, (gc_made, )?\*, /g, "WITH *, ")
-    .replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, `${row}.$1`)
+    ? carryWith(body.slice(made), `${row}, gc_made`)
+    : carryWith(body.slice(made, marked), `${row}, gc_made`) +
+      carryWith(body.slice(marked), `${row}, gc_made, gc_mark`)
+  return paramsOfRow(
+    (carryWith(body.slice(0, made), row) + afterMade).replace(/WITH gc_b, (gc_made, )?\*, /g, "WITH *, "),
+    row
+  )
 }
 
 /** The batch statement for a plain save's statement, whose rows carry `columns`; params: `batch`, `gc_terms`. */

@@ -14,7 +14,7 @@ import { childMap } from "./childMap.js"
 import { createFact, recordRevision, revisionStamp } from "./createFact.js"
 import { factParams } from "./factNode.js"
 import { settleFork } from "./forkWindow.js"
-import type { BatchForm, GroupCommit } from "./groupCommit.js"
+import type { BatchForm, GroupCommit, ReadBatcher } from "./groupCommit.js"
 import { suggestLinks } from "./links.js"
 import { madeStale } from "./madeStale.js"
 import type { MergeGate } from "./mergeGate.js"
@@ -272,6 +272,7 @@ export const save = Effect.fn("relay/factStore/save")(
   function*(
     db: GraphDatabase["Type"],
     commit: GroupCommit,
+    reads: ReadBatcher,
     gate: MergeGate,
     capacity: GraphCapacity,
     vectors: Vectors | null,
@@ -351,6 +352,7 @@ export const save = Effect.fn("relay/factStore/save")(
     // A read of its own after the statement (links.ts), so batches of the save statement stay as they are.
     const links = yield* suggestLinks(
       db,
+      reads,
       row.fact,
       embedding === null || vectors === null ? null : { vector: embedding, strong: vectors.embedder.settings.strong }
     )
