@@ -37,6 +37,8 @@ export interface ClusterTally {
   readonly last: number
   /** The stamps of its `kept` oldest facts, oldest first. */
   readonly firsts: ReadonlyArray<number>
+  /** Those facts' indexes, in the same order. */
+  readonly firstFacts: ReadonlyArray<number>
 }
 
 /**
@@ -70,16 +72,27 @@ export const clusterTallies = (
   const order = Array.from({ length: parent.length }, (_, v) => v).sort((a, b) => createdAt[a]! - createdAt[b]!)
   const byCluster = new Map<
     number,
-    { rep: number; size: number; roots: number; first: number; last: number; firsts: Array<number> }
+    {
+      rep: number
+      size: number
+      roots: number
+      first: number
+      last: number
+      firsts: Array<number>
+      firstFacts: Array<number>
+    }
   >()
   for (const v of order) {
     const k = find(root[v]!)
     const at = createdAt[v]!
-    const t = byCluster.get(k) ?? { rep: v, size: 0, roots: 0, first: at, last: at, firsts: [] }
+    const t = byCluster.get(k) ?? { rep: v, size: 0, roots: 0, first: at, last: at, firsts: [], firstFacts: [] }
     t.size++
     if (root[v] === v) t.roots++
     t.last = at
-    if (t.firsts.length < kept) t.firsts.push(at)
+    if (t.firsts.length < kept) {
+      t.firsts.push(at)
+      t.firstFacts.push(v)
+    }
     byCluster.set(k, t)
   }
   // Each root's representative: the oldest root of its cluster (the first fact met in stamp order is a root).

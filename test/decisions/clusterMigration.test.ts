@@ -148,3 +148,52 @@ it.live.each([6, 7])(
     }).pipe(Effect.scoped),
   60_000
 )
+
+const Pair = Schema.Struct({ at: Schema.Unknown, id: Schema.Unknown, stamp: Schema.Unknown })
+
+/**
+ * Schema 10: a cluster's oldest facts are kept as [stamp, id] pairs (a page reads them by Fact.id).
+ * A graph of 9 keeps stamps alone: its first process of 10 writes the loops again from the edges,
+ * and the pages answer as before; verify compares the pairs with what the edges give.
+ */
+it.live("a schema 9 graph's clusters keep their oldest facts' ids after its first use", () =>
+  Effect.gen(function*() {
+    const graph = yield* ownGraph("clusters9")
+    const before = yield* Effect.provide(Effect.flatMap(buildMemory, ({ a }) => answers(a.id)), stackOn(graph))
+    // As a Relay of 9 left it: each cluster's oldest facts by their stamps alone.
+    for (
+      const cypher of [
+        "MATCH ()-[c:CLUSTER]->() WHERE typeOf(c.firsts[0]) = 'List' SET c.firsts = [x IN c.firsts | x[0]]",
+        "MATCH (c:RelayClock) SET c.schema = 9"
+      ]
+    ) yield* Effect.promise(() => raw(graph, cypher))
+    const after = yield* Effect.provide(
+      Effect.gen(function*() {
+        const db = yield* GraphDatabase
+        const version = yield* db.read("MATCH (c:RelayClock) RETURN c.schema AS v", {}, Version)
+        const pairs = yield* db.read(
+          "MATCH ()-[c:CLUSTER]->() UNWIND c.firsts AS p OPTIONAL MATCH (f:Fact) WHERE f.id = p[1] " +
+            "RETURN p[0] AS at, p[1] AS id, f.created_at AS stamp",
+          {},
+          Pair
+        )
+        const a = yield* db.read("MATCH (f:Fact {content: 'thread A: which database'}) RETURN f.id AS v", {}, Version)
+        return { version: version[0]?.v, pairs, ...(yield* answers(String(a[0]?.v))) }
+      }),
+      stackOn(graph)
+    )
+    expect(after.version).toBe(schemaVersion)
+    // 7 + 2 + 1 facts, every one of them among its cluster's oldest: each pair names its fact.
+    expect(after.pairs).toHaveLength(10)
+    for (const p of after.pairs) expect([typeof p.id, p.at]).toEqual(["string", p.stamp])
+    const { asOf: _a, ...same } = before
+    expect(after).toMatchObject(same)
+    expect(after.drift).toEqual({ clusters: 3, drifted: 0, examples: [] })
+
+    // An id that is not its stamp's fact is drift.
+    yield* Effect.promise(() =>
+      raw(graph, "MATCH ()-[c:CLUSTER]->() WHERE c.size = 2 SET c.firsts = [c.firsts[0], [c.firsts[1][0], 'x']]")
+    )
+    const drifted = yield* Effect.provide(Effect.flatMap(GraphDatabase, (db) => clusterDrift(db)), stackOn(graph))
+    expect(drifted.drifted).toBe(1)
+  }).pipe(Effect.scoped), 60_000)

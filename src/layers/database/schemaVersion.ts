@@ -181,6 +181,9 @@ export const migrate = Effect.fn("relay/graph/migrate")(function*(db: Pick<Graph
     if (found === null || found < 8) {
       yield* buildClusters(db)
       yield* materialise(db, { me: randomUUID(), force: true })
+    } else if (found < 10) {
+      // Schema 10: each cluster's oldest facts as [stamp, id] pairs, its loops written again from the edges.
+      yield* buildClusters(db, "loops")
     }
     // Schema 9: each procedure's counts from its runs (none before 9: it sets what a graph holds).
     if (found === null || found < 9) yield* recountRuns(db, true)

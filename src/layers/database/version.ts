@@ -12,9 +12,11 @@
  * that runs from 6 or 7 alike (clusterMigration.ts); 9: procedures (issue 44): facts of kind `procedure`
  * or `warning`, Step and Run nodes, each procedure's run counts kept on its node (layers/procedures;
  * the migration recounts them, runCounts.ts), so a Relay of 8 that knows none of this reads such a
- * graph and never writes it. A graph that starts here gets the version with its clock node;
+ * graph and never writes it; 10: a cluster's oldest facts kept as [stamp, id] pairs on its CLUSTER
+ * loop (`firsts`, read by Fact.id: layers/factStore/clusterPage.ts), the loops written again by the
+ * migration from the edges. A graph that starts here gets the version with its clock node;
  * an older one is migrated the first time a process of this version uses it (schemaVersion.ts;
  * every statement of that process waits for it); a newer one (a later Relay wrote it) is read but
  * never written by this process.
  */
-export const schemaVersion = 9
+export const schemaVersion = 10

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { clusterTallies } from "../../domain/threadRoots.js"
+import { clusterTallies, type ClusterTally } from "../../domain/threadRoots.js"
 import type { GraphDatabaseShape } from "../../services/GraphDatabase.js"
 import type { ClusterDrift } from "../../services/StoreCheck.js"
 import { readShape } from "./graphShape.js"
@@ -10,7 +10,9 @@ import { firstsKept } from "./threadClusters.js"
  * and every cluster's CLUSTER self-loop, and every MARKS edge's root, computed here from the shape
  * read in bounded statements (graphShape.ts) and written `clusterBatch` a statement. It depends on
  * nothing of schema 7. A root's loops are replaced whole by one statement, so a run that stopped
- * part way is made good by the next, and two runs at once write the same.
+ * part way is made good by the next, and two runs at once write the same. Schema 10 (a cluster's
+ * oldest facts kept as [stamp, id] pairs, not stamps) writes the loops alone again: the roots and
+ * the marks' roots of 8 stay as they are.
  */
 const clusterBatch = 10_000
 
@@ -30,6 +32,32 @@ const marksWrite = `MATCH (fm:ForkMark) WHERE id(fm) > $after WITH fm LIMIT ${cl
   `MATCH (fm)-[m:MARKS]->(p) SET m.root = p.root RETURN max(id(fm)) AS last, count(*) AS n`
 const BatchRow = Schema.Struct({ last: Schema.NullOr(Schema.Number), n: Schema.Number })
 
+/** The ids of facts by node id, a statement a batch (the id bound to a plain variable: see schemaVersion.ts). */
+const idsQuery = `UNWIND $nodes AS n MATCH (x) WHERE id(x) = n RETURN collect(n) AS a, collect(x.id) AS b`
+const IdColumns = Schema.Struct({ a: Schema.Array(Schema.Number), b: Schema.Array(Schema.String) })
+
+const idsOf = Effect.fn("relay/graph/factIdsOf")(function*(db: Db, nodes: ReadonlyArray<number>) {
+  const out = new Map<number, string>()
+  yield* inBatches(nodes, (batch) =>
+    Effect.map(
+      db.read(idsQuery, { nodes: [...batch] }, IdColumns),
+      (rows) => rows.forEach((r) => r.a.forEach((n, i) => out.set(n, r.b[i]!)))
+    ))
+  return out
+})
+
+/** Each cluster's oldest facts as stored: [stamp, id] pairs (node ids of the shape's indexes looked up). */
+const firstPairs = Effect.fn("relay/graph/firstPairs")(function*(
+  db: Db,
+  node: Int32Array,
+  tallies: ReadonlyArray<ClusterTally>
+) {
+  const ids = yield* idsOf(db, tallies.flatMap((t) => t.firstFacts.map((v) => node[v]!)))
+  return new Map(
+    tallies.map((t) => [t.rep, t.firsts.map((at, i) => [at, ids.get(node[t.firstFacts[i]!]!) ?? ""] as const)])
+  )
+})
+
 const inBatches = <A, E>(rows: ReadonlyArray<A>, write: (batch: ReadonlyArray<A>) => Effect.Effect<void, E>) =>
   Effect.forEach(
     Array.from(
@@ -47,12 +75,16 @@ const expected = (db: Db) =>
     ...clusterTallies(shape.parent, shape.createdAt, shape.supersedes, firstsKept)
   }))
 
-export const buildClusters = Effect.fn("relay/graph/buildClusters")(function*(db: Db) {
+export const buildClusters = Effect.fn("relay/graph/buildClusters")(function*(
+  db: Db,
+  only: "everything" | "loops" = "everything"
+) {
   const { repOf, root, shape, tallies } = yield* expected(db)
   const node = shape.node
   const write = (cypher: string) => (rows: ReadonlyArray<unknown>) => db.write(cypher, { rows: rows as never })
-  yield* inBatches(Array.from(root, (r, v) => [node[v]!, node[r]!]), write(rootsWrite))
+  if (only === "everything") yield* inBatches(Array.from(root, (r, v) => [node[v]!, node[r]!]), write(rootsWrite))
   const tallyOf = new Map(tallies.map((t) => [t.rep, t]))
+  const pairs = yield* firstPairs(db, node, tallies)
   const loops: Array<unknown> = []
   for (let v = 0; v < root.length; v++) {
     if (root[v] !== v) continue
@@ -60,11 +92,11 @@ export const buildClusters = Effect.fn("relay/graph/buildClusters")(function*(db
     loops.push([
       node[v]!,
       node[repOf[v]!]!,
-      t === undefined ? null : [t.size, t.roots, t.first, t.last, [...t.firsts]]
+      t === undefined ? null : [t.size, t.roots, t.first, t.last, pairs.get(v) ?? []]
     ])
   }
   yield* inBatches(loops, write(loopsWrite))
-  for (let after = -1;;) {
+  for (let after = -1; only === "everything";) {
     const row = (yield* db.write(marksWrite, { after }, BatchRow))[0]
     if (row === undefined || row.last === null || row.n < clusterBatch) break
     after = row.last
@@ -85,7 +117,7 @@ const TallyRow = Schema.Struct({
   roots: Schema.Number,
   first: Schema.Number,
   last: Schema.Number,
-  firsts: Schema.Array(Schema.Number)
+  firsts: Schema.Array(Schema.Tuple(Schema.Number, Schema.String))
 })
 const clusterCount = `MATCH ()-[c:CLUSTER]->() RETURN count(c) AS n`
 
@@ -97,6 +129,7 @@ const clusterCount = `MATCH ()-[c:CLUSTER]->() RETURN count(c) AS n`
 export const clusterDrift = Effect.fn("relay/factStore/clusterDrift")(function*(db: Db) {
   const { repOf, root, shape, tallies } = yield* expected(db)
   const node = shape.node
+  const pairs = yield* firstPairs(db, node, tallies)
   const top = node.length === 0 ? 0 : node[node.length - 1]! + 1
   const storedRoot = new Map<number, number>()
   const storedRep = new Map<number, number>()
@@ -138,7 +171,7 @@ export const clusterDrift = Effect.fn("relay/factStore/clusterDrift")(function*(
     const s = storedTally.get(k)
     if (
       s === undefined || s.size !== t.size || s.roots !== t.roots || s.first !== t.first || s.last !== t.last ||
-      s.firsts.join(",") !== t.firsts.join(",")
+      s.firsts.join(";") !== (pairs.get(t.rep) ?? []).join(";")
     ) {
       drift(
         `the cluster of node ${node[t.rep]} stores ${

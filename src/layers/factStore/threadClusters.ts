@@ -9,8 +9,10 @@ import type { GraphDatabase } from "../../services/GraphDatabase.js"
  * - every root has a `(r)-[:THREAD {root, cluster}]->(r)` self-loop naming its cluster's
  *   representative (a root's id);
  * - every representative has a `(k)-[:CLUSTER {rep, size, roots, first, last, firsts}]->(k)`
- *   self-loop: facts, roots, oldest and newest stamps, and the stamps of its `firstsKept` oldest
- *   facts (stamps are unique and rise in commit order, so a save appends and a union merges two
+ *   self-loop: facts, roots, oldest and newest stamps, and its `firstsKept` oldest facts as
+ *   `[stamp, id]` pairs (schema 10: a page reads them through the unique Fact.id index, where a
+ *   stamp needed its own lookup and a check of the fact's root; stamps are unique and rise in commit
+ *   order, and FalkorDB sorts pairs by their first element, so a save appends and a union merges two
  *   sorted lists);
  * - both loops are found by their own ids through the edge indexes (THREAD.root, CLUSTER.rep): an
  *   unbound edge pattern is an index seek, where a hop from the node is a Conditional Traverse
@@ -37,14 +39,14 @@ export const clusterOnSave = (child: boolean, carry: ReadonlyArray<string>): str
   if (!child) {
     return `FOREACH (_ IN CASE WHEN ${made} THEN [1] ELSE [] END | ` +
       `CREATE (f)-[:THREAD {root: f.id, cluster: f.id}]->(f), ` +
-      `(f)-[:CLUSTER {rep: f.id, size: 1, roots: 1, first: ts, last: ts, firsts: [ts]}]->(f)) `
+      `(f)-[:CLUSTER {rep: f.id, size: 1, roots: 1, first: ts, last: ts, firsts: [[ts, f.id]]}]->(f)) `
   }
   return `WITH ${carry.join(", ")}, p.root AS tc_r OPTIONAL MATCH ()-[tc_t:THREAD]->() WHERE tc_t.root = tc_r ` +
     `WITH ${carry.join(", ")}, tc_t.cluster AS tc_k ` +
     `OPTIONAL MATCH ()-[tc_c:CLUSTER]->() WHERE tc_c.rep = tc_k ` +
     `FOREACH (tc_x IN CASE WHEN ${made} AND tc_c IS NOT NULL THEN [tc_c] ELSE [] END | ` +
     `SET tc_x.size = tc_x.size + 1, tc_x.last = ts, tc_x.firsts = CASE WHEN size(tc_x.firsts) < ${firstsKept} ` +
-    `THEN tc_x.firsts + ts ELSE tc_x.firsts END) ` +
+    `THEN tc_x.firsts + [[ts, f.id]] ELSE tc_x.firsts END) ` +
     `WITH ${carry.join(", ")} `
 }
 
@@ -78,7 +80,7 @@ export const joinClusters = (db: GraphDatabase["Type"], a: string, b: string) =>
 /**
  * The bulk paths' part (saveMany.ts, an import's batch), after their facts exist, `base` bound to
  * the stamp the offsets count from: `$newRoots` open threads and clusters ({id, n, first, last,
- * offs}: stamps as offsets from base), `$grown` ({root, n, first, last, offs}) count in their root's
+ * offs}: [stamp as an offset from base, id] pairs), `$grown` ({root, n, first, last, offs}) count in their root's
  * cluster, summed a cluster first (a SET per row of one edge would keep only the last row's). An
  * import's facts may be older than what a cluster holds, so `first` is a minimum and the kept
  * stamps a merge of both lists. Keeps one row, carrying `base`.
@@ -87,7 +89,7 @@ export const clusterOnBatch = `UNWIND CASE WHEN size($newRoots) = 0 THEN [null] 
   `OPTIONAL MATCH (r:Fact {id: nr.id}) ` +
   `FOREACH (x IN CASE WHEN r IS NULL THEN [] ELSE [r] END | CREATE (x)-[:THREAD {root: x.id, cluster: x.id}]->(x), ` +
   `(x)-[:CLUSTER {rep: x.id, size: nr.n, roots: 1, first: base + nr.first, last: base + nr.last, ` +
-  `firsts: [o IN nr.offs | base + o]}]->(x)) ` +
+  `firsts: [o IN nr.offs | [base + o[0], o[1]]]}]->(x)) ` +
   `WITH base, count(*) AS opened ` +
   `UNWIND CASE WHEN size($grown) = 0 THEN [null] ELSE $grown END AS g ` +
   `WITH base, g, g.root AS gr OPTIONAL MATCH ()-[t:THREAD]->() WHERE t.root = gr ` +
@@ -97,7 +99,7 @@ export const clusterOnBatch = `UNWIND CASE WHEN size($newRoots) = 0 THEN [null] 
   `FOREACH (x IN CASE WHEN c IS NULL THEN [] ELSE [c] END | SET x.size = x.size + n, ` +
   `x.first = CASE WHEN base + first < x.first THEN base + first ELSE x.first END, ` +
   `x.last = CASE WHEN base + last > x.last THEN base + last ELSE x.last END, ` +
-  `x.firsts = list.sort(x.firsts + [o IN offs | base + o])[0..${firstsKept}]) ` +
+  `x.firsts = list.sort(x.firsts + [o IN offs | [base + o[0], o[1]]])[0..${firstsKept}]) ` +
   `WITH base, count(*) AS grown `
 
 /**
@@ -107,7 +109,7 @@ export const clusterOnBatch = `UNWIND CASE WHEN size($newRoots) = 0 THEN [null] 
 export const batchClusters = (
   rows: ReadonlyArray<{ readonly id: string; readonly root: string; readonly at: number }>
 ) => {
-  type Tally = { n: number; first: number; last: number; offs: Array<number> }
+  type Tally = { n: number; first: number; last: number; offs: Array<[number, string]> }
   const opened = new Map<string, Tally & { id: string }>()
   const grown = new Map<string, Tally & { root: string }>()
   const tallyOf = (r: { readonly id: string; readonly root: string }): Tally => {
@@ -126,8 +128,8 @@ export const batchClusters = (
     t.n++
     t.first = Math.min(t.first, r.at)
     t.last = Math.max(t.last, r.at)
-    t.offs.push(r.at)
+    t.offs.push([r.at, r.id])
   }
-  const cut = <T extends Tally>(t: T): T => ({ ...t, offs: t.offs.sort((a, b) => a - b).slice(0, firstsKept) })
+  const cut = <T extends Tally>(t: T): T => ({ ...t, offs: t.offs.sort((a, b) => a[0] - b[0]).slice(0, firstsKept) })
   return { newRoots: [...opened.values()].map(cut), grown: [...grown.values()].map(cut) }
 }
