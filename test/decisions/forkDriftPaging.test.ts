@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { forkDrift, rewindForks, verifyForkBatch } from "../../src/layers/factStore/forkWindow.js"
 import { schemaVersion } from "../../src/layers/database/schemaVersion.js"
+import { forkDrift, rewindForks, verifyForkBatch } from "../../src/layers/factStore/forkWindow.js"
 import { GraphDatabase } from "../../src/services/GraphDatabase.js"
 import { ownGraph, raw, stackOn } from "../support/ownGraph.js"
 
@@ -26,6 +26,8 @@ it.live(
           { n: forks }
         )
       )
+      // Written as this version writes: no migration of a graph without its schema mark runs first.
+      yield* Effect.promise(() => raw(graph, "MERGE (c:RelayClock {id: 0}) SET c.schema = $v", { v: schemaVersion }))
       const found = yield* Effect.provide(
         Effect.gen(function*() {
           const db = yield* GraphDatabase
