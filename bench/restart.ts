@@ -12,7 +12,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { FalkorDB } from "falkordb"
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { relayStack } from "../src/layers/assembly/stacks.js"
@@ -150,16 +150,16 @@ const program = Effect.gen(function*() {
     } KiB)`
   ])
   yield* Effect.gen(function*() {
-    const p = sendCommands(socketPath, password, [["INFO", "persistence"]])
+    // The tail as the files say it (INFO's base size after a restart was not the base file's: at 1M
+    // the loop found the tail past its budget before a save): the incremental files the manifest names.
+    const aofDir = join(dir, "appendonlydir")
+    const tailFiles = () =>
+      [...readFileSync(join(aofDir, "appendonly.aof.manifest"), "utf8").matchAll(/^file (\S+) seq \d+ type i$/gm)]
+        .reduce((n, m) => n + statSync(join(aofDir, m[1]!)).size, 0)
+    const start = tailFiles()
     let i = 0
-    for (;;) {
-      const [info] = yield* p
-      const tail = Number(Option.getOrElse(infoField(info, "aof_current_size"), () => "0")) -
-        Number(Option.getOrElse(infoField(info, "aof_base_size"), () => "0"))
-      if (tail > aofTailBudget) break
-      yield* save(10_000 + i++)
-    }
-    rows.push(["tail of one budget", `${i} saves`])
+    while (tailFiles() - start <= aofTailBudget) yield* save(10_000 + i++)
+    rows.push(["tail of one budget", `${i} saves (incremental files ${(start / 1024).toFixed(0)} KiB before them)`])
   }).pipe(Effect.provide(stack), Effect.scoped)
   const second = yield* restart
   rows.push(["lookups after the second restart", second.after])
