@@ -42,18 +42,31 @@ export interface RunningServer {
   readonly stop: () => Promise<void>
 }
 
+/** How long a server may take to say it is ready before the start fails with what it said (never a silent hang). */
+const readyWithin = 60_000
+
 const waitReady = async (child: ChildProcess) =>
   new Promise<void>((resolve, reject) => {
     let out = ""
+    // Drained from the start: a server that filled an unread stderr pipe would block before it is ready.
+    child.stderr?.resume()
+    const late = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`server not ready within ${readyWithin} ms: ${out.slice(-500)}`))
+    }, readyWithin)
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
       if (/Ready to accept connections/i.test(out)) {
+        clearTimeout(late)
         child.stdout?.off("data", onData)
         resolve()
       }
     }
     child.stdout?.on("data", onData)
-    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${out.slice(-500)}`)))
+    child.once("exit", (code) => {
+      clearTimeout(late)
+      reject(new Error(`server exited (${code}): ${out.slice(-500)}`))
+    })
   })
 
 export const startServer = async (
