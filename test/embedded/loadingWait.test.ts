@@ -8,44 +8,33 @@ import { NotYet, pollWhileLoading, START_TIMEOUT } from "../../src/layers/embedd
  * Now a start that outlasts START_TIMEOUT goes on waiting while the server says it is loading, up to
  * LOAD_WAIT, and still gives up at once on a server that is merely not answering.
  */
-const readyAfter = (at: Duration.Duration) =>
+/** A server ready at 45 s, waited for as a start waits: the outcome at 60 s, and how often "still loading" was said. */
+const waitedFor = (loading: boolean) =>
   Effect.gen(function*() {
     const said = yield* Ref.make(0)
     const attempt = Effect.flatMap(TestClock.currentTimeMillis, (now) =>
-      now >= Duration.toMillis(at) ? Effect.succeed("ready" as const) : Effect.fail(new NotYet()))
-    return { said, attempt }
+      now >= Duration.toMillis(Duration.seconds(45)) ? Effect.succeed("ready" as const) : Effect.fail(new NotYet()))
+    const fiber = yield* Effect.fork(
+      pollWhileLoading(
+        attempt,
+        START_TIMEOUT,
+        Effect.succeed(loading),
+        Ref.update(said, (n) =>
+          n + 1),
+        () =>
+          Effect.succeed("gave up" as const)
+      )
+    )
+    yield* TestClock.adjust(Duration.seconds(60))
+    return { outcome: yield* Fiber.join(fiber), said: yield* Ref.get(said) }
   })
 
 it.effect("a loading server is waited for past the start's limit, up to the load's", () =>
   Effect.gen(function*() {
-    const { attempt, said } = yield* readyAfter(Duration.seconds(45))
-    const fiber = yield* Effect.fork(
-      pollWhileLoading(
-        attempt,
-        START_TIMEOUT,
-        Effect.succeed(true),
-        Ref.update(said, (n) => n + 1),
-        () => Effect.succeed("gave up" as const)
-      )
-    )
-    yield* TestClock.adjust(Duration.seconds(60))
-    expect(yield* Fiber.join(fiber)).toBe("ready")
-    expect(yield* Ref.get(said)).toBe(1)
+    expect(yield* waitedFor(true)).toEqual({ outcome: "ready", said: 1 })
   }))
 
 it.effect("a server that is not loading is given up on at the start's limit", () =>
   Effect.gen(function*() {
-    const { attempt, said } = yield* readyAfter(Duration.seconds(45))
-    const fiber = yield* Effect.fork(
-      pollWhileLoading(
-        attempt,
-        START_TIMEOUT,
-        Effect.succeed(false),
-        Ref.update(said, (n) => n + 1),
-        () => Effect.succeed("gave up" as const)
-      )
-    )
-    yield* TestClock.adjust(Duration.seconds(60))
-    expect(yield* Fiber.join(fiber)).toBe("gave up")
-    expect(yield* Ref.get(said)).toBe(0)
+    expect(yield* waitedFor(false)).toEqual({ outcome: "gave up", said: 0 })
   }))
