@@ -45,6 +45,30 @@ const clockCounts = Effect.flatMap(GraphDatabase, (db) =>
 
 const verify = Effect.flatMap(GraphDatabase, (db) => verifyStored(db))
 
+/**
+ * Each statement's PROFILE, which runs it: on a copy of the test's graph, with the parameters inlined
+ * (the client's profile takes none).
+ */
+const profiledOnCopy = (statements: ReadonlyArray<{ readonly q: string; readonly p: Record<string, unknown> }>) =>
+  Effect.gen(function*() {
+    const scratch = `relay_test_profile_${randomBytes(4).toString("hex")}`
+    yield* (yield* GraphDatabase).copyTo(scratch)
+    return yield* Effect.promise(() =>
+      withRawDatabase(async (raw) => {
+        const g = raw.selectGraph(scratch)
+        try {
+          const out: Array<string> = []
+          for (const { p, q } of statements) {
+            out.push(((await g.profile(`CYPHER ${inlineParams(p)} ${q}`)) as Array<string>).join("\n"))
+          }
+          return out
+        } finally {
+          await g.delete()
+        }
+      })
+    )
+  })
+
 /** A single-line file after the header. */
 const fileOf = (...records: ReadonlyArray<Record<string, unknown>>) =>
   `${headerLine}\n${records.map((r) => JSON.stringify(r)).join("\n")}\n`
@@ -81,24 +105,7 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
       expect(counts.facts).toBe(file.facts)
       expect(yield* openParents).toEqual([...new Set(file.openForks)].sort())
       expect(captured.length).toBeGreaterThan(0)
-      // PROFILE runs the statement: on a copy, with the parameters inlined (the client's profile takes none).
-      const scratch = `relay_test_profile_${randomBytes(4).toString("hex")}`
-      yield* db.copyTo(scratch)
-      const plans = yield* Effect.promise(() =>
-        withRawDatabase(async (raw) => {
-          const g = raw.selectGraph(scratch)
-          try {
-            const out: Array<string> = []
-            for (const { p, q } of captured) {
-              const inline = inlineParams(p)
-              out.push(((await g.profile(`CYPHER ${inline} ${q}`)) as Array<string>).join("\n"))
-            }
-            return out
-          } finally {
-            await g.delete()
-          }
-        })
-      )
+      const plans = yield* profiledOnCopy(captured)
       for (const plan of plans) {
         expect(plan).toMatch(/Node By Index Scan \| \(p:Fact\)/)
         expect(plan).not.toMatch(/Label Scan|All Node Scan/)
@@ -252,22 +259,8 @@ layer(relayTestLayer("import_breaks"), { timeout: 60_000 })("imports that stop, 
   it.effect("the briefing reads an import's decisions through their index, never from every node", () =>
     Effect.gen(function*() {
       yield* fresh
-      const db = yield* GraphDatabase
       yield* importText(memoryText(memoryFile({ threads: 4, perThread: 20 })), { merge: false })
-      const scratch = `relay_test_profile_${randomBytes(4).toString("hex")}`
-      yield* db.copyTo(scratch)
-      const plan = yield* Effect.promise(() =>
-        withRawDatabase(async (raw) => {
-          const g = raw.selectGraph(scratch)
-          try {
-            return ((await g.profile(
-              `CYPHER ${inlineParams({ ids: ["none"], limit: 11 })} ${importedDecisionsQuery}`
-            )) as Array<string>).join("\n")
-          } finally {
-            await g.delete()
-          }
-        })
-      )
+      const [plan] = yield* profiledOnCopy([{ q: importedDecisionsQuery, p: { ids: ["none"], limit: 11 } }])
       expect(plan).toMatch(/Edge By Index Scan \| \[r:SUPERSEDES\]/)
       expect(plan).not.toMatch(/All Node Scan|Label Scan/)
     }))
